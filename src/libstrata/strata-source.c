@@ -1,0 +1,289 @@
+/* strata-source.c
+ *
+ * The base class of input plugins and the registry that chooses one for a
+ * file. The choice reads the file's first bytes and asks each registered
+ * plugin how sure it is; the highest score wins, so a plugin never has to
+ * know about the others.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strata-error.h"
+#include "strata-source.h"
+
+typedef struct
+{
+  char             *path;
+  StrataStringPool *strings;
+  StrataSourceInfo  info;
+} StrataSourcePrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (StrataSource, strata_source, G_TYPE_OBJECT)
+
+static void
+strata_source_finalize (GObject *object)
+{
+  StrataSource *self = (StrataSource *)object;
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+
+  g_clear_pointer (&priv->path, g_free);
+  g_clear_pointer (&priv->strings, strata_string_pool_unref);
+  g_clear_pointer (&priv->info.format, g_free);
+  g_clear_pointer (&priv->info.version, g_free);
+  g_clear_pointer (&priv->info.compression, g_free);
+  g_clear_pointer (&priv->info.clock, g_free);
+  g_clear_pointer (&priv->info.instances, g_ptr_array_unref);
+  g_clear_pointer (&priv->info.lost_per_cpu, g_array_unref);
+  g_clear_pointer (&priv->info.hostname, g_free);
+  g_clear_pointer (&priv->info.kernel_release, g_free);
+
+  G_OBJECT_CLASS (strata_source_parent_class)->finalize (object);
+}
+
+static void
+strata_source_class_init (StrataSourceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = strata_source_finalize;
+}
+
+static void
+strata_source_init (StrataSource *self)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+
+  priv->strings = strata_string_pool_new ();
+  priv->info.instances = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (priv->info.instances, g_strdup (""));
+  priv->info.lost_per_cpu = g_array_new (FALSE, TRUE, sizeof (guint64));
+  priv->info.first_ts = G_MAXINT64;
+  priv->info.last_ts = G_MININT64;
+}
+
+const char *
+strata_source_get_path (StrataSource *self)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), NULL);
+
+  return priv->path;
+}
+
+/**
+ * strata_source_get_strings:
+ *
+ * Returns: (transfer none): the pool the source's events refer to.
+ */
+StrataStringPool *
+strata_source_get_strings (StrataSource *self)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), NULL);
+
+  return priv->strings;
+}
+
+const StrataSourceInfo *
+strata_source_get_info (StrataSource *self)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), NULL);
+
+  return &priv->info;
+}
+
+StrataSourceInfo *
+strata_source_get_info_mutable (StrataSource *self)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), NULL);
+
+  return &priv->info;
+}
+
+void
+strata_source_note_lost (StrataSource *self,
+                         guint         cpu,
+                         guint64       count)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+  GArray *lost = priv->info.lost_per_cpu;
+
+  g_return_if_fail (STRATA_IS_SOURCE (self));
+
+  if (cpu >= lost->len)
+    g_array_set_size (lost, cpu + 1);
+  g_array_index (lost, guint64, cpu) += count;
+  priv->info.lost_events += count;
+}
+
+/**
+ * strata_source_read_batch:
+ * @self: a source
+ * @events: (out caller-allocates): where to write events
+ * @n_events: room in @events
+ * @error: the damage, when -1 is returned
+ *
+ * Reads the next events in time order. Keeps the info's first and last
+ * timestamps up to date.
+ *
+ * Returns: the number of events written, 0 at the end, -1 on error.
+ */
+gssize
+strata_source_read_batch (StrataSource  *self,
+                          StrataEvent   *events,
+                          gsize          n_events,
+                          GError       **error)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+  gssize n;
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), -1);
+  g_return_val_if_fail (events != NULL || n_events == 0, -1);
+
+  n = STRATA_SOURCE_GET_CLASS (self)->read_batch (self, events, n_events, error);
+
+  if (n > 0)
+    {
+      if (events[0].ts < priv->info.first_ts)
+        priv->info.first_ts = events[0].ts;
+      if (events[n - 1].ts > priv->info.last_ts)
+        priv->info.last_ts = events[n - 1].ts;
+    }
+
+  return n;
+}
+
+static gboolean
+read_head (const char  *path,
+           guint8      *head,
+           gsize       *head_len,
+           GError     **error)
+{
+  gsize got = 0;
+  int fd;
+
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int errsv = errno;
+      g_set_error (error, STRATA_ERROR,
+                   errsv == ENOENT ? STRATA_ERROR_NOT_FOUND : STRATA_ERROR_IO,
+                   "%s: %s", path, g_strerror (errsv));
+      return FALSE;
+    }
+
+  while (got < *head_len)
+    {
+      gssize n = read (fd, head + got, *head_len - got);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int errsv = errno;
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO,
+                       "%s: offset 0: %s", path, g_strerror (errsv));
+          close (fd);
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      got += n;
+    }
+
+  close (fd);
+  *head_len = got;
+
+  return TRUE;
+}
+
+/**
+ * strata_source_open:
+ * @path: a trace file
+ * @error: where to report a missing file or an unknown format
+ *
+ * Finds the plugin that recognises @path by its content and opens it.
+ *
+ * Returns: (transfer full): a source, ready for strata_source_read_batch()
+ */
+StrataSource *
+strata_source_open (const char  *path,
+                    GError     **error)
+{
+  g_autoptr(StrataSource) source = NULL;
+  guint8 head[STRATA_SOURCE_PROBE_SIZE];
+  gsize head_len = sizeof head;
+  GIOExtensionPoint *ep;
+  GType best_type = G_TYPE_INVALID;
+  guint best_score = 0;
+  StrataSourcePrivate *priv;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  strata_source_ensure_builtin ();
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT,
+                   "%s: is a directory, not a trace file", path);
+      return NULL;
+    }
+
+  if (!read_head (path, head, &head_len, error))
+    return NULL;
+
+  if (head_len == 0)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_TRUNCATED,
+                   "%s: offset 0: the file is empty", path);
+      return NULL;
+    }
+
+  ep = g_io_extension_point_lookup (STRATA_SOURCE_EXTENSION_POINT);
+
+  for (const GList *l = g_io_extension_point_get_extensions (ep); l; l = l->next)
+    {
+      GIOExtension *ext = l->data;
+      GTypeClass *klass = g_io_extension_ref_class (ext);
+      guint score = STRATA_SOURCE_CLASS (klass)->probe (head, head_len);
+
+      if (score > best_score)
+        {
+          best_score = score;
+          best_type = g_io_extension_get_type (ext);
+        }
+
+      g_type_class_unref (klass);
+    }
+
+  if (best_type == G_TYPE_INVALID)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT,
+                   "%s: offset 0: not a trace Strata can read "
+                   "(expected trace.dat, ftrace text output or perf.data)",
+                   path);
+      return NULL;
+    }
+
+  source = g_object_new (best_type, NULL);
+  priv = strata_source_get_instance_private (source);
+  priv->path = g_strdup (path);
+
+  if (!STRATA_SOURCE_GET_CLASS (source)->open (source, path, error))
+    return NULL;
+
+  return g_steal_pointer (&source);
+}

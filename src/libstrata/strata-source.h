@@ -1,0 +1,87 @@
+/* strata-source.h
+ *
+ * The input plugin interface. A StrataSource recognises a file by its first
+ * bytes, opens it, and yields decoded kernel events in time order, a batch at
+ * a time, together with what the file says about itself (format, version,
+ * compression, clock, CPUs, lost events). Plugins register a subclass on the
+ * "strata-source" GIOExtensionPoint; strata_source_open() picks the one whose
+ * probe scores highest for the file's content, never its name.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "strata-event.h"
+#include "strata-string-pool.h"
+
+G_BEGIN_DECLS
+
+#define STRATA_SOURCE_EXTENSION_POINT "strata-source"
+#define STRATA_SOURCE_PROBE_SIZE      4096
+
+typedef struct
+{
+  char      *format;          /* "trace.dat", "ftrace text", "perf.data" */
+  char      *version;         /* the file format's version, "6", "7" */
+  char      *compression;     /* "none", "zstd", ... */
+  char      *clock;           /* the trace clock: "local", "mono", "global" */
+  guint      n_cpus;
+  GPtrArray *instances;       /* char *: buffer instance names, [0] = "" (top) */
+  GArray    *lost_per_cpu;    /* guint64, indexed by CPU; filled while reading */
+  guint64    lost_events;     /* the sum of lost_per_cpu */
+  gboolean   lost_unknown;    /* events were lost but the count is not known */
+  gint64     first_ts;        /* G_MAXINT64 until an event was read */
+  gint64     last_ts;         /* G_MININT64 until an event was read */
+  char      *hostname;        /* may be NULL */
+  char      *kernel_release;  /* may be NULL */
+} StrataSourceInfo;
+
+#define STRATA_TYPE_SOURCE (strata_source_get_type ())
+
+G_DECLARE_DERIVABLE_TYPE (StrataSource, strata_source, STRATA, SOURCE, GObject)
+
+struct _StrataSourceClass
+{
+  GObjectClass parent_class;
+
+  /* How sure the plugin is that @head (the first bytes of the file, fewer
+   * for a short file) is its format: 0 (no) to 100 (a magic number). */
+  guint    (*probe)      (const guint8  *head,
+                          gsize          head_len);
+  /* Open @path and read its headers; fill the info. */
+  gboolean (*open)       (StrataSource  *self,
+                          const char    *path,
+                          GError       **error);
+  /* Fill @events with up to @n_events, in time order. Returns how many were
+   * written, 0 at the end, or -1 with @error set when the file is damaged:
+   * every event before the damage has been returned by then. */
+  gssize   (*read_batch) (StrataSource  *self,
+                          StrataEvent   *events,
+                          gsize          n_events,
+                          GError       **error);
+
+  /*< private >*/
+  gpointer _reserved[8];
+};
+
+StrataSource           *strata_source_open            (const char    *path,
+                                                       GError       **error);
+const char             *strata_source_get_path        (StrataSource  *self);
+StrataStringPool       *strata_source_get_strings     (StrataSource  *self);
+const StrataSourceInfo *strata_source_get_info        (StrataSource  *self);
+gssize                  strata_source_read_batch      (StrataSource  *self,
+                                                       StrataEvent   *events,
+                                                       gsize          n_events,
+                                                       GError       **error);
+void                    strata_source_ensure_builtin  (void);
+
+/* For plugins. */
+StrataSourceInfo       *strata_source_get_info_mutable (StrataSource *self);
+void                    strata_source_note_lost        (StrataSource *self,
+                                                        guint         cpu,
+                                                        guint64       count);
+
+G_END_DECLS
