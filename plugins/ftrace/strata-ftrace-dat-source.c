@@ -1,0 +1,1239 @@
+/* strata-ftrace-dat-source.c
+ *
+ * The trace.dat input plugin: files written by trace-cmd (format versions 6
+ * and 7, compressed or not, with any number of buffer instances), read
+ * through libtracecmd and decoded with libtraceevent from the event formats
+ * the file carries. Each CPU of each buffer instance is a stream in time
+ * order; the source merges all of them by timestamp, so the kernel model
+ * sees one ordered stream whatever the file's shape.
+ *
+ * The file is hostile until proven otherwise: its structure is checked by
+ * strata-ftrace-dat-layout.c before libtracecmd touches it, and every field
+ * read from a record is bounds-checked against the record. A version 6 file
+ * cut inside its CPU data, which libtracecmd refuses, is read page by page
+ * with kbuffer up to the cut, so the events before the damage stay visible.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <trace-cmd.h>
+
+#include "strata-error.h"
+#include "strata-ftrace-dat-private.h"
+#include "strata-tracecmd-private.h"
+
+#define TRACE_DAT_MAGIC     "\x17\x08\x44tracing"
+#define TRACE_DAT_MAGIC_LEN 10
+#define MAX_STATE_FLAGS     32
+#define PROBE_TIMEOUT_MS    30000
+
+/* What the source needs of one event id, resolved once per file: which
+ * StrataEventType it is, its interned name, and the fields it reads. */
+typedef struct
+{
+  guint32                  type;
+  guint32                  name;
+  struct tep_format_field *common_pid;
+  struct tep_format_field *fields[7];
+
+  /* sched_switch: the prev_state letters of the event's print format. */
+  guint64                  state_bits[MAX_STATE_FLAGS];
+  char                     state_letters[MAX_STATE_FLAGS][4];
+  guint                    n_state_flags;
+  guint64                  state_mask;
+  guint64                  preempt_bit;
+} EventInfo;
+
+/* The field order of EventInfo.fields for each type. */
+enum { SW_PREV_COMM, SW_PREV_PID, SW_PREV_PRIO, SW_PREV_STATE, SW_NEXT_COMM, SW_NEXT_PID, SW_NEXT_PRIO };
+enum { WK_COMM, WK_PID, WK_PRIO, WK_TARGET_CPU };
+enum { FK_PARENT_COMM, FK_PARENT_PID, FK_CHILD_COMM, FK_CHILD_PID };
+enum { EX_FILENAME, EX_PID, EX_OLD_PID };
+enum { XT_COMM, XT_PID, XT_PRIO };
+enum { IRQ_IRQ, IRQ_NAME, IRQ_RET };
+enum { SI_VEC };
+
+/* One CPU of one buffer instance: a time-ordered run of records, read
+ * either by libtracecmd or, for a cut version 6 file, page by page. */
+typedef struct
+{
+  struct tracecmd_input *handle;     /* not owned */
+  int                    index;      /* the CPU's index in its handle */
+  guint                  cpu;
+  guint16                instance;
+  gboolean               stats_known;
+  gboolean               lost_done;  /* the LOST event of `next` was emitted */
+  struct tep_record     *next;       /* libtracecmd's record, or &salvage_record */
+
+  /* Page by page reading. */
+  struct kbuffer        *kbuf;
+  guint8                *page;
+  guint64                page_offset;
+  guint64                data_offset;
+  guint64                data_end;   /* the last whole page in the file */
+  gboolean               page_loaded;
+  struct tep_record      salvage_record;
+} Stream;
+
+struct _StrataFtraceDatSource
+{
+  StrataSource            parent_instance;
+
+  StrataFtraceDatLayout  *layout;
+  struct tracecmd_input  *input;
+  GPtrArray              *instance_inputs;  /* struct tracecmd_input *, closed */
+  struct tep_handle      *tep;
+  int                     fd;
+
+  GHashTable             *events;           /* event id → EventInfo */
+  guint32                 lost_name;
+
+  Stream                 *streams;
+  guint                   n_streams;
+  guint                  *heap;             /* stream indices, min-heap by ts */
+  guint                   heap_len;
+
+  GError                 *deferred_error;   /* reported after the good events */
+};
+
+G_DEFINE_FINAL_TYPE (StrataFtraceDatSource, strata_ftrace_dat_source, STRATA_TYPE_SOURCE)
+
+static gboolean
+stream_before (StrataFtraceDatSource *self,
+               guint                  a,
+               guint                  b)
+{
+  guint64 ta = self->streams[a].next->ts;
+  guint64 tb = self->streams[b].next->ts;
+
+  /* Equal timestamps keep the order of instances, then CPUs, as
+   * `trace-cmd report` prints them. */
+  return ta < tb || (ta == tb && a < b);
+}
+
+static void
+heap_sift_down (StrataFtraceDatSource *self,
+                guint                  i)
+{
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i, tmp;
+
+      if (l < self->heap_len && stream_before (self, self->heap[l], self->heap[m]))
+        m = l;
+      if (r < self->heap_len && stream_before (self, self->heap[r], self->heap[m]))
+        m = r;
+      if (m == i)
+        return;
+      tmp = self->heap[i];
+      self->heap[i] = self->heap[m];
+      self->heap[m] = tmp;
+      i = m;
+    }
+}
+
+static void
+heap_push (StrataFtraceDatSource *self,
+           guint                  stream)
+{
+  guint i = self->heap_len++;
+
+  self->heap[i] = stream;
+  while (i > 0)
+    {
+      guint parent = (i - 1) / 2, tmp;
+
+      if (!stream_before (self, self->heap[i], self->heap[parent]))
+        break;
+      tmp = self->heap[i];
+      self->heap[i] = self->heap[parent];
+      self->heap[parent] = tmp;
+      i = parent;
+    }
+}
+
+static void
+heap_pop (StrataFtraceDatSource *self)
+{
+  self->heap[0] = self->heap[--self->heap_len];
+  heap_sift_down (self, 0);
+}
+
+/* Page by page reading, for the part of a cut version 6 file that is
+ * there. The page header is checked before kbuffer sees the page: kbuffer
+ * trusts its commit field. */
+static gboolean
+stream_load_page (StrataFtraceDatSource  *self,
+                  Stream                 *stream,
+                  GError                **error)
+{
+  StrataFtraceDatLayout *layout = self->layout;
+  guint header = 8 + layout->long_size;
+  guint64 commit;
+  gsize got = 0;
+
+  while (stream->page_offset + layout->page_size <= stream->data_end)
+    {
+      while (got < layout->page_size)
+        {
+          gssize n = pread (self->fd, stream->page + got, layout->page_size - got,
+                            stream->page_offset + got);
+
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            {
+              int errsv = n < 0 ? errno : EIO;
+              g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO,
+                           "%s: offset %" G_GUINT64_FORMAT ": %s",
+                           layout->display_name, stream->page_offset, g_strerror (errsv));
+              return FALSE;
+            }
+          got += n;
+        }
+
+      if (layout->long_size == 8)
+        {
+          guint64 v;
+          memcpy (&v, stream->page + 8, 8);
+          commit = layout->big_endian ? GUINT64_FROM_BE (v) : GUINT64_FROM_LE (v);
+        }
+      else
+        {
+          guint32 v;
+          memcpy (&v, stream->page + 8, 4);
+          commit = layout->big_endian ? GUINT32_FROM_BE (v) : GUINT32_FROM_LE (v);
+        }
+
+      /* The top two bits of the commit word flag missed events. */
+      commit &= 0x3fffffff;
+      if (commit > layout->page_size - header)
+        {
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                       "%s: offset %" G_GUINT64_FORMAT ": CPU %u page claims %"
+                       G_GUINT64_FORMAT " bytes of events in a %u-byte page",
+                       layout->display_name, stream->page_offset, stream->cpu,
+                       commit, layout->page_size);
+          return FALSE;
+        }
+
+      if (commit > 0 && kbuffer_load_subbuffer (stream->kbuf, stream->page) == 0)
+        {
+          stream->page_loaded = TRUE;
+          return TRUE;
+        }
+
+      stream->page_offset += layout->page_size;
+      got = 0;
+    }
+
+  stream->page_loaded = FALSE;
+  return TRUE;
+}
+
+/* Fills stream->next with the next record of a page-by-page stream, or
+ * NULL at the end of what the file holds. */
+static gboolean
+stream_salvage_next (StrataFtraceDatSource  *self,
+                     Stream                 *stream,
+                     gboolean                first,
+                     GError                **error)
+{
+  struct tep_record *record = &stream->salvage_record;
+  unsigned long long ts = 0;
+  gboolean new_page = FALSE;
+  void *data = NULL;
+
+  stream->next = NULL;
+
+  if (first)
+    {
+      if (!stream_load_page (self, stream, error))
+        return FALSE;
+      new_page = TRUE;
+      if (stream->page_loaded)
+        data = kbuffer_read_event (stream->kbuf, &ts);
+    }
+  else if (stream->page_loaded)
+    data = kbuffer_next_event (stream->kbuf, &ts);
+
+  while (data == NULL && stream->page_loaded)
+    {
+      stream->page_offset += self->layout->page_size;
+      if (!stream_load_page (self, stream, error))
+        return FALSE;
+      if (!stream->page_loaded)
+        break;
+      new_page = TRUE;
+      data = kbuffer_read_event (stream->kbuf, &ts);
+    }
+
+  if (data == NULL)
+    return TRUE;
+
+  memset (record, 0, sizeof *record);
+  record->ts = ts;
+  record->offset = stream->page_offset + kbuffer_curr_offset (stream->kbuf);
+  record->cpu = stream->cpu;
+  record->data = data;
+  record->size = kbuffer_event_size (stream->kbuf);
+  record->missed_events = new_page ? kbuffer_missed_events (stream->kbuf) : 0;
+  stream->next = record;
+  stream->lost_done = FALSE;
+
+  return TRUE;
+}
+
+static gboolean
+stream_advance (StrataFtraceDatSource  *self,
+                Stream                 *stream,
+                GError                **error)
+{
+  if (stream->kbuf != NULL)
+    return stream_salvage_next (self, stream, FALSE, error);
+
+  tracecmd_free_record (stream->next);
+  stream->next = tracecmd_read_data (stream->handle, stream->index);
+  stream->lost_done = FALSE;
+
+  return TRUE;
+}
+
+static void
+event_info_free (gpointer data)
+{
+  g_free (data);
+}
+
+static void
+strata_ftrace_dat_source_finalize (GObject *object)
+{
+  StrataFtraceDatSource *self = (StrataFtraceDatSource *)object;
+
+  for (guint i = 0; i < self->n_streams; i++)
+    {
+      Stream *stream = &self->streams[i];
+
+      if (stream->kbuf != NULL)
+        kbuffer_free (stream->kbuf);
+      else if (stream->next != NULL)
+        tracecmd_free_record (stream->next);
+      g_free (stream->page);
+    }
+  g_clear_pointer (&self->streams, g_free);
+  g_clear_pointer (&self->heap, g_free);
+  g_clear_pointer (&self->events, g_hash_table_unref);
+  g_clear_pointer (&self->instance_inputs, g_ptr_array_unref);
+  g_clear_pointer (&self->input, tracecmd_close);
+  g_clear_pointer (&self->layout, strata_ftrace_dat_layout_free);
+  g_clear_error (&self->deferred_error);
+  if (self->fd >= 0)
+    close (self->fd);
+
+  G_OBJECT_CLASS (strata_ftrace_dat_source_parent_class)->finalize (object);
+}
+
+static guint
+strata_ftrace_dat_source_probe (const guint8 *head,
+                                gsize         head_len)
+{
+  if (head_len >= TRACE_DAT_MAGIC_LEN &&
+      memcmp (head, TRACE_DAT_MAGIC, TRACE_DAT_MAGIC_LEN) == 0)
+    return 100;
+
+  return 0;
+}
+
+/* Finds the __print_flags() table of prev_state in sched_switch's print
+ * format, wherever the ternaries around it put it. */
+static struct tep_print_arg *
+find_print_flags (struct tep_print_arg *arg,
+                  guint                 depth)
+{
+  for (; arg != NULL && depth < 64; arg = arg->next)
+    {
+      struct tep_print_arg *found = NULL;
+
+      switch (arg->type)
+        {
+        case TEP_PRINT_FLAGS:
+          return arg;
+        case TEP_PRINT_OP:
+          if ((found = find_print_flags (arg->op.left, depth + 1)) == NULL)
+            found = find_print_flags (arg->op.right, depth + 1);
+          break;
+        case TEP_PRINT_TYPE:
+          found = find_print_flags (arg->typecast.item, depth + 1);
+          break;
+        default:
+          break;
+        }
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* The kernel prints prev_state as the letters of the set bits of
+ * TASK_REPORT, "R" when none is set, and a "+" for the bit just above them
+ * (TASK_REPORT_MAX: preempted while runnable). The letters and bits come from
+ * the file's own format, since they changed between kernel versions. */
+static void
+resolve_task_states (EventInfo        *info,
+                     struct tep_event *event)
+{
+  struct tep_print_arg *flags = find_print_flags (event->print_fmt.args, 0);
+  guint64 all = 0;
+
+  if (flags == NULL)
+    return;
+
+  for (struct tep_print_flag_sym *sym = flags->flags.flags;
+       sym != NULL && info->n_state_flags < MAX_STATE_FLAGS;
+       sym = sym->next)
+    {
+      guint64 bit;
+      char *end;
+
+      if (sym->value == NULL || sym->str == NULL)
+        continue;
+      bit = g_ascii_strtoull (sym->value, &end, 0);
+      if (bit == 0 || *end != '\0')
+        continue;
+      info->state_bits[info->n_state_flags] = bit;
+      g_strlcpy (info->state_letters[info->n_state_flags], sym->str,
+                 sizeof info->state_letters[0]);
+      info->n_state_flags++;
+      all |= bit;
+    }
+
+  if (all == 0)
+    return;
+
+  info->state_mask = all;
+  /* The highest state bit, shifted once: TASK_REPORT_MAX. */
+  info->preempt_bit = (G_GUINT64_CONSTANT (1) << (63 - __builtin_clzll (all))) << 1;
+}
+
+static struct tep_format_field *
+field (struct tep_event *event,
+       const char       *name)
+{
+  return tep_find_field (event, name);
+}
+
+static EventInfo *
+resolve_event (StrataFtraceDatSource *self,
+               int                    id)
+{
+  StrataStringPool *strings = strata_source_get_strings (STRATA_SOURCE (self));
+  struct tep_event *event = tep_find_event (self->tep, id);
+  EventInfo *info = g_new0 (EventInfo, 1);
+  struct tep_format_field **f = info->fields;
+  guint n_required = 0;
+
+  g_hash_table_insert (self->events, GINT_TO_POINTER (id), info);
+
+  if (event == NULL || event->name == NULL)
+    {
+      g_autofree char *name = g_strdup_printf ("event_%d", id);
+
+      info->type = STRATA_EVENT_OTHER;
+      info->name = strata_string_pool_intern (strings, name);
+      return info;
+    }
+
+  info->name = strata_string_pool_intern (strings, event->name);
+  info->type = strata_event_type_from_name (event->name);
+  info->common_pid = tep_find_common_field (event, "common_pid");
+
+  switch (info->type)
+    {
+    case STRATA_EVENT_SCHED_SWITCH:
+      f[SW_PREV_COMM] = field (event, "prev_comm");
+      f[SW_PREV_PID] = field (event, "prev_pid");
+      f[SW_PREV_PRIO] = field (event, "prev_prio");
+      f[SW_PREV_STATE] = field (event, "prev_state");
+      f[SW_NEXT_COMM] = field (event, "next_comm");
+      f[SW_NEXT_PID] = field (event, "next_pid");
+      f[SW_NEXT_PRIO] = field (event, "next_prio");
+      n_required = 7;
+      resolve_task_states (info, event);
+      break;
+    case STRATA_EVENT_SCHED_WAKING:
+    case STRATA_EVENT_SCHED_WAKEUP:
+    case STRATA_EVENT_SCHED_WAKEUP_NEW:
+      f[WK_COMM] = field (event, "comm");
+      f[WK_PID] = field (event, "pid");
+      f[WK_PRIO] = field (event, "prio");
+      f[WK_TARGET_CPU] = field (event, "target_cpu");
+      n_required = 2;
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_FORK:
+      f[FK_PARENT_COMM] = field (event, "parent_comm");
+      f[FK_PARENT_PID] = field (event, "parent_pid");
+      f[FK_CHILD_COMM] = field (event, "child_comm");
+      f[FK_CHILD_PID] = field (event, "child_pid");
+      n_required = 4;
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXEC:
+      f[EX_FILENAME] = field (event, "filename");
+      f[EX_PID] = field (event, "pid");
+      f[EX_OLD_PID] = field (event, "old_pid");
+      n_required = 2;
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXIT:
+      f[XT_COMM] = field (event, "comm");
+      f[XT_PID] = field (event, "pid");
+      f[XT_PRIO] = field (event, "prio");
+      n_required = 2;
+      break;
+    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
+      f[IRQ_IRQ] = field (event, "irq");
+      f[IRQ_NAME] = field (event, "name");
+      n_required = 1;
+      break;
+    case STRATA_EVENT_IRQ_HANDLER_EXIT:
+      f[IRQ_IRQ] = field (event, "irq");
+      f[IRQ_RET] = field (event, "ret");
+      n_required = 1;
+      break;
+    case STRATA_EVENT_SOFTIRQ_ENTRY:
+    case STRATA_EVENT_SOFTIRQ_EXIT:
+      f[SI_VEC] = field (event, "vec");
+      n_required = 1;
+      break;
+    default:
+      break;
+    }
+
+  /* A format without the fields the model needs (another kernel's idea of
+   * the event) is kept by name rather than decoded wrongly. */
+  for (guint i = 0; i < n_required; i++)
+    if (f[i] == NULL)
+      {
+        info->type = STRATA_EVENT_OTHER;
+        break;
+      }
+
+  return info;
+}
+
+static gboolean
+field_fits (struct tep_format_field *f,
+            struct tep_record       *record)
+{
+  return f != NULL && f->offset >= 0 && f->size > 0 &&
+         (gint64) f->offset + f->size <= record->size;
+}
+
+static gboolean
+read_number (struct tep_format_field *f,
+             struct tep_record       *record,
+             gint64                  *value)
+{
+  unsigned long long v;
+
+  if (!field_fits (f, record) || tep_read_number_field (f, record->data, &v) != 0)
+    return FALSE;
+
+  /* Sign-extend narrow signed fields (pids, prio, ret). */
+  if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8)
+    {
+      guint shift = 64 - 8 * f->size;
+      *value = ((gint64) (v << shift)) >> shift;
+    }
+  else
+    *value = (gint64) v;
+
+  return TRUE;
+}
+
+static gint32
+read_i32 (struct tep_format_field *f,
+          struct tep_record       *record,
+          gint32                   fallback)
+{
+  gint64 v;
+
+  return read_number (f, record, &v) ? (gint32) v : fallback;
+}
+
+/* A char[] field (a comm) or a __data_loc string (exec's filename). */
+static guint32
+read_string (StrataFtraceDatSource   *self,
+             struct tep_format_field *f,
+             struct tep_record       *record)
+{
+  StrataStringPool *strings = strata_source_get_strings (STRATA_SOURCE (self));
+  const char *data = record->data;
+  guint64 offset, len;
+
+  if (!field_fits (f, record))
+    return STRATA_STRING_NONE;
+
+  if (f->flags & TEP_FIELD_IS_DYNAMIC)
+    {
+      unsigned long long loc;
+
+      if (tep_read_number_field (f, record->data, &loc) != 0)
+        return STRATA_STRING_NONE;
+      offset = loc & 0xffff;
+      len = (loc >> 16) & 0xffff;
+      if (f->flags & TEP_FIELD_IS_RELATIVE)
+        offset += f->offset + f->size;
+      if (offset > (guint64) record->size || len > (guint64) record->size - offset)
+        return STRATA_STRING_NONE;
+    }
+  else
+    {
+      offset = f->offset;
+      len = f->size;
+    }
+
+  return strata_string_pool_intern_len (strings, data + offset,
+                                        strnlen (data + offset, len));
+}
+
+static guint32
+decode_task_state (EventInfo         *info,
+                   struct tep_record *record)
+{
+  char letters[64];
+  gsize len = 0;
+  gint64 state;
+
+  if (!read_number (info->fields[SW_PREV_STATE], record, &state))
+    return STRATA_TASK_STATE_UNKNOWN;
+
+  if (info->state_mask == 0)
+    return state == 0 ? STRATA_TASK_STATE_RUNNABLE : STRATA_TASK_STATE_UNKNOWN;
+
+  if ((state & info->state_mask) == 0)
+    letters[len++] = 'R';
+  else
+    for (guint i = 0; i < info->n_state_flags; i++)
+      if (state & info->state_bits[i])
+        {
+          gsize l = strlen (info->state_letters[i]);
+
+          if (len + l + 2 >= sizeof letters)
+            break;
+          if (len > 0)
+            letters[len++] = '|';
+          memcpy (letters + len, info->state_letters[i], l);
+          len += l;
+        }
+
+  if (state & info->preempt_bit)
+    letters[len++] = '+';
+  letters[len] = '\0';
+
+  return strata_task_state_from_letters (letters, len);
+}
+
+static void
+decode_record (StrataFtraceDatSource *self,
+               Stream                *stream,
+               struct tep_record     *record,
+               StrataEvent           *event)
+{
+  EventInfo *info = NULL;
+  struct tep_format_field **f;
+  int id = -1;
+
+  memset (event, 0, sizeof *event);
+  event->ts = record->ts;
+  event->source_offset = record->offset;
+  event->cpu = record->cpu;
+  event->instance = stream->instance;
+  event->tgid = -1;
+  event->pid = -1;
+
+  /* common_type is the first field of every record; a record too short to
+   * hold it cannot be an event. */
+  if (record->size >= 2)
+    id = tep_data_type (self->tep, record);
+
+  info = g_hash_table_lookup (self->events, GINT_TO_POINTER (id));
+  if (info == NULL)
+    info = resolve_event (self, id);
+
+  f = info->fields;
+  event->type = info->type;
+  event->name = info->name;
+  event->pid = read_i32 (info->common_pid, record, -1);
+
+  switch (info->type)
+    {
+    case STRATA_EVENT_SCHED_SWITCH:
+      event->u.sched_switch.prev_comm = read_string (self, f[SW_PREV_COMM], record);
+      event->u.sched_switch.prev_pid = read_i32 (f[SW_PREV_PID], record, -1);
+      event->u.sched_switch.prev_prio = read_i32 (f[SW_PREV_PRIO], record, -1);
+      event->u.sched_switch.prev_state = decode_task_state (info, record);
+      event->u.sched_switch.next_comm = read_string (self, f[SW_NEXT_COMM], record);
+      event->u.sched_switch.next_pid = read_i32 (f[SW_NEXT_PID], record, -1);
+      event->u.sched_switch.next_prio = read_i32 (f[SW_NEXT_PRIO], record, -1);
+      break;
+    case STRATA_EVENT_SCHED_WAKING:
+    case STRATA_EVENT_SCHED_WAKEUP:
+    case STRATA_EVENT_SCHED_WAKEUP_NEW:
+      event->u.wakeup.comm = read_string (self, f[WK_COMM], record);
+      event->u.wakeup.pid = read_i32 (f[WK_PID], record, -1);
+      event->u.wakeup.prio = read_i32 (f[WK_PRIO], record, -1);
+      event->u.wakeup.target_cpu = read_i32 (f[WK_TARGET_CPU], record, -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_FORK:
+      event->u.fork.parent_comm = read_string (self, f[FK_PARENT_COMM], record);
+      event->u.fork.parent_pid = read_i32 (f[FK_PARENT_PID], record, -1);
+      event->u.fork.child_comm = read_string (self, f[FK_CHILD_COMM], record);
+      event->u.fork.child_pid = read_i32 (f[FK_CHILD_PID], record, -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXEC:
+      event->u.exec.filename = read_string (self, f[EX_FILENAME], record);
+      event->u.exec.pid = read_i32 (f[EX_PID], record, -1);
+      event->u.exec.old_pid = read_i32 (f[EX_OLD_PID], record, -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXIT:
+      event->u.exit.comm = read_string (self, f[XT_COMM], record);
+      event->u.exit.pid = read_i32 (f[XT_PID], record, -1);
+      event->u.exit.prio = read_i32 (f[XT_PRIO], record, -1);
+      break;
+    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
+    case STRATA_EVENT_IRQ_HANDLER_EXIT:
+      event->u.irq.irq = read_i32 (f[IRQ_IRQ], record, -1);
+      event->u.irq.name = read_string (self, f[IRQ_NAME], record);
+      event->u.irq.ret = read_i32 (f[IRQ_RET], record, 0);
+      break;
+    case STRATA_EVENT_SOFTIRQ_ENTRY:
+    case STRATA_EVENT_SOFTIRQ_EXIT:
+      event->u.softirq.vec = read_i32 (f[SI_VEC], record, -1);
+      break;
+    default:
+      break;
+    }
+}
+
+/* The ring buffer marks the first page after a loss; the count is known
+ * when the kernel could store it, -1 otherwise. */
+static void
+make_lost_event (StrataFtraceDatSource *self,
+                 Stream                *stream,
+                 struct tep_record     *record,
+                 StrataEvent           *event)
+{
+  StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+
+  memset (event, 0, sizeof *event);
+  event->ts = record->ts;
+  event->source_offset = record->offset;
+  event->type = STRATA_EVENT_LOST;
+  event->name = self->lost_name;
+  event->cpu = record->cpu;
+  event->pid = -1;
+  event->tgid = -1;
+  event->instance = stream->instance;
+
+  if (record->missed_events > 0)
+    {
+      event->u.lost.count = record->missed_events;
+      /* The CPU stats, when the file has them, already counted these. */
+      if (!stream->stats_known)
+        strata_source_note_lost (STRATA_SOURCE (self), record->cpu, record->missed_events);
+    }
+  else if (!stream->stats_known)
+    info->lost_unknown = TRUE;
+}
+
+static gssize
+strata_ftrace_dat_source_read_batch (StrataSource  *source,
+                                     StrataEvent   *events,
+                                     gsize          n_events,
+                                     GError       **error)
+{
+  StrataFtraceDatSource *self = STRATA_FTRACE_DAT_SOURCE (source);
+  gsize n = 0;
+
+  while (n < n_events && self->heap_len > 0)
+    {
+      guint top = self->heap[0];
+      Stream *stream = &self->streams[top];
+      struct tep_record *record = stream->next;
+      g_autoptr(GError) local_error = NULL;
+
+      if (record->missed_events != 0 && !stream->lost_done)
+        {
+          make_lost_event (self, stream, record, &events[n++]);
+          stream->lost_done = TRUE;
+          continue;
+        }
+
+      decode_record (self, stream, record, &events[n++]);
+
+      if (!stream_advance (self, stream, &local_error))
+        {
+          stream->next = NULL;
+          g_clear_error (&self->deferred_error);
+          self->deferred_error = g_steal_pointer (&local_error);
+          /* Stop every stream: what follows the damage in time order
+           * cannot be told apart from what is missing. */
+          self->heap_len = 0;
+          break;
+        }
+
+      if (stream->next == NULL)
+        heap_pop (self);
+      else
+        heap_sift_down (self, 0);
+    }
+
+  if (n > 0)
+    return n;
+
+  if (self->deferred_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&self->deferred_error));
+      return -1;
+    }
+
+  return 0;
+}
+
+/* The CPU stats option holds the kernel's per_cpu/cpuN/stats files one
+ * after another; every kind of loss the kernel counts is added up. */
+static void
+note_cpu_stats (StrataFtraceDatSource *self,
+                const char            *stats,
+                GHashTable            *known_cpus)
+{
+  g_auto(GStrv) lines = NULL;
+  gint64 cpu = -1;
+
+  if (stats == NULL)
+    return;
+
+  lines = g_strsplit (stats, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = g_strstrip (lines[i]);
+      const char *value = strchr (line, ':');
+      guint64 count;
+
+      if (value == NULL)
+        continue;
+      value++;
+
+      if (g_str_has_prefix (line, "CPU:"))
+        {
+          cpu = g_ascii_strtoll (value, NULL, 10);
+          if (cpu < 0 || cpu >= 8192)
+            cpu = -1;
+          else
+            g_hash_table_add (known_cpus, GINT_TO_POINTER ((gint) cpu));
+          continue;
+        }
+
+      if (cpu < 0)
+        continue;
+
+      if (g_str_has_prefix (line, "overrun:") ||
+          g_str_has_prefix (line, "commit overrun:") ||
+          g_str_has_prefix (line, "dropped events:"))
+        {
+          count = g_ascii_strtoull (value, NULL, 10);
+          if (count > 0)
+            strata_source_note_lost (STRATA_SOURCE (self), cpu, count);
+        }
+    }
+}
+
+static void
+fill_uname (StrataSourceInfo *info,
+            const char       *uname)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (uname == NULL)
+    return;
+
+  /* "sysname nodename release machine" */
+  parts = g_strsplit (uname, " ", 4);
+  if (g_strv_length (parts) >= 3)
+    {
+      info->hostname = g_strdup (parts[1]);
+      info->kernel_release = g_strdup (parts[2]);
+    }
+}
+
+static void
+close_input (gpointer data)
+{
+  if (data != NULL)
+    tracecmd_close (data);
+}
+
+/* libtraceevent's parser of event formats, which every open runs on the
+ * formats in the file, crashes on some damaged formats that are still
+ * plain text (a field declaration cut in the middle), and no check short of
+ * a second parser can tell those apart. So the headers are first read by
+ * libtracecmd in a child process: if it dies or hangs there, the file is
+ * refused with an error instead of taking the caller down. The child only
+ * calls libtracecmd (and malloc, which glibc keeps usable after fork). */
+/* Present only under a sanitizer runtime. */
+extern void __sanitizer_set_death_callback (void (*callback) (void)) __attribute__((weak));
+
+static gboolean
+probe_in_child (StrataFtraceDatSource  *self,
+                const char             *path,
+                int                     flags,
+                GError                **error)
+{
+  const char *name = self->layout->display_name;
+  int status = 0;
+  pid_t pid;
+  pid_t done = 0;
+  gint64 deadline;
+
+  pid = fork ();
+  if (pid < 0)
+    return TRUE;  /* no sandbox to be had: go on without it */
+
+  if (pid == 0)
+    {
+      struct tracecmd_input *input;
+      int n;
+
+      /* Die of the signal, not in a handler of the parent's: a sanitizer
+       * or fuzzer runtime would report the child's crash as its own. */
+      signal (SIGSEGV, SIG_DFL);
+      signal (SIGBUS, SIG_DFL);
+      signal (SIGABRT, SIG_DFL);
+      signal (SIGFPE, SIG_DFL);
+      signal (SIGILL, SIG_DFL);
+      if (__sanitizer_set_death_callback != NULL)
+        __sanitizer_set_death_callback (NULL);
+      alarm (PROBE_TIMEOUT_MS / 1000 + 1);
+      input = flags < 0 ? tracecmd_open_head (path, -flags) : tracecmd_open (path, flags);
+      if (input == NULL)
+        _exit (1);
+      n = flags < 0 ? 0 : tracecmd_buffer_instances (input);
+      for (int i = 0; i < n; i++)
+        {
+          struct tracecmd_input *instance = tracecmd_buffer_instance_handle (input, i);
+          if (instance == NULL)
+            _exit (1);
+        }
+      _exit (0);
+    }
+
+  deadline = g_get_monotonic_time () + PROBE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
+  while ((done = waitpid (pid, &status, WNOHANG)) == 0 ||
+         (done < 0 && errno == EINTR))
+    {
+      if (g_get_monotonic_time () > deadline)
+        break;
+      g_usleep (500);
+    }
+
+  if (done == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &status, 0);
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: libtracecmd did not finish reading the "
+                   "file's headers (damaged event formats or options)", name);
+      return FALSE;
+    }
+
+  if (done < 0)
+    return TRUE;
+
+  if (WIFSIGNALED (status) || (WIFEXITED (status) && WEXITSTATUS (status) > 1))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: libtracecmd crashed (%s) reading the file's "
+                   "headers: its event formats or options are damaged", name,
+                   WIFSIGNALED (status) ? g_strsignal (WTERMSIG (status)) : "exit status");
+      return FALSE;
+    }
+
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 1)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: libtracecmd could not read the file's "
+                   "headers or the start of its CPU data", name);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+open_with_library (StrataFtraceDatSource  *self,
+                   const char             *path,
+                   GError                **error)
+{
+  StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+  int n_instances;
+  guint n_streams = 0;
+  GPtrArray *inputs;
+
+  if (!probe_in_child (self, path, TRACECMD_FL_LOAD_NO_PLUGINS |
+                                    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS, error))
+    return FALSE;
+
+  self->input = tracecmd_open (path, TRACECMD_FL_LOAD_NO_PLUGINS |
+                                     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+  if (self->input == NULL)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: libtracecmd could not read the file's "
+                   "headers or the start of its CPU data",
+                   self->layout->display_name);
+      return FALSE;
+    }
+
+  self->tep = tracecmd_get_tep (self->input);
+  if (self->tep == NULL)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: the file has no event formats",
+                   self->layout->display_name);
+      return FALSE;
+    }
+
+  inputs = g_ptr_array_new_with_free_func (close_input);
+  self->instance_inputs = inputs;
+  g_ptr_array_add (inputs, NULL);
+
+  n_instances = tracecmd_buffer_instances (self->input);
+  for (int i = 0; i < n_instances && i < G_MAXUINT16 - 1; i++)
+    {
+      struct tracecmd_input *instance = tracecmd_buffer_instance_handle (self->input, i);
+      const char *name = tracecmd_buffer_instance_name (self->input, i);
+
+      if (instance == NULL)
+        {
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                       "%s: offset 0: libtracecmd could not read buffer instance \"%s\"",
+                       self->layout->display_name, name ? name : "?");
+          return FALSE;
+        }
+      if (tracecmd_get_tep (instance) != self->tep)
+        {
+          tracecmd_close (instance);
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNSUPPORTED,
+                       "%s: buffer instance \"%s\" has event formats of its own",
+                       self->layout->display_name, name ? name : "?");
+          return FALSE;
+        }
+      g_ptr_array_add (inputs, instance);
+      g_ptr_array_add (info->instances, g_strdup (name ? name : ""));
+    }
+
+  for (guint i = 0; i < inputs->len; i++)
+    {
+      struct tracecmd_input *handle = i == 0 ? self->input : g_ptr_array_index (inputs, i);
+      n_streams += MAX (tracecmd_cpus (handle), 0);
+    }
+
+  self->streams = g_new0 (Stream, MAX (n_streams, 1));
+  self->heap = g_new0 (guint, MAX (n_streams, 1));
+
+  for (guint i = 0; i < inputs->len; i++)
+    {
+      struct tracecmd_input *handle = i == 0 ? self->input : g_ptr_array_index (inputs, i);
+      g_autoptr(GHashTable) known = g_hash_table_new (NULL, NULL);
+      int cpus = tracecmd_cpus (handle);
+
+      note_cpu_stats (self, tracecmd_get_cpustats (handle), known);
+
+      for (int c = 0; c < cpus; c++)
+        {
+          guint s = self->n_streams++;
+          Stream *stream = &self->streams[s];
+
+          stream->handle = handle;
+          stream->index = c;
+          stream->instance = i;
+          stream->next = tracecmd_read_data (handle, c);
+          stream->cpu = stream->next ? (guint) stream->next->cpu : (guint) c;
+          stream->stats_known = g_hash_table_contains (known, GINT_TO_POINTER ((gint) stream->cpu));
+          if (stream->next != NULL)
+            heap_push (self, s);
+        }
+    }
+
+  info->clock = g_strdup (tracecmd_get_trace_clock (self->input));
+  info->n_cpus = MAX ((guint) MAX (tracecmd_cpus (self->input), 0), self->layout->n_cpus);
+  fill_uname (info, tracecmd_get_uname (self->input));
+
+  return TRUE;
+}
+
+/* A version 6 file cut inside its CPU data: libtracecmd refuses it (and
+ * 3.1.6 crashes while refusing), so its headers go through libtracecmd and
+ * the pages that are whole are read here, with kbuffer, as libtracecmd
+ * would read them. The cut is reported after the last of their events. */
+static gboolean
+open_salvage (StrataFtraceDatSource  *self,
+              const char             *path,
+              GError                **error)
+{
+  StrataFtraceDatLayout *layout = self->layout;
+  StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+  guint n_streams = 0;
+
+  /* A negative flags value asks the child for the headers only. */
+  if (!probe_in_child (self, path, -(TRACECMD_FL_LOAD_NO_PLUGINS |
+                                     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS), error))
+    return FALSE;
+
+  self->input = tracecmd_open_head (path, TRACECMD_FL_LOAD_NO_PLUGINS |
+                                          TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+  if (self->input == NULL || (self->tep = tracecmd_get_tep (self->input)) == NULL)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: libtracecmd could not read the file's headers",
+                   layout->display_name);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < layout->buffers->len; i++)
+    n_streams += ((StrataFtraceDatBuffer *) g_ptr_array_index (layout->buffers, i))->cpus->len;
+
+  self->streams = g_new0 (Stream, MAX (n_streams, 1));
+  self->heap = g_new0 (guint, MAX (n_streams, 1));
+
+  for (guint i = 0; i < layout->buffers->len && i < G_MAXUINT16; i++)
+    {
+      StrataFtraceDatBuffer *buffer = g_ptr_array_index (layout->buffers, i);
+
+      if (i > 0)
+        g_ptr_array_add (info->instances, g_strdup (buffer->name));
+
+      for (guint c = 0; c < buffer->cpus->len; c++)
+        {
+          const StrataFtraceDatCpu *cpu = &g_array_index (buffer->cpus, StrataFtraceDatCpu, c);
+          guint s = self->n_streams++;
+          Stream *stream = &self->streams[s];
+          guint64 end;
+
+          stream->instance = i;
+          stream->cpu = cpu->cpu;
+          stream->index = c;
+          stream->data_offset = cpu->offset;
+          stream->page_offset = cpu->offset;
+          end = cpu->size == 0 ? cpu->offset : MIN (cpu->offset + cpu->size, layout->file_size);
+          stream->data_end = end < cpu->offset ? cpu->offset : end;
+          stream->page = g_malloc (layout->page_size);
+          stream->kbuf = kbuffer_alloc (layout->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+                                        layout->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+          if (stream->kbuf == NULL)
+            g_error ("out of memory");
+
+          if (!stream_salvage_next (self, stream, TRUE, error))
+            return FALSE;
+          if (stream->next != NULL)
+            heap_push (self, s);
+        }
+    }
+
+  info->clock = g_strdup (tracecmd_get_trace_clock (self->input));
+  info->n_cpus = layout->n_cpus;
+  info->lost_unknown = TRUE;
+  fill_uname (info, tracecmd_get_uname (self->input));
+  self->deferred_error = g_error_copy (layout->data_truncated);
+
+  return TRUE;
+}
+
+static gboolean
+strata_ftrace_dat_source_open (StrataSource  *source,
+                               const char    *path,
+                               GError       **error)
+{
+  StrataFtraceDatSource *self = STRATA_FTRACE_DAT_SOURCE (source);
+  StrataSourceInfo *info = strata_source_get_info_mutable (source);
+  g_autofree char *display_name = g_path_get_basename (path);
+
+  /* libtracecmd and libtraceevent print their complaints to stderr; the
+   * caller gets ours as GErrors instead. */
+  tracecmd_set_loglevel (TEP_LOG_NONE);
+  tep_set_loglevel (TEP_LOG_NONE);
+
+  self->fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (self->fd < 0)
+    {
+      int errsv = errno;
+      g_set_error (error, STRATA_ERROR,
+                   errsv == ENOENT ? STRATA_ERROR_NOT_FOUND : STRATA_ERROR_IO,
+                   "%s: %s", display_name, g_strerror (errsv));
+      return FALSE;
+    }
+
+  self->layout = strata_ftrace_dat_layout_new ();
+  if (!strata_ftrace_dat_layout_read (self->layout, self->fd, display_name, error))
+    return FALSE;
+
+  if (self->layout->latency)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNSUPPORTED,
+                   "%s: the file holds a latency tracer's text output, "
+                   "not per-CPU event data", display_name);
+      return FALSE;
+    }
+
+  info->format = g_strdup ("trace.dat");
+  info->version = g_strdup_printf ("%u", self->layout->version);
+  info->compression = g_strdup (self->layout->compression);
+
+  self->events = g_hash_table_new_full (NULL, NULL, NULL, event_info_free);
+  self->lost_name = strata_string_pool_intern (strata_source_get_strings (source),
+                                               strata_event_type_to_string (STRATA_EVENT_LOST));
+
+  if (self->layout->data_truncated != NULL)
+    return open_salvage (self, path, error);
+
+  return open_with_library (self, path, error);
+}
+
+static void
+strata_ftrace_dat_source_class_init (StrataFtraceDatSourceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  StrataSourceClass *source_class = STRATA_SOURCE_CLASS (klass);
+
+  object_class->finalize = strata_ftrace_dat_source_finalize;
+
+  source_class->probe = strata_ftrace_dat_source_probe;
+  source_class->open = strata_ftrace_dat_source_open;
+  source_class->read_batch = strata_ftrace_dat_source_read_batch;
+}
+
+static void
+strata_ftrace_dat_source_init (StrataFtraceDatSource *self)
+{
+  self->fd = -1;
+}
+
+void
+strata_plugin_ftrace_dat_register (void)
+{
+  g_io_extension_point_implement (STRATA_SOURCE_EXTENSION_POINT,
+                                  STRATA_TYPE_FTRACE_DAT_SOURCE,
+                                  "ftrace-dat", 100);
+}

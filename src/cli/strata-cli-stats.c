@@ -1,0 +1,279 @@
+/* strata-cli-stats.c
+ *
+ * `strata-cli stats FILE`: how the CPUs were used (busy, idle, IRQ, softirq
+ * shares of the trace's span), which threads ran most and how long they
+ * waited, wakeup latencies (waking to running) per thread and overall, and
+ * context switches.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "strata-cli.h"
+#include "strata-cli-format.h"
+#include "strata-json-writer.h"
+
+static const char *
+thread_name (StrataTrace             *trace,
+             const StrataThreadStats *ts)
+{
+  guint n;
+  const StrataChannel *channels = strata_trace_get_channels (trace, &n);
+  const char *name = strata_trace_get_string (trace, channels[ts->channel].name);
+
+  return name[0] ? name : "<unknown>";
+}
+
+static void
+json_latency (StrataJsonWriter    *w,
+              const StrataLatency *l)
+{
+  strata_json_writer_begin_object (w);
+  strata_json_writer_key (w, "count");
+  strata_json_writer_uint (w, l->count);
+  strata_json_writer_key (w, "p50_ns");
+  strata_json_writer_int (w, l->p50);
+  strata_json_writer_key (w, "p90_ns");
+  strata_json_writer_int (w, l->p90);
+  strata_json_writer_key (w, "p99_ns");
+  strata_json_writer_int (w, l->p99);
+  strata_json_writer_key (w, "max_ns");
+  strata_json_writer_int (w, l->max);
+  strata_json_writer_end_object (w);
+}
+
+static void
+print_json (StrataTrace       *trace,
+            const StrataStats *stats,
+            const char        *path,
+            guint              top)
+{
+  g_autoptr(StrataJsonWriter) w = strata_json_writer_new ();
+  g_autofree char *out = NULL;
+  gint64 span = stats->end - stats->start;
+
+  strata_json_writer_begin_object (w);
+  strata_json_writer_key (w, "file");
+  strata_json_writer_string (w, path);
+  strata_json_writer_key (w, "start_ns");
+  strata_json_writer_int (w, stats->start);
+  strata_json_writer_key (w, "end_ns");
+  strata_json_writer_int (w, stats->end);
+  strata_json_writer_key (w, "span_ns");
+  strata_json_writer_int (w, span);
+  strata_json_writer_key (w, "context_switches");
+  strata_json_writer_uint (w, stats->switches);
+
+  strata_json_writer_key (w, "cpus");
+  strata_json_writer_begin_array (w);
+  for (guint i = 0; i < stats->cpus->len; i++)
+    {
+      const StrataCpuStats *cs = &g_array_index (stats->cpus, StrataCpuStats, i);
+
+      strata_json_writer_begin_object (w);
+      strata_json_writer_key (w, "cpu");
+      strata_json_writer_int (w, cs->cpu);
+      strata_json_writer_key (w, "instance");
+      strata_json_writer_uint (w, cs->instance);
+      strata_json_writer_key (w, "busy_ns");
+      strata_json_writer_int (w, cs->busy);
+      strata_json_writer_key (w, "idle_ns");
+      strata_json_writer_int (w, cs->idle);
+      strata_json_writer_key (w, "irq_ns");
+      strata_json_writer_int (w, cs->irq);
+      strata_json_writer_key (w, "softirq_ns");
+      strata_json_writer_int (w, cs->softirq);
+      strata_json_writer_key (w, "unknown_ns");
+      strata_json_writer_int (w, cs->unknown);
+      strata_json_writer_key (w, "context_switches");
+      strata_json_writer_uint (w, cs->switches);
+      strata_json_writer_end_object (w);
+    }
+  strata_json_writer_end_array (w);
+
+  strata_json_writer_key (w, "threads");
+  strata_json_writer_begin_array (w);
+  for (guint i = 0; i < stats->threads->len && i < top; i++)
+    {
+      const StrataThreadStats *ts = &g_array_index (stats->threads, StrataThreadStats, i);
+
+      strata_json_writer_begin_object (w);
+      strata_json_writer_key (w, "tid");
+      strata_json_writer_int (w, ts->tid);
+      strata_json_writer_key (w, "pid");
+      if (ts->tgid > 0)
+        strata_json_writer_int (w, ts->tgid);
+      else
+        strata_json_writer_null (w);
+      strata_json_writer_key (w, "comm");
+      strata_json_writer_string (w, thread_name (trace, ts));
+      strata_json_writer_key (w, "instance");
+      strata_json_writer_uint (w, ts->instance);
+      strata_json_writer_key (w, "running_ns");
+      strata_json_writer_int (w, ts->running);
+      strata_json_writer_key (w, "runnable_ns");
+      strata_json_writer_int (w, ts->runnable + ts->woken);
+      strata_json_writer_key (w, "preempted_ns");
+      strata_json_writer_int (w, ts->runnable);
+      strata_json_writer_key (w, "woken_ns");
+      strata_json_writer_int (w, ts->woken);
+      strata_json_writer_key (w, "sleeping_ns");
+      strata_json_writer_int (w, ts->sleeping);
+      strata_json_writer_key (w, "uninterruptible_ns");
+      strata_json_writer_int (w, ts->blocked);
+      strata_json_writer_key (w, "switches_in");
+      strata_json_writer_uint (w, ts->switches_in);
+      strata_json_writer_key (w, "wakeup_latency");
+      json_latency (w, &ts->wakeup);
+      strata_json_writer_end_object (w);
+    }
+  strata_json_writer_end_array (w);
+
+  strata_json_writer_key (w, "wakeup_latency");
+  json_latency (w, &stats->wakeup);
+  strata_json_writer_end_object (w);
+
+  out = strata_json_writer_finish (w);
+  fputs (out, stdout);
+}
+
+static void
+print_latency_cells (const StrataLatency *l)
+{
+  g_autofree char *p50 = NULL, *p90 = NULL, *p99 = NULL, *max = NULL;
+
+  if (l->count == 0)
+    {
+      printf ("  %7s %10s %10s %10s %10s", "0", "-", "-", "-", "-");
+      return;
+    }
+
+  p50 = strata_format_duration (l->p50);
+  p90 = strata_format_duration (l->p90);
+  p99 = strata_format_duration (l->p99);
+  max = strata_format_duration (l->max);
+  printf ("  %7u %10s %10s %10s %10s", l->count, p50, p90, p99, max);
+}
+
+static void
+print_human (StrataTrace       *trace,
+             const StrataStats *stats,
+             const char        *path,
+             guint              top)
+{
+  gint64 span = stats->end - stats->start;
+  g_autofree char *span_s = strata_format_duration (span);
+  guint comm_width = 16;
+
+  printf ("%s: %s span, %" G_GUINT64_FORMAT " context switches\n\n",
+          path, span_s, stats->switches);
+
+  printf ("%-8s %8s %8s %8s %8s %8s %10s\n",
+          "CPU", "busy", "idle", "irq", "softirq", "unknown", "switches");
+  for (guint i = 0; i < stats->cpus->len; i++)
+    {
+      const StrataCpuStats *cs = &g_array_index (stats->cpus, StrataCpuStats, i);
+      g_autofree char *busy = strata_format_percent (cs->busy, span);
+      g_autofree char *idle = strata_format_percent (cs->idle, span);
+      g_autofree char *irq = strata_format_percent (cs->irq, span);
+      g_autofree char *softirq = strata_format_percent (cs->softirq, span);
+      g_autofree char *unknown = strata_format_percent (cs->unknown, span);
+      g_autofree char *label = NULL;
+
+      if (cs->instance > 0)
+        {
+          const StrataSourceInfo *info = strata_trace_get_info (trace);
+          const char *inst = cs->instance < info->instances->len
+                               ? g_ptr_array_index (info->instances, cs->instance) : "?";
+          label = g_strdup_printf ("%s/%d", inst, cs->cpu);
+        }
+      else
+        label = g_strdup_printf ("%d", cs->cpu);
+
+      printf ("%-8s %8s %8s %8s %8s %8s %10" G_GUINT64_FORMAT "\n",
+              label, busy, idle, irq, softirq, unknown, cs->switches);
+    }
+
+  for (guint i = 0; i < stats->threads->len && i < top; i++)
+    {
+      const StrataThreadStats *ts = &g_array_index (stats->threads, StrataThreadStats, i);
+      comm_width = MAX (comm_width, g_utf8_strlen (thread_name (trace, ts), -1));
+    }
+
+  printf ("\nTop threads by time on CPU\n");
+  printf ("%8s  %-*s %10s %10s %10s %10s  %7s %10s %10s %10s %10s\n",
+          "TID", comm_width, "COMM", "running", "runnable", "sleeping", "blocked",
+          "wakeups", "lat p50", "lat p90", "lat p99", "lat max");
+  for (guint i = 0; i < stats->threads->len && i < top; i++)
+    {
+      const StrataThreadStats *ts = &g_array_index (stats->threads, StrataThreadStats, i);
+      g_autofree char *running = strata_format_duration (ts->running);
+      g_autofree char *runnable = strata_format_duration (ts->runnable + ts->woken);
+      g_autofree char *sleeping = strata_format_duration (ts->sleeping);
+      g_autofree char *blocked = strata_format_duration (ts->blocked);
+      const char *name = thread_name (trace, ts);
+      int pad = comm_width - g_utf8_strlen (name, -1) + strlen (name);
+
+      printf ("%8d  %-*s %10s %10s %10s %10s", ts->tid, pad, name,
+              running, runnable, sleeping, blocked);
+      print_latency_cells (&ts->wakeup);
+      printf ("\n");
+    }
+
+  printf ("\nWakeup latency (waking to running), all threads\n");
+  printf ("  %7s %10s %10s %10s %10s\n", "count", "p50", "p90", "p99", "max");
+  print_latency_cells (&stats->wakeup);
+  printf ("\n");
+}
+
+int
+strata_cli_stats (int    argc,
+                  char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataStats) stats = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean json = FALSE;
+  int top = 20;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "top", 'n', 0, G_OPTION_ARG_INT, &top, "Show the N threads that ran longest (default 20)", "N" },
+    { NULL }
+  };
+
+  context = g_option_context_new ("FILE - CPU usage, thread times and wakeup latencies");
+  g_option_context_add_main_entries (context, entries, NULL);
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("strata-cli stats: %s\n", error->message);
+      return STRATA_CLI_EXIT_FAILED;
+    }
+
+  if (argc != 2)
+    {
+      g_printerr ("strata-cli stats: expected one FILE\n");
+      return STRATA_CLI_EXIT_FAILED;
+    }
+
+  if (top < 0)
+    top = G_MAXINT;
+
+  trace = strata_cli_load_trace (argv[1]);
+  if (trace == NULL)
+    return STRATA_CLI_EXIT_FAILED;
+
+  stats = strata_stats_compute (trace);
+
+  if (json)
+    print_json (trace, stats, argv[1], top);
+  else
+    print_human (trace, stats, argv[1], top);
+
+  return strata_cli_finish (trace);
+}

@@ -1,0 +1,30 @@
+/* strata-cli.h
+ *
+ * The subcommands of strata-cli, each in its own file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "strata.h"
+
+G_BEGIN_DECLS
+
+/* Exit codes: 0 success, 1 failure, 2 the trace was damaged and the output
+ * covers what was readable before the damage. */
+#define STRATA_CLI_EXIT_OK      0
+#define STRATA_CLI_EXIT_FAILED  1
+#define STRATA_CLI_EXIT_PARTIAL 2
+
+int          strata_cli_info       (int           argc,
+                                    char        **argv);
+int          strata_cli_stats      (int           argc,
+                                    char        **argv);
+
+StrataTrace *strata_cli_load_trace (const char   *path);
+int          strata_cli_finish     (StrataTrace  *trace);
+
+G_END_DECLS

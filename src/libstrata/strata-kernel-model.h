@@ -1,0 +1,49 @@
+/* strata-kernel-model.h
+ *
+ * Turns decoded kernel events into activities on channels: what ran on each
+ * CPU (tasks, idle, IRQs and softirqs nested inside), and the scheduling
+ * state of every thread (running on CPU n, runnable after preemption,
+ * runnable after a wakeup, sleeping, uninterruptible, dead), plus instants
+ * for wakeups and every other event. It is a state machine per CPU and per
+ * thread, fed in time order; it never invents a state the trace does not
+ * show.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "strata-activity.h"
+#include "strata-event.h"
+#include "strata-string-pool.h"
+
+G_BEGIN_DECLS
+
+typedef struct _StrataKernelModel StrataKernelModel;
+
+/* Called for every activity as soon as it is complete (so in the order of
+ * their ends, not their starts). */
+typedef void (*StrataActivityFunc) (const StrataActivity *activity,
+                                    gpointer              user_data);
+
+StrataKernelModel   *strata_kernel_model_new           (StrataStringPool     *strings,
+                                                        const GArray         *lost_per_cpu);
+void                 strata_kernel_model_free          (StrataKernelModel    *self);
+void                 strata_kernel_model_set_sink      (StrataKernelModel    *self,
+                                                        StrataActivityFunc    func,
+                                                        gpointer              user_data);
+void                 strata_kernel_model_feed          (StrataKernelModel    *self,
+                                                        const StrataEvent    *events,
+                                                        gsize                 n_events);
+void                 strata_kernel_model_finish        (StrataKernelModel    *self,
+                                                        gint64                end_ts);
+const StrataChannel *strata_kernel_model_get_channels  (StrataKernelModel    *self,
+                                                        guint                *n_channels);
+guint64              strata_kernel_model_get_context_switches (StrataKernelModel *self,
+                                                               guint              channel);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataKernelModel, strata_kernel_model_free)
+
+G_END_DECLS

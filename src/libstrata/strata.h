@@ -1,0 +1,17 @@
+/* strata.h
+ *
+ * The umbrella header of libstrata.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "strata-activity.h"
+#include "strata-error.h"
+#include "strata-event.h"
+#include "strata-kernel-model.h"
+#include "strata-source.h"
+#include "strata-stats.h"
+#include "strata-string-pool.h"
+#include "strata-trace.h"

@@ -1,0 +1,28 @@
+/* strata-test-support.h
+ *
+ * Shared by the test suites: finding (and unpacking) fixtures, reading all
+ * events of a file, and asking trace-cmd for its view of the same file so
+ * tests can compare two independent readers.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "strata.h"
+
+G_BEGIN_DECLS
+
+char       *strata_test_fixture            (const char        *name);
+char       *strata_test_tmpdir             (void);
+gboolean    strata_test_have_program       (const char        *program);
+GArray     *strata_test_read_events        (const char        *path,
+                                            StrataSource     **source_out,
+                                            GError           **error);
+GHashTable *strata_test_trace_cmd_counts   (const char        *path,
+                                            const char        *instance);
+GHashTable *strata_test_event_counts       (StrataSource      *source,
+                                            GArray            *events,
+                                            guint16            instance);
+
+G_END_DECLS

@@ -1,0 +1,218 @@
+/* test-cli.c
+ *
+ * strata-cli as a user runs it: exit statuses and messages for missing,
+ * unknown and damaged files, and --json output that parses and agrees with
+ * the library's own numbers for the same trace.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "strata-test-support.h"
+
+static int
+run_cli (const char * const *args,
+         char              **out,
+         char              **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *cli = g_getenv ("STRATA_CLI");
+  int status = 0;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, out, err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+
+  return WEXITSTATUS (status);
+}
+
+static void
+test_missing_file (void)
+{
+  const char *args[] = { "info", "/nonexistent/trace.dat", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 1);
+  g_assert_nonnull (strstr (err, "/nonexistent/trace.dat"));
+  g_assert_nonnull (strstr (err, "No such file"));
+}
+
+static void
+test_unknown_format (void)
+{
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "not-a-trace.bin", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "stats", path, NULL };
+  guint8 garbage[3000];
+
+  for (guint i = 0; i < sizeof garbage; i++)
+    garbage[i] = (i * 7919) ^ (i >> 3);
+  g_assert_true (g_file_set_contents (path, (char *) garbage, sizeof garbage, NULL));
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 1);
+  g_assert_nonnull (strstr (err, path));
+  g_assert_nonnull (strstr (err, "not a trace"));
+}
+
+/* A text trace cut in the middle of a line: the output covers the lines
+ * before the cut, the damage is reported with its offset, and the exit
+ * status says the result is partial. */
+static void
+test_truncated_text (void)
+{
+  g_autofree char *src = strata_test_fixture ("sched-small.txt");
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "cut.txt", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "info", "--json", path, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  gsize len;
+  JsonObject *root;
+
+  g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (path, contents, len / 2, NULL));
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "cut.txt"));
+  g_assert_nonnull (strstr (err, "offset"));
+  g_assert_nonnull (strstr (err, "warning"));
+
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "events"), >, 100);
+  g_assert_false (json_object_get_null_member (root, "damage"));
+}
+
+static void
+test_info_json (void)
+{
+  g_autofree char *path = strata_test_fixture ("instances.dat");
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "info", "--json", path, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  JsonObject *root, *by_type;
+  const StrataEventCount *counts;
+  guint n;
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "trace.dat");
+  g_assert_cmpstr (json_object_get_string_member (root, "version"), ==, "7");
+  g_assert_cmpstr (json_object_get_string_member (root, "compression"), ==, "zstd");
+  g_assert_cmpstr (json_object_get_string_member (root, "clock"), ==, "local");
+  g_assert_cmpint (json_object_get_int_member (root, "cpus"), ==, 2);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "instances")), ==, 2);
+
+  trace = strata_trace_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (json_object_get_int_member (root, "events"), ==, strata_trace_get_n_events (trace));
+  g_assert_cmpint (json_object_get_int_member (root, "duration_ns"), ==,
+                   strata_trace_get_end (trace) - strata_trace_get_start (trace));
+
+  by_type = json_object_get_object_member (root, "events_by_type");
+  counts = strata_trace_get_event_counts (trace, &n);
+  g_assert_cmpuint (json_object_get_size (by_type), ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpint (json_object_get_int_member (by_type, strata_trace_get_string (trace, counts[i].name)),
+                     ==, counts[i].count);
+}
+
+static void
+test_stats_json (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-small.dat");
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "stats", "--json", "--top", "5", path, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataStats) stats = NULL;
+  JsonObject *root;
+  JsonArray *threads, *cpus;
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+
+  trace = strata_trace_load (path, &error);
+  g_assert_no_error (error);
+  stats = strata_stats_compute (trace);
+
+  threads = json_object_get_array_member (root, "threads");
+  g_assert_cmpuint (json_array_get_length (threads), ==, MIN (5, stats->threads->len));
+  for (guint i = 0; i < json_array_get_length (threads); i++)
+    {
+      JsonObject *t = json_array_get_object_element (threads, i);
+      const StrataThreadStats *ts = &g_array_index (stats->threads, StrataThreadStats, i);
+
+      g_assert_cmpint (json_object_get_int_member (t, "tid"), ==, ts->tid);
+      g_assert_cmpint (json_object_get_int_member (t, "running_ns"), ==, ts->running);
+      if (i > 0)
+        g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (threads, i - 1),
+                                                     "running_ns"), >=, ts->running);
+    }
+
+  cpus = json_object_get_array_member (root, "cpus");
+  g_assert_cmpuint (json_array_get_length (cpus), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *c = json_array_get_object_element (cpus, i);
+      g_assert_cmpint (json_object_get_int_member (c, "busy_ns") +
+                       json_object_get_int_member (c, "idle_ns") +
+                       json_object_get_int_member (c, "unknown_ns"), ==,
+                       json_object_get_int_member (root, "span_ns"));
+    }
+
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "wakeup_latency"),
+                                               "count"), ==, stats->wakeup.count);
+  g_assert_cmpint (json_object_get_int_member (root, "context_switches"), ==, stats->switches);
+}
+
+static void
+test_stats_human (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-tgid.dat");
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "stats", path, NULL };
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "Top threads by time on CPU"));
+  g_assert_nonnull (strstr (out, "Wakeup latency"));
+  g_assert_nonnull (strstr (out, "sched-pipe"));
+  g_assert_cmpstr (err, ==, "");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/strata/cli/missing-file", test_missing_file);
+  g_test_add_func ("/strata/cli/unknown-format", test_unknown_format);
+  g_test_add_func ("/strata/cli/truncated-text", test_truncated_text);
+  g_test_add_func ("/strata/cli/info-json", test_info_json);
+  g_test_add_func ("/strata/cli/stats-json", test_stats_json);
+  g_test_add_func ("/strata/cli/stats-human", test_stats_human);
+  return g_test_run ();
+}
