@@ -19,9 +19,8 @@ meson test -C _build --print-errorlogs --num-processes 2 || status=1
 CC=clang meson setup _build-asan --buildtype=debug -Db_sanitize=address,undefined \
   -Db_lundef=false -Dbench=false >/dev/null 2>&1 || meson setup --reconfigure _build-asan >/dev/null || exit 1
 ninja -C _build-asan || exit 1
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C _build-asan --print-errorlogs --num-processes 2 --suite unit --suite integration || status=1
+# tests/meson.build sets ASAN_OPTIONS, UBSAN_OPTIONS and the leak suppressions.
+meson test -C _build-asan --print-errorlogs --num-processes 2 --suite unit --suite integration || status=1
 
 python3 scripts/count-tests.py _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json || status=1
 exit $status

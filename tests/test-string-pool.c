@@ -41,6 +41,56 @@ test_many (void)
   g_assert_cmpuint (strata_string_pool_get_size (pool), ==, 100001);
 }
 
+/* One thread interns while another reads ids it was handed: reads take no
+ * lock, so this is what ASan and the block table must get right. */
+typedef struct
+{
+  StrataStringPool *pool;
+  GAsyncQueue      *ids;
+} Shared;
+
+static gpointer
+intern_thread (gpointer data)
+{
+  Shared *shared = data;
+
+  for (guint i = 0; i < 50000; i++)
+    {
+      char buf[32];
+      g_snprintf (buf, sizeof buf, "thread-%u", i);
+      g_async_queue_push (shared->ids, GUINT_TO_POINTER (strata_string_pool_intern (shared->pool, buf)));
+    }
+  g_async_queue_push (shared->ids, GUINT_TO_POINTER (G_MAXUINT32));
+
+  return NULL;
+}
+
+static void
+test_concurrent_reads (void)
+{
+  g_autoptr(StrataStringPool) pool = strata_string_pool_new ();
+  Shared shared = { pool, g_async_queue_new () };
+  GThread *thread = g_thread_new ("intern", intern_thread, &shared);
+  guint expected = 0;
+
+  for (;;)
+    {
+      guint32 id = GPOINTER_TO_UINT (g_async_queue_pop (shared.ids));
+      char buf[32];
+
+      if (id == G_MAXUINT32)
+        break;
+      g_snprintf (buf, sizeof buf, "thread-%u", expected++);
+      g_assert_cmpstr (strata_string_pool_get (pool, id), ==, buf);
+      /* The reader interns too, as the kernel model does. */
+      g_assert_cmpuint (strata_string_pool_intern (pool, buf), ==, id);
+    }
+
+  g_thread_join (thread);
+  g_async_queue_unref (shared.ids);
+  g_assert_cmpuint (expected, ==, 50000);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -48,5 +98,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/strata/string-pool/intern", test_intern);
   g_test_add_func ("/strata/string-pool/many", test_many);
+  g_test_add_func ("/strata/string-pool/concurrent-reads", test_concurrent_reads);
   return g_test_run ();
 }

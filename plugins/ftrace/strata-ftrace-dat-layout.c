@@ -718,6 +718,91 @@ walk_section (StrataFtraceDatLayout  *layout,
   return walk_section_body (&c, id, error);
 }
 
+/**
+ * strata_ftrace_dat_layout_check_page:
+ * @layout: the file's layout
+ * @page: the start of a ring-buffer page (at least 16 bytes)
+ * @commit: (out): the bytes of events it holds
+ *
+ * kbuffer, which libtracecmd hands every page to, trusts the page's commit
+ * field and reads as far as it says; a damaged one sends it anywhere in
+ * memory. This is the check to make before it sees a page.
+ *
+ * Returns: %TRUE if the commit fits in the page.
+ */
+gboolean
+strata_ftrace_dat_layout_check_page (const StrataFtraceDatLayout *layout,
+                                     const guint8                *page,
+                                     guint64                     *commit)
+{
+  guint header = 8 + layout->long_size;
+  guint64 v;
+
+  if (layout->long_size == 8)
+    {
+      memcpy (&v, page + 8, 8);
+      v = layout->big_endian ? GUINT64_FROM_BE (v) : GUINT64_FROM_LE (v);
+    }
+  else
+    {
+      guint32 v32;
+
+      memcpy (&v32, page + 8, 4);
+      v = layout->big_endian ? GUINT32_FROM_BE (v32) : GUINT32_FROM_LE (v32);
+    }
+
+  /* The top two bits of the commit word flag missed events. */
+  *commit = v & 0x3fffffff;
+
+  return *commit <= layout->page_size - header;
+}
+
+/* Every page of a compressed chunk, decompressed here once to be checked:
+ * libtracecmd decompresses chunks as it reads and gives each page to kbuffer
+ * unchecked, and with compression there is no page to look at beforehand. */
+static gboolean
+check_chunk_pages (Cursor      *c,
+                   guint64      at,
+                   guint        cpu,
+                   guint        chunk,
+                   guint32      csize,
+                   guint32      usize,
+                   GError     **error)
+{
+  StrataFtraceDatLayout *layout = c->layout;
+  g_autofree guint8 *packed = NULL;
+  g_autofree guint8 *pages = NULL;
+  gsize got;
+
+  if (g_strcmp0 (layout->compression, "zstd") != 0)
+    return cursor_skip (c, csize, "a compressed chunk", error);
+
+  packed = g_malloc (MAX (csize, 1));
+  if (!cursor_read (c, packed, csize, "a compressed chunk", error))
+    return FALSE;
+
+  pages = g_malloc (usize);
+  got = ZSTD_decompress (pages, usize, packed, csize);
+  if (ZSTD_isError (got) || got != usize)
+    return fail (c, error, STRATA_ERROR_CORRUPT, at,
+                 "chunk %u of CPU %u does not decompress to its %u bytes (%s)",
+                 chunk, cpu, usize,
+                 ZSTD_isError (got) ? ZSTD_getErrorName (got) : "wrong size");
+
+  for (guint32 o = 0; o < usize; o += layout->page_size)
+    {
+      guint64 commit;
+
+      if (!strata_ftrace_dat_layout_check_page (layout, pages + o, &commit))
+        return fail (c, error, STRATA_ERROR_CORRUPT, at,
+                     "page %u of chunk %u of CPU %u claims %" G_GUINT64_FORMAT
+                     " bytes of events in a %u-byte page",
+                     o / layout->page_size, chunk, cpu, commit, layout->page_size);
+    }
+
+  return TRUE;
+}
+
 /* The flyrecord data of one buffer, version 7: a section holding each
  * CPU's pages, or with compression, each CPU's table of chunks. */
 static gboolean
@@ -787,7 +872,8 @@ walk_flyrecord (StrataFtraceDatLayout  *layout,
                          "chunk %u of CPU %u (%u bytes) runs past the CPU's "
                          "data (ends at %" G_GUINT64_FORMAT ")",
                          j, cpu->cpu, csize, data_end);
-          c.pos += csize;
+          if (!check_chunk_pages (&c, at, cpu->cpu, j, csize, usize, error))
+            return FALSE;
         }
     }
 
@@ -1117,6 +1203,7 @@ walk_v7 (Cursor  *c,
   g_autofree gint64 *offsets = g_new0 (gint64, MAX_OPTIONS_SECTIONS);
   guint64 at = c->pos;
   guint64 next;
+  guint64 last_end = 0;
   guint n_sections = 0;
 
   if (!cursor_string (c, 64, "the compression name", &layout->compression, error) ||
@@ -1180,6 +1267,30 @@ walk_v7 (Cursor  *c,
 
       if (!walk_options (&oc, &next, error))
         return FALSE;
+
+      last_end = section + 16 + size;
+    }
+
+  /* trace-cmd writes the section names last, in a strings section after
+   * the final options; libtracecmd reads on without it, but a file that
+   * ends inside it was cut. */
+  if (last_end < layout->file_size)
+    {
+      Cursor sc = { layout, c->fd, NULL, last_end, layout->file_size, 0, NULL };
+      guint16 id, flags;
+      guint32 string_id;
+      guint64 size;
+
+      if (!cursor_u16 (&sc, &id, "the strings section header", error) ||
+          !cursor_u16 (&sc, &flags, "the strings section header", error) ||
+          !cursor_u32 (&sc, &string_id, "the strings section header", error) ||
+          !cursor_u64 (&sc, &size, "the strings section header", error))
+        return FALSE;
+      if (id == OPT_STRINGS && size > sc.end - sc.pos)
+        return fail (&sc, error, STRATA_ERROR_TRUNCATED, last_end,
+                     "the strings section runs past the end of the file (ends at %"
+                     G_GUINT64_FORMAT ", file is %" G_GUINT64_FORMAT " bytes)",
+                     sc.pos + size, layout->file_size);
     }
 
   if (layout->buffers->len == 0)

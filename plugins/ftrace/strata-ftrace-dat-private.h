@@ -68,6 +68,10 @@ gboolean               strata_ftrace_dat_layout_read  (StrataFtraceDatLayout  *l
                                                        const char             *display_name,
                                                        GError                **error);
 
+gboolean               strata_ftrace_dat_layout_check_page (const StrataFtraceDatLayout *layout,
+                                                            const guint8                *page,
+                                                            guint64                     *commit);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataFtraceDatLayout, strata_ftrace_dat_layout_free)
 
 G_END_DECLS

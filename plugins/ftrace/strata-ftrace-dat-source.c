@@ -73,8 +73,14 @@ typedef struct
   guint                  cpu;
   guint16                instance;
   gboolean               stats_known;
+  gboolean               cut;        /* its data runs past the end of the file */
   gboolean               lost_done;  /* the LOST event of `next` was emitted */
   struct tep_record     *next;       /* libtracecmd's record, or &salvage_record */
+
+  /* Uncompressed data read by libtracecmd: pages before this offset have
+   * been checked (see stream_check_ahead()). */
+  guint64                checked_until;
+  gboolean               check_pages;
 
   /* Page by page reading. */
   struct kbuffer        *kbuf;
@@ -179,7 +185,6 @@ stream_load_page (StrataFtraceDatSource  *self,
                   GError                **error)
 {
   StrataFtraceDatLayout *layout = self->layout;
-  guint header = 8 + layout->long_size;
   guint64 commit;
   gsize got = 0;
 
@@ -203,22 +208,7 @@ stream_load_page (StrataFtraceDatSource  *self,
           got += n;
         }
 
-      if (layout->long_size == 8)
-        {
-          guint64 v;
-          memcpy (&v, stream->page + 8, 8);
-          commit = layout->big_endian ? GUINT64_FROM_BE (v) : GUINT64_FROM_LE (v);
-        }
-      else
-        {
-          guint32 v;
-          memcpy (&v, stream->page + 8, 4);
-          commit = layout->big_endian ? GUINT32_FROM_BE (v) : GUINT32_FROM_LE (v);
-        }
-
-      /* The top two bits of the commit word flag missed events. */
-      commit &= 0x3fffffff;
-      if (commit > layout->page_size - header)
+      if (!strata_ftrace_dat_layout_check_page (layout, stream->page, &commit))
         {
           g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
                        "%s: offset %" G_GUINT64_FORMAT ": CPU %u page claims %"
@@ -295,6 +285,66 @@ stream_salvage_next (StrataFtraceDatSource  *self,
   return TRUE;
 }
 
+/* Before libtracecmd moves to another page of an uncompressed CPU, the
+ * pages it may load (the next one, and any empty ones it would skip on the
+ * way) are checked here, so a damaged page stops the stream with an error
+ * instead of reaching kbuffer. @offset is where the current record is. */
+static gboolean
+stream_check_ahead (StrataFtraceDatSource  *self,
+                    Stream                 *stream,
+                    guint64                 offset,
+                    GError                **error)
+{
+  StrataFtraceDatLayout *layout = self->layout;
+  guint64 page = offset < stream->data_offset ? stream->data_offset
+               : offset - (offset - stream->data_offset) % layout->page_size;
+
+  if (!stream->check_pages)
+    return TRUE;
+
+  if (stream->checked_until < page + layout->page_size)
+    stream->checked_until = page;
+
+  /* Pages up to and including the first one with events after the
+   * current one. */
+  while (stream->checked_until < stream->data_end)
+    {
+      guint8 header[16];
+      guint64 at = stream->checked_until;
+      guint64 commit;
+      gssize n;
+
+      if (stream->data_end - at < 16)
+        break;
+
+      do
+        n = pread (self->fd, header, sizeof header, at);
+      while (n < 0 && errno == EINTR);
+      if (n != sizeof header)
+        {
+          g_set_error (error, STRATA_ERROR, n < 0 ? STRATA_ERROR_IO : STRATA_ERROR_TRUNCATED,
+                       "%s: offset %" G_GUINT64_FORMAT ": CPU %u page could not be read",
+                       layout->display_name, at, stream->cpu);
+          return FALSE;
+        }
+      if (!strata_ftrace_dat_layout_check_page (layout, header, &commit))
+        {
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                       "%s: offset %" G_GUINT64_FORMAT ": CPU %u page claims %"
+                       G_GUINT64_FORMAT " bytes of events in a %u-byte page",
+                       layout->display_name, at, stream->cpu, commit,
+                       layout->page_size);
+          return FALSE;
+        }
+
+      stream->checked_until = at + layout->page_size;
+      if (at > page && commit > 0)
+        break;
+    }
+
+  return TRUE;
+}
+
 static gboolean
 stream_advance (StrataFtraceDatSource  *self,
                 Stream                 *stream,
@@ -302,6 +352,13 @@ stream_advance (StrataFtraceDatSource  *self,
 {
   if (stream->kbuf != NULL)
     return stream_salvage_next (self, stream, FALSE, error);
+
+  if (!stream_check_ahead (self, stream, stream->next->offset, error))
+    {
+      tracecmd_free_record (stream->next);
+      stream->next = NULL;
+      return FALSE;
+    }
 
   tracecmd_free_record (stream->next);
   stream->next = tracecmd_read_data (stream->handle, stream->index);
@@ -794,6 +851,15 @@ strata_ftrace_dat_source_read_batch (StrataSource  *source,
           break;
         }
 
+      /* Past the end of a cut CPU's data, the other CPUs' later events
+       * would be returned without this one's: stop, so what was read is
+       * exactly the trace up to the damage. */
+      if (stream->next == NULL && stream->cut)
+        {
+          self->heap_len = 0;
+          break;
+        }
+
       if (stream->next == NULL)
         heap_pop (self);
       else
@@ -878,6 +944,22 @@ fill_uname (StrataSourceInfo *info,
     }
 }
 
+static const StrataFtraceDatCpu *
+layout_cpu (StrataFtraceDatLayout *layout,
+            guint                  buffer,
+            guint                  index)
+{
+  StrataFtraceDatBuffer *b;
+
+  if (buffer >= layout->buffers->len)
+    return NULL;
+  b = g_ptr_array_index (layout->buffers, buffer);
+  if (index >= b->cpus->len)
+    return NULL;
+
+  return &g_array_index (b->cpus, StrataFtraceDatCpu, index);
+}
+
 static void
 close_input (gpointer data)
 {
@@ -899,6 +981,7 @@ static gboolean
 probe_in_child (StrataFtraceDatSource  *self,
                 const char             *path,
                 int                     flags,
+                gboolean                headers_only,
                 GError                **error)
 {
   const char *name = self->layout->display_name;
@@ -926,10 +1009,10 @@ probe_in_child (StrataFtraceDatSource  *self,
       if (__sanitizer_set_death_callback != NULL)
         __sanitizer_set_death_callback (NULL);
       alarm (PROBE_TIMEOUT_MS / 1000 + 1);
-      input = flags < 0 ? tracecmd_open_head (path, -flags) : tracecmd_open (path, flags);
+      input = headers_only ? tracecmd_open_head (path, flags) : tracecmd_open (path, flags);
       if (input == NULL)
         _exit (1);
-      n = flags < 0 ? 0 : tracecmd_buffer_instances (input);
+      n = headers_only ? 0 : tracecmd_buffer_instances (input);
       for (int i = 0; i < n; i++)
         {
           struct tracecmd_input *instance = tracecmd_buffer_instance_handle (input, i);
@@ -987,12 +1070,13 @@ open_with_library (StrataFtraceDatSource  *self,
                    GError                **error)
 {
   StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+  gboolean uncompressed = g_strcmp0 (self->layout->compression, "none") == 0;
   int n_instances;
   guint n_streams = 0;
   GPtrArray *inputs;
 
   if (!probe_in_child (self, path, TRACECMD_FL_LOAD_NO_PLUGINS |
-                                    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS, error))
+                                    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS, FALSE, error))
     return FALSE;
 
   self->input = tracecmd_open (path, TRACECMD_FL_LOAD_NO_PLUGINS |
@@ -1069,6 +1153,30 @@ open_with_library (StrataFtraceDatSource  *self,
           stream->handle = handle;
           stream->index = c;
           stream->instance = i;
+
+          if (uncompressed)
+            {
+              const StrataFtraceDatCpu *lc = layout_cpu (self->layout, i, c);
+
+              if (lc == NULL)
+                {
+                  g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                               "%s: offset 0: libtracecmd sees CPUs the file's "
+                               "buffer descriptions do not have",
+                               self->layout->display_name);
+                  return FALSE;
+                }
+              stream->check_pages = TRUE;
+              stream->cpu = lc->cpu;
+              stream->data_offset = lc->offset;
+              stream->data_end = lc->offset + lc->size;
+              stream->checked_until = lc->offset;
+              /* libtracecmd loaded the first page at open, in the probe
+               * child too; the pages after it are checked as it goes. */
+              if (!stream_check_ahead (self, stream, lc->offset, error))
+                return FALSE;
+            }
+
           stream->next = tracecmd_read_data (handle, c);
           stream->cpu = stream->next ? (guint) stream->next->cpu : (guint) c;
           stream->stats_known = g_hash_table_contains (known, GINT_TO_POINTER ((gint) stream->cpu));
@@ -1097,9 +1205,8 @@ open_salvage (StrataFtraceDatSource  *self,
   StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
   guint n_streams = 0;
 
-  /* A negative flags value asks the child for the headers only. */
-  if (!probe_in_child (self, path, -(TRACECMD_FL_LOAD_NO_PLUGINS |
-                                     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS), error))
+  if (!probe_in_child (self, path, TRACECMD_FL_LOAD_NO_PLUGINS |
+                                    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS, TRUE, error))
     return FALSE;
 
   self->input = tracecmd_open_head (path, TRACECMD_FL_LOAD_NO_PLUGINS |
@@ -1139,6 +1246,8 @@ open_salvage (StrataFtraceDatSource  *self,
           stream->page_offset = cpu->offset;
           end = cpu->size == 0 ? cpu->offset : MIN (cpu->offset + cpu->size, layout->file_size);
           stream->data_end = end < cpu->offset ? cpu->offset : end;
+          stream->cut = cpu->size > 0 && (cpu->offset > layout->file_size ||
+                                          cpu->size > layout->file_size - cpu->offset);
           stream->page = g_malloc (layout->page_size);
           stream->kbuf = kbuffer_alloc (layout->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
                                         layout->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
@@ -1151,6 +1260,11 @@ open_salvage (StrataFtraceDatSource  *self,
             heap_push (self, s);
         }
     }
+
+  /* A CPU cut before its first whole page: no time is known to be complete. */
+  for (guint s = 0; s < self->n_streams; s++)
+    if (self->streams[s].cut && self->streams[s].next == NULL)
+      self->heap_len = 0;
 
   info->clock = g_strdup (tracecmd_get_trace_clock (self->input));
   info->n_cpus = layout->n_cpus;

@@ -73,6 +73,12 @@ typedef struct
   guint64  count;
 } PendingLoss;
 
+typedef struct
+{
+  StrataEvent ev;
+  guint64     seq;
+} HeapEntry;
+
 /* The parts of an event line, pointing into the read buffer. */
 typedef struct
 {
@@ -98,6 +104,7 @@ struct _StrataFtraceTextSource
   char             *path;
   int               fd;
   StrataStringPool *strings;
+  StrataSourceInfo *info;
 
   /* The read buffer: bytes [pos, len) are not parsed yet; buf[0] is at
    * file offset buf_offset. */
@@ -120,11 +127,19 @@ struct _StrataFtraceTextSource
   guint64           header_lost;
   guint64           noted_lost;
 
-  /* Events parsed but not yet delivered, sorted by time: [start, end). */
-  StrataEvent      *pending;
-  gsize             pending_start;
-  gsize             pending_end;
-  gsize             pending_alloc;
+  /* Events parsed but not yet delivered. Those that arrive in time order
+   * (nearly all) are appended to the run, [run_start, run_end); the others
+   * wait in a min-heap. Each carries its line's sequence number so that
+   * equal times keep the file's order, which is the kernel's. */
+  StrataEvent      *run;
+  guint64          *run_seq;
+  gsize             run_start;
+  gsize             run_end;
+  gsize             run_alloc;
+  HeapEntry        *heap;
+  gsize             heap_len;
+  gsize             heap_alloc;
+  guint64           next_seq;
   gint64            last_delivered_ts;
   gint64            max_ts;
   GArray           *losses;
@@ -394,11 +409,11 @@ find_task_end (const char *line,
 
   if (t > line && t[-1] == ')')
     {
-      const char *open = memrchr (line, '(', t - line);
+      const char *paren = memrchr (line, '(', t - line);
 
-      if (open == NULL)
+      if (paren == NULL)
         return NULL;
-      t = open;
+      t = paren;
       while (t > line && t[-1] == ' ')
         t--;
     }
@@ -861,7 +876,7 @@ decode_payload (StrataFtraceTextSource *self,
 static void
 update_lost_total (StrataFtraceTextSource *self)
 {
-  StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+  StrataSourceInfo *info = self->info;
 
   /* The header's count covers the whole buffer but not which CPU lost what;
    * per-CPU markers add up what they name. Neither is a subset of the other,
@@ -874,7 +889,7 @@ parse_comment_line (StrataFtraceTextSource *self,
                     const char             *line,
                     const char             *end)
 {
-  StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+  StrataSourceInfo *info = self->info;
   const char *p;
 
   if (HAS_PREFIX (line, end, "# tracer:"))
@@ -983,13 +998,133 @@ parse_lost_line (const char *line,
 
 /* The reorder window --------------------------------------------------------- */
 
+static inline gboolean
+heap_less (const HeapEntry *a,
+           const HeapEntry *b)
+{
+  return a->ev.ts < b->ev.ts || (a->ev.ts == b->ev.ts && a->seq < b->seq);
+}
+
+static void
+heap_push (StrataFtraceTextSource *self,
+           const StrataEvent      *ev,
+           guint64                 seq)
+{
+  HeapEntry entry = { *ev, seq };
+  gsize i;
+
+  if (self->heap_len == self->heap_alloc)
+    {
+      self->heap_alloc = MAX (64, self->heap_alloc * 2);
+      self->heap = g_renew (HeapEntry, self->heap, self->heap_alloc);
+    }
+
+  i = self->heap_len++;
+  while (i > 0 && heap_less (&entry, &self->heap[(i - 1) / 2]))
+    {
+      self->heap[i] = self->heap[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  self->heap[i] = entry;
+}
+
+static void
+heap_pop (StrataFtraceTextSource *self,
+          StrataEvent            *out)
+{
+  HeapEntry last;
+  gsize i = 0;
+
+  g_assert (self->heap_len > 0);
+
+  *out = self->heap[0].ev;
+  last = self->heap[--self->heap_len];
+
+  for (;;)
+    {
+      gsize child = 2 * i + 1;
+
+      if (child >= self->heap_len)
+        break;
+      if (child + 1 < self->heap_len && heap_less (&self->heap[child + 1], &self->heap[child]))
+        child++;
+      if (!heap_less (&self->heap[child], &last))
+        break;
+      self->heap[i] = self->heap[child];
+      i = child;
+    }
+  self->heap[i] = last;
+}
+
+static void
+run_append (StrataFtraceTextSource *self,
+            const StrataEvent      *ev,
+            guint64                 seq)
+{
+  if (self->run_start == self->run_end)
+    self->run_start = self->run_end = 0;
+
+  if (self->run_end == self->run_alloc)
+    {
+      gsize n = self->run_end - self->run_start;
+
+      /* The run starts small and grows to about twice the window; beyond
+       * that only the losses flushed at the end (one per CPU) grow it. */
+      if (n > self->run_alloc / 2)
+        {
+          self->run_alloc *= 2;
+          self->run = g_renew (StrataEvent, self->run, self->run_alloc);
+          self->run_seq = g_renew (guint64, self->run_seq, self->run_alloc);
+        }
+      else
+        {
+          memmove (self->run, self->run + self->run_start, n * sizeof *self->run);
+          memmove (self->run_seq, self->run_seq + self->run_start, n * sizeof *self->run_seq);
+          self->run_start = 0;
+          self->run_end = n;
+        }
+    }
+
+  self->run[self->run_end] = *ev;
+  self->run_seq[self->run_end] = seq;
+  self->run_end++;
+}
+
+static inline gsize
+pending_count (StrataFtraceTextSource *self)
+{
+  return (self->run_end - self->run_start) + self->heap_len;
+}
+
+/* Takes the earliest pending event, by time and then by line. */
+static void
+pop_event (StrataFtraceTextSource *self,
+           StrataEvent            *out)
+{
+  if (self->run_start < self->run_end)
+    {
+      const StrataEvent *head = &self->run[self->run_start];
+
+      if (self->heap_len == 0 ||
+          head->ts < self->heap[0].ev.ts ||
+          (head->ts == self->heap[0].ev.ts && self->run_seq[self->run_start] < self->heap[0].seq))
+        {
+          *out = *head;
+          self->run_start++;
+          return;
+        }
+    }
+
+  heap_pop (self, out);
+}
+
 static gboolean
 push_event (StrataFtraceTextSource  *self,
             const StrataEvent       *ev,
             guint64                  line_no,
             GError                 **error)
 {
-  gsize j;
+  guint64 seq = self->next_seq++;
 
   if (ev->ts < self->last_delivered_ts)
     {
@@ -1002,39 +1137,13 @@ push_event (StrataFtraceTextSource  *self,
       return FALSE;
     }
 
-  if (self->pending_start == self->pending_end)
-    self->pending_start = self->pending_end = 0;
-
-  if (self->pending_end == self->pending_alloc)
-    {
-      gsize n = self->pending_end - self->pending_start;
-
-      /* The array starts small and grows to twice the window; beyond that
-       * only the losses flushed at the end (one per CPU at most) grow it. */
-      if (n > self->pending_alloc / 2)
-        {
-          self->pending_alloc *= 2;
-          self->pending = g_renew (StrataEvent, self->pending, self->pending_alloc);
-        }
-      else
-        {
-          memmove (self->pending, self->pending + self->pending_start,
-                   n * sizeof *self->pending);
-          self->pending_start = 0;
-          self->pending_end = n;
-        }
-    }
-
-  /* Nearly always already in order: one comparison. Equal times keep the
-   * order of the file, which is the kernel's order. */
-  j = self->pending_end;
-  while (j > self->pending_start && self->pending[j - 1].ts > ev->ts)
-    j--;
-  if (j < self->pending_end)
-    memmove (self->pending + j + 1, self->pending + j,
-             (self->pending_end - j) * sizeof *self->pending);
-  self->pending[j] = *ev;
-  self->pending_end++;
+  /* In order (the common case) costs one comparison; a straggler costs a
+   * heap insertion, so a file crafted to be out of order everywhere is
+   * slower to read, never quadratic. */
+  if (self->run_start == self->run_end || ev->ts >= self->run[self->run_end - 1].ts)
+    run_append (self, ev, seq);
+  else
+    heap_push (self, ev, seq);
 
   if (ev->ts > self->max_ts)
     self->max_ts = ev->ts;
@@ -1070,7 +1179,7 @@ note_loss_marker (StrataFtraceTextSource *self,
                   guint64                 count,
                   gboolean                unknown)
 {
-  StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+  StrataSourceInfo *info = self->info;
   PendingLoss loss = { cpu, offset, count };
 
   if (unknown)
@@ -1234,7 +1343,6 @@ process_line (StrataFtraceTextSource  *self,
               guint64                  offset,
               GError                 **error)
 {
-  StrataSourceInfo *info;
   StrataEvent ev = { 0 };
   StrataEventType type;
   TextLine tl;
@@ -1297,9 +1405,8 @@ process_line (StrataFtraceTextSource  *self,
       return FALSE;
     }
 
-  info = strata_source_get_info_mutable (STRATA_SOURCE (self));
-  if ((guint) tl.cpu >= info->n_cpus)
-    info->n_cpus = tl.cpu + 1;
+  if ((guint) tl.cpu >= self->info->n_cpus)
+    self->info->n_cpus = tl.cpu + 1;
 
   if (self->losses->len > 0)
     {
@@ -1363,7 +1470,7 @@ strata_ftrace_text_source_read_batch (StrataSource  *source,
 
   while (n < n_events)
     {
-      gsize queued = self->pending_end - self->pending_start;
+      gsize queued = pending_count (self);
       GError *local_error = NULL;
       const char *line;
       const char *line_end;
@@ -1372,7 +1479,7 @@ strata_ftrace_text_source_read_batch (StrataSource  *source,
 
       if (queued > 0 && (queued > REORDER_WINDOW || self->done))
         {
-          events[n] = self->pending[self->pending_start++];
+          pop_event (self, &events[n]);
           self->last_delivered_ts = events[n].ts;
           n++;
           continue;
@@ -1409,10 +1516,12 @@ strata_ftrace_text_source_open (StrataSource  *source,
   StrataFtraceTextSource *self = STRATA_FTRACE_TEXT_SOURCE (source);
   StrataSourceInfo *info = strata_source_get_info_mutable (source);
   gboolean saw_columns = FALSE;
+  gboolean saw_other_layout = FALSE;
   struct stat st;
 
   self->path = g_strdup (path);
   self->strings = strata_source_get_strings (source);
+  self->info = info;
   self->lost_name = strata_string_pool_intern (self->strings,
                                                strata_event_type_to_string (STRATA_EVENT_LOST));
   self->stack_name = strata_string_pool_intern (self->strings, "kernel_stack");
@@ -1470,6 +1579,12 @@ strata_ftrace_text_source_open (StrataSource  *source,
 
       if (memmem (line, line_end - line, "TASK-PID", strlen ("TASK-PID")) != NULL)
         saw_columns = TRUE;
+      /* function_graph's columns, and the latency format that irqsoff,
+       * wakeup and friends (or the latency-format option) switch to. */
+      if (memmem (line, line_end - line, "FUNCTION CALLS", strlen ("FUNCTION CALLS")) != NULL ||
+          memmem (line, line_end - line, "latency trace v", strlen ("latency trace v")) != NULL ||
+          memmem (line, line_end - line, "cmd     pid", strlen ("cmd     pid")) != NULL)
+        saw_other_layout = TRUE;
       if (!process_line (self, line, line_end, offset, &local_error))
         {
           finish (self, local_error);
@@ -1477,12 +1592,12 @@ strata_ftrace_text_source_open (StrataSource  *source,
         }
     }
 
-  if (self->tracer != NULL && !saw_columns && !self->done)
+  if (saw_other_layout && !saw_columns)
     {
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNSUPPORTED,
-                   "%s: offset 0: the '%s' tracer's output has no TASK-PID column; "
-                   "only the event and function layouts are supported",
-                   path, self->tracer);
+                   "%s: offset 0: the '%s' tracer's layout (no TASK-PID column) is not "
+                   "supported; only the event and function layouts are",
+                   path, self->tracer ? self->tracer : "unknown");
       return FALSE;
     }
 
@@ -1550,7 +1665,9 @@ strata_ftrace_text_source_finalize (GObject *object)
   g_clear_pointer (&self->buf, g_free);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->tracer, g_free);
-  g_clear_pointer (&self->pending, g_free);
+  g_clear_pointer (&self->run, g_free);
+  g_clear_pointer (&self->run_seq, g_free);
+  g_clear_pointer (&self->heap, g_free);
   g_clear_pointer (&self->losses, g_array_unref);
   g_clear_error (&self->error);
 
@@ -1574,8 +1691,9 @@ static void
 strata_ftrace_text_source_init (StrataFtraceTextSource *self)
 {
   self->fd = -1;
-  self->pending_alloc = 256;
-  self->pending = g_new (StrataEvent, self->pending_alloc);
+  self->run_alloc = 256;
+  self->run = g_new (StrataEvent, self->run_alloc);
+  self->run_seq = g_new (guint64, self->run_alloc);
   self->losses = g_array_new (FALSE, FALSE, sizeof (PendingLoss));
   self->last_delivered_ts = G_MININT64;
   self->max_ts = G_MININT64;

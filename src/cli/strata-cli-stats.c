@@ -236,6 +236,7 @@ strata_cli_stats (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataStatsBuilder) builder = NULL;
   g_autoptr(StrataStats) stats = NULL;
   g_autoptr(GError) error = NULL;
   gboolean json = FALSE;
@@ -264,11 +265,17 @@ strata_cli_stats (int    argc,
   if (top < 0)
     top = G_MAXINT;
 
-  trace = strata_cli_load_trace (argv[1]);
+  /* The activities are accounted as they stream past, not kept. */
+  builder = strata_stats_builder_new ();
+  trace = strata_trace_load_full (argv[1], STRATA_TRACE_LOAD_NO_ACTIVITIES,
+                                  strata_stats_builder_add, builder, &error);
   if (trace == NULL)
-    return STRATA_CLI_EXIT_FAILED;
+    {
+      g_printerr ("strata-cli: %s\n", error->message);
+      return STRATA_CLI_EXIT_FAILED;
+    }
 
-  stats = strata_stats_compute (trace);
+  stats = strata_stats_builder_finish (builder, trace);
 
   if (json)
     print_json (trace, stats, argv[1], top);

@@ -95,6 +95,11 @@ strata_activity_get_depth (const StrataActivity *a)
   return (a->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
 }
 
+/* Called for every activity as soon as it is complete (so in the order of
+ * their ends, not their starts). */
+typedef void (*StrataActivityFunc) (const StrataActivity *activity,
+                                    gpointer              user_data);
+
 const char *strata_activity_kind_to_string (StrataActivityKind kind);
 const char *strata_channel_kind_to_string  (StrataChannelKind  kind);
 

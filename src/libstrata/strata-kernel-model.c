@@ -79,7 +79,8 @@ typedef struct
 typedef struct
 {
   GArray     *cpus;       /* Cpu */
-  GHashTable *threads;    /* tid -> index in self->threads + 1 */
+  GArray     *threads;    /* guint32 by tid: index in self->threads + 1, or 0 */
+  GHashTable *big_tids;   /* the same for tids a real kernel never gives */
   GHashTable *processes;  /* tgid -> channel + 1 */
 } Instance;
 
@@ -105,7 +106,8 @@ instance_free (gpointer data)
   Instance *inst = data;
 
   g_array_unref (inst->cpus);
-  g_hash_table_unref (inst->threads);
+  g_array_unref (inst->threads);
+  g_hash_table_unref (inst->big_tids);
   g_hash_table_unref (inst->processes);
   g_free (inst);
 }
@@ -233,7 +235,8 @@ get_instance (StrataKernelModel *self,
       Instance *inst = g_new0 (Instance, 1);
 
       inst->cpus = g_array_new (FALSE, TRUE, sizeof (Cpu));
-      inst->threads = g_hash_table_new (NULL, NULL);
+      inst->threads = g_array_new (FALSE, TRUE, sizeof (guint32));
+      inst->big_tids = g_hash_table_new (NULL, NULL);
       inst->processes = g_hash_table_new (NULL, NULL);
       g_ptr_array_add (self->instances, inst);
     }
@@ -277,6 +280,39 @@ get_cpu (StrataKernelModel *self,
   return cpu;
 }
 
+/* A tid is at most PID_MAX_LIMIT (4M) on Linux, so a table indexed by tid
+ * (grown to the largest seen) beats a hash table on the hot path. A
+ * damaged or hostile file's larger ids go to a hash table instead of
+ * growing the table without bound. */
+#define MAX_TID (1 << 22)
+
+static inline gpointer
+thread_slot_lookup (Instance *inst,
+                    gint32    tid)
+{
+  if (tid < 0 || tid >= MAX_TID)
+    return g_hash_table_lookup (inst->big_tids, GINT_TO_POINTER (tid));
+  if ((guint) tid >= inst->threads->len)
+    return NULL;
+  return GUINT_TO_POINTER (g_array_index (inst->threads, guint32, tid));
+}
+
+static void
+thread_slot_set (Instance *inst,
+                 gint32    tid,
+                 guint32   value)
+{
+  if (tid < 0 || tid >= MAX_TID)
+    {
+      g_hash_table_insert (inst->big_tids, GINT_TO_POINTER (tid), GUINT_TO_POINTER (value));
+      return;
+    }
+  if ((guint) tid >= inst->threads->len)
+    g_array_set_size (inst->threads, MIN (MAX ((guint) tid + 1, inst->threads->len * 2),
+                                          MAX_TID));
+  g_array_index (inst->threads, guint32, tid) = value;
+}
+
 static Thread *
 thread_at (StrataKernelModel *self,
            guint              index)
@@ -315,7 +351,7 @@ new_thread (StrataKernelModel *self,
             guint32            comm,
             gint64             ts)
 {
-  gpointer old = g_hash_table_lookup (inst->threads, GINT_TO_POINTER (tid));
+  gpointer old = thread_slot_lookup (inst, tid);
   Thread t = { 0 };
 
   t.tid = tid;
@@ -333,8 +369,7 @@ new_thread (StrataKernelModel *self,
     }
 
   g_array_append_val (self->threads, t);
-  g_hash_table_insert (inst->threads, GINT_TO_POINTER (tid),
-                       GUINT_TO_POINTER (self->threads->len));
+  thread_slot_set (inst, tid, self->threads->len);
 
   return self->threads->len - 1;
 }
@@ -349,7 +384,7 @@ get_thread (StrataKernelModel *self,
             guint32            comm,
             gint64             ts)
 {
-  gpointer found = g_hash_table_lookup (inst->threads, GINT_TO_POINTER (tid));
+  gpointer found = thread_slot_lookup (inst, tid);
   guint index;
 
   if (found == NULL || thread_at (self, GPOINTER_TO_UINT (found) - 1)->dead)
@@ -446,7 +481,7 @@ lookup_thread (StrataKernelModel *self,
                Instance          *inst,
                gint32             tid)
 {
-  gpointer found = g_hash_table_lookup (inst->threads, GINT_TO_POINTER (tid));
+  gpointer found = thread_slot_lookup (inst, tid);
 
   return found ? thread_at (self, GPOINTER_TO_UINT (found) - 1) : NULL;
 }
@@ -663,7 +698,7 @@ note_tgid (StrataKernelModel *self,
   if (tid <= 0 || tgid <= 0)
     return;
 
-  found = g_hash_table_lookup (inst->threads, GINT_TO_POINTER (tid));
+  found = thread_slot_lookup (inst, tid);
   if (found == NULL)
     return;
 
@@ -821,8 +856,7 @@ handle_event (StrataKernelModel *self,
                               cpu->seg_flags | STRATA_ACTIVITY_FLAG_LOST);
             if (cpu->cur_tid > 0)
               {
-                gpointer found = g_hash_table_lookup (inst->threads,
-                                                      GINT_TO_POINTER (cpu->cur_tid));
+                gpointer found = thread_slot_lookup (inst, cpu->cur_tid);
                 if (found != NULL)
                   t = thread_at (self, GPOINTER_TO_UINT (found) - 1);
               }

@@ -23,11 +23,6 @@ G_BEGIN_DECLS
 
 typedef struct _StrataKernelModel StrataKernelModel;
 
-/* Called for every activity as soon as it is complete (so in the order of
- * their ends, not their starts). */
-typedef void (*StrataActivityFunc) (const StrataActivity *activity,
-                                    gpointer              user_data);
-
 StrataKernelModel   *strata_kernel_model_new           (StrataStringPool     *strings,
                                                         const GArray         *lost_per_cpu);
 void                 strata_kernel_model_free          (StrataKernelModel    *self);

@@ -79,23 +79,108 @@ compare_cpus (const void *a,
   return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+/* What one channel accumulated; its kind is only looked at in finish(),
+ * since channels are still being created while activities stream in. */
+typedef struct
+{
+  gint64   by_kind[STRATA_N_ACTIVITY_KINDS];
+  gint64   by_state[STRATA_N_TASK_STATES];
+  guint64  switches_in;
+  GArray  *latencies;   /* gint64, or NULL */
+} ChannelSums;
+
+struct _StrataStatsBuilder
+{
+  GArray *sums;         /* ChannelSums, indexed by channel */
+};
+
+StrataStatsBuilder *
+strata_stats_builder_new (void)
+{
+  StrataStatsBuilder *self = g_new0 (StrataStatsBuilder, 1);
+
+  self->sums = g_array_new (FALSE, TRUE, sizeof (ChannelSums));
+
+  return self;
+}
+
+void
+strata_stats_builder_free (StrataStatsBuilder *self)
+{
+  if (self == NULL)
+    return;
+
+  for (guint i = 0; i < self->sums->len; i++)
+    g_clear_pointer (&g_array_index (self->sums, ChannelSums, i).latencies, g_array_unref);
+  g_array_unref (self->sums);
+  g_free (self);
+}
+
+/**
+ * strata_stats_builder_add:
+ * @activity: an activity
+ * @builder: a #StrataStatsBuilder
+ *
+ * Accounts one activity. The signature is a #StrataActivityFunc, so a
+ * builder can be the sink of strata_trace_load_full().
+ */
+void
+strata_stats_builder_add (const StrataActivity *activity,
+                          gpointer              builder)
+{
+  StrataStatsBuilder *self = builder;
+  gint64 d = activity->end - activity->start;
+  ChannelSums *sums;
+
+  if (activity->channel >= self->sums->len)
+    g_array_set_size (self->sums, activity->channel + 1);
+  sums = &g_array_index (self->sums, ChannelSums, activity->channel);
+
+  if (activity->kind >= STRATA_N_ACTIVITY_KINDS)
+    return;
+  sums->by_kind[activity->kind] += d;
+
+  if (activity->kind != STRATA_ACTIVITY_STATE || activity->state >= STRATA_N_TASK_STATES)
+    return;
+  sums->by_state[activity->state] += d;
+
+  if (activity->state == STRATA_TASK_STATE_RUNNING &&
+      !(activity->flags & STRATA_ACTIVITY_FLAG_START_UNSEEN))
+    sums->switches_in++;
+
+  /* A wakeup latency is a WOKEN interval that ended with the thread
+   * switched in, not one cut by the trace's end or by missing events. */
+  if (activity->state == STRATA_TASK_STATE_WOKEN &&
+      !(activity->flags & (STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST)))
+    {
+      if (sums->latencies == NULL)
+        sums->latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_array_append_val (sums->latencies, d);
+    }
+}
+
+/**
+ * strata_stats_builder_finish:
+ * @self: a builder that has seen every activity of @trace
+ * @trace: the trace, for its channels, span and context switches
+ *
+ * Returns: (transfer full): the statistics
+ */
 StrataStats *
-strata_stats_compute (StrataTrace *trace)
+strata_stats_builder_finish (StrataStatsBuilder *self,
+                             StrataTrace        *trace)
 {
   g_autoptr(GArray) all_latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autofree guint *cpu_index = NULL;
-  g_autofree guint *thread_index = NULL;
-  g_autofree GArray **latencies = NULL;
   const StrataChannel *channels;
-  const StrataActivity *activities;
   StrataStats *stats;
   guint n_channels;
-  gsize n_activities;
 
+  g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
 
   channels = strata_trace_get_channels (trace, &n_channels);
-  activities = strata_trace_get_activities (trace, &n_activities);
+  if (self->sums->len < n_channels)
+    g_array_set_size (self->sums, n_channels);
 
   stats = g_new0 (StrataStats, 1);
   stats->start = strata_trace_get_start (trace);
@@ -103,15 +188,10 @@ strata_stats_compute (StrataTrace *trace)
   stats->cpus = g_array_new (FALSE, TRUE, sizeof (StrataCpuStats));
   stats->threads = g_array_new (FALSE, TRUE, sizeof (StrataThreadStats));
 
-  cpu_index = g_new (guint, n_channels);
-  thread_index = g_new (guint, n_channels);
-  latencies = g_new0 (GArray *, n_channels);
-
   for (guint i = 0; i < n_channels; i++)
     {
       const StrataChannel *ch = &channels[i];
-
-      cpu_index[i] = thread_index[i] = G_MAXUINT;
+      ChannelSums *sums = &g_array_index (self->sums, ChannelSums, i);
 
       if (ch->kind == STRATA_CHANNEL_CPU)
         {
@@ -119,110 +199,42 @@ strata_stats_compute (StrataTrace *trace)
             .channel = i,
             .cpu = ch->id,
             .instance = ch->instance,
+            .busy = sums->by_kind[STRATA_ACTIVITY_TASK],
+            .idle = sums->by_kind[STRATA_ACTIVITY_IDLE],
+            .unknown = sums->by_kind[STRATA_ACTIVITY_UNKNOWN],
+            .irq = sums->by_kind[STRATA_ACTIVITY_IRQ],
+            .softirq = sums->by_kind[STRATA_ACTIVITY_SOFTIRQ],
             .switches = strata_trace_get_context_switches (trace, i),
           };
 
-          cpu_index[i] = stats->cpus->len;
           g_array_append_val (stats->cpus, cs);
           stats->switches += cs.switches;
         }
       else if (ch->kind == STRATA_CHANNEL_THREAD)
         {
+          const gint64 *st = sums->by_state;
           StrataThreadStats ts = {
             .channel = i,
             .tid = ch->id,
             .tgid = ch->tgid,
             .instance = ch->instance,
+            .running = st[STRATA_TASK_STATE_RUNNING],
+            .runnable = st[STRATA_TASK_STATE_RUNNABLE] + st[STRATA_TASK_STATE_PREEMPTED],
+            .woken = st[STRATA_TASK_STATE_WOKEN],
+            .sleeping = st[STRATA_TASK_STATE_SLEEPING],
+            .blocked = st[STRATA_TASK_STATE_UNINTERRUPTIBLE],
+            .other = st[STRATA_TASK_STATE_STOPPED] + st[STRATA_TASK_STATE_PARKED],
+            .switches_in = sums->switches_in,
           };
 
-          thread_index[i] = stats->threads->len;
+          if (sums->latencies != NULL)
+            {
+              g_array_append_vals (all_latencies, sums->latencies->data, sums->latencies->len);
+              strata_latency_from_samples (&ts.wakeup, (gint64 *) (gpointer) sums->latencies->data,
+                                           sums->latencies->len);
+            }
+
           g_array_append_val (stats->threads, ts);
-        }
-    }
-
-  for (gsize i = 0; i < n_activities; i++)
-    {
-      const StrataActivity *a = &activities[i];
-      gint64 d = a->end - a->start;
-
-      if (cpu_index[a->channel] != G_MAXUINT)
-        {
-          StrataCpuStats *cs = &g_array_index (stats->cpus, StrataCpuStats,
-                                               cpu_index[a->channel]);
-
-          switch ((StrataActivityKind) a->kind)
-            {
-            case STRATA_ACTIVITY_TASK: cs->busy += d; break;
-            case STRATA_ACTIVITY_IDLE: cs->idle += d; break;
-            case STRATA_ACTIVITY_UNKNOWN: cs->unknown += d; break;
-            case STRATA_ACTIVITY_IRQ: cs->irq += d; break;
-            case STRATA_ACTIVITY_SOFTIRQ: cs->softirq += d; break;
-            case STRATA_ACTIVITY_STATE:
-            case STRATA_ACTIVITY_WAKEUP:
-            case STRATA_ACTIVITY_EVENT:
-            case STRATA_N_ACTIVITY_KINDS:
-            default:
-              break;
-            }
-        }
-      else if (thread_index[a->channel] != G_MAXUINT && a->kind == STRATA_ACTIVITY_STATE)
-        {
-          StrataThreadStats *ts = &g_array_index (stats->threads, StrataThreadStats,
-                                                  thread_index[a->channel]);
-
-          switch ((StrataTaskState) a->state)
-            {
-            case STRATA_TASK_STATE_RUNNING:
-              ts->running += d;
-              if (!(a->flags & STRATA_ACTIVITY_FLAG_START_UNSEEN))
-                ts->switches_in++;
-              break;
-            case STRATA_TASK_STATE_RUNNABLE:
-            case STRATA_TASK_STATE_PREEMPTED:
-              ts->runnable += d;
-              break;
-            case STRATA_TASK_STATE_WOKEN:
-              ts->woken += d;
-              /* A wakeup latency is a WOKEN interval that ended with the
-               * thread switched in, not one cut by the trace's end or by
-               * lost events. */
-              if (!(a->flags & (STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST)))
-                {
-                  if (latencies[a->channel] == NULL)
-                    latencies[a->channel] = g_array_new (FALSE, FALSE, sizeof (gint64));
-                  g_array_append_val (latencies[a->channel], d);
-                  g_array_append_val (all_latencies, d);
-                }
-              break;
-            case STRATA_TASK_STATE_SLEEPING:
-              ts->sleeping += d;
-              break;
-            case STRATA_TASK_STATE_UNINTERRUPTIBLE:
-              ts->blocked += d;
-              break;
-            case STRATA_TASK_STATE_STOPPED:
-            case STRATA_TASK_STATE_PARKED:
-              ts->other += d;
-              break;
-            case STRATA_TASK_STATE_UNKNOWN:
-            case STRATA_TASK_STATE_DEAD:
-            case STRATA_N_TASK_STATES:
-            default:
-              break;
-            }
-        }
-    }
-
-  for (guint i = 0; i < stats->threads->len; i++)
-    {
-      StrataThreadStats *ts = &g_array_index (stats->threads, StrataThreadStats, i);
-      GArray *samples = latencies[ts->channel];
-
-      if (samples != NULL)
-        {
-          strata_latency_from_samples (&ts->wakeup, (gint64 *) (gpointer) samples->data,
-                                       samples->len);
-          g_array_unref (samples);
         }
     }
 
@@ -233,6 +245,28 @@ strata_stats_compute (StrataTrace *trace)
   g_array_sort (stats->cpus, compare_cpus);
 
   return stats;
+}
+
+/**
+ * strata_stats_compute:
+ * @trace: a trace loaded with its activities
+ *
+ * Returns: (transfer full): the statistics of @trace
+ */
+StrataStats *
+strata_stats_compute (StrataTrace *trace)
+{
+  g_autoptr(StrataStatsBuilder) builder = strata_stats_builder_new ();
+  const StrataActivity *activities;
+  gsize n;
+
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
+
+  activities = strata_trace_get_activities (trace, &n);
+  for (gsize i = 0; i < n; i++)
+    strata_stats_builder_add (&activities[i], builder);
+
+  return strata_stats_builder_finish (builder, trace);
 }
 
 void

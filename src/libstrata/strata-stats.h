@@ -1,7 +1,8 @@
 /* strata-stats.h
  *
  * What `strata-cli stats` reports, computed from a trace's activities (not
- * from its events, so it answers the same from an index): per-CPU busy,
+ * from its events, so it answers the same from an index) as they stream
+ * past, so nothing has to be kept: per-CPU busy,
  * idle, IRQ and softirq time; per-thread time running, runnable and
  * sleeping; wakeup latencies (waking to running) with percentiles.
  *
@@ -59,6 +60,15 @@ typedef struct
   guint64        switches;
 } StrataStats;
 
+typedef struct _StrataStatsBuilder StrataStatsBuilder;
+
+StrataStatsBuilder *strata_stats_builder_new    (void);
+void                strata_stats_builder_add    (const StrataActivity *activity,
+                                                 gpointer              builder);
+StrataStats        *strata_stats_builder_finish (StrataStatsBuilder   *self,
+                                                 StrataTrace          *trace);
+void                strata_stats_builder_free   (StrataStatsBuilder   *self);
+
 StrataStats *strata_stats_compute         (StrataTrace  *trace);
 void         strata_stats_free            (StrataStats  *stats);
 void         strata_latency_from_samples  (StrataLatency *latency,
@@ -66,5 +76,6 @@ void         strata_latency_from_samples  (StrataLatency *latency,
                                            guint          n_samples);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataStats, strata_stats_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataStatsBuilder, strata_stats_builder_free)
 
 G_END_DECLS

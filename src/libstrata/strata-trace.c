@@ -1,8 +1,13 @@
 /* strata-trace.c
  *
  * One pass over a source: read batches, feed the kernel model, keep its
- * activities (sorted by start, then channel, so every consumer sees the
- * same order) and count events by name. A read error after some events is
+ * activities (in the order the model completes them, which is the same for
+ * the same input) and count events by name.
+ *
+ * Reading and decoding run in a thread of their own, a few batches ahead of
+ * the kernel model, so the two use two cores. The batches go round two
+ * queues (full and free): memory stays flat, and the queues order the
+ * memory the two threads share (the events and the string pool's ids). A read error after some events is
  * kept as the trace's damage: the caller warns and goes on with what was
  * read. An error before any event is an error.
  *
@@ -11,12 +16,11 @@
 
 #include "config.h"
 
-#include <stdlib.h>
-
 #include "strata-kernel-model.h"
 #include "strata-trace.h"
 
 #define BATCH_SIZE 4096
+#define N_BATCHES  8
 
 struct _StrataTrace
 {
@@ -32,6 +36,9 @@ struct _StrataTrace
   gint64             start;
   gint64             end;
   GError            *damage;
+  gboolean           keep_activities;
+  StrataActivityFunc sink;
+  gpointer           sink_data;
 };
 
 G_DEFINE_FINAL_TYPE (StrataTrace, strata_trace, G_TYPE_OBJECT)
@@ -75,27 +82,113 @@ static void
 collect_activity (const StrataActivity *activity,
                   gpointer              user_data)
 {
-  GArray *activities = user_data;
+  StrataTrace *self = user_data;
 
-  g_array_append_vals (activities, activity, 1);
+  if (self->keep_activities)
+    g_array_append_vals (self->activities, activity, 1);
+  if (self->sink != NULL)
+    self->sink (activity, self->sink_data);
 }
 
-static int
-compare_activities (gconstpointer a,
-                    gconstpointer b)
+typedef struct
 {
-  const StrataActivity *x = a;
-  const StrataActivity *y = b;
+  StrataEvent *events;
+  gssize       n;       /* events in it; 0 at the end, -1 with error */
+  GError      *error;
+} Batch;
 
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  if (x->channel != y->channel)
-    return x->channel < y->channel ? -1 : 1;
-  if (x->end != y->end)
-    return x->end < y->end ? -1 : 1;
-  if (x->kind != y->kind)
-    return x->kind < y->kind ? -1 : 1;
-  return 0;
+typedef struct
+{
+  StrataSource *source;
+  GAsyncQueue  *full;
+  GAsyncQueue  *free;
+} Reader;
+
+static gpointer
+reader_thread (gpointer data)
+{
+  Reader *reader = data;
+
+  for (;;)
+    {
+      Batch *batch = g_async_queue_pop (reader->free);
+
+      batch->n = strata_source_read_batch (reader->source, batch->events, BATCH_SIZE,
+                                           &batch->error);
+      g_async_queue_push (reader->full, batch);
+
+      if (batch->n <= 0)
+        break;
+    }
+
+  return NULL;
+}
+
+static void
+count_events (StrataTrace       *self,
+              const StrataEvent *events,
+              gsize              n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 name = events[i].name;
+
+      if (name >= self->counts->len)
+        g_array_set_size (self->counts, MAX (name + 1, self->counts->len * 2));
+      g_array_index (self->counts, guint64, name)++;
+    }
+}
+
+static void
+read_events (StrataTrace        *self,
+             StrataKernelModel  *model,
+             GError            **error)
+{
+  Batch batches[N_BATCHES];
+  Reader reader = { 0 };
+  GThread *thread;
+
+  reader.source = self->source;
+  reader.full = g_async_queue_new ();
+  reader.free = g_async_queue_new ();
+
+  for (guint i = 0; i < N_BATCHES; i++)
+    {
+      batches[i].events = g_new (StrataEvent, BATCH_SIZE);
+      batches[i].n = 0;
+      batches[i].error = NULL;
+      g_async_queue_push (reader.free, &batches[i]);
+    }
+
+  thread = g_thread_new ("strata-reader", reader_thread, &reader);
+
+  for (;;)
+    {
+      Batch *batch = g_async_queue_pop (reader.full);
+
+      if (batch->n <= 0)
+        {
+          if (batch->n < 0)
+            g_propagate_error (error, g_steal_pointer (&batch->error));
+          break;
+        }
+
+      count_events (self, batch->events, batch->n);
+      self->n_events += batch->n;
+      strata_kernel_model_feed (model, batch->events, batch->n);
+
+      g_async_queue_push (reader.free, batch);
+    }
+
+  g_thread_join (thread);
+
+  for (guint i = 0; i < N_BATCHES; i++)
+    {
+      g_free (batches[i].events);
+      g_clear_error (&batches[i].error);
+    }
+  g_async_queue_unref (reader.full);
+  g_async_queue_unref (reader.free);
 }
 
 /**
@@ -113,9 +206,30 @@ StrataTrace *
 strata_trace_load (const char  *path,
                    GError     **error)
 {
+  return strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, error);
+}
+
+/**
+ * strata_trace_load_full:
+ * @path: a trace file
+ * @flags: what to keep
+ * @sink: (nullable): called with every activity as the model completes it
+ * @sink_data: for @sink
+ * @error: where to report a file that cannot be read at all
+ *
+ * Like strata_trace_load(), and hands every activity to @sink as well.
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_load_full (const char            *path,
+                        StrataTraceLoadFlags   flags,
+                        StrataActivityFunc     sink,
+                        gpointer               sink_data,
+                        GError               **error)
+{
   g_autoptr(StrataTrace) self = NULL;
   g_autoptr(StrataKernelModel) model = NULL;
-  g_autofree StrataEvent *batch = NULL;
   const StrataSourceInfo *info;
   const StrataChannel *channels;
   guint n_channels;
@@ -124,6 +238,9 @@ strata_trace_load (const char  *path,
   g_return_val_if_fail (path != NULL, NULL);
 
   self = g_object_new (STRATA_TYPE_TRACE, NULL);
+  self->keep_activities = !(flags & STRATA_TRACE_LOAD_NO_ACTIVITIES);
+  self->sink = sink;
+  self->sink_data = sink_data;
   self->source = strata_source_open (path, error);
   if (self->source == NULL)
     return NULL;
@@ -132,31 +249,9 @@ strata_trace_load (const char  *path,
   info = strata_source_get_info (self->source);
 
   model = strata_kernel_model_new (self->strings, info->lost_per_cpu);
-  strata_kernel_model_set_sink (model, collect_activity, self->activities);
+  strata_kernel_model_set_sink (model, collect_activity, self);
 
-  batch = g_new (StrataEvent, BATCH_SIZE);
-
-  for (;;)
-    {
-      gssize n = strata_source_read_batch (self->source, batch, BATCH_SIZE, &read_error);
-
-      if (n < 0)
-        break;
-      if (n == 0)
-        break;
-
-      for (gssize i = 0; i < n; i++)
-        {
-          guint32 name = batch[i].name;
-
-          if (name >= self->counts->len)
-            g_array_set_size (self->counts, name + 1);
-          g_array_index (self->counts, guint64, name)++;
-        }
-
-      self->n_events += n;
-      strata_kernel_model_feed (model, batch, n);
-    }
+  read_events (self, model, &read_error);
 
   if (read_error != NULL)
     {
@@ -179,8 +274,6 @@ strata_trace_load (const char  *path,
   for (guint i = 0; i < n_channels; i++)
     g_array_index (self->switches, guint64, i) =
       strata_kernel_model_get_context_switches (model, i);
-
-  g_array_sort (self->activities, compare_activities);
 
   for (guint i = 0; i < self->counts->len; i++)
     {

@@ -28,8 +28,21 @@ typedef struct
   guint64 count;
 } StrataEventCount;
 
+typedef enum
+{
+  STRATA_TRACE_LOAD_DEFAULT        = 0,
+  /* Do not keep the activities: a caller that only needs them once (the
+   * stats) gets them through the sink and memory stays flat. */
+  STRATA_TRACE_LOAD_NO_ACTIVITIES  = 1 << 0,
+} StrataTraceLoadFlags;
+
 StrataTrace            *strata_trace_load                (const char     *path,
                                                           GError        **error);
+StrataTrace            *strata_trace_load_full           (const char           *path,
+                                                          StrataTraceLoadFlags  flags,
+                                                          StrataActivityFunc    sink,
+                                                          gpointer              sink_data,
+                                                          GError              **error);
 StrataSource           *strata_trace_get_source          (StrataTrace    *self);
 const StrataSourceInfo *strata_trace_get_info            (StrataTrace    *self);
 StrataStringPool       *strata_trace_get_strings         (StrataTrace    *self);

@@ -1,0 +1,514 @@
+/* test-tracedat-damage.c
+ *
+ * The trace.dat reader on broken files: fixtures cut at many offsets,
+ * garbage, and single-bit flips, written to a temporary directory and read
+ * to the end. Whatever the damage, the reader must not crash, must fail
+ * with a STRATA_ERROR whose message names the file, and when a cut falls
+ * inside the trace data, the events it returned before failing must be a
+ * prefix of the whole file's events (the same timestamps and types, in the
+ * same order): damage may hide the end of a trace, never alter its start.
+ * Inputs that once crashed the reader (found by tests/fuzz/fuzz-tracedat)
+ * are rebuilt here from the fixtures as regression cases.
+ *
+ * The fixtures come from $STRATA_FIXTURES_DIR, or tests/fixtures beside
+ * this file; the version 6 fixture is decompressed with xz(1) when it is
+ * available.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "strata-error.h"
+#include "strata-source.h"
+
+typedef struct
+{
+  gint64  ts;
+  guint32 type;
+} Seen;
+
+typedef struct
+{
+  GArray  *events;    /* Seen */
+  GError  *error;
+  gboolean opened;
+} Outcome;
+
+static char *tmp_dir;
+
+static void
+outcome_clear (Outcome *outcome)
+{
+  g_clear_pointer (&outcome->events, g_array_unref);
+  g_clear_error (&outcome->error);
+}
+
+static void
+read_all (const char *path,
+          Outcome    *outcome)
+{
+  g_autoptr(StrataSource) source = NULL;
+  StrataEvent events[512];
+  gssize n;
+
+  outcome->events = g_array_new (FALSE, FALSE, sizeof (Seen));
+  outcome->error = NULL;
+
+  source = strata_source_open (path, &outcome->error);
+  outcome->opened = source != NULL;
+  if (source == NULL)
+    return;
+
+  while ((n = strata_source_read_batch (source, events, G_N_ELEMENTS (events),
+                                        &outcome->error)) > 0)
+    for (gssize i = 0; i < n; i++)
+      {
+        Seen seen = { events[i].ts, events[i].type };
+        g_array_append_val (outcome->events, seen);
+      }
+
+  if (n == 0)
+    g_assert_no_error (outcome->error);
+}
+
+static const char *
+fixtures_dir (void)
+{
+  static char *dir;
+
+  if (dir == NULL)
+    {
+      const char *env = g_getenv ("STRATA_FIXTURES_DIR");
+
+      dir = env != NULL ? g_strdup (env)
+                        : g_test_build_filename (G_TEST_DIST, "fixtures", NULL);
+    }
+
+  return dir;
+}
+
+static GBytes *
+load_fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (fixtures_dir (), name, NULL);
+  g_autoptr(GError) error = NULL;
+  char *contents;
+  gsize len;
+
+  g_file_get_contents (path, &contents, &len, &error);
+  g_assert_no_error (error);
+
+  return g_bytes_new_take (contents, len);
+}
+
+/* xz output is binary: read it through a pipe instead of as a string. */
+static GBytes *
+load_xz_fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (fixtures_dir (), name, NULL);
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                           &error, "xz", "-dc", path, NULL);
+  if (proc == NULL)
+    return NULL;
+  if (!g_subprocess_communicate (proc, NULL, NULL, &out, NULL, &error) ||
+      !g_subprocess_get_successful (proc))
+    return NULL;
+
+  return g_steal_pointer (&out);
+}
+
+static char *
+write_case (const char   *name,
+            const guint8 *data,
+            gsize         len)
+{
+  g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, (const char *) data, len, &error);
+  g_assert_no_error (error);
+
+  return g_steal_pointer (&path);
+}
+
+/* The rules every damaged file must follow. */
+static void
+check_damaged (const char *path,
+               Outcome    *outcome,
+               GArray     *full)
+{
+  g_autofree char *base = g_path_get_basename (path);
+
+  if (outcome->error != NULL)
+    {
+      g_assert_true (outcome->error->domain == STRATA_ERROR);
+      g_assert_true (outcome->error->code == STRATA_ERROR_TRUNCATED ||
+                     outcome->error->code == STRATA_ERROR_CORRUPT ||
+                     outcome->error->code == STRATA_ERROR_UNSUPPORTED ||
+                     outcome->error->code == STRATA_ERROR_UNKNOWN_FORMAT ||
+                     outcome->error->code == STRATA_ERROR_IO);
+      if (strstr (outcome->error->message, base) == NULL)
+        g_error ("the error for %s does not name the file: %s",
+                 base, outcome->error->message);
+    }
+
+  if (full != NULL)
+    {
+      g_assert_cmpuint (outcome->events->len, <=, full->len);
+      for (guint i = 0; i < outcome->events->len; i++)
+        {
+          const Seen *a = &g_array_index (outcome->events, Seen, i);
+          const Seen *b = &g_array_index (full, Seen, i);
+
+          if (a->ts != b->ts || a->type != b->type)
+            g_error ("%s: event %u is (%" G_GINT64_FORMAT ", %u), the whole "
+                     "file has (%" G_GINT64_FORMAT ", %u) there",
+                     base, i, a->ts, a->type, b->ts, b->type);
+        }
+    }
+}
+
+static void
+cut_fixture (GBytes     *bytes,
+             const char *label)
+{
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+  g_autofree char *full_path = write_case (label, data, len);
+  g_autoptr(GArray) offsets = g_array_new (FALSE, FALSE, sizeof (gsize));
+  Outcome full = { 0 };
+  guint with_events = 0;
+
+  read_all (full_path, &full);
+  g_assert_no_error (full.error);
+  g_assert_cmpuint (full.events->len, >, 0);
+
+  /* Every 97 bytes through the headers, then ~200 cuts through the rest,
+   * and the last bytes one by one. */
+  for (gsize o = 0; o < MIN (len, 8192); o += 97)
+    g_array_append_val (offsets, o);
+  for (guint i = 0; i < 200; i++)
+    {
+      gsize o = 8192 + (len - 8192) / 200 * i + i % 7;
+      if (o < len)
+        g_array_append_val (offsets, o);
+    }
+  for (gsize o = len > 8 ? len - 8 : 0; o < len; o++)
+    g_array_append_val (offsets, o);
+
+  for (guint i = 0; i < offsets->len; i++)
+    {
+      gsize cut = g_array_index (offsets, gsize, i);
+      g_autofree char *name = g_strdup_printf ("%s-cut-%" G_GSIZE_FORMAT ".dat", label, cut);
+      g_autofree char *path = write_case (name, data, cut);
+      Outcome outcome = { 0 };
+
+      read_all (path, &outcome);
+      /* Only a cut that removed nothing the format needs may go unnoticed,
+       * and then every event must be there. */
+      if (outcome.error == NULL)
+        g_assert_cmpuint (outcome.events->len, ==, full.events->len);
+      check_damaged (path, &outcome, full.events);
+      if (outcome.events->len > 0)
+        with_events++;
+      outcome_clear (&outcome);
+      g_unlink (path);
+    }
+
+  g_test_message ("%s: %u cuts, %u of them returned events before the error",
+                  label, offsets->len, with_events);
+
+  outcome_clear (&full);
+  g_unlink (full_path);
+}
+
+static void
+test_truncated (void)
+{
+  g_autoptr(GBytes) v7 = load_fixture ("sched-small.dat");
+  g_autoptr(GBytes) instances = load_fixture ("instances.dat");
+  g_autoptr(GBytes) v6 = load_xz_fixture ("sched-small-v6.dat.xz");
+
+  cut_fixture (v7, "v7-zstd");
+  cut_fixture (instances, "instances");
+
+  if (v6 == NULL)
+    {
+      g_test_message ("xz is not available: the version 6 cuts are skipped");
+      return;
+    }
+
+  cut_fixture (v6, "v6");
+}
+
+/* A cut inside the CPU data of a version 6 file keeps what precedes it:
+ * the last CPU's pages are cut near the end, so almost every event must
+ * come back, then a TRUNCATED error. */
+static void
+test_truncated_keeps_prefix (void)
+{
+  g_autoptr(GBytes) v6 = load_xz_fixture ("sched-small-v6.dat.xz");
+  g_autofree char *full_path = NULL;
+  g_autofree char *cut_path = NULL;
+  Outcome full = { 0 }, cut = { 0 };
+  const guint8 *data;
+  gsize len;
+
+  if (v6 == NULL)
+    {
+      g_test_skip ("xz is not available");
+      return;
+    }
+
+  data = g_bytes_get_data (v6, &len);
+  full_path = write_case ("v6-whole.dat", data, len);
+  cut_path = write_case ("v6-cut-near-end.dat", data, len - 1000);
+
+  read_all (full_path, &full);
+  g_assert_no_error (full.error);
+  read_all (cut_path, &cut);
+  g_assert_error (cut.error, STRATA_ERROR, STRATA_ERROR_TRUNCATED);
+  check_damaged (cut_path, &cut, full.events);
+  g_assert_cmpuint (cut.events->len, >, full.events->len / 2);
+
+  outcome_clear (&full);
+  outcome_clear (&cut);
+}
+
+/* A version 6 file whose fourth page of CPU 0 says it holds more than a
+ * page: the reader must stop before it, with the events before it. */
+static void
+test_bad_page (void)
+{
+  g_autoptr(GBytes) v6 = load_xz_fixture ("sched-small-v6.dat.xz");
+  g_autofree char *full_path = NULL;
+  g_autofree char *bad_path = NULL;
+  g_autofree guint8 *copy = NULL;
+  Outcome full = { 0 }, bad = { 0 };
+  const guint8 *data, *tag;
+  guint64 cpu0;
+  gsize len;
+
+  if (v6 == NULL)
+    {
+      g_test_skip ("xz is not available");
+      return;
+    }
+
+  data = g_bytes_get_data (v6, &len);
+  tag = memmem (data, len, "flyrecord", 10);
+  g_assert_nonnull (tag);
+  memcpy (&cpu0, tag + 10, 8);
+  cpu0 = GUINT64_FROM_LE (cpu0);
+  g_assert_cmpuint (cpu0 + 4 * 4096, <, len);
+
+  copy = g_memdup2 (data, len);
+  memset (copy + cpu0 + 3 * 4096 + 8, 0x7f, 4);
+
+  full_path = write_case ("v6-whole-for-page.dat", data, len);
+  bad_path = write_case ("v6-bad-page.dat", copy, len);
+
+  read_all (full_path, &full);
+  g_assert_no_error (full.error);
+  read_all (bad_path, &bad);
+  g_assert_error (bad.error, STRATA_ERROR, STRATA_ERROR_CORRUPT);
+  check_damaged (bad_path, &bad, full.events);
+
+  outcome_clear (&full);
+  outcome_clear (&bad);
+}
+
+static void
+test_garbage (void)
+{
+  static const guint8 magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+  static const char *prefixes[] = { "", "6", "7", "9", "66666666666666666666" };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20240607);
+  static const gsize sizes[] = { 1, 9, 10, 11, 16, 64, 4096, 70000 };
+
+  for (guint p = 0; p < G_N_ELEMENTS (prefixes); p++)
+    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (guint fill = 0; fill < 3; fill++)
+        {
+          g_autofree guint8 *data = g_malloc0 (sizes[s] + 64);
+          g_autofree char *name = g_strdup_printf ("garbage-%u-%" G_GSIZE_FORMAT "-%u.dat",
+                                                   p, sizes[s], fill);
+          g_autofree char *path = NULL;
+          Outcome outcome = { 0 };
+          gsize len = 0;
+
+          if (sizes[s] >= sizeof magic)
+            {
+              memcpy (data, magic, sizeof magic);
+              len = sizeof magic;
+              memcpy (data + len, prefixes[p], strlen (prefixes[p]) + 1);
+              len += strlen (prefixes[p]) + 1;
+              if (fill == 2 && len + 6 <= sizes[s] + 64)
+                {
+                  /* A plausible rest of the initial header. */
+                  data[len++] = 0;
+                  data[len++] = 8;
+                  data[len++] = 0;
+                  data[len++] = 0x10;
+                  data[len++] = 0;
+                  data[len++] = 0;
+                }
+            }
+          for (; len < sizes[s]; len++)
+            data[len] = fill == 1 ? 0xff : g_rand_int_range (rand, 0, 256);
+
+          path = write_case (name, data, len);
+          read_all (path, &outcome);
+          g_assert_nonnull (outcome.error);
+          check_damaged (path, &outcome, NULL);
+          outcome_clear (&outcome);
+          g_unlink (path);
+        }
+}
+
+static void
+flip_fixture (const char *fixture,
+              guint       n_flips,
+              guint32     seed)
+{
+  g_autoptr(GBytes) bytes = load_fixture (fixture);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+  g_autofree guint8 *copy = g_memdup2 (data, len);
+  guint failed = 0;
+
+  for (guint i = 0; i < n_flips; i++)
+    {
+      gsize at = g_rand_int_range (rand, 0, (gint32) len);
+      guint bit = g_rand_int_range (rand, 0, 8);
+      g_autofree char *name = g_strdup_printf ("%s-flip-%" G_GSIZE_FORMAT "-%u.dat",
+                                               fixture, at, bit);
+      g_autofree char *path = NULL;
+      Outcome outcome = { 0 };
+
+      copy[at] ^= 1u << bit;
+      path = write_case (name, copy, len);
+      copy[at] = data[at];
+
+      read_all (path, &outcome);
+      check_damaged (path, &outcome, NULL);
+      if (outcome.error != NULL)
+        failed++;
+      outcome_clear (&outcome);
+      g_unlink (path);
+    }
+
+  g_test_message ("%s: %u bit flips, %u of them reported as damage",
+                  fixture, n_flips, failed);
+}
+
+static void
+test_bit_flips (void)
+{
+  flip_fixture ("sched-small.dat", 150, 1);
+  flip_fixture ("instances.dat", 100, 2);
+  flip_fixture ("lossy.dat", 100, 3);
+}
+
+/* Inputs the fuzzer found, rebuilt from the fixture they came from. */
+typedef struct
+{
+  const char *fixture;
+  gsize       offset;
+  guint8      value;
+  const char *what;
+} Regression;
+
+static const Regression regressions[] = {
+  /* A byte of the zstd-compressed event formats changed so that they still
+   * decompress, to a field declaration libtraceevent's parser dies on. */
+  { "instances.dat", 118407, 0x70, "event format that crashes libtraceevent" },
+  /* A changed byte in a compressed chunk: zstd notices. */
+  { "instances.dat", 136104, 0x8b, "corrupt compressed chunk" },
+  /* A compressed page whose commit field sends kbuffer far past the page. */
+  { "lossy.dat", 131713, 0xae, "page commit larger than the page" },
+};
+
+static void
+test_fuzz_regressions (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (regressions); i++)
+    {
+      const Regression *r = &regressions[i];
+      g_autoptr(GBytes) bytes = load_fixture (r->fixture);
+      g_autofree char *name = g_strdup_printf ("regression-%u.dat", i);
+      g_autofree char *path = NULL;
+      g_autofree guint8 *copy = NULL;
+      Outcome outcome = { 0 };
+      gsize len;
+
+      const guint8 *data = g_bytes_get_data (bytes, &len);
+
+      copy = g_memdup2 (data, len);
+      g_assert_cmpuint (r->offset, <, len);
+      copy[r->offset] = r->value;
+      path = write_case (name, copy, len);
+
+      g_test_message ("regression %u: %s", i, r->what);
+      read_all (path, &outcome);
+      g_assert_nonnull (outcome.error);
+      check_damaged (path, &outcome, NULL);
+      outcome_clear (&outcome);
+      g_unlink (path);
+    }
+
+  /* Files the fuzzer left in tests/fixtures/damaged/, if any. */
+  {
+    g_autofree char *dir_path = g_build_filename (fixtures_dir (), "damaged", NULL);
+    g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+    const char *name;
+
+    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (dir_path, name, NULL);
+        Outcome outcome = { 0 };
+
+        if (!g_str_has_suffix (name, ".dat"))
+          continue;
+        read_all (path, &outcome);
+        check_damaged (path, &outcome, NULL);
+        outcome_clear (&outcome);
+      }
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+
+  tmp_dir = g_dir_make_tmp ("strata-tracedat-damage-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  g_test_add_func ("/strata/ftrace-dat/truncated", test_truncated);
+  g_test_add_func ("/strata/ftrace-dat/truncated-keeps-prefix", test_truncated_keeps_prefix);
+  g_test_add_func ("/strata/ftrace-dat/bad-page", test_bad_page);
+  g_test_add_func ("/strata/ftrace-dat/garbage", test_garbage);
+  g_test_add_func ("/strata/ftrace-dat/bit-flips", test_bit_flips);
+  g_test_add_func ("/strata/ftrace-dat/fuzz-regressions", test_fuzz_regressions);
+
+  ret = g_test_run ();
+
+  g_rmdir (tmp_dir);
+  g_free (tmp_dir);
+
+  return ret;
+}
