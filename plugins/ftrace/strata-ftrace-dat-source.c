@@ -103,6 +103,7 @@ struct _StrataFtraceDatSource
   int                     fd;
 
   GHashTable             *events;           /* event id → EventInfo */
+  struct tep_format_field *common_type;     /* where every record keeps its id */
   guint32                 lost_name;
 
   Stream                 *streams;
@@ -720,10 +721,14 @@ decode_record (StrataFtraceDatSource *self,
   event->tgid = -1;
   event->pid = -1;
 
-  /* common_type is the first field of every record; a record too short to
-   * hold it cannot be an event. */
-  if (record->size >= 2)
-    id = tep_data_type (self->tep, record);
+  /* The event id, read where the file's formats say it is; a record too
+   * short to hold it cannot be an event. */
+  {
+    gint64 type;
+
+    if (read_number (self->common_type, record, &type))
+      id = (int) type;
+  }
 
   info = g_hash_table_lookup (self->events, GINT_TO_POINTER (id));
   if (info == NULL)
@@ -960,6 +965,27 @@ layout_cpu (StrataFtraceDatLayout *layout,
   return &g_array_index (b->cpus, StrataFtraceDatCpu, index);
 }
 
+/* Every event shares the common fields; the first one's serve for all. */
+static gboolean
+resolve_common_type (StrataFtraceDatSource  *self,
+                     GError                **error)
+{
+  struct tep_event *first = tep_get_first_event (self->tep);
+
+  if (first != NULL)
+    self->common_type = tep_find_common_field (first, "common_type");
+
+  if (self->common_type == NULL)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: the file's event formats have no common_type field",
+                   self->layout->display_name);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 static void
 close_input (gpointer data)
 {
@@ -1099,6 +1125,9 @@ open_with_library (StrataFtraceDatSource  *self,
       return FALSE;
     }
 
+  if (!resolve_common_type (self, error))
+    return FALSE;
+
   inputs = g_ptr_array_new_with_free_func (close_input);
   self->instance_inputs = inputs;
   g_ptr_array_add (inputs, NULL);
@@ -1203,6 +1232,7 @@ open_salvage (StrataFtraceDatSource  *self,
 {
   StrataFtraceDatLayout *layout = self->layout;
   StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+  g_autoptr(GHashTable) known = g_hash_table_new (NULL, NULL);
   guint n_streams = 0;
 
   if (!probe_in_child (self, path, TRACECMD_FL_LOAD_NO_PLUGINS |
@@ -1218,6 +1248,11 @@ open_salvage (StrataFtraceDatSource  *self,
                    layout->display_name);
       return FALSE;
     }
+
+  if (!resolve_common_type (self, error))
+    return FALSE;
+
+  note_cpu_stats (self, tracecmd_get_cpustats (self->input), known);
 
   for (guint i = 0; i < layout->buffers->len; i++)
     n_streams += ((StrataFtraceDatBuffer *) g_ptr_array_index (layout->buffers, i))->cpus->len;
@@ -1242,6 +1277,9 @@ open_salvage (StrataFtraceDatSource  *self,
           stream->instance = i;
           stream->cpu = cpu->cpu;
           stream->index = c;
+          /* The stats of a version 6 file are the top buffer's. */
+          stream->stats_known = i == 0 &&
+                                g_hash_table_contains (known, GINT_TO_POINTER ((gint) cpu->cpu));
           stream->data_offset = cpu->offset;
           stream->page_offset = cpu->offset;
           end = cpu->size == 0 ? cpu->offset : MIN (cpu->offset + cpu->size, layout->file_size);
@@ -1268,7 +1306,6 @@ open_salvage (StrataFtraceDatSource  *self,
 
   info->clock = g_strdup (tracecmd_get_trace_clock (self->input));
   info->n_cpus = layout->n_cpus;
-  info->lost_unknown = TRUE;
   fill_uname (info, tracecmd_get_uname (self->input));
   self->deferred_error = g_error_copy (layout->data_truncated);
 

@@ -232,7 +232,7 @@ parse_i32 (const char **pp,
 
 /* "SECS.FRACTION" (the kernel prints microseconds) or a bare counter (the
  * `counter` and `x86-tsc` clocks are not in nanoseconds, so the kernel prints
- * the raw value and so do we). */
+ * the raw value, which is taken as it is). */
 static gboolean
 parse_timestamp (const char **pp,
                  const char  *end,
