@@ -38,6 +38,22 @@
 #define MAX_STATE_FLAGS     32
 #define PROBE_TIMEOUT_MS    30000
 
+#define STATE_CACHE_SIZE 16
+#define COMM_CACHE_SIZE  1024
+#define COMM_CACHE_LEN   16
+#define MAX_TABLE_ID     65536
+
+/* The last strings read from fixed-size char[] fields (comms), so the same
+ * comm in a million records is interned once: a direct-mapped cache on the
+ * bytes themselves. */
+typedef struct
+{
+  char    bytes[COMM_CACHE_LEN];
+  guint8  len;
+  guint8  used;
+  guint32 id;
+} CommCacheEntry;
+
 /* What the source needs of one event id, resolved once per file: which
  * StrataEventType it is, its interned name, and the fields it reads. */
 typedef struct
@@ -53,6 +69,11 @@ typedef struct
   guint                    n_state_flags;
   guint64                  state_mask;
   guint64                  preempt_bit;
+
+  /* prev_state values seen so far and what they mean: a handful per file. */
+  guint64                  state_cache_value[STATE_CACHE_SIZE];
+  guint8                   state_cache_state[STATE_CACHE_SIZE];
+  guint8                   state_cache_used[STATE_CACHE_SIZE];
 } EventInfo;
 
 /* The field order of EventInfo.fields for each type. */
@@ -76,6 +97,7 @@ typedef struct
   gboolean               cut;        /* its data runs past the end of the file */
   gboolean               lost_done;  /* the LOST event of `next` was emitted */
   struct tep_record     *next;       /* libtracecmd's record, or &salvage_record */
+  guint64                ts;         /* next->ts, kept here for the heap */
 
   /* Uncompressed data read by libtracecmd: pages before this offset have
    * been checked (see stream_check_ahead()). */
@@ -102,7 +124,11 @@ struct _StrataFtraceDatSource
   struct tep_handle      *tep;
   int                     fd;
 
-  GHashTable             *events;           /* event id → EventInfo */
+  GHashTable             *events;           /* event id → EventInfo (owned) */
+  GPtrArray              *event_table;      /* the same, indexed by small ids */
+  StrataStringPool       *strings;          /* not owned: the source's pool */
+  int                     native_order;     /* the file's byte order is ours: 1, else 0; -1 unknown */
+  CommCacheEntry         *comm_cache;
   struct tep_format_field *common_type;     /* where every record keeps its id */
   guint32                 lost_name;
 
@@ -121,8 +147,8 @@ stream_before (StrataFtraceDatSource *self,
                guint                  a,
                guint                  b)
 {
-  guint64 ta = self->streams[a].next->ts;
-  guint64 tb = self->streams[b].next->ts;
+  guint64 ta = self->streams[a].ts;
+  guint64 tb = self->streams[b].ts;
 
   /* Equal timestamps keep the order of instances, then CPUs, as
    * `trace-cmd report` prints them. */
@@ -156,6 +182,7 @@ heap_push (StrataFtraceDatSource *self,
 {
   guint i = self->heap_len++;
 
+  self->streams[stream].ts = self->streams[stream].next->ts;
   self->heap[i] = stream;
   while (i > 0)
     {
@@ -391,6 +418,8 @@ strata_ftrace_dat_source_finalize (GObject *object)
     }
   g_clear_pointer (&self->streams, g_free);
   g_clear_pointer (&self->heap, g_free);
+  g_clear_pointer (&self->event_table, g_ptr_array_unref);
+  g_clear_pointer (&self->comm_cache, g_free);
   g_clear_pointer (&self->events, g_hash_table_unref);
   g_clear_pointer (&self->instance_inputs, g_ptr_array_unref);
   g_clear_pointer (&self->input, tracecmd_close);
@@ -504,6 +533,12 @@ resolve_event (StrataFtraceDatSource *self,
   guint n_required = 0;
 
   g_hash_table_insert (self->events, GINT_TO_POINTER (id), info);
+  if (id >= 0 && id < MAX_TABLE_ID)
+    {
+      if ((guint) id >= self->event_table->len)
+        g_ptr_array_set_size (self->event_table, id + 1);
+      g_ptr_array_index (self->event_table, id) = info;
+    }
 
   if (event == NULL || event->name == NULL)
     {
@@ -599,13 +634,31 @@ field_fits (struct tep_format_field *f,
 }
 
 static gboolean
-read_number (struct tep_format_field *f,
+read_number (StrataFtraceDatSource   *self,
+             struct tep_format_field *f,
              struct tep_record       *record,
              gint64                  *value)
 {
   unsigned long long v;
 
-  if (!field_fits (f, record) || tep_read_number_field (f, record->data, &v) != 0)
+  if (!field_fits (f, record))
+    return FALSE;
+
+  /* The file's byte order is the machine's in the common case: read the
+   * field directly rather than through libtraceevent's generic reader. */
+  if (self->native_order != 0 && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8))
+    {
+      const guint8 *p = (const guint8 *) record->data + f->offset;
+
+      switch (f->size)
+        {
+        case 1: v = p[0]; break;
+        case 2: { guint16 x; memcpy (&x, p, 2); v = x; } break;
+        case 4: { guint32 x; memcpy (&x, p, 4); v = x; } break;
+        default: { guint64 x; memcpy (&x, p, 8); v = x; } break;
+        }
+    }
+  else if (tep_read_number_field (f, record->data, &v) != 0)
     return FALSE;
 
   /* Sign-extend narrow signed fields (pids, prio, ret). */
@@ -621,13 +674,14 @@ read_number (struct tep_format_field *f,
 }
 
 static gint32
-read_i32 (struct tep_format_field *f,
+read_i32 (StrataFtraceDatSource   *self,
+          struct tep_format_field *f,
           struct tep_record       *record,
           gint32                   fallback)
 {
   gint64 v;
 
-  return read_number (f, record, &v) ? (gint32) v : fallback;
+  return read_number (self, f, record, &v) ? (gint32) v : fallback;
 }
 
 /* A char[] field (a comm) or a __data_loc string (exec's filename). */
@@ -636,7 +690,7 @@ read_string (StrataFtraceDatSource   *self,
              struct tep_format_field *f,
              struct tep_record       *record)
 {
-  StrataStringPool *strings = strata_source_get_strings (STRATA_SOURCE (self));
+  StrataStringPool *strings = self->strings;
   const char *data = record->data;
   guint64 offset, len;
 
@@ -662,20 +716,62 @@ read_string (StrataFtraceDatSource   *self,
       len = f->size;
     }
 
-  return strata_string_pool_intern_len (strings, data + offset,
-                                        strnlen (data + offset, len));
+  len = strnlen (data + offset, len);
+
+  if (len <= COMM_CACHE_LEN)
+    {
+      CommCacheEntry *entry;
+      guint32 hash = 2166136261u;
+
+      for (guint i = 0; i < len; i++)
+        hash = (hash ^ (guint8) data[offset + i]) * 16777619u;
+      entry = &self->comm_cache[hash & (COMM_CACHE_SIZE - 1)];
+
+      if (entry->used && entry->len == len && memcmp (entry->bytes, data + offset, len) == 0)
+        return entry->id;
+
+      entry->id = strata_string_pool_intern_len (strings, data + offset, len);
+      memcpy (entry->bytes, data + offset, len);
+      entry->len = len;
+      entry->used = TRUE;
+      return entry->id;
+    }
+
+  return strata_string_pool_intern_len (strings, data + offset, len);
 }
 
+static guint8 decode_task_state_letters (EventInfo *info,
+                                         gint64     state);
+
 static guint32
-decode_task_state (EventInfo         *info,
-                   struct tep_record *record)
+decode_task_state (StrataFtraceDatSource *self,
+                   EventInfo             *info,
+                   struct tep_record     *record)
+{
+  gint64 state;
+
+  if (!read_number (self, info->fields[SW_PREV_STATE], record, &state))
+    return STRATA_TASK_STATE_UNKNOWN;
+
+  {
+    guint slot = (guint) (state ^ (state >> 8)) & (STATE_CACHE_SIZE - 1);
+
+    if (info->state_cache_used[slot] && info->state_cache_value[slot] == (guint64) state)
+      return info->state_cache_state[slot];
+
+    info->state_cache_value[slot] = state;
+    info->state_cache_state[slot] = decode_task_state_letters (info, state);
+    info->state_cache_used[slot] = TRUE;
+    return info->state_cache_state[slot];
+  }
+}
+
+static guint8
+decode_task_state_letters (EventInfo *info,
+                           gint64     state)
 {
   char letters[64];
   gsize len = 0;
-  gint64 state;
-
-  if (!read_number (info->fields[SW_PREV_STATE], record, &state))
-    return STRATA_TASK_STATE_UNKNOWN;
 
   if (info->state_mask == 0)
     return state == 0 ? STRATA_TASK_STATE_RUNNABLE : STRATA_TASK_STATE_UNKNOWN;
@@ -726,63 +822,66 @@ decode_record (StrataFtraceDatSource *self,
   {
     gint64 type;
 
-    if (read_number (self->common_type, record, &type))
+    if (read_number (self, self->common_type, record, &type))
       id = (int) type;
   }
 
-  info = g_hash_table_lookup (self->events, GINT_TO_POINTER (id));
+  if (id >= 0 && (guint) id < self->event_table->len)
+    info = g_ptr_array_index (self->event_table, id);
+  else
+    info = g_hash_table_lookup (self->events, GINT_TO_POINTER (id));
   if (info == NULL)
     info = resolve_event (self, id);
 
   f = info->fields;
   event->type = info->type;
   event->name = info->name;
-  event->pid = read_i32 (info->common_pid, record, -1);
+  event->pid = read_i32 (self, info->common_pid, record, -1);
 
   switch (info->type)
     {
     case STRATA_EVENT_SCHED_SWITCH:
       event->u.sched_switch.prev_comm = read_string (self, f[SW_PREV_COMM], record);
-      event->u.sched_switch.prev_pid = read_i32 (f[SW_PREV_PID], record, -1);
-      event->u.sched_switch.prev_prio = read_i32 (f[SW_PREV_PRIO], record, -1);
-      event->u.sched_switch.prev_state = decode_task_state (info, record);
+      event->u.sched_switch.prev_pid = read_i32 (self, f[SW_PREV_PID], record, -1);
+      event->u.sched_switch.prev_prio = read_i32 (self, f[SW_PREV_PRIO], record, -1);
+      event->u.sched_switch.prev_state = decode_task_state (self, info, record);
       event->u.sched_switch.next_comm = read_string (self, f[SW_NEXT_COMM], record);
-      event->u.sched_switch.next_pid = read_i32 (f[SW_NEXT_PID], record, -1);
-      event->u.sched_switch.next_prio = read_i32 (f[SW_NEXT_PRIO], record, -1);
+      event->u.sched_switch.next_pid = read_i32 (self, f[SW_NEXT_PID], record, -1);
+      event->u.sched_switch.next_prio = read_i32 (self, f[SW_NEXT_PRIO], record, -1);
       break;
     case STRATA_EVENT_SCHED_WAKING:
     case STRATA_EVENT_SCHED_WAKEUP:
     case STRATA_EVENT_SCHED_WAKEUP_NEW:
       event->u.wakeup.comm = read_string (self, f[WK_COMM], record);
-      event->u.wakeup.pid = read_i32 (f[WK_PID], record, -1);
-      event->u.wakeup.prio = read_i32 (f[WK_PRIO], record, -1);
-      event->u.wakeup.target_cpu = read_i32 (f[WK_TARGET_CPU], record, -1);
+      event->u.wakeup.pid = read_i32 (self, f[WK_PID], record, -1);
+      event->u.wakeup.prio = read_i32 (self, f[WK_PRIO], record, -1);
+      event->u.wakeup.target_cpu = read_i32 (self, f[WK_TARGET_CPU], record, -1);
       break;
     case STRATA_EVENT_SCHED_PROCESS_FORK:
       event->u.fork.parent_comm = read_string (self, f[FK_PARENT_COMM], record);
-      event->u.fork.parent_pid = read_i32 (f[FK_PARENT_PID], record, -1);
+      event->u.fork.parent_pid = read_i32 (self, f[FK_PARENT_PID], record, -1);
       event->u.fork.child_comm = read_string (self, f[FK_CHILD_COMM], record);
-      event->u.fork.child_pid = read_i32 (f[FK_CHILD_PID], record, -1);
+      event->u.fork.child_pid = read_i32 (self, f[FK_CHILD_PID], record, -1);
       break;
     case STRATA_EVENT_SCHED_PROCESS_EXEC:
       event->u.exec.filename = read_string (self, f[EX_FILENAME], record);
-      event->u.exec.pid = read_i32 (f[EX_PID], record, -1);
-      event->u.exec.old_pid = read_i32 (f[EX_OLD_PID], record, -1);
+      event->u.exec.pid = read_i32 (self, f[EX_PID], record, -1);
+      event->u.exec.old_pid = read_i32 (self, f[EX_OLD_PID], record, -1);
       break;
     case STRATA_EVENT_SCHED_PROCESS_EXIT:
       event->u.exit.comm = read_string (self, f[XT_COMM], record);
-      event->u.exit.pid = read_i32 (f[XT_PID], record, -1);
-      event->u.exit.prio = read_i32 (f[XT_PRIO], record, -1);
+      event->u.exit.pid = read_i32 (self, f[XT_PID], record, -1);
+      event->u.exit.prio = read_i32 (self, f[XT_PRIO], record, -1);
       break;
     case STRATA_EVENT_IRQ_HANDLER_ENTRY:
     case STRATA_EVENT_IRQ_HANDLER_EXIT:
-      event->u.irq.irq = read_i32 (f[IRQ_IRQ], record, -1);
+      event->u.irq.irq = read_i32 (self, f[IRQ_IRQ], record, -1);
       event->u.irq.name = read_string (self, f[IRQ_NAME], record);
-      event->u.irq.ret = read_i32 (f[IRQ_RET], record, 0);
+      event->u.irq.ret = read_i32 (self, f[IRQ_RET], record, 0);
       break;
     case STRATA_EVENT_SOFTIRQ_ENTRY:
     case STRATA_EVENT_SOFTIRQ_EXIT:
-      event->u.softirq.vec = read_i32 (f[SI_VEC], record, -1);
+      event->u.softirq.vec = read_i32 (self, f[SI_VEC], record, -1);
       break;
     default:
       break;
@@ -829,6 +928,9 @@ strata_ftrace_dat_source_read_batch (StrataSource  *source,
   StrataFtraceDatSource *self = STRATA_FTRACE_DAT_SOURCE (source);
   gsize n = 0;
 
+  if (self->native_order < 0 && self->tep != NULL)
+    self->native_order = (tep_is_file_bigendian (self->tep) != 0) == (G_BYTE_ORDER == G_BIG_ENDIAN);
+
   while (n < n_events && self->heap_len > 0)
     {
       guint top = self->heap[0];
@@ -868,7 +970,10 @@ strata_ftrace_dat_source_read_batch (StrataSource  *source,
       if (stream->next == NULL)
         heap_pop (self);
       else
-        heap_sift_down (self, 0);
+        {
+          stream->ts = stream->next->ts;
+          heap_sift_down (self, 0);
+        }
     }
 
   if (n > 0)
@@ -1353,6 +1458,10 @@ strata_ftrace_dat_source_open (StrataSource  *source,
   info->compression = g_strdup (self->layout->compression);
 
   self->events = g_hash_table_new_full (NULL, NULL, NULL, event_info_free);
+  self->event_table = g_ptr_array_new ();
+  self->native_order = -1;
+  self->comm_cache = g_new0 (CommCacheEntry, COMM_CACHE_SIZE);
+  self->strings = strata_source_get_strings (STRATA_SOURCE (self));
   self->lost_name = strata_string_pool_intern (strata_source_get_strings (source),
                                                strata_event_type_to_string (STRATA_EVENT_LOST));
 
