@@ -8,6 +8,7 @@
 #pragma once
 
 #include "strata-activity.h"
+#include "strata-aggregator.h"
 #include "strata-error.h"
 #include "strata-event.h"
 #include "strata-kernel-model.h"
@@ -15,3 +16,4 @@
 #include "strata-stats.h"
 #include "strata-string-pool.h"
 #include "strata-trace.h"
+#include "strata-zoom-geometry.h"
