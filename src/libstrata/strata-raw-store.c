@@ -1,0 +1,188 @@
+/* strata-raw-store.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "strata-raw-store.h"
+
+/* Lanes of a channel: nesting depths 0..15, then the instants. */
+#define N_DEPTHS      16
+#define INSTANT_LANE  N_DEPTHS
+#define N_LANES       (N_DEPTHS + 1)
+
+typedef struct
+{
+  GArray *lanes[N_LANES];  /* StrataActivity, or NULL */
+} Channel;
+
+struct _StrataRawStore
+{
+  GArray  *channels;       /* Channel, indexed by channel */
+  guint64  size;
+};
+
+StrataRawStore *
+strata_raw_store_new (void)
+{
+  StrataRawStore *self = g_new0 (StrataRawStore, 1);
+
+  self->channels = g_array_new (FALSE, TRUE, sizeof (Channel));
+
+  return self;
+}
+
+void
+strata_raw_store_free (StrataRawStore *self)
+{
+  if (self == NULL)
+    return;
+
+  for (guint i = 0; i < self->channels->len; i++)
+    {
+      Channel *ch = &g_array_index (self->channels, Channel, i);
+
+      for (guint l = 0; l < N_LANES; l++)
+        g_clear_pointer (&ch->lanes[l], g_array_unref);
+    }
+  g_array_unref (self->channels);
+  g_free (self);
+}
+
+static guint
+lane_of (const StrataActivity *a)
+{
+  if (strata_activity_is_instant (a))
+    return INSTANT_LANE;
+  return MIN (strata_activity_get_depth (a), N_DEPTHS - 1);
+}
+
+/* The first activity of @lane that ends after @t (for an instant lane:
+ * that is at or after @t). Ends are in order because a lane's activities
+ * do not overlap. */
+static guint
+lower_bound (GArray  *lane,
+             gint64   t,
+             gboolean instants)
+{
+  guint lo = 0, hi = lane->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const StrataActivity *a = &g_array_index (lane, StrataActivity, mid);
+
+      if (instants ? a->start < t : a->end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return lo;
+}
+
+/**
+ * strata_raw_store_add:
+ * @activity: a complete activity
+ * @store: a #StrataRawStore
+ *
+ * A #StrataActivityFunc, so the store can be the kernel model's sink. The
+ * model completes a lane's activities in start order; one that comes late
+ * is put in its place.
+ */
+void
+strata_raw_store_add (const StrataActivity *activity,
+                      gpointer              store)
+{
+  StrataRawStore *self = store;
+  guint l = lane_of (activity);
+  Channel *ch;
+  GArray *lane;
+
+  if (activity->channel >= self->channels->len)
+    g_array_set_size (self->channels, activity->channel + 1);
+  ch = &g_array_index (self->channels, Channel, activity->channel);
+
+  if (ch->lanes[l] == NULL)
+    ch->lanes[l] = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  lane = ch->lanes[l];
+
+  if (lane->len == 0 ||
+      g_array_index (lane, StrataActivity, lane->len - 1).start <= activity->start)
+    g_array_append_vals (lane, activity, 1);
+  else
+    {
+      guint lo = 0, hi = lane->len;
+
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (g_array_index (lane, StrataActivity, mid).start <= activity->start)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      g_array_insert_vals (lane, lo, activity, 1);
+    }
+
+  self->size++;
+}
+
+guint64
+strata_raw_store_get_size (StrataRawStore *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->size;
+}
+
+/**
+ * strata_raw_store_query:
+ * @channel: a channel
+ * @t0: the start of the range
+ * @t1: its end (excluded)
+ * @out: (element-type StrataActivity): where the activities are appended
+ *
+ * Appends the channel's activities that overlap [@t0, @t1): intervals with
+ * start < @t1 and end > @t0, instants with @t0 <= start < @t1; lane by
+ * lane, each in start order. The cost is a binary search per lane plus the
+ * activities returned.
+ */
+void
+strata_raw_store_query (StrataRawStore *self,
+                        guint32         channel,
+                        gint64          t0,
+                        gint64          t1,
+                        GArray         *out)
+{
+  Channel *ch;
+
+  g_return_if_fail (self != NULL);
+
+  if (channel >= self->channels->len || t1 <= t0)
+    return;
+  ch = &g_array_index (self->channels, Channel, channel);
+
+  for (guint l = 0; l < N_LANES; l++)
+    {
+      GArray *lane = ch->lanes[l];
+      gboolean instants = l == INSTANT_LANE;
+
+      if (lane == NULL)
+        continue;
+
+      for (guint i = lower_bound (lane, t0, instants); i < lane->len; i++)
+        {
+          const StrataActivity *a = &g_array_index (lane, StrataActivity, i);
+
+          if (a->start >= t1)
+            break;
+          if (instants || a->end > t0)
+            g_array_append_vals (out, a, 1);
+        }
+    }
+}

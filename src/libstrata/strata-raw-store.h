@@ -1,0 +1,37 @@
+/* strata-raw-store.h
+ *
+ * The raw store: every activity of a trace, kept once, in lanes. A lane is
+ * one channel at one nesting depth (whose activities never overlap), or a
+ * channel's instants; each lane is an array in start order, so the
+ * activities of a channel in a time range are found by binary search. A
+ * long sleep is one entry however many chunks it spans: the store grows
+ * with the number of activities, not with channels times time. Sparse
+ * regions of the zoom tree are computed from it on demand.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "strata-activity.h"
+
+G_BEGIN_DECLS
+
+typedef struct _StrataRawStore StrataRawStore;
+
+StrataRawStore *strata_raw_store_new       (void);
+void            strata_raw_store_free      (StrataRawStore       *self);
+void            strata_raw_store_add       (const StrataActivity *activity,
+                                            gpointer              store);
+guint64         strata_raw_store_get_size  (StrataRawStore       *self);
+void            strata_raw_store_query     (StrataRawStore       *self,
+                                            guint32               channel,
+                                            gint64                t0,
+                                            gint64                t1,
+                                            GArray               *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataRawStore, strata_raw_store_free)
+
+G_END_DECLS
