@@ -62,6 +62,10 @@ typedef enum
   STRATA_ACTIVITY_FLAG_END_UNSEEN   = 1 << 1,
   /* Cut short by lost events: what followed is not known. */
   STRATA_ACTIVITY_FLAG_LOST         = 1 << 2,
+  /* Clipped to a chunk or buffer: the activity goes on before its start or
+   * after its end. */
+  STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE = 1 << 3,
+  STRATA_ACTIVITY_FLAG_CONTINUES_AFTER  = 1 << 4,
   /* Nesting depth on a CPU row (IRQ inside a softirq inside a task ...). */
   STRATA_ACTIVITY_FLAG_DEPTH_SHIFT  = 8,
   STRATA_ACTIVITY_FLAG_DEPTH_MASK   = 0xf << 8,

@@ -17,4 +17,5 @@
 #include "strata-stats.h"
 #include "strata-string-pool.h"
 #include "strata-trace.h"
+#include "strata-zoom-chunk.h"
 #include "strata-zoom-geometry.h"
