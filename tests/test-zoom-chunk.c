@@ -138,8 +138,17 @@ brute_force_chunk (const StrataActivity *all,
         {
           StrataActivity a = g_array_index (acts, StrataActivity, i);
 
-          if (a.start < s) { a.start = s; a.flags |= STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE; }
-          if (a.end > e) { a.end = e; a.flags |= STRATA_ACTIVITY_FLAG_CONTINUES_AFTER; }
+          if (a.start < s)
+            {
+              a.start = s;
+              a.flags = (a.flags & ~STRATA_ACTIVITY_FLAG_START_UNSEEN) | STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE;
+            }
+          if (a.end > e)
+            {
+              a.end = e;
+              a.flags = (a.flags & ~(STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST)) |
+                        STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
+            }
 
           if (a.end - a.start >= pixel)
             {

@@ -53,14 +53,19 @@ strata_zoom_compute_chunk (StrataRawStore           *store,
           lane = lane_key (&a);
         }
 
+      /* A clipped piece says nothing of the start or end it cut off, so a
+       * piece taken while the activity was still open is the same as one
+       * cut from the completed activity. */
       if (a.start < s)
         {
           a.start = s;
+          a.flags &= ~STRATA_ACTIVITY_FLAG_START_UNSEEN;
           a.flags |= STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE;
         }
       if (a.end > e)
         {
           a.end = e;
+          a.flags &= ~(STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST);
           a.flags |= STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
         }
 
