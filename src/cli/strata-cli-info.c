@@ -232,38 +232,26 @@ int
 strata_cli_info (int    argc,
                  char **argv)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(StrataTrace) trace = NULL;
-  g_autoptr(GError) error = NULL;
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { NULL }
   };
+  const char *file;
 
-  context = g_option_context_new ("FILE - describe a trace");
-  g_option_context_add_main_entries (context, entries, NULL);
+  file = strata_cli_parse_file_args ("info", "describe a trace", entries, &argc, &argv);
+  if (file == NULL)
+    return STRATA_CLI_EXIT_FAILED;
 
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      g_printerr ("strata-cli info: %s\n", error->message);
-      return STRATA_CLI_EXIT_FAILED;
-    }
-
-  if (argc != 2)
-    {
-      g_printerr ("strata-cli info: expected one FILE\n");
-      return STRATA_CLI_EXIT_FAILED;
-    }
-
-  trace = strata_cli_load_trace (argv[1]);
+  trace = strata_cli_load_trace (file);
   if (trace == NULL)
     return STRATA_CLI_EXIT_FAILED;
 
   if (json)
-    print_json (trace, argv[1]);
+    print_json (trace, file);
   else
-    print_human (trace, argv[1]);
+    print_human (trace, file);
 
   return strata_cli_finish (trace);
 }

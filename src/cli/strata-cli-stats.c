@@ -234,7 +234,6 @@ int
 strata_cli_stats (int    argc,
                   char **argv)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(StrataTrace) trace = NULL;
   g_autoptr(StrataStatsBuilder) builder = NULL;
   g_autoptr(StrataStats) stats = NULL;
@@ -246,28 +245,19 @@ strata_cli_stats (int    argc,
     { "top", 'n', 0, G_OPTION_ARG_INT, &top, "Show the N threads that ran longest (default 20)", "N" },
     { NULL }
   };
+  const char *file;
 
-  context = g_option_context_new ("FILE - CPU usage, thread times and wakeup latencies");
-  g_option_context_add_main_entries (context, entries, NULL);
-
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      g_printerr ("strata-cli stats: %s\n", error->message);
-      return STRATA_CLI_EXIT_FAILED;
-    }
-
-  if (argc != 2)
-    {
-      g_printerr ("strata-cli stats: expected one FILE\n");
-      return STRATA_CLI_EXIT_FAILED;
-    }
+  file = strata_cli_parse_file_args ("stats", "CPU usage, thread times and wakeup latencies",
+                                     entries, &argc, &argv);
+  if (file == NULL)
+    return STRATA_CLI_EXIT_FAILED;
 
   if (top < 0)
     top = G_MAXINT;
 
   /* The activities are accounted as they stream past, not kept. */
   builder = strata_stats_builder_new ();
-  trace = strata_trace_load_full (argv[1], STRATA_TRACE_LOAD_NO_ACTIVITIES,
+  trace = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
                                   strata_stats_builder_add, builder, &error);
   if (trace == NULL)
     {
@@ -278,9 +268,9 @@ strata_cli_stats (int    argc,
   stats = strata_stats_builder_finish (builder, trace);
 
   if (json)
-    print_json (trace, stats, argv[1], top);
+    print_json (trace, stats, file, top);
   else
-    print_human (trace, stats, argv[1], top);
+    print_human (trace, stats, file, top);
 
   return strata_cli_finish (trace);
 }

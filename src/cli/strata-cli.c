@@ -38,6 +38,47 @@ usage (FILE *out)
            "and the output covers what was readable before the damage.\n");
 }
 
+/**
+ * strata_cli_parse_file_args:
+ * @command: the subcommand, for messages
+ * @summary: what it does, for --help
+ * @entries: its options
+ * @argc: (inout): the subcommand's argument count
+ * @argv: (inout): its arguments, argv[0] being the subcommand
+ *
+ * Parses a subcommand that takes options and one FILE.
+ *
+ * Returns: (nullable): the FILE, or %NULL after printing why not
+ */
+const char *
+strata_cli_parse_file_args (const char         *command,
+                            const char         *summary,
+                            const GOptionEntry *entries,
+                            int                *argc,
+                            char             ***argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *parameter = g_strdup_printf ("FILE - %s", summary);
+
+  context = g_option_context_new (parameter);
+  g_option_context_add_main_entries (context, entries, NULL);
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      g_printerr ("strata-cli %s: %s\n", command, error->message);
+      return NULL;
+    }
+
+  if (*argc != 2)
+    {
+      g_printerr ("strata-cli %s: expected one FILE\n", command);
+      return NULL;
+    }
+
+  return (*argv)[1];
+}
+
 StrataTrace *
 strata_cli_load_trace (const char *path)
 {

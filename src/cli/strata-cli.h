@@ -24,6 +24,11 @@ int          strata_cli_info       (int           argc,
 int          strata_cli_stats      (int           argc,
                                     char        **argv);
 
+const char  *strata_cli_parse_file_args (const char         *command,
+                                         const char         *summary,
+                                         const GOptionEntry *entries,
+                                         int                *argc,
+                                         char             ***argv);
 StrataTrace *strata_cli_load_trace (const char   *path);
 int          strata_cli_finish     (StrataTrace  *trace);
 
