@@ -96,6 +96,8 @@ struct _StrataKernelModel
   gpointer            sink_data;
   gint64              first_ts;
   gint64              last_ts;
+  guint               n_instances;   /* what the source declares, or 0 */
+  guint               n_cpus;
   gboolean            started;
   gboolean            finished;
 };
@@ -520,7 +522,9 @@ handle_switch (StrataKernelModel *self,
 
   if (consistent)
     {
-      cpu_emit_segment (self, cpu, cpu->seg_start, ts, prev, prev_comm, cpu->seg_flags);
+      /* Named as the task was when switched in, even if it exec()ed since:
+       * what is known at the start of a segment never changes later. */
+      cpu_emit_segment (self, cpu, cpu->seg_start, ts, prev, cpu->cur_comm, cpu->seg_flags);
     }
   else
     {
@@ -1053,4 +1057,161 @@ strata_kernel_model_get_context_switches (StrataKernelModel *self,
     return 0;
 
   return g_array_index (self->switches, guint64, channel);
+}
+
+/**
+ * strata_kernel_model_set_layout:
+ * @n_instances: the buffer instances the source declares
+ * @n_cpus: the CPUs it declares
+ *
+ * Tells the model which CPUs to expect: until every one of them has had a
+ * switch, what ran on the others can still be inferred back to the
+ * trace's start, so the horizon cannot move.
+ */
+void
+strata_kernel_model_set_layout (StrataKernelModel *self,
+                                guint              n_instances,
+                                guint              n_cpus)
+{
+  g_return_if_fail (self != NULL);
+
+  self->n_instances = n_instances;
+  self->n_cpus = MIN (n_cpus, MAX_CPUS);
+}
+
+static gint64
+cpu_horizon (StrataKernelModel *self,
+             const Cpu         *cpu)
+{
+  if (!cpu->present)
+    return self->first_ts;
+
+  switch (cpu->phase)
+    {
+    case CPU_PHASE_INITIAL:
+      /* The first switch may credit its prev task from the trace's start. */
+      return self->first_ts;
+    case CPU_PHASE_KNOWN:
+      /* A missing switch would cut the current task back to its last event. */
+      return cpu->cur_last;
+    case CPU_PHASE_AFTER_LOSS:
+      return cpu->seg_start;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/**
+ * strata_kernel_model_get_horizon:
+ *
+ * The model's output is final before the horizon: no event still to come
+ * changes an activity, or the part of an open one, that lies before it.
+ * (Later events can cut a CPU's current task back to its last event, or
+ * credit a CPU's first task from the trace's start.) A zoom tree stores a
+ * chunk as finished only once the horizon has passed its end.
+ *
+ * Returns: the horizon, in ns; before any event, %G_MININT64
+ */
+gint64
+strata_kernel_model_get_horizon (StrataKernelModel *self)
+{
+  gint64 horizon;
+
+  g_return_val_if_fail (self != NULL, G_MININT64);
+
+  if (!self->started)
+    return G_MININT64;
+  if (self->finished)
+    return G_MAXINT64;
+  if (self->n_cpus == 0 || self->n_instances == 0 || self->instances->len < self->n_instances)
+    return self->first_ts;
+
+  horizon = self->last_ts;
+
+  for (guint i = 0; i < self->instances->len; i++)
+    {
+      Instance *inst = g_ptr_array_index (self->instances, i);
+
+      if (inst->cpus->len < self->n_cpus)
+        return self->first_ts;
+
+      for (guint c = 0; c < inst->cpus->len; c++)
+        horizon = MIN (horizon, cpu_horizon (self, &g_array_index (inst->cpus, Cpu, c)));
+    }
+
+  return horizon;
+}
+
+/**
+ * strata_kernel_model_foreach_open:
+ * @func: called with each open activity, as a piece from its start to the
+ *   latest event, flagged CONTINUES_AFTER
+ *
+ * The activities still going on: what runs on each CPU and is nested in
+ * it, and each thread's current state. With the completed activities,
+ * they give everything known before the horizon.
+ */
+void
+strata_kernel_model_foreach_open (StrataKernelModel  *self,
+                                  StrataActivityFunc  func,
+                                  gpointer            user_data)
+{
+  StrataActivityFunc saved_sink;
+  gpointer saved_data;
+  gint64 now;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (func != NULL);
+
+  if (!self->started || self->finished)
+    return;
+
+  now = self->last_ts;
+  saved_sink = self->sink;
+  saved_data = self->sink_data;
+  self->sink = func;
+  self->sink_data = user_data;
+
+  for (guint i = 0; i < self->instances->len; i++)
+    {
+      Instance *inst = g_ptr_array_index (self->instances, i);
+
+      for (guint c = 0; c < inst->cpus->len; c++)
+        {
+          Cpu *cpu = &g_array_index (inst->cpus, Cpu, c);
+
+          if (!cpu->present)
+            continue;
+
+          if (cpu->phase == CPU_PHASE_KNOWN)
+            cpu_emit_segment (self, cpu, cpu->seg_start, now, cpu->cur_tid, cpu->cur_comm,
+                              cpu->seg_flags | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER);
+          else if (cpu->phase == CPU_PHASE_AFTER_LOSS)
+            emit (self, cpu->seg_start, MAX (now, cpu->seg_start), cpu->channel,
+                  STRATA_ACTIVITY_UNKNOWN, 0, STRATA_STRING_NONE, -1,
+                  STRATA_ACTIVITY_FLAG_LOST | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER);
+
+          for (guint d = 0; d < cpu->depth; d++)
+            {
+              const Nest *n = &cpu->nest[d];
+
+              emit (self, n->start, MAX (now, n->start), cpu->channel, n->kind, 0, n->label,
+                    n->arg, STRATA_ACTIVITY_FLAG_CONTINUES_AFTER |
+                    ((d + 1) << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT));
+            }
+        }
+    }
+
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      const Thread *t = thread_at (self, i);
+
+      if (t->state != STRATA_TASK_STATE_UNKNOWN && !t->dead)
+        emit (self, t->since, MAX (now, t->since), t->channel, STRATA_ACTIVITY_STATE, t->state,
+              STRATA_STRING_NONE, t->state == STRATA_TASK_STATE_RUNNING ? t->cpu : -1,
+              t->since_flags | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER);
+    }
+
+  self->sink = saved_sink;
+  self->sink_data = saved_data;
 }

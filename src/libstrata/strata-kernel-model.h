@@ -38,6 +38,13 @@ const StrataChannel *strata_kernel_model_get_channels  (StrataKernelModel    *se
                                                         guint                *n_channels);
 guint64              strata_kernel_model_get_context_switches (StrataKernelModel *self,
                                                                guint              channel);
+void                 strata_kernel_model_set_layout    (StrataKernelModel    *self,
+                                                        guint                 n_instances,
+                                                        guint                 n_cpus);
+gint64               strata_kernel_model_get_horizon   (StrataKernelModel    *self);
+void                 strata_kernel_model_foreach_open  (StrataKernelModel    *self,
+                                                        StrataActivityFunc    func,
+                                                        gpointer              user_data);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataKernelModel, strata_kernel_model_free)
 

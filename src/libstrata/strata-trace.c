@@ -250,6 +250,7 @@ strata_trace_load_full (const char            *path,
 
   model = strata_kernel_model_new (self->strings, info->lost_per_cpu);
   strata_kernel_model_set_sink (model, collect_activity, self);
+  strata_kernel_model_set_layout (model, info->instances->len, info->n_cpus);
 
   read_events (self, model, &read_error);
 
