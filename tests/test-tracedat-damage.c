@@ -21,6 +21,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "strata-error.h"
 #include "strata-source.h"
@@ -330,6 +331,121 @@ test_bad_page (void)
   outcome_clear (&bad);
 }
 
+/* The first zstd chunk of a version 7 file holding more than one page: a
+ * chunk header (compressed and uncompressed sizes) right before a zstd
+ * frame's magic number. */
+static gboolean
+find_chunk (const guint8 *data,
+            gsize         len,
+            gsize        *header,
+            guint32      *csize,
+            guint32      *usize)
+{
+  static const guint8 zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+  for (gsize o = 8; o + 4 <= len; o++)
+    {
+      guint32 c, u;
+
+      if (memcmp (data + o, zstd_magic, 4) != 0)
+        continue;
+      memcpy (&c, data + o - 8, 4);
+      memcpy (&u, data + o - 4, 4);
+      c = GUINT32_FROM_LE (c);
+      u = GUINT32_FROM_LE (u);
+      if (c > 0 && c <= len - o && u >= 2 * 4096 && u % 4096 == 0 &&
+          ZSTD_getFrameContentSize (data + o, c) != ZSTD_CONTENTSIZE_ERROR)
+        {
+          *header = o - 8;
+          *csize = c;
+          *usize = u;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+/* A version 7 zstd file whose second page of a chunk (the first page of a
+ * CPU is loaded when libtracecmd opens the file, so the damage is put just
+ * after it) says it holds more than a page, with the chunk compressed again
+ * so that zstd does not notice: the events before that page are returned,
+ * then a CORRUPT error that says which chunk. */
+static void
+test_bad_compressed_page (void)
+{
+  g_autoptr(GBytes) v7 = load_fixture ("sched-small.dat");
+  g_autofree guint8 *copy = NULL;
+  g_autofree guint8 *pages = NULL;
+  g_autofree guint8 *packed = NULL;
+  g_autofree char *full_path = NULL;
+  g_autofree char *bad_path = NULL;
+  g_autofree char *where = NULL;
+  Outcome full = { 0 }, bad = { 0 };
+  const guint8 *data;
+  guint32 csize, usize;
+  gsize header, len, bound, packed_len;
+
+  data = g_bytes_get_data (v7, &len);
+  if (!find_chunk (data, len, &header, &csize, &usize))
+    {
+      g_test_skip ("the fixture has no chunk of more than one page");
+      return;
+    }
+
+  pages = g_malloc (usize);
+  g_assert_cmpuint (ZSTD_decompress (pages, usize, data + header + 8, csize), ==, usize);
+  /* The commit word of the second page (after its 8-byte timestamp). */
+  memset (pages + 4096 + 8, 0x7f, 4);
+
+  /* The chunk keeps its size: the new frame, then a skippable frame (which
+   * zstd passes over) filling what is left. */
+  bound = ZSTD_compressBound (usize);
+  packed = g_malloc (bound);
+  packed_len = ZSTD_compress (packed, bound, pages, usize, 19);
+  g_assert_false (ZSTD_isError (packed_len));
+  if (packed_len + 8 > csize)
+    {
+      g_test_skip ("the damaged chunk does not compress into its old size");
+      return;
+    }
+
+  copy = g_memdup2 (data, len);
+  memcpy (copy + header + 8, packed, packed_len);
+  {
+    guint8 *skip = copy + header + 8 + packed_len;
+    guint32 magic = GUINT32_TO_LE (0x184D2A50);
+    guint32 skip_len = GUINT32_TO_LE (csize - packed_len - 8);
+
+    memcpy (skip, &magic, 4);
+    memcpy (skip + 4, &skip_len, 4);
+    memset (skip + 8, 0, csize - packed_len - 8);
+  }
+
+  full_path = write_case ("v7-whole-for-page.dat", data, len);
+  bad_path = write_case ("v7-bad-compressed-page.dat", copy, len);
+
+  read_all (full_path, &full);
+  g_assert_no_error (full.error);
+  read_all (bad_path, &bad);
+  g_assert_true (bad.opened);
+  g_assert_error (bad.error, STRATA_ERROR, STRATA_ERROR_CORRUPT);
+  check_damaged (bad_path, &bad, full.events);
+  g_assert_cmpuint (bad.events->len, >, 0);
+  g_assert_cmpuint (bad.events->len, <, full.events->len);
+  g_test_message ("%u of %u events before the damaged page: %s",
+                  bad.events->len, full.events->len, bad.error->message);
+
+  /* The message names the chunk by its header's offset, and the page by
+   * its place in the decompressed chunk. */
+  where = g_strdup_printf ("offset %" G_GSIZE_FORMAT " (byte 4096 of decompressed chunk", header);
+  if (strstr (bad.error->message, where) == NULL)
+    g_error ("the error does not say where the page is: %s", bad.error->message);
+
+  outcome_clear (&full);
+  outcome_clear (&bad);
+}
+
 static void
 test_garbage (void)
 {
@@ -440,7 +556,9 @@ static const Regression regressions[] = {
   { "instances.dat", 118407, 0x70, "event format that crashes libtraceevent" },
   /* A changed byte in a compressed chunk: zstd notices. */
   { "instances.dat", 136104, 0x8b, "corrupt compressed chunk" },
-  /* A compressed page whose commit field sends kbuffer far past the page. */
+  /* A changed byte in a chunk that zstd does not notice: its pages come
+   * out with a commit field that would send kbuffer far past the page, and
+   * an event longer than its page. The events before it are returned. */
   { "lossy.dat", 131713, 0xae, "page commit larger than the page" },
 };
 
@@ -507,6 +625,7 @@ main (int   argc,
   g_test_add_func ("/strata/ftrace-dat/truncated", test_truncated);
   g_test_add_func ("/strata/ftrace-dat/truncated-keeps-prefix", test_truncated_keeps_prefix);
   g_test_add_func ("/strata/ftrace-dat/bad-page", test_bad_page);
+  g_test_add_func ("/strata/ftrace-dat/bad-compressed-page-keeps-prefix", test_bad_compressed_page);
   g_test_add_func ("/strata/ftrace-dat/garbage", test_garbage);
   g_test_add_func ("/strata/ftrace-dat/bit-flips", test_bit_flips);
   g_test_add_func ("/strata/ftrace-dat/fuzz-regressions", test_fuzz_regressions);

@@ -12,7 +12,10 @@
  * real trace reaches. The first problem becomes a GError that names the
  * file, the offset and the cause. It reads metadata only: the cost does not
  * grow with the amount of trace data, except for one chunk header per
- * compressed chunk.
+ * compressed chunk, kept in the layout so the source can read the chunks
+ * itself. The pages are checked by the source as it reads them; only each
+ * CPU's first page, which libtracecmd loads when it opens the file, is
+ * checked here.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -117,6 +120,7 @@ strata_ftrace_dat_layout_new (void)
   StrataFtraceDatLayout *layout = g_new0 (StrataFtraceDatLayout, 1);
 
   layout->buffers = g_ptr_array_new_with_free_func (buffer_free);
+  layout->chunks = g_array_new (FALSE, FALSE, sizeof (StrataFtraceDatChunk));
 
   return layout;
 }
@@ -131,6 +135,7 @@ strata_ftrace_dat_layout_free (StrataFtraceDatLayout *layout)
   g_free (layout->compression);
   g_free (layout->compression_version);
   g_ptr_array_unref (layout->buffers);
+  g_array_unref (layout->chunks);
   g_clear_error (&layout->data_truncated);
   g_free (layout);
 }
@@ -735,10 +740,10 @@ strata_ftrace_dat_layout_check_page (const StrataFtraceDatLayout *layout,
                                      const guint8                *page,
                                      guint64                     *commit)
 {
-  guint header = 8 + layout->long_size;
+  guint header = 8 + layout->commit_size;
   guint64 v;
 
-  if (layout->long_size == 8)
+  if (layout->commit_size == 8)
     {
       memcpy (&v, page + 8, 8);
       v = layout->big_endian ? GUINT64_FROM_BE (v) : GUINT64_FROM_LE (v);
@@ -757,47 +762,151 @@ strata_ftrace_dat_layout_check_page (const StrataFtraceDatLayout *layout,
   return *commit <= layout->page_size - header;
 }
 
-/* Every page of a compressed chunk, decompressed here once to be checked:
- * libtracecmd decompresses chunks as it reads and gives each page to kbuffer
- * unchecked, and with compression there is no page to look at beforehand. */
-static gboolean
-check_chunk_pages (Cursor      *c,
-                   guint64      at,
-                   guint        cpu,
-                   guint        chunk,
-                   guint32      csize,
-                   guint32      usize,
-                   GError     **error)
+void
+strata_ftrace_dat_inflater_clear (StrataFtraceDatInflater *inflater)
 {
-  StrataFtraceDatLayout *layout = c->layout;
-  g_autofree guint8 *packed = NULL;
-  g_autofree guint8 *pages = NULL;
+  g_clear_pointer (&inflater->dctx, ZSTD_freeDCtx);
+  g_clear_pointer (&inflater->packed, g_free);
+  inflater->packed_size = 0;
+}
+
+/**
+ * strata_ftrace_dat_layout_inflate:
+ * @layout: the file's layout
+ * @fd: the open file
+ * @chunk: one of @layout->chunks
+ * @cpu: the CPU the chunk belongs to, for messages
+ * @index: the chunk's index among the CPU's, for messages
+ * @inflater: what is reused from one chunk to the next
+ * @out: room for @chunk->usize bytes
+ * @error: why the chunk could not be decompressed
+ *
+ * Decompresses one chunk of ring-buffer pages. The size the chunk header
+ * claims was bounded by the layout walk; here it must also be the size the
+ * zstd frame declares and the size that comes out of it, so a damaged
+ * header can neither overflow @out nor leave part of it unwritten.
+ *
+ * Returns: %TRUE if @out holds exactly @chunk->usize decompressed bytes.
+ */
+gboolean
+strata_ftrace_dat_layout_inflate (const StrataFtraceDatLayout  *layout,
+                                  int                           fd,
+                                  const StrataFtraceDatChunk   *chunk,
+                                  guint                         cpu,
+                                  guint                         index,
+                                  StrataFtraceDatInflater      *inflater,
+                                  guint8                       *out,
+                                  GError                      **error)
+{
+  unsigned long long declared;
+  int errsv = 0;
   gsize got;
 
   if (g_strcmp0 (layout->compression, "zstd") != 0)
-    return cursor_skip (c, csize, "a compressed chunk", error);
-
-  packed = g_malloc (MAX (csize, 1));
-  if (!cursor_read (c, packed, csize, "a compressed chunk", error))
-    return FALSE;
-
-  pages = g_malloc (usize);
-  got = ZSTD_decompress (pages, usize, packed, csize);
-  if (ZSTD_isError (got) || got != usize)
-    return fail (c, error, STRATA_ERROR_CORRUPT, at,
-                 "chunk %u of CPU %u does not decompress to its %u bytes (%s)",
-                 chunk, cpu, usize,
-                 ZSTD_isError (got) ? ZSTD_getErrorName (got) : "wrong size");
-
-  for (guint32 o = 0; o < usize; o += layout->page_size)
     {
-      guint64 commit;
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNSUPPORTED,
+                   "%s: offset %" G_GUINT64_FORMAT ": chunks compressed with "
+                   "\"%s\" cannot be read", layout->display_name,
+                   chunk->offset - 8, layout->compression);
+      return FALSE;
+    }
 
-      if (!strata_ftrace_dat_layout_check_page (layout, pages + o, &commit))
-        return fail (c, error, STRATA_ERROR_CORRUPT, at,
-                     "page %u of chunk %u of CPU %u claims %" G_GUINT64_FORMAT
-                     " bytes of events in a %u-byte page",
-                     o / layout->page_size, chunk, cpu, commit, layout->page_size);
+  if (inflater->packed_size < MAX (chunk->csize, 1))
+    {
+      g_free (inflater->packed);
+      inflater->packed_size = MAX (chunk->csize, 1);
+      inflater->packed = g_malloc (inflater->packed_size);
+    }
+  if (inflater->dctx == NULL)
+    inflater->dctx = ZSTD_createDCtx ();
+  if (inflater->dctx == NULL)
+    g_error ("out of memory");
+
+  if (!pread_all (fd, inflater->packed, chunk->csize, chunk->offset, &errsv))
+    {
+      g_set_error (error, STRATA_ERROR, errsv == 0 ? STRATA_ERROR_TRUNCATED : STRATA_ERROR_IO,
+                   "%s: offset %" G_GUINT64_FORMAT ": chunk %u of CPU %u could not "
+                   "be read: %s", layout->display_name, chunk->offset - 8, index, cpu,
+                   errsv == 0 ? "the file ended" : g_strerror (errsv));
+      return FALSE;
+    }
+
+  declared = ZSTD_getFrameContentSize (inflater->packed, chunk->csize);
+  if (declared == ZSTD_CONTENTSIZE_ERROR ||
+      (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != chunk->usize))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset %" G_GUINT64_FORMAT ": chunk %u of CPU %u claims %u "
+                   "bytes uncompressed, its zstd frame %s",
+                   layout->display_name, chunk->offset - 8, index, cpu, chunk->usize,
+                   declared == ZSTD_CONTENTSIZE_ERROR ? "is not valid"
+                                                      : "declares another size");
+      return FALSE;
+    }
+
+  got = ZSTD_decompressDCtx (inflater->dctx, out, chunk->usize,
+                             inflater->packed, chunk->csize);
+  if (ZSTD_isError (got) || got != chunk->usize)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset %" G_GUINT64_FORMAT ": chunk %u of CPU %u does not "
+                   "decompress to its %u bytes (%s)",
+                   layout->display_name, chunk->offset - 8, index, cpu, chunk->usize,
+                   ZSTD_isError (got) ? ZSTD_getErrorName (got) : "wrong size");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* libtracecmd loads the first page of every CPU when it opens the file,
+ * before anything is read: that page is checked here, from the file or from
+ * the first chunk. The others are checked by the source as it reads. */
+static gboolean
+check_first_page (StrataFtraceDatLayout     *layout,
+                  int                        fd,
+                  const StrataFtraceDatCpu  *cpu,
+                  GError                   **error)
+{
+  g_autofree guint8 *first = NULL;
+  guint8 header[16];
+  guint64 commit;
+  guint64 at = cpu->offset;
+  int errsv = 0;
+
+  if (cpu->n_chunks > 0)
+    {
+      const StrataFtraceDatChunk *chunk = &g_array_index (layout->chunks, StrataFtraceDatChunk,
+                                                          cpu->first_chunk);
+      StrataFtraceDatInflater inflater = { 0 };
+      gboolean ok;
+
+      first = g_malloc (chunk->usize);
+      ok = strata_ftrace_dat_layout_inflate (layout, fd, chunk, cpu->cpu, 0, &inflater,
+                                             first, error);
+      strata_ftrace_dat_inflater_clear (&inflater);
+      if (!ok)
+        return FALSE;
+      memcpy (header, first, sizeof header);
+      at = chunk->offset - 8;
+    }
+  else if (cpu->size < sizeof header)
+    return TRUE;
+  else if (!pread_all (fd, header, sizeof header, cpu->offset, &errsv))
+    {
+      g_set_error (error, STRATA_ERROR, errsv == 0 ? STRATA_ERROR_TRUNCATED : STRATA_ERROR_IO,
+                   "%s: offset %" G_GUINT64_FORMAT ": the first page of CPU %u "
+                   "could not be read", layout->display_name, cpu->offset, cpu->cpu);
+      return FALSE;
+    }
+
+  if (!strata_ftrace_dat_layout_check_page (layout, header, &commit))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset %" G_GUINT64_FORMAT ": the first page of CPU %u claims %"
+                   G_GUINT64_FORMAT " bytes of events in a %u-byte page",
+                   layout->display_name, at, cpu->cpu, commit, layout->page_size);
+      return FALSE;
     }
 
   return TRUE;
@@ -817,9 +926,11 @@ walk_flyrecord (StrataFtraceDatLayout  *layout,
   if (!read_section_header (layout, fd, buffer->offset, OPT_BUFFER, &flags, &size, error))
     return FALSE;
 
+  buffer->compressed = (flags & SECTION_FL_COMPRESS) != 0;
+
   for (guint i = 0; i < buffer->cpus->len; i++)
     {
-      const StrataFtraceDatCpu *cpu = &g_array_index (buffer->cpus, StrataFtraceDatCpu, i);
+      StrataFtraceDatCpu *cpu = &g_array_index (buffer->cpus, StrataFtraceDatCpu, i);
       Cursor c = { layout, fd, NULL, cpu->offset, layout->file_size, 0, NULL };
       guint64 data_end;
       guint32 count;
@@ -841,7 +952,11 @@ walk_flyrecord (StrataFtraceDatLayout  *layout,
                      cpu->cpu, cpu->size, buffer->offset);
 
       if (!(flags & SECTION_FL_COMPRESS))
-        continue;
+        {
+          if (!check_first_page (layout, fd, cpu, error))
+            return FALSE;
+          continue;
+        }
 
       /* The size counts the chunks but not the count before them. */
       data_end = cpu->offset + 4 + cpu->size;
@@ -854,8 +969,13 @@ walk_flyrecord (StrataFtraceDatLayout  *layout,
                      "CPU %u claims %u compressed chunks in %" G_GUINT64_FORMAT
                      " bytes", cpu->cpu, count, cpu->size);
 
+      cpu->first_chunk = layout->chunks->len;
+      cpu->n_chunks = count;
+      cpu->usize = 0;
+
       for (guint32 j = 0; j < count; j++)
         {
+          StrataFtraceDatChunk chunk;
           guint64 at = c.pos;
           guint32 csize, usize;
 
@@ -872,9 +992,17 @@ walk_flyrecord (StrataFtraceDatLayout  *layout,
                          "chunk %u of CPU %u (%u bytes) runs past the CPU's "
                          "data (ends at %" G_GUINT64_FORMAT ")",
                          j, cpu->cpu, csize, data_end);
-          if (!check_chunk_pages (&c, at, cpu->cpu, j, csize, usize, error))
+          chunk.offset = c.pos;
+          chunk.csize = csize;
+          chunk.usize = usize;
+          g_array_append_val (layout->chunks, chunk);
+          cpu->usize += usize;
+          if (!cursor_skip (&c, csize, "a compressed chunk", error))
             return FALSE;
         }
+
+      if (count > 0 && !check_first_page (layout, fd, cpu, error))
+        return FALSE;
     }
 
   return TRUE;
@@ -922,7 +1050,7 @@ parse_buffer_option_v7 (Cursor        *c,
   buffer = add_buffer (layout, (const char *) name, get_u64 (layout, data));
   for (guint32 i = 0; i < n_cpus; i++, p += 20)
     {
-      StrataFtraceDatCpu cpu;
+      StrataFtraceDatCpu cpu = { 0 };
 
       cpu.cpu = get_u32 (layout, p);
       cpu.offset = get_u64 (layout, p + 4);
@@ -988,11 +1116,17 @@ walk_options (Cursor   *c,
           return TRUE;
 
         case OPT_DATE:
+        case OPT_OFFSET:
+        case OPT_TIME_SHIFT:
+          /* libtracecmd changes every timestamp it reads by these. */
+          layout->adjusts_time = TRUE;
+          if (id == OPT_TIME_SHIFT)
+            break;
+          G_GNUC_FALLTHROUGH;
         case OPT_CPUSTAT:
         case OPT_TRACECLOCK:
         case OPT_UNAME:
         case OPT_HOOK:
-        case OPT_OFFSET:
         case OPT_VERSION:
         case OPT_PROCMAPS:
           /* libtracecmd copies these with strdup() and parses them with
@@ -1015,6 +1149,7 @@ walk_options (Cursor   *c,
           break;
 
         case OPT_TSC2NSEC:
+          layout->adjusts_time = TRUE;
           if (size < 16)
             return fail (c, error, STRATA_ERROR_CORRUPT, at,
                          "the TSC conversion option has %u bytes, not 16", size);
@@ -1140,6 +1275,9 @@ walk_cpu_table_v6 (Cursor                 *c,
 
       if (cpu.size > 0 && (layout->data_start == 0 || cpu.offset < layout->data_start))
         layout->data_start = cpu.offset;
+
+      if (layout->data_truncated == NULL && !check_first_page (layout, c->fd, &cpu, error))
+        return FALSE;
 
       g_array_append_val (buffer->cpus, cpu);
     }
@@ -1385,6 +1523,7 @@ strata_ftrace_dat_layout_read (StrataFtraceDatLayout  *layout,
                  "a long is said to be %u bytes, not 4 or 8", long_size);
   layout->big_endian = endian == 1;
   layout->long_size = long_size;
+  layout->commit_size = long_size;
 
   at = c.pos;
   if (!cursor_u32 (&c, &page_size, "the page size", error))

@@ -25,11 +25,22 @@ G_DECLARE_FINAL_TYPE (StrataFtraceDatSource, strata_ftrace_dat_source,
 
 void strata_plugin_ftrace_dat_register (void);
 
+/* One compressed chunk of a CPU's pages (version 7 with compression). */
+typedef struct
+{
+  guint64 offset;       /* the compressed bytes, after the chunk's header */
+  guint32 csize;        /* compressed bytes */
+  guint32 usize;        /* bytes of pages once decompressed, whole pages */
+} StrataFtraceDatChunk;
+
 typedef struct
 {
   guint   cpu;          /* the CPU's number, as the file names it */
   guint64 offset;       /* where its ring-buffer pages (or chunks) start */
   guint64 size;         /* bytes they take in the file */
+  guint   first_chunk;  /* compressed: its chunks in layout->chunks */
+  guint   n_chunks;
+  guint64 usize;        /* compressed: the bytes of pages decompressed */
 } StrataFtraceDatCpu;
 
 typedef struct
@@ -38,6 +49,7 @@ typedef struct
   guint64  offset;      /* v6: the CPU table; v7: the flyrecord section */
   GArray  *cpus;        /* StrataFtraceDatCpu; empty until known (v6 instances
                          * share the top buffer's CPU count) */
+  gboolean compressed;  /* its pages are in compressed chunks */
 } StrataFtraceDatBuffer;
 
 typedef struct
@@ -47,6 +59,9 @@ typedef struct
   guint       version;          /* 6 or 7 */
   gboolean    big_endian;
   guint       long_size;        /* 4 or 8 */
+  guint       commit_size;      /* of a page's commit word: long_size, or
+                                 * what the header_page format says once
+                                 * the source has parsed it */
   guint       page_size;
   char       *compression;      /* "none", "zstd", ... */
   char       *compression_version;
@@ -54,6 +69,11 @@ typedef struct
   gboolean    latency;          /* a latency (text) trace, not flyrecord */
   guint64     data_start;       /* the first byte of CPU data (v6) */
   GPtrArray  *buffers;          /* StrataFtraceDatBuffer, [0] = top level */
+  GArray     *chunks;           /* StrataFtraceDatChunk of every CPU */
+
+  /* An option that makes libtracecmd change every timestamp (a date or
+   * offset, guest time sync, TSC conversion) was seen. */
+  gboolean    adjusts_time;
 
   /* Set instead of failing when the only problem is that the CPU data of
    * an uncompressed version 6 file was cut: what precedes the cut can still
@@ -71,6 +91,25 @@ gboolean               strata_ftrace_dat_layout_read  (StrataFtraceDatLayout  *l
 gboolean               strata_ftrace_dat_layout_check_page (const StrataFtraceDatLayout *layout,
                                                             const guint8                *page,
                                                             guint64                     *commit);
+
+/* What decompressing chunks one after the other reuses: the zstd context
+ * and the buffer of compressed bytes. Zero-initialised before first use. */
+typedef struct
+{
+  gpointer  dctx;
+  guint8   *packed;
+  gsize     packed_size;
+} StrataFtraceDatInflater;
+
+void                   strata_ftrace_dat_inflater_clear    (StrataFtraceDatInflater     *inflater);
+gboolean               strata_ftrace_dat_layout_inflate    (const StrataFtraceDatLayout *layout,
+                                                            int                          fd,
+                                                            const StrataFtraceDatChunk  *chunk,
+                                                            guint                        cpu,
+                                                            guint                        index,
+                                                            StrataFtraceDatInflater     *inflater,
+                                                            guint8                      *out,
+                                                            GError                     **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataFtraceDatLayout, strata_ftrace_dat_layout_free)
 

@@ -7,11 +7,22 @@
  * order; the source merges all of them by timestamp, so the kernel model
  * sees one ordered stream whatever the file's shape.
  *
+ * libtracecmd opens the file (headers, event formats, options, instances,
+ * CPU stats), but the CPU data is read here: each stream's ring-buffer pages
+ * are read from the file with pread(), or decompressed chunk by chunk with
+ * zstd, and handed to kbuffer one page at a time, exactly as libtracecmd
+ * would hand them, without its allocation per record. Only a file whose
+ * options make libtracecmd change the timestamps (a date or offset, guest
+ * time sync, TSC conversion) is still read through libtracecmd.
+ *
  * The file is hostile until proven otherwise: its structure is checked by
- * strata-ftrace-dat-layout.c before libtracecmd touches it, and every field
- * read from a record is bounds-checked against the record. A version 6 file
- * cut inside its CPU data, which libtracecmd refuses, is read page by page
- * with kbuffer up to the cut, so the events before the damage stay visible.
+ * strata-ftrace-dat-layout.c before libtracecmd touches it, every page
+ * header is checked before kbuffer sees the page, every event must end
+ * inside its page's data, and every field read from a record is
+ * bounds-checked against the record. A damaged page stops the reading
+ * there: the events before it are returned, then the error. A version 6
+ * file cut inside its CPU data, which libtracecmd refuses, is read up to
+ * the cut the same way.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -28,6 +39,7 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 #include <trace-cmd.h>
+#include <zstd.h>
 
 #include "strata-error.h"
 #include "strata-ftrace-dat-private.h"
@@ -42,6 +54,13 @@
 #define COMM_CACHE_SIZE  1024
 #define COMM_CACHE_LEN   16
 #define MAX_TABLE_ID     65536
+
+/* Uncompressed pages are read this many bytes at a time. */
+#define READ_BYTES       (256 * 1024)
+/* kbuffer reads a page's lost-event count just past its commit, and an
+ * event's header may sit at the very end of the data: zeroed bytes after
+ * the last page of a buffer keep those reads inside it. */
+#define PAGE_SLACK       64
 
 /* The last strings read from fixed-size char[] fields (comms), so the same
  * comm in a million records is interned once: a direct-mapped cache on the
@@ -86,7 +105,8 @@ enum { IRQ_IRQ, IRQ_NAME, IRQ_RET };
 enum { SI_VEC };
 
 /* One CPU of one buffer instance: a time-ordered run of records, read
- * either by libtracecmd or, for a cut version 6 file, page by page. */
+ * page by page here (kbuf != NULL) or, for files whose timestamps
+ * libtracecmd adjusts, by libtracecmd. */
 typedef struct
 {
   struct tracecmd_input *handle;     /* not owned */
@@ -96,22 +116,35 @@ typedef struct
   gboolean               stats_known;
   gboolean               cut;        /* its data runs past the end of the file */
   gboolean               lost_done;  /* the LOST event of `next` was emitted */
-  struct tep_record     *next;       /* libtracecmd's record, or &salvage_record */
+  struct tep_record     *next;       /* libtracecmd's record, or &record */
   guint64                ts;         /* next->ts, kept here for the heap */
 
   /* Uncompressed data read by libtracecmd: pages before this offset have
-   * been checked (see stream_check_ahead()). */
+   * been checked (see stream_check_ahead(); data_offset and data_end are
+   * then the CPU's whole data). */
   guint64                checked_until;
   gboolean               check_pages;
 
-  /* Page by page reading. */
+  /* Page by page reading. The pages are read into buf: a run of the file
+   * (data_offset is the next byte to read, data_end where the pages end),
+   * or one decompressed chunk at a time. */
   struct kbuffer        *kbuf;
-  guint8                *page;
-  guint64                page_offset;
+  const StrataFtraceDatChunk *chunks;
+  guint                  n_chunks;
+  guint                  next_chunk;
   guint64                data_offset;
-  guint64                data_end;   /* the last whole page in the file */
+  guint64                data_end;
+  guint8                *buf;
+  gsize                  buf_alloc;
+  gsize                  buf_len;    /* bytes of pages in buf */
+  guint64                buf_at;     /* where buf came from: a file offset, or
+                                      * the chunk's header when compressed */
+  gsize                  page_pos;   /* the current page, in buf */
+  guint64                page_offset;/* its offset as records report it */
+  guint                  page_end;   /* where its events must end, in the page */
+  gboolean               started;
   gboolean               page_loaded;
-  struct tep_record      salvage_record;
+  struct tep_record      record;
 } Stream;
 
 struct _StrataFtraceDatSource
@@ -134,6 +167,7 @@ struct _StrataFtraceDatSource
 
   Stream                 *streams;
   guint                   n_streams;
+  StrataFtraceDatInflater inflater;         /* shared by the compressed streams */
   guint                  *heap;             /* stream indices, min-heap by ts */
   guint                   heap_len;
 
@@ -204,113 +238,239 @@ heap_pop (StrataFtraceDatSource *self)
   heap_sift_down (self, 0);
 }
 
-/* Page by page reading, for the part of a cut version 6 file that is
- * there. The page header is checked before kbuffer sees the page: kbuffer
- * trusts its commit field. */
+/* A damaged page or event: the message says where it is in the file, or
+ * with compression, in which chunk and where inside it. */
+static gboolean G_GNUC_PRINTF (5, 6)
+stream_fail (StrataFtraceDatSource  *self,
+             Stream                 *stream,
+             gsize                   in_page,
+             GError                **error,
+             const char             *format,
+             ...)
+{
+  const char *name = self->layout->display_name;
+  g_autofree char *cause = NULL;
+  va_list args;
+
+  va_start (args, format);
+  cause = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  if (stream->chunks != NULL)
+    g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                 "%s: offset %" G_GUINT64_FORMAT " (byte %" G_GSIZE_FORMAT
+                 " of decompressed chunk %u of CPU %u): %s",
+                 name, stream->buf_at, stream->page_pos + in_page,
+                 stream->next_chunk - 1, stream->cpu, cause);
+  else
+    g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                 "%s: offset %" G_GUINT64_FORMAT ": CPU %u %s",
+                 name, stream->buf_at + stream->page_pos + in_page, stream->cpu, cause);
+
+  return FALSE;
+}
+
 static gboolean
-stream_load_page (StrataFtraceDatSource  *self,
+pread_all (int       fd,
+           guint8   *buf,
+           gsize     len,
+           guint64   offset,
+           int      *errsv)
+{
+  while (len > 0)
+    {
+      gssize n = pread (fd, buf, len, offset);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          *errsv = n < 0 ? errno : 0;
+          return FALSE;
+        }
+      buf += n;
+      len -= n;
+      offset += n;
+    }
+
+  return TRUE;
+}
+
+/* Fills buf with the next pages of the stream: the next run of the file,
+ * or the next chunk decompressed. buf_len is 0 when there are no more. */
+static gboolean
+stream_fill (StrataFtraceDatSource  *self,
+             Stream                 *stream,
+             GError                **error)
+{
+  StrataFtraceDatLayout *layout = self->layout;
+  gsize want;
+  int errsv = 0;
+
+  stream->buf_len = 0;
+  stream->page_pos = 0;
+
+  if (stream->chunks != NULL)
+    {
+      const StrataFtraceDatChunk *chunk;
+
+      if (stream->next_chunk >= stream->n_chunks)
+        return TRUE;
+      chunk = &stream->chunks[stream->next_chunk++];
+      want = chunk->usize;
+      stream->buf_at = chunk->offset - 8;
+    }
+  else
+    {
+      gsize pages = MAX (READ_BYTES / layout->page_size, 1);
+
+      if (stream->data_offset >= stream->data_end)
+        return TRUE;
+      want = MIN (stream->data_end - stream->data_offset, (guint64) pages * layout->page_size);
+      stream->buf_at = stream->data_offset;
+    }
+
+  /* Room for a whole last page (the data of an uncompressed CPU need not
+   * end on a page boundary) and the slack after it. */
+  if (stream->buf_alloc < want + layout->page_size + PAGE_SLACK)
+    {
+      g_free (stream->buf);
+      stream->buf_alloc = want + layout->page_size + PAGE_SLACK;
+      stream->buf = g_malloc (stream->buf_alloc);
+    }
+
+  if (stream->chunks != NULL)
+    {
+      if (!strata_ftrace_dat_layout_inflate (layout, self->fd, &stream->chunks[stream->next_chunk - 1],
+                                             stream->cpu, stream->next_chunk - 1,
+                                             &self->inflater, stream->buf, error))
+        return FALSE;
+    }
+  else
+    {
+      if (!pread_all (self->fd, stream->buf, want, stream->data_offset, &errsv))
+        {
+          g_set_error (error, STRATA_ERROR, errsv == 0 ? STRATA_ERROR_TRUNCATED : STRATA_ERROR_IO,
+                       "%s: offset %" G_GUINT64_FORMAT ": CPU %u data could not be read: %s",
+                       layout->display_name, stream->data_offset, stream->cpu,
+                       errsv == 0 ? "the file ended" : g_strerror (errsv));
+          return FALSE;
+        }
+      stream->data_offset += want;
+    }
+
+  memset (stream->buf + want, 0, stream->buf_alloc - want);
+  stream->buf_len = want;
+
+  return TRUE;
+}
+
+/* Moves to the stream's next page (its first one on the first call) and
+ * loads it into kbuffer once its header has been checked: kbuffer trusts
+ * the page's commit field and reads as far as it says. page_loaded is
+ * FALSE at the end of the stream. */
+static gboolean
+stream_next_page (StrataFtraceDatSource  *self,
                   Stream                 *stream,
                   GError                **error)
 {
   StrataFtraceDatLayout *layout = self->layout;
+  guint header = 8 + layout->commit_size;
+  const guint8 *page;
   guint64 commit;
-  gsize got = 0;
-
-  while (stream->page_offset + layout->page_size <= stream->data_end)
-    {
-      while (got < layout->page_size)
-        {
-          gssize n = pread (self->fd, stream->page + got, layout->page_size - got,
-                            stream->page_offset + got);
-
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n <= 0)
-            {
-              int errsv = n < 0 ? errno : EIO;
-              g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO,
-                           "%s: offset %" G_GUINT64_FORMAT ": %s",
-                           layout->display_name, stream->page_offset, g_strerror (errsv));
-              return FALSE;
-            }
-          got += n;
-        }
-
-      if (!strata_ftrace_dat_layout_check_page (layout, stream->page, &commit))
-        {
-          g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
-                       "%s: offset %" G_GUINT64_FORMAT ": CPU %u page claims %"
-                       G_GUINT64_FORMAT " bytes of events in a %u-byte page",
-                       layout->display_name, stream->page_offset, stream->cpu,
-                       commit, layout->page_size);
-          return FALSE;
-        }
-
-      if (commit > 0 && kbuffer_load_subbuffer (stream->kbuf, stream->page) == 0)
-        {
-          stream->page_loaded = TRUE;
-          return TRUE;
-        }
-
-      stream->page_offset += layout->page_size;
-      got = 0;
-    }
+  gsize avail;
 
   stream->page_loaded = FALSE;
+
+  if (stream->started)
+    {
+      stream->page_pos += layout->page_size;
+      stream->page_offset += layout->page_size;
+    }
+  stream->started = TRUE;
+
+  if (stream->page_pos >= stream->buf_len)
+    {
+      if (!stream_fill (self, stream, error))
+        return FALSE;
+      if (stream->buf_len == 0)
+        return TRUE;
+    }
+
+  page = stream->buf + stream->page_pos;
+  avail = MIN (stream->buf_len - stream->page_pos, layout->page_size);
+
+  if (!strata_ftrace_dat_layout_check_page (layout, page, &commit))
+    return stream_fail (self, stream, 0, error,
+                        "page claims %" G_GUINT64_FORMAT " bytes of events in a "
+                        "%u-byte page", commit, layout->page_size);
+  if (header + commit > avail)
+    return stream_fail (self, stream, 0, error,
+                        "page claims %" G_GUINT64_FORMAT " bytes of events, only %"
+                        G_GSIZE_FORMAT " of the page are in the CPU's data",
+                        commit, avail - MIN (avail, header));
+
+  if (kbuffer_load_subbuffer (stream->kbuf, (void *) page) < 0)
+    return stream_fail (self, stream, 0, error, "page could not be loaded");
+
+  stream->page_end = header + commit;
+  stream->page_loaded = TRUE;
+
   return TRUE;
 }
 
-/* Fills stream->next with the next record of a page-by-page stream, or
- * NULL at the end of what the file holds. */
+/* Fills stream->next with the stream's next record, built in place from
+ * kbuffer's view of the page as libtracecmd's tracecmd_read_data() builds
+ * it (the same timestamp, offset, size and missed events), or NULL at the
+ * end of the stream. */
 static gboolean
-stream_salvage_next (StrataFtraceDatSource  *self,
-                     Stream                 *stream,
-                     gboolean                first,
-                     GError                **error)
+stream_read_next (StrataFtraceDatSource  *self,
+                  Stream                 *stream,
+                  GError                **error)
 {
-  struct tep_record *record = &stream->salvage_record;
-  unsigned long long ts = 0;
-  gboolean new_page = FALSE;
-  void *data = NULL;
+  struct tep_record *record = &stream->record;
 
   stream->next = NULL;
 
-  if (first)
+  for (;;)
     {
-      if (!stream_load_page (self, stream, error))
-        return FALSE;
-      new_page = TRUE;
-      if (stream->page_loaded)
-        data = kbuffer_read_event (stream->kbuf, &ts);
-    }
-  else if (stream->page_loaded)
-    data = kbuffer_next_event (stream->kbuf, &ts);
+      unsigned long long ts;
+      const guint8 *page;
+      guint8 *data;
+      int size;
 
-  while (data == NULL && stream->page_loaded)
-    {
-      stream->page_offset += self->layout->page_size;
-      if (!stream_load_page (self, stream, error))
+      if (stream->page_loaded &&
+          (data = kbuffer_read_event (stream->kbuf, &ts)) != NULL)
+        {
+          page = stream->buf + stream->page_pos;
+          size = kbuffer_event_size (stream->kbuf);
+
+          /* A damaged length would have the decoder read past the page. */
+          if (data < page || size < 0 ||
+              (gsize) (data - page) + (gsize) size > stream->page_end)
+            return stream_fail (self, stream, kbuffer_curr_offset (stream->kbuf), error,
+                                "event of %d bytes runs past its page's %u bytes of data",
+                                size, stream->page_end);
+
+          memset (record, 0, sizeof *record);
+          record->ts = ts;
+          record->offset = stream->page_offset + kbuffer_curr_offset (stream->kbuf);
+          record->cpu = stream->cpu;
+          record->data = data;
+          record->size = size;
+          record->missed_events = kbuffer_missed_events (stream->kbuf);
+          kbuffer_next_event (stream->kbuf, NULL);
+
+          stream->next = record;
+          stream->lost_done = FALSE;
+          return TRUE;
+        }
+
+      if (!stream_next_page (self, stream, error))
         return FALSE;
       if (!stream->page_loaded)
-        break;
-      new_page = TRUE;
-      data = kbuffer_read_event (stream->kbuf, &ts);
+        return TRUE;
     }
-
-  if (data == NULL)
-    return TRUE;
-
-  memset (record, 0, sizeof *record);
-  record->ts = ts;
-  record->offset = stream->page_offset + kbuffer_curr_offset (stream->kbuf);
-  record->cpu = stream->cpu;
-  record->data = data;
-  record->size = kbuffer_event_size (stream->kbuf);
-  record->missed_events = new_page ? kbuffer_missed_events (stream->kbuf) : 0;
-  stream->next = record;
-  stream->lost_done = FALSE;
-
-  return TRUE;
 }
 
 /* Before libtracecmd moves to another page of an uncompressed CPU, the
@@ -379,7 +539,7 @@ stream_advance (StrataFtraceDatSource  *self,
                 GError                **error)
 {
   if (stream->kbuf != NULL)
-    return stream_salvage_next (self, stream, FALSE, error);
+    return stream_read_next (self, stream, error);
 
   if (!stream_check_ahead (self, stream, stream->next->offset, error))
     {
@@ -414,8 +574,9 @@ strata_ftrace_dat_source_finalize (GObject *object)
         kbuffer_free (stream->kbuf);
       else if (stream->next != NULL)
         tracecmd_free_record (stream->next);
-      g_free (stream->page);
+      g_free (stream->buf);
     }
+  strata_ftrace_dat_inflater_clear (&self->inflater);
   g_clear_pointer (&self->streams, g_free);
   g_clear_pointer (&self->heap, g_free);
   g_clear_pointer (&self->event_table, g_ptr_array_unref);
@@ -1195,6 +1356,183 @@ probe_in_child (StrataFtraceDatSource  *self,
   return TRUE;
 }
 
+/* The CPU numbered @cpu in @buffer, or NULL when the buffer has no data
+ * for it. libtracecmd indexes a handle's CPUs by their numbers. */
+static const StrataFtraceDatCpu *
+buffer_cpu (const StrataFtraceDatBuffer *buffer,
+            guint                        cpu)
+{
+  for (guint i = 0; i < buffer->cpus->len; i++)
+    {
+      const StrataFtraceDatCpu *c = &g_array_index (buffer->cpus, StrataFtraceDatCpu, i);
+
+      if (c->cpu == cpu)
+        return c;
+    }
+
+  return NULL;
+}
+
+/* Sets @stream up to read @cpu's pages itself. A record's offset is where
+ * libtracecmd says it is: its file offset, or with compression an offset in
+ * the space libtracecmd lays the decompressed CPUs out in one after the
+ * other, page-aligned, from @virtual_base on (there is no file offset of a
+ * compressed record). A @cut stream reads only the whole pages in the file. */
+static void
+stream_init_direct (StrataFtraceDatSource       *self,
+                    Stream                      *stream,
+                    const StrataFtraceDatBuffer *buffer,
+                    const StrataFtraceDatCpu    *cpu,
+                    guint64                      virtual_base,
+                    gboolean                     cut)
+{
+  StrataFtraceDatLayout *layout = self->layout;
+
+  stream->kbuf = kbuffer_alloc (layout->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+                                tep_is_file_bigendian (self->tep) ? KBUFFER_ENDIAN_BIG
+                                                                   : KBUFFER_ENDIAN_LITTLE);
+  if (stream->kbuf == NULL)
+    g_error ("out of memory");
+  if (tep_is_old_format (self->tep))
+    kbuffer_set_old_format (stream->kbuf);
+
+  stream->cut = cut;
+  if (cpu == NULL || cpu->size == 0)
+    return;
+
+  if (buffer->compressed)
+    {
+      if (cpu->n_chunks > 0)
+        {
+          stream->chunks = &g_array_index (layout->chunks, StrataFtraceDatChunk, cpu->first_chunk);
+          stream->n_chunks = cpu->n_chunks;
+        }
+      stream->page_offset = virtual_base;
+      return;
+    }
+
+  stream->data_offset = cpu->offset;
+  stream->page_offset = cpu->offset;
+  stream->data_end = cpu->offset + cpu->size;
+  if (cut)
+    {
+      guint64 end = MIN (stream->data_end, layout->file_size);
+
+      end = end < cpu->offset ? cpu->offset : end;
+      stream->data_end = cpu->offset + (end - cpu->offset) / layout->page_size * layout->page_size;
+    }
+}
+
+/* The layout's buffer for libtracecmd's handle @index: 0 is the top
+ * buffer, the others its instances in the order of their options. */
+static const StrataFtraceDatBuffer *
+layout_buffer_for_handle (StrataFtraceDatLayout *layout,
+                          guint                  index,
+                          const char            *name)
+{
+  guint seen = 0;
+
+  for (guint i = 0; i < layout->buffers->len; i++)
+    {
+      const StrataFtraceDatBuffer *buffer = g_ptr_array_index (layout->buffers, i);
+      gboolean top = buffer->name[0] == '\0';
+
+      if (index == 0 && top)
+        return buffer;
+      if (index > 0 && !top && ++seen == index)
+        return g_strcmp0 (buffer->name, name) == 0 ? buffer : NULL;
+    }
+
+  return NULL;
+}
+
+/* Only a file whose options make libtracecmd change the timestamps
+ * (timestamp_calc() in trace-input.c) needs libtracecmd to read the data;
+ * kbuffer's timestamps are libtracecmd's for every other one. */
+static gboolean
+can_read_directly (StrataFtraceDatSource *self,
+                   GPtrArray             *inputs)
+{
+  if (self->layout->adjusts_time || tep_get_header_timestamp_size (self->tep) != 8)
+    return FALSE;
+
+  for (guint i = 0; i < inputs->len; i++)
+    {
+      const char *name = i == 0 ? "" : tracecmd_buffer_instance_name (self->input, i - 1);
+
+      if (layout_buffer_for_handle (self->layout, i, name) == NULL)
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Reading through libtracecmd decompresses chunks and hands their pages to
+ * kbuffer unchecked, so with compression every page is checked at open. */
+static gboolean
+check_compressed_pages (StrataFtraceDatSource  *self,
+                        GError                **error)
+{
+  StrataFtraceDatLayout *layout = self->layout;
+  g_autofree guint8 *pages = NULL;
+  gsize pages_size = 0;
+
+  for (guint b = 0; b < layout->buffers->len; b++)
+    {
+      StrataFtraceDatBuffer *buffer = g_ptr_array_index (layout->buffers, b);
+
+      for (guint c = 0; buffer->compressed && c < buffer->cpus->len; c++)
+        {
+          const StrataFtraceDatCpu *cpu = &g_array_index (buffer->cpus, StrataFtraceDatCpu, c);
+
+          for (guint i = 0; i < cpu->n_chunks; i++)
+            {
+              const StrataFtraceDatChunk *chunk = &g_array_index (layout->chunks, StrataFtraceDatChunk,
+                                                                  cpu->first_chunk + i);
+
+              if (pages_size < chunk->usize)
+                {
+                  g_free (pages);
+                  pages_size = chunk->usize;
+                  pages = g_malloc (pages_size);
+                }
+              if (!strata_ftrace_dat_layout_inflate (layout, self->fd, chunk, cpu->cpu, i,
+                                                     &self->inflater, pages, error))
+                return FALSE;
+
+              for (guint32 o = 0; o < chunk->usize; o += layout->page_size)
+                {
+                  guint64 commit;
+
+                  if (!strata_ftrace_dat_layout_check_page (layout, pages + o, &commit))
+                    {
+                      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                                   "%s: offset %" G_GUINT64_FORMAT " (byte %u of decompressed "
+                                   "chunk %u of CPU %u): page claims %" G_GUINT64_FORMAT
+                                   " bytes of events in a %u-byte page",
+                                   layout->display_name, chunk->offset - 8, o, i, cpu->cpu,
+                                   commit, layout->page_size);
+                      return FALSE;
+                    }
+                }
+            }
+        }
+    }
+
+  return TRUE;
+}
+
+/* The kernel's long, which the commit word of every page is, as the
+ * header_page format says (libtracecmd takes it from there too). */
+static void
+note_commit_size (StrataFtraceDatSource *self)
+{
+  int size = tep_get_header_page_size (self->tep);
+
+  if (size == 4 || size == 8)
+    self->layout->commit_size = size;
+}
+
 static gboolean
 open_with_library (StrataFtraceDatSource  *self,
                    const char             *path,
@@ -1205,6 +1543,8 @@ open_with_library (StrataFtraceDatSource  *self,
   int n_instances;
   guint n_streams = 0;
   GPtrArray *inputs;
+  gboolean direct;
+  guint64 top_virtual_end = self->layout->page_size;
 
   if (!probe_in_child (self, path, TRACECMD_FL_LOAD_NO_PLUGINS |
                                     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS, FALSE, error))
@@ -1232,6 +1572,7 @@ open_with_library (StrataFtraceDatSource  *self,
 
   if (!resolve_common_type (self, error))
     return FALSE;
+  note_commit_size (self);
 
   inputs = g_ptr_array_new_with_free_func (close_input);
   self->instance_inputs = inputs;
@@ -1268,6 +1609,10 @@ open_with_library (StrataFtraceDatSource  *self,
       n_streams += MAX (tracecmd_cpus (handle), 0);
     }
 
+  direct = can_read_directly (self, inputs);
+  if (!direct && !uncompressed && !check_compressed_pages (self, error))
+    return FALSE;
+
   self->streams = g_new0 (Stream, MAX (n_streams, 1));
   self->heap = g_new0 (guint, MAX (n_streams, 1));
 
@@ -1276,6 +1621,9 @@ open_with_library (StrataFtraceDatSource  *self,
       struct tracecmd_input *handle = i == 0 ? self->input : g_ptr_array_index (inputs, i);
       g_autoptr(GHashTable) known = g_hash_table_new (NULL, NULL);
       int cpus = tracecmd_cpus (handle);
+      /* libtracecmd lays out the decompressed CPUs of an instance after
+       * those of the top buffer, whose handle it copies. */
+      guint64 virtual_end = top_virtual_end;
 
       note_cpu_stats (self, tracecmd_get_cpustats (handle), known);
 
@@ -1287,6 +1635,25 @@ open_with_library (StrataFtraceDatSource  *self,
           stream->handle = handle;
           stream->index = c;
           stream->instance = i;
+
+          if (direct)
+            {
+              const char *name = i == 0 ? "" : tracecmd_buffer_instance_name (self->input, i - 1);
+              const StrataFtraceDatBuffer *buffer = layout_buffer_for_handle (self->layout, i, name);
+              const StrataFtraceDatCpu *lc = buffer_cpu (buffer, c);
+
+              stream->cpu = c;
+              stream->stats_known = g_hash_table_contains (known, GINT_TO_POINTER (c));
+              stream_init_direct (self, stream, buffer, lc, virtual_end, FALSE);
+              if (buffer->compressed && lc != NULL && lc->size > 0)
+                virtual_end = (virtual_end + lc->usize + self->layout->page_size - 1) /
+                              self->layout->page_size * self->layout->page_size;
+              if (!stream_read_next (self, stream, error))
+                return FALSE;
+              if (stream->next != NULL)
+                heap_push (self, s);
+              continue;
+            }
 
           if (uncompressed)
             {
@@ -1317,6 +1684,9 @@ open_with_library (StrataFtraceDatSource  *self,
           if (stream->next != NULL)
             heap_push (self, s);
         }
+
+      if (i == 0)
+        top_virtual_end = virtual_end;
     }
 
   info->clock = g_strdup (tracecmd_get_trace_clock (self->input));
@@ -1356,6 +1726,7 @@ open_salvage (StrataFtraceDatSource  *self,
 
   if (!resolve_common_type (self, error))
     return FALSE;
+  note_commit_size (self);
 
   note_cpu_stats (self, tracecmd_get_cpustats (self->input), known);
 
@@ -1377,7 +1748,6 @@ open_salvage (StrataFtraceDatSource  *self,
           const StrataFtraceDatCpu *cpu = &g_array_index (buffer->cpus, StrataFtraceDatCpu, c);
           guint s = self->n_streams++;
           Stream *stream = &self->streams[s];
-          guint64 end;
 
           stream->instance = i;
           stream->cpu = cpu->cpu;
@@ -1385,19 +1755,11 @@ open_salvage (StrataFtraceDatSource  *self,
           /* The stats of a version 6 file are the top buffer's. */
           stream->stats_known = i == 0 &&
                                 g_hash_table_contains (known, GINT_TO_POINTER ((gint) cpu->cpu));
-          stream->data_offset = cpu->offset;
-          stream->page_offset = cpu->offset;
-          end = cpu->size == 0 ? cpu->offset : MIN (cpu->offset + cpu->size, layout->file_size);
-          stream->data_end = end < cpu->offset ? cpu->offset : end;
-          stream->cut = cpu->size > 0 && (cpu->offset > layout->file_size ||
-                                          cpu->size > layout->file_size - cpu->offset);
-          stream->page = g_malloc (layout->page_size);
-          stream->kbuf = kbuffer_alloc (layout->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-                                        layout->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-          if (stream->kbuf == NULL)
-            g_error ("out of memory");
+          stream_init_direct (self, stream, buffer, cpu, 0,
+                              cpu->size > 0 && (cpu->offset > layout->file_size ||
+                                                cpu->size > layout->file_size - cpu->offset));
 
-          if (!stream_salvage_next (self, stream, TRUE, error))
+          if (!stream_read_next (self, stream, error))
             return FALSE;
           if (stream->next != NULL)
             heap_push (self, s);
