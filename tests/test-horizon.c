@@ -125,7 +125,8 @@ test_horizon_is_final (void)
           g_array_sort (want, compare);
 
           if (got->len != want->len ||
-              memcmp (got->data, want->data, got->len * sizeof (StrataActivity)) != 0)
+              (got->len > 0 &&
+               memcmp (got->data, want->data, got->len * sizeof (StrataActivity)) != 0))
             g_error ("%s: at event %u (horizon %" G_GINT64_FORMAT "), %u activities were known "
                      "before the horizon, the whole run has %u there",
                      fixtures[f], n, h, got->len, want->len);
