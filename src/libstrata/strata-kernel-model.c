@@ -322,6 +322,16 @@ thread_at (StrataKernelModel *self,
   return &g_array_index (self->threads, Thread, index);
 }
 
+static Thread *
+lookup_thread (StrataKernelModel *self,
+               Instance          *inst,
+               gint32             tid)
+{
+  gpointer found = thread_slot_lookup (inst, tid);
+
+  return found ? thread_at (self, GPOINTER_TO_UINT (found) - 1) : NULL;
+}
+
 static guint32
 get_process_channel (StrataKernelModel *self,
                      Instance          *inst,
@@ -395,12 +405,7 @@ get_thread (StrataKernelModel *self,
   index = GPOINTER_TO_UINT (found) - 1;
 
   if (comm != STRATA_STRING_NONE)
-    {
-      StrataChannel *ch = get_channel (self, thread_at (self, index)->channel);
-
-      if (ch->name != comm)
-        ch->name = comm;
-    }
+    get_channel (self, thread_at (self, index)->channel)->name = comm;
 
   return index;
 }
@@ -478,15 +483,6 @@ cpu_close_nested (StrataKernelModel *self,
     }
 }
 
-static Thread *
-lookup_thread (StrataKernelModel *self,
-               Instance          *inst,
-               gint32             tid)
-{
-  gpointer found = thread_slot_lookup (inst, tid);
-
-  return found ? thread_at (self, GPOINTER_TO_UINT (found) - 1) : NULL;
-}
 
 /*
  * A switch whose prev is the task we believe runs on this CPU is the
@@ -694,7 +690,6 @@ note_tgid (StrataKernelModel *self,
            gint32             tgid,
            gint64             ts)
 {
-  gpointer found;
   Thread *t;
   StrataChannel *ch;
   guint32 process;
@@ -702,11 +697,10 @@ note_tgid (StrataKernelModel *self,
   if (tid <= 0 || tgid <= 0)
     return;
 
-  found = thread_slot_lookup (inst, tid);
-  if (found == NULL)
+  t = lookup_thread (self, inst, tid);
+  if (t == NULL)
     return;
 
-  t = thread_at (self, GPOINTER_TO_UINT (found) - 1);
   if (get_channel (self, t->channel)->tgid == tgid)
     return;
 
@@ -749,9 +743,6 @@ handle_event (StrataKernelModel *self,
 
     case STRATA_EVENT_SCHED_WAKING:
     case STRATA_EVENT_SCHED_WAKEUP:
-      handle_wakeup (self, inst, ev->instance, ev);
-      break;
-
     case STRATA_EVENT_SCHED_WAKEUP_NEW:
       handle_wakeup (self, inst, ev->instance, ev);
       break;
@@ -859,11 +850,7 @@ handle_event (StrataKernelModel *self,
             cpu_emit_segment (self, cpu, cpu->seg_start, ts, cpu->cur_tid, cpu->cur_comm,
                               cpu->seg_flags | STRATA_ACTIVITY_FLAG_LOST);
             if (cpu->cur_tid > 0)
-              {
-                gpointer found = thread_slot_lookup (inst, cpu->cur_tid);
-                if (found != NULL)
-                  t = thread_at (self, GPOINTER_TO_UINT (found) - 1);
-              }
+              t = lookup_thread (self, inst, cpu->cur_tid);
           }
         else if (cpu->phase == CPU_PHASE_INITIAL)
           {
