@@ -194,3 +194,164 @@ strata_test_event_counts (StrataSource *source,
 
   return counts;
 }
+
+/* ---- brute-force zoom chunks ---- */
+
+typedef struct
+{
+  StrataZoomItem item;
+  GArray        *keys;  /* Key */
+} Ref;
+
+typedef struct
+{
+  guint8 kind, state;
+  guint32 label;
+  gint32 arg;
+  gint64 time;
+  guint count;
+} Key;
+
+static void
+ref_flush (Ref    *ref,
+           GArray *out)
+{
+  if (ref->item.count == 0)
+    return;
+
+  if (ref->item.count > 1)
+    {
+      Key *best = NULL;
+
+      for (guint i = 0; i < ref->keys->len; i++)
+        {
+          Key *k = &g_array_index (ref->keys, Key, i);
+          if (best == NULL || k->time > best->time || (k->time == best->time && k->count > best->count))
+            best = k;
+        }
+      ref->item.kind = best->kind;
+      ref->item.state = best->state;
+      ref->item.label = best->label;
+      ref->item.arg = best->arg;
+      ref->item.flags |= STRATA_ZOOM_ITEM_AGGREGATE;
+    }
+
+  g_array_append_val (out, ref->item);
+  memset (&ref->item, 0, sizeof ref->item);
+  g_array_set_size (ref->keys, 0);
+}
+
+static void
+ref_key (Ref                  *ref,
+         const StrataActivity *a)
+{
+  for (guint i = 0; i < ref->keys->len; i++)
+    {
+      Key *k = &g_array_index (ref->keys, Key, i);
+      if (k->kind == a->kind && k->state == a->state && k->label == a->label && k->arg == a->arg)
+        {
+          k->time += a->end - a->start;
+          k->count++;
+          return;
+        }
+    }
+  {
+    Key k = { a->kind, a->state, a->label, a->arg, a->end - a->start, 1 };
+    g_array_append_val (ref->keys, k);
+  }
+}
+
+static void
+ref_start (Ref                  *ref,
+           const StrataActivity *a)
+{
+  ref->item = (StrataZoomItem) {
+    .start = a->start, .end = a->end, .channel = a->channel, .label = a->label,
+    .arg = a->arg, .kind = a->kind, .state = a->state, .flags = a->flags,
+    .count = 1, .busy = a->end - a->start,
+  };
+  ref_key (ref, a);
+}
+
+static int
+by_start (gconstpointer pa,
+          gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The reference for a chunk's items: filter, split by lane, sort, clip,
+ * merge, written as plainly as possible and apart from the library's
+ * aggregator. */
+GArray *
+strata_test_brute_force_chunk (const StrataActivity *all,
+                   gsize                 n,
+                   guint32               channel,
+                   gint64                s,
+                   gint64                e,
+                   gint64                pixel)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  Ref ref = { { 0 }, g_array_new (FALSE, FALSE, sizeof (Key)) };
+
+  /* Lanes in the order the store keeps them: depths, then instants. */
+  for (guint lane = 0; lane <= 16; lane++)
+    {
+      g_autoptr(GArray) acts = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+
+      for (gsize i = 0; i < n; i++)
+        {
+          const StrataActivity *a = &all[i];
+          gboolean instant = strata_activity_is_instant (a);
+          guint a_lane = instant ? 16 : MIN (strata_activity_get_depth (a), 15);
+
+          if (a->channel != channel || a_lane != lane)
+            continue;
+          if (instant ? (a->start >= s && a->start < e) : (a->start < e && a->end > s))
+            g_array_append_val (acts, *a);
+        }
+      g_array_sort (acts, by_start);
+
+      for (guint i = 0; i < acts->len; i++)
+        {
+          StrataActivity a = g_array_index (acts, StrataActivity, i);
+
+          if (a.start < s)
+            {
+              a.start = s;
+              a.flags = (a.flags & ~STRATA_ACTIVITY_FLAG_START_UNSEEN) | STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE;
+            }
+          if (a.end > e)
+            {
+              a.end = e;
+              a.flags = (a.flags & ~(STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST)) |
+                        STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
+            }
+
+          if (a.end - a.start >= pixel)
+            {
+              ref_flush (&ref, out);
+              ref_start (&ref, &a);
+              ref_flush (&ref, out);
+            }
+          else if (ref.item.count > 0 && MAX (a.end, ref.item.end) - ref.item.start <= pixel)
+            {
+              ref.item.end = MAX (ref.item.end, a.end);
+              ref.item.count++;
+              ref.item.busy += a.end - a.start;
+              ref.item.flags &= a.flags;
+              ref_key (&ref, &a);
+            }
+          else
+            {
+              ref_flush (&ref, out);
+              ref_start (&ref, &a);
+            }
+        }
+      ref_flush (&ref, out);
+    }
+
+  g_array_unref (ref.keys);
+  return out;
+}

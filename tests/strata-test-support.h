@@ -25,4 +25,11 @@ GHashTable *strata_test_event_counts       (StrataSource      *source,
                                             GArray            *events,
                                             guint16            instance);
 
+GArray     *strata_test_brute_force_chunk  (const StrataActivity *all,
+                                            gsize                 n,
+                                            guint32               channel,
+                                            gint64                s,
+                                            gint64                e,
+                                            gint64                pixel);
+
 G_END_DECLS

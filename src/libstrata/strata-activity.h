@@ -99,6 +99,46 @@ strata_activity_get_depth (const StrataActivity *a)
   return (a->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
 }
 
+/* The flags that describe an activity's start, and those that describe its
+ * end: clipping drops the side it cuts off. */
+#define STRATA_ACTIVITY_FLAGS_START_SIDE \
+  (STRATA_ACTIVITY_FLAG_START_UNSEEN | STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE)
+#define STRATA_ACTIVITY_FLAGS_END_SIDE \
+  (STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER)
+
+/* Whether @a overlaps [@t0, @t1): an interval that starts before @t1 and
+ * ends after @t0, or an instant inside the range. */
+static inline gboolean
+strata_activity_overlaps (const StrataActivity *a,
+                          gint64                t0,
+                          gint64                t1)
+{
+  if (strata_activity_is_instant (a))
+    return a->start >= t0 && a->start < t1;
+  return a->start < t1 && a->end > t0;
+}
+
+/* Cuts @a to [@t0, @t1). A clipped piece says nothing of the start or the
+ * end it cut off, so a piece taken while the activity was still open is
+ * the same as one cut from the completed activity. */
+static inline void
+strata_activity_clip (StrataActivity *a,
+                      gint64          t0,
+                      gint64          t1)
+{
+  if (a->start < t0)
+    {
+      a->start = t0;
+      a->flags = (a->flags & ~STRATA_ACTIVITY_FLAG_START_UNSEEN) | STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE;
+    }
+  if (a->end > t1)
+    {
+      a->end = t1;
+      a->flags = (a->flags & ~(STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST)) |
+                 STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
+    }
+}
+
 /* Called for every activity as soon as it is complete (so in the order of
  * their ends, not their starts). */
 typedef void (*StrataActivityFunc) (const StrataActivity *activity,

@@ -140,6 +140,15 @@ strata_raw_store_get_size (StrataRawStore *self)
   return self->size;
 }
 
+/* One more than the highest channel that has an activity. */
+guint
+strata_raw_store_get_n_channels (StrataRawStore *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->channels->len;
+}
+
 /**
  * strata_raw_store_query:
  * @channel: a channel

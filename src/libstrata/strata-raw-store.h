@@ -26,6 +26,7 @@ void            strata_raw_store_free      (StrataRawStore       *self);
 void            strata_raw_store_add       (const StrataActivity *activity,
                                             gpointer              store);
 guint64         strata_raw_store_get_size  (StrataRawStore       *self);
+guint           strata_raw_store_get_n_channels (StrataRawStore  *self);
 void            strata_raw_store_query     (StrataRawStore       *self,
                                             guint32               channel,
                                             gint64                t0,

@@ -39,6 +39,7 @@ struct _StrataTrace
   gboolean           keep_activities;
   StrataActivityFunc sink;
   gpointer           sink_data;
+  StrataZoomTree    *tree;
 };
 
 G_DEFINE_FINAL_TYPE (StrataTrace, strata_trace, G_TYPE_OBJECT)
@@ -56,6 +57,7 @@ strata_trace_finalize (GObject *object)
   g_clear_pointer (&self->counts, g_array_unref);
   g_clear_pointer (&self->event_counts, g_array_unref);
   g_clear_error (&self->damage);
+  g_clear_pointer (&self->tree, strata_zoom_tree_free);
 
   G_OBJECT_CLASS (strata_trace_parent_class)->finalize (object);
 }
@@ -88,6 +90,8 @@ collect_activity (const StrataActivity *activity,
     g_array_append_vals (self->activities, activity, 1);
   if (self->sink != NULL)
     self->sink (activity, self->sink_data);
+  if (self->tree != NULL)
+    strata_zoom_tree_add (activity, self->tree);
 }
 
 typedef struct
@@ -176,6 +180,9 @@ read_events (StrataTrace        *self,
       count_events (self, batch->events, batch->n);
       self->n_events += batch->n;
       strata_kernel_model_feed (model, batch->events, batch->n);
+      if (self->tree != NULL)
+        strata_zoom_tree_advance (self->tree, strata_kernel_model_get_horizon (model),
+                                  (StrataForeachOpenFunc) strata_kernel_model_foreach_open, model);
 
       g_async_queue_push (reader.free, batch);
     }
@@ -228,6 +235,27 @@ strata_trace_load_full (const char            *path,
                         gpointer               sink_data,
                         GError               **error)
 {
+  return strata_trace_load_with_tree (path, flags, sink, sink_data, NULL, error);
+}
+
+/**
+ * strata_trace_load_with_tree:
+ * @params: (nullable): build a zoom tree with these parameters, in the same
+ *   pass, or %NULL for none
+ *
+ * Like strata_trace_load_full(), and builds the zoom tree while reading;
+ * strata_trace_get_zoom_tree() returns it.
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_load_with_tree (const char              *path,
+                             StrataTraceLoadFlags     flags,
+                             StrataActivityFunc       sink,
+                             gpointer                 sink_data,
+                             const StrataZoomParams  *params,
+                             GError                 **error)
+{
   g_autoptr(StrataTrace) self = NULL;
   g_autoptr(StrataKernelModel) model = NULL;
   const StrataSourceInfo *info;
@@ -241,6 +269,8 @@ strata_trace_load_full (const char            *path,
   self->keep_activities = !(flags & STRATA_TRACE_LOAD_NO_ACTIVITIES);
   self->sink = sink;
   self->sink_data = sink_data;
+  if (params != NULL && !(self->tree = strata_zoom_tree_new (params, error)))
+    return NULL;
   self->source = strata_source_open (path, error);
   if (self->source == NULL)
     return NULL;
@@ -268,6 +298,8 @@ strata_trace_load_full (const char            *path,
   self->end = info->last_ts == G_MININT64 ? 0 : info->last_ts;
 
   strata_kernel_model_finish (model, self->end);
+  if (self->tree != NULL)
+    strata_zoom_tree_finish (self->tree);
 
   channels = strata_kernel_model_get_channels (model, &n_channels);
   g_array_append_vals (self->channels, channels, n_channels);
@@ -387,6 +419,14 @@ strata_trace_get_end (StrataTrace *self)
  * Returns: (nullable): the error that ended reading early, if any; the
  *   trace holds everything read before it
  */
+/* Returns: (nullable): the zoom tree, if the trace was loaded with one */
+StrataZoomTree *
+strata_trace_get_zoom_tree (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->tree;
+}
+
 const GError *
 strata_trace_get_damage (StrataTrace *self)
 {

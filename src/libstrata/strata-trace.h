@@ -15,6 +15,7 @@
 #include "strata-activity.h"
 #include "strata-source.h"
 #include "strata-string-pool.h"
+#include "strata-zoom-tree.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +44,13 @@ StrataTrace            *strata_trace_load_full           (const char           *
                                                           StrataActivityFunc    sink,
                                                           gpointer              sink_data,
                                                           GError              **error);
+StrataTrace            *strata_trace_load_with_tree      (const char              *path,
+                                                          StrataTraceLoadFlags     flags,
+                                                          StrataActivityFunc       sink,
+                                                          gpointer                 sink_data,
+                                                          const StrataZoomParams  *params,
+                                                          GError                 **error);
+StrataZoomTree         *strata_trace_get_zoom_tree       (StrataTrace    *self);
 StrataSource           *strata_trace_get_source          (StrataTrace    *self);
 const StrataSourceInfo *strata_trace_get_info            (StrataTrace    *self);
 StrataStringPool       *strata_trace_get_strings         (StrataTrace    *self);

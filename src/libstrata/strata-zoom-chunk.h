@@ -17,11 +17,20 @@
 
 G_BEGIN_DECLS
 
-void strata_zoom_compute_chunk (StrataRawStore           *store,
-                                const StrataZoomGeometry *geometry,
-                                guint                     level,
-                                gint64                    index,
-                                guint32                   channel,
-                                GArray                   *out);
+void  strata_zoom_compute_chunk      (StrataRawStore           *store,
+                                      const StrataZoomGeometry *geometry,
+                                      guint                     level,
+                                      gint64                    index,
+                                      guint32                   channel,
+                                      GArray                   *out);
+guint strata_zoom_compute_chunk_full (StrataRawStore           *store,
+                                      const StrataActivity     *open,
+                                      guint                     n_open,
+                                      const StrataZoomGeometry *geometry,
+                                      guint                     level,
+                                      gint64                    index,
+                                      guint32                   channel,
+                                      GArray                   *out);
+guint strata_zoom_lane_of            (const StrataActivity     *activity);
 
 G_END_DECLS

@@ -19,3 +19,4 @@
 #include "strata-trace.h"
 #include "strata-zoom-chunk.h"
 #include "strata-zoom-geometry.h"
+#include "strata-zoom-tree.h"

@@ -1,0 +1,1473 @@
+/* strata-zoom-tree.c
+ *
+ * How the pass works. Activities reach the tree complete (from the kernel
+ * model's sink, in the order they end) and, at each advance, the model says
+ * up to where its output is final (the horizon) and which activities are
+ * still open. The buffer former keeps the activities not yet delivered in
+ * start order and cuts the stream at times e < horizon into adjacent
+ * buffers; a buffer holds every activity overlapping it, clipped, with
+ * continuation flags where it was cut.
+ *
+ * Levels are kept by rank while building: rank 0 has the longest chunk
+ * that fits in 2^62 ns and the last rank 1 ns per pixel, so a level's
+ * chunks never depend on where the trace ends. When the pass ends, the
+ * finest rank whose one chunk holds the whole trace becomes level 0.
+ *
+ * The chunking criterion: a chunk is dense when at least T activities
+ * start inside it. (The seed counts the activities that overlap a chunk;
+ * with a thousand sleeping threads every chunk down to 1 ns per pixel
+ * would then be dense, so the stack of aggregators could never shrink.
+ * What the seed's own look-ahead counts is the activities that start.) A
+ * child chunk is never denser than its parent, so the dense chunks form a
+ * tree whose depth follows the data, as in FIG. 7.
+ *
+ * Each level's aggregator walks its chunks through every buffer. Over a
+ * dense chunk it joins the pieces of an activity that a buffer cut split,
+ * applies the triviality rule lane by lane (strata-aggregator.c) and, at
+ * the chunk's end, stores the items of every channel that has an activity
+ * starting in the chunk. A channel whose only business in a chunk is an
+ * activity carried through it (a long sleep) is not stored: the query
+ * takes that one piece from the raw store, so a thousand sleeping threads
+ * do not cost a thousand items in every chunk.
+ *
+ * A level's first chunk, the one holding the stream's first activity,
+ * began before the stream did; it is computed from the raw store when the
+ * pass ends, with the on-demand code. (For the coarsest levels that chunk
+ * is the whole trace, and which of them is level 0 is known only then.)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "strata-error.h"
+#include "strata-zoom-chunk.h"
+#include "strata-zoom-tree.h"
+
+#define N_LANES      17
+#define MAX_RANKS    64
+#define TIME_LIMIT   (G_GINT64_CONSTANT (1) << 62)
+
+typedef enum
+{
+  DECISION_UNKNOWN,
+  DECISION_DENSE,
+  DECISION_SPARSE,
+} Decision;
+
+typedef struct
+{
+  guint32 channel;
+  guint32 first;     /* index of its first item */
+  guint32 n_items;
+} ChannelSpan;
+
+typedef struct
+{
+  gint64          index;
+  ChannelSpan    *channels;
+  guint           n_channels;
+  StrataZoomItem *items;
+  guint           n_items;
+  gboolean        at_end;
+} Chunk;
+
+typedef struct
+{
+  StrataAggregateRun run;
+  GArray            *items;     /* StrataZoomItem, this chunk's output */
+  StrataActivity     held;      /* last piece, may continue in the next buffer */
+  gboolean           has_held;
+  gboolean           touched;
+  guint32            channel;
+  guint8             lane;
+} Lane;
+
+typedef struct
+{
+  gint64     threshold;
+  GPtrArray *lanes;          /* per channel: Lane *[N_LANES], or NULL */
+  GPtrArray *touched;        /* Lane *, in the current chunk */
+  gint64     chunk;          /* index being aggregated, or -1 */
+  gboolean   chunk_active;
+  gint64     first_chunk;    /* computed from the raw store at the end */
+  gint64     memo_index;     /* the latest decision */
+  Decision   memo;
+  GPtrArray *chunks;         /* Chunk *, by index */
+} Level;
+
+struct _StrataZoomTree
+{
+  StrataZoomParams     params;
+  StrataZoomGeometry   ranks;     /* rank r is "level" r of this geometry */
+  guint                n_ranks;
+  Level                levels[MAX_RANKS];
+  StrataRawStore      *raw;
+  GRWLock              lock;
+
+  /* Builder state, touched only by the thread that builds. */
+  GArray              *incoming;  /* StrataActivity, not taken in yet */
+  GArray              *pending;   /* StrataActivity, by start, not delivered */
+  GArray              *open;      /* StrataActivity, by channel */
+  GArray              *starts;    /* gint64, known starts from the cut on */
+  guint                starts_head;
+  GArray              *buffer;    /* StrataActivity, the buffer being delivered */
+  gint64               horizon;
+  gint64               cut;
+  gint64               first_cut;
+  gboolean             started;
+  gboolean             finished;
+  gint64               first;     /* earliest start */
+  gint64               last;      /* latest point covered */
+  guint64              n_buffers;
+  gsize                size;
+  StrataZoomBufferFunc buffer_func;
+  gpointer             buffer_data;
+};
+
+/**
+ * strata_zoom_params_init:
+ *
+ * The defaults: F = 4, W = 4096 pixels (one chunk is one 4K screen; a
+ * 3840-pixel viewport at a level's own scale overlaps at most two chunks),
+ * T = 1000 and adaptive buffers.
+ */
+void
+strata_zoom_params_init (StrataZoomParams *params)
+{
+  g_return_if_fail (params != NULL);
+
+  params->zoom_factor = STRATA_ZOOM_DEFAULT_FACTOR;
+  params->pixels_per_chunk = STRATA_ZOOM_DEFAULT_PIXELS_PER_CHUNK;
+  params->density_threshold = STRATA_ZOOM_DEFAULT_DENSITY;
+  params->buffer_criterion = STRATA_BUFFER_ADAPTIVE;
+  params->buffer_interval = 25 * G_GINT64_CONSTANT (1000000);
+  params->buffer_count = STRATA_ZOOM_DEFAULT_DENSITY;
+}
+
+StrataZoomTree *
+strata_zoom_tree_new (const StrataZoomParams  *params,
+                      GError                 **error)
+{
+  g_autoptr(StrataZoomTree) self = NULL;
+  StrataZoomGeometry g;
+  guint root;
+
+  g_return_val_if_fail (params != NULL, NULL);
+
+  if (!strata_zoom_geometry_init (&g, 0, 0, params->zoom_factor, params->pixels_per_chunk,
+                                  params->density_threshold, error))
+    return NULL;
+  if ((params->buffer_criterion == STRATA_BUFFER_FIXED_INTERVAL && params->buffer_interval <= 0) ||
+      (params->buffer_criterion == STRATA_BUFFER_FIXED_COUNT && params->buffer_count == 0) ||
+      params->buffer_criterion > STRATA_BUFFER_FIXED_COUNT)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
+                   "buffer criterion: an interval or a count must be positive");
+      return NULL;
+    }
+
+  self = g_new0 (StrataZoomTree, 1);
+  self->params = *params;
+
+  /* Rank 0: the longest chunk of the form W * F^k ns below 2^62. */
+  root = g.pixels_log2;
+  while (root + g.factor_log2 <= 61)
+    root += g.factor_log2;
+  self->ranks = g;
+  self->ranks.root_log2 = root;
+  self->ranks.n_levels = self->n_ranks = (root - g.pixels_log2) / g.factor_log2 + 1;
+  g_assert (self->n_ranks <= MAX_RANKS);
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      Level *level = &self->levels[r];
+
+      level->threshold = strata_zoom_geometry_pixel (&self->ranks, r);
+      level->lanes = g_ptr_array_new ();
+      level->touched = g_ptr_array_new ();
+      level->chunk = -1;
+      level->first_chunk = -1;
+      level->memo_index = -1;
+      level->chunks = g_ptr_array_new ();
+    }
+
+  self->raw = strata_raw_store_new ();
+  g_rw_lock_init (&self->lock);
+  self->incoming = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->pending = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->open = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->starts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  self->buffer = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->horizon = G_MININT64;
+  self->first = G_MAXINT64;
+  self->last = G_MININT64;
+
+  return g_steal_pointer (&self);
+}
+
+static void
+chunk_free (gpointer data)
+{
+  Chunk *chunk = data;
+
+  g_free (chunk->channels);
+  g_free (chunk->items);
+  g_free (chunk);
+}
+
+static void
+lanes_free (gpointer data)
+{
+  Lane **lanes = data;
+
+  if (lanes == NULL)
+    return;
+  for (guint l = 0; l < N_LANES; l++)
+    if (lanes[l] != NULL)
+      {
+        strata_aggregate_run_clear (&lanes[l]->run);
+        g_array_unref (lanes[l]->items);
+        g_free (lanes[l]);
+      }
+  g_free (lanes);
+}
+
+void
+strata_zoom_tree_free (StrataZoomTree *self)
+{
+  if (self == NULL)
+    return;
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      Level *level = &self->levels[r];
+
+      g_ptr_array_set_free_func (level->lanes, lanes_free);
+      g_ptr_array_unref (level->lanes);
+      g_ptr_array_unref (level->touched);
+      g_ptr_array_set_free_func (level->chunks, chunk_free);
+      g_ptr_array_unref (level->chunks);
+    }
+  g_clear_pointer (&self->raw, strata_raw_store_free);
+  g_rw_lock_clear (&self->lock);
+  g_clear_pointer (&self->incoming, g_array_unref);
+  g_clear_pointer (&self->pending, g_array_unref);
+  g_clear_pointer (&self->open, g_array_unref);
+  g_clear_pointer (&self->starts, g_array_unref);
+  g_clear_pointer (&self->buffer, g_array_unref);
+  g_free (self);
+}
+
+void
+strata_zoom_tree_set_buffer_func (StrataZoomTree       *self,
+                                  StrataZoomBufferFunc  func,
+                                  gpointer              user_data)
+{
+  g_return_if_fail (self != NULL);
+
+  self->buffer_func = func;
+  self->buffer_data = user_data;
+}
+
+/**
+ * strata_zoom_tree_add:
+ * @activity: a complete activity
+ * @tree: a #StrataZoomTree
+ *
+ * A #StrataActivityFunc, so the tree can be the kernel model's sink. The
+ * activity is taken in at the next strata_zoom_tree_advance().
+ */
+void
+strata_zoom_tree_add (const StrataActivity *activity,
+                      gpointer              tree)
+{
+  StrataZoomTree *self = tree;
+
+  g_return_if_fail (!self->finished);
+
+  if G_UNLIKELY (activity->start < 0 || activity->end >= TIME_LIMIT || activity->end < activity->start)
+    {
+      g_warning ("zoom tree: activity %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
+                 " is outside 0..2^62 ns, left out", activity->start, activity->end);
+      return;
+    }
+
+  g_array_append_vals (self->incoming, activity, 1);
+}
+
+/* The last instant an activity covers: its end is excluded. */
+static gint64
+last_point (const StrataActivity *a)
+{
+  return a->end > a->start ? a->end - 1 : a->start;
+}
+
+static int
+by_start (gconstpointer pa,
+          gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int
+by_channel (gconstpointer pa,
+            gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+
+  return a->channel < b->channel ? -1 : a->channel > b->channel;
+}
+
+static int
+compare_gint64 (gconstpointer pa,
+                gconstpointer pb)
+{
+  gint64 a = *(const gint64 *)pa, b = *(const gint64 *)pb;
+
+  return a < b ? -1 : a > b;
+}
+
+static void
+collect_open (const StrataActivity *activity,
+              gpointer              user_data)
+{
+  StrataZoomTree *self = user_data;
+  StrataActivity a = *activity;
+
+  a.flags |= STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
+  g_array_append_val (self->open, a);
+}
+
+/* The index of the first element of the sorted @array >= @t, from @head. */
+static guint
+lower_bound_gint64 (GArray *array,
+                    guint   head,
+                    gint64  t)
+{
+  guint lo = head, hi = array->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (array, gint64, mid) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return lo;
+}
+
+static gint64
+chunk_end (StrataZoomTree *self,
+           guint           rank,
+           gint64          t)
+{
+  gint64 index = strata_zoom_geometry_chunk_index (&self->ranks, rank, t);
+
+  return strata_zoom_geometry_chunk_start (&self->ranks, rank, index + 1);
+}
+
+/* The chunking criterion for chunk @index of @rank, as far as the known
+ * starts tell. */
+static Decision
+decide (StrataZoomTree *self,
+        guint           rank,
+        gint64          index)
+{
+  Level *level = &self->levels[rank];
+  gint64 s, e;
+  guint n;
+
+  if (level->memo_index == index)
+    return level->memo;
+
+  if (rank > 0)
+    {
+      Level *parent = &self->levels[rank - 1];
+
+      if (parent->memo == DECISION_SPARSE &&
+          parent->memo_index == index >> self->ranks.factor_log2)
+        return DECISION_SPARSE;
+    }
+
+  s = strata_zoom_geometry_chunk_start (&self->ranks, rank, index);
+  e = strata_zoom_geometry_chunk_start (&self->ranks, rank, index + 1);
+
+  /* The starts before the cut are gone; only the first cut has none. */
+  if (s < self->cut && self->cut != self->first_cut)
+    return DECISION_UNKNOWN;
+
+  n = lower_bound_gint64 (self->starts, self->starts_head, e) -
+      lower_bound_gint64 (self->starts, self->starts_head, s);
+
+  if (n >= self->params.density_threshold)
+    return DECISION_DENSE;
+  if (e <= self->horizon)
+    return DECISION_SPARSE;
+  return DECISION_UNKNOWN;
+}
+
+static void
+remember (StrataZoomTree *self,
+          guint           rank,
+          gint64          index,
+          Decision        decision)
+{
+  self->levels[rank].memo_index = index;
+  self->levels[rank].memo = decision;
+}
+
+static Lane *
+get_lane (Level   *level,
+          guint32  channel,
+          guint    l)
+{
+  Lane **lanes;
+
+  if (channel >= level->lanes->len)
+    g_ptr_array_set_size (level->lanes, channel + 1);
+  lanes = g_ptr_array_index (level->lanes, channel);
+  if (lanes == NULL)
+    {
+      lanes = g_new0 (Lane *, N_LANES);
+      g_ptr_array_index (level->lanes, channel) = lanes;
+    }
+  if (lanes[l] == NULL)
+    {
+      lanes[l] = g_new0 (Lane, 1);
+      strata_aggregate_run_init (&lanes[l]->run, level->threshold);
+      lanes[l]->items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      lanes[l]->channel = channel;
+      lanes[l]->lane = l;
+    }
+
+  return lanes[l];
+}
+
+static int
+by_channel_then_lane (gconstpointer pa,
+                      gconstpointer pb)
+{
+  const Lane *a = *(Lane * const *)pa, *b = *(Lane * const *)pb;
+
+  if (a->channel != b->channel)
+    return a->channel < b->channel ? -1 : 1;
+  return a->lane < b->lane ? -1 : a->lane > b->lane;
+}
+
+/* A channel is stored in a chunk when one of its activities starts there:
+ * then one of its items does not continue from before the chunk. */
+static gboolean
+has_start (const StrataZoomItem *items,
+           guint                 n)
+{
+  for (guint i = 0; i < n; i++)
+    if (!(items[i].flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE))
+      return TRUE;
+  return FALSE;
+}
+
+static Chunk *
+chunk_new (gint64  index,
+           GArray *spans,
+           GArray *items)
+{
+  Chunk *chunk = g_new0 (Chunk, 1);
+
+  chunk->index = index;
+  chunk->n_channels = spans->len;
+  chunk->channels = g_memdup2 (spans->data, spans->len * sizeof (ChannelSpan));
+  chunk->n_items = items->len;
+  chunk->items = g_memdup2 (items->data, items->len * sizeof (StrataZoomItem));
+
+  return chunk;
+}
+
+static gsize
+chunk_size (const Chunk *chunk)
+{
+  return sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan) +
+         chunk->n_items * sizeof (StrataZoomItem);
+}
+
+/* Adds one channel's items of a chunk being assembled, if it is stored. */
+static void
+assemble_channel (GArray               *spans,
+                  GArray               *items,
+                  guint32               channel,
+                  const StrataZoomItem *channel_items,
+                  guint                 n)
+{
+  ChannelSpan span = { channel, items->len, n };
+
+  if (n == 0 || !has_start (channel_items, n))
+    return;
+  g_array_append_val (spans, span);
+  g_array_append_vals (items, channel_items, n);
+}
+
+/* The end of the chunk a level is aggregating: flush every lane and store
+ * the chunk if it was dense. */
+static void
+level_finish_chunk (StrataZoomTree *self,
+                    Level          *level)
+{
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  guint i = 0;
+
+  if (level->chunk < 0)
+    return;
+
+  g_ptr_array_sort (level->touched, by_channel_then_lane);
+
+  while (i < level->touched->len)
+    {
+      guint32 channel = ((Lane *)g_ptr_array_index (level->touched, i))->channel;
+
+      g_array_set_size (channel_items, 0);
+      for (; i < level->touched->len; i++)
+        {
+          Lane *lane = g_ptr_array_index (level->touched, i);
+
+          if (lane->channel != channel)
+            break;
+
+          if (lane->has_held)
+            strata_aggregate_run_offer (&lane->run, &lane->held, lane->items);
+          strata_aggregate_run_flush (&lane->run, lane->items);
+          g_array_append_vals (channel_items, lane->items->data, lane->items->len);
+
+          g_array_set_size (lane->items, 0);
+          lane->has_held = FALSE;
+          lane->touched = FALSE;
+        }
+
+      assemble_channel (spans, items, channel,
+                        (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
+    }
+
+  g_ptr_array_set_size (level->touched, 0);
+
+  if (level->chunk_active && spans->len > 0)
+    {
+      Chunk *chunk = chunk_new (level->chunk, spans, items);
+
+      g_rw_lock_writer_lock (&self->lock);
+      g_ptr_array_add (level->chunks, chunk);
+      self->size += chunk_size (chunk);
+      g_rw_lock_writer_unlock (&self->lock);
+    }
+
+  level->chunk = -1;
+  level->chunk_active = FALSE;
+}
+
+/* Offers one piece, already clipped to the level's chunk, to its lane. A
+ * piece that a buffer cut split from its beginning is joined to it first,
+ * so the triviality rule sees the activity's whole length in the chunk. */
+static void
+level_offer (Level                *level,
+             const StrataActivity *piece)
+{
+  Lane *lane = get_lane (level, piece->channel, strata_zoom_lane_of (piece));
+
+  if (!lane->touched)
+    {
+      lane->touched = TRUE;
+      g_ptr_array_add (level->touched, lane);
+    }
+
+  if (lane->has_held)
+    {
+      if ((lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) &&
+          (piece->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE) &&
+          lane->held.end == piece->start)
+        {
+          lane->held.end = piece->end;
+          lane->held.flags = (lane->held.flags & ~STRATA_ACTIVITY_FLAGS_END_SIDE) |
+                             (piece->flags & STRATA_ACTIVITY_FLAGS_END_SIDE);
+          return;
+        }
+      strata_aggregate_run_offer (&lane->run, &lane->held, lane->items);
+    }
+
+  lane->held = *piece;
+  lane->has_held = TRUE;
+}
+
+/* One level's aggregator consumes the buffer [b, e): chunk by chunk, the
+ * pieces inside each dense chunk go to their lanes. Where a chunk is sparse
+ * the level skips to the end of its coarsest sparse ancestor. */
+static void
+level_consume (StrataZoomTree *self,
+               guint           rank,
+               gint64          b,
+               gint64          e,
+               gint            stack_top)
+{
+  Level *level = &self->levels[rank];
+  const StrataActivity *pieces = (const StrataActivity *)(gpointer)self->buffer->data;
+  guint n = self->buffer->len;
+  gint64 t = b;
+
+  /* An adaptive buffer lies inside one sparse chunk of the stack's top
+   * rank, so every finer chunk in it is sparse too. */
+  if (self->params.buffer_criterion == STRATA_BUFFER_ADAPTIVE && (gint)rank >= stack_top)
+    {
+      level_finish_chunk (self, level);
+      return;
+    }
+
+  while (t < e)
+    {
+      gint64 index = strata_zoom_geometry_chunk_index (&self->ranks, rank, t);
+      gint64 cs = strata_zoom_geometry_chunk_start (&self->ranks, rank, index);
+      gint64 ce = strata_zoom_geometry_chunk_start (&self->ranks, rank, index + 1);
+      gint64 seg_end = MIN (e, ce);
+      Decision d = level->chunk == index ? DECISION_DENSE : decide (self, rank, index);
+
+      g_assert (d != DECISION_UNKNOWN);
+
+      if (level->chunk != index)
+        {
+          level_finish_chunk (self, level);
+
+          if (d == DECISION_SPARSE)
+            {
+              guint p = rank;
+
+              while (p > 0 && decide (self, p - 1, strata_zoom_geometry_chunk_index (&self->ranks, p - 1, t)) == DECISION_SPARSE)
+                p--;
+              remember (self, rank, index, d);
+              t = MIN (e, chunk_end (self, p, t));
+              continue;
+            }
+
+          remember (self, rank, index, d);
+          level->chunk = index;
+          level->chunk_active = index != level->first_chunk;
+        }
+
+      if (level->chunk_active)
+        {
+          for (guint i = 0; i < n && pieces[i].start < seg_end; i++)
+            {
+              StrataActivity piece = pieces[i];
+
+              if (!strata_activity_overlaps (&piece, MAX (t, cs), seg_end))
+                continue;
+              strata_activity_clip (&piece, cs, ce);
+              level_offer (level, &piece);
+            }
+        }
+
+      if (seg_end == ce)
+        level_finish_chunk (self, level);
+      t = seg_end;
+    }
+}
+
+/* The rank whose chunk at @b is sparse, the shallowest (so the stack of
+ * active aggregators is 0 .. rank - 1), n_ranks when all are dense, or -1
+ * when the known starts cannot tell yet. Every rank's decision at @b is
+ * remembered: later in the buffer, a chunk that began before the cut can
+ * no longer be counted. */
+static gint
+find_stack_top (StrataZoomTree *self,
+                gint64          b)
+{
+  gint top = self->n_ranks;
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      gint64 index = strata_zoom_geometry_chunk_index (&self->ranks, r, b);
+      Decision d = top < (gint)self->n_ranks ? DECISION_SPARSE : decide (self, r, index);
+
+      if (d == DECISION_UNKNOWN)
+        return -1;
+      remember (self, r, index, d);
+      if (d == DECISION_SPARSE && top == (gint)self->n_ranks)
+        top = r;
+    }
+
+  return top;
+}
+
+/* The start of the (n+1)th activity that starts after @b, later than @b:
+ * a buffer ending there holds the next n starts. -1 if not known yet. */
+static gint64
+count_cut (StrataZoomTree *self,
+           gint64          b,
+           guint           n)
+{
+  guint i = lower_bound_gint64 (self->starts, self->starts_head, b) + n;
+
+  if (i >= self->starts->len)
+    return -1;
+  if (g_array_index (self->starts, gint64, i) > b)
+    return g_array_index (self->starts, gint64, i);
+
+  i = lower_bound_gint64 (self->starts, i, b + 1);
+  return i < self->starts->len ? g_array_index (self->starts, gint64, i) : -1;
+}
+
+/* Where the buffer that starts at the cut ends, or -1 if that is not
+ * known yet. */
+static gint64
+next_cut (StrataZoomTree *self,
+          gint           *stack_top)
+{
+  gint64 b = self->cut;
+  gint64 limit = self->finished ? TIME_LIMIT : self->horizon;
+  gint64 e = -1;
+  gint top = find_stack_top (self, b);
+
+  *stack_top = top;
+  if (top < 0)
+    return -1;
+
+  switch (self->params.buffer_criterion)
+    {
+    case STRATA_BUFFER_ADAPTIVE:
+      /* The seed: the buffer is the sparse chunk that starts here, or, over
+       * data dense at every level, the next T activities, cut at the end
+       * of a chunk of the finest level when one ends among them. */
+      if (top < (gint)self->n_ranks)
+        e = chunk_end (self, top, b);
+      else
+        {
+          gint64 c = count_cut (self, b, self->params.density_threshold);
+
+          e = chunk_end (self, self->n_ranks - 1, b);
+          if (c >= 0)
+            e = MIN (e, c);
+        }
+      break;
+
+    case STRATA_BUFFER_FIXED_INTERVAL:
+      e = (b / self->params.buffer_interval + 1) * self->params.buffer_interval;
+      break;
+
+    case STRATA_BUFFER_FIXED_COUNT:
+      e = count_cut (self, b, self->params.buffer_count);
+      if (e < 0)
+        e = self->finished ? MAX (self->last + 1, b + 1) : -1;
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (e < 0 || e >= limit)
+    return -1;
+
+  /* Every chunk that starts inside the buffer must be decided before the
+   * aggregators enter it. */
+  if (self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE)
+    for (guint r = 0; r < self->n_ranks; r++)
+      if (decide (self, r, strata_zoom_geometry_chunk_index (&self->ranks, r, e - 1)) == DECISION_UNKNOWN)
+        return -1;
+
+  return e;
+}
+
+static void
+deliver (StrataZoomTree *self,
+         gint64          e,
+         gint            stack_top)
+{
+  gint64 b = self->cut;
+  guint kept = 0;
+
+  /* The buffer: every pending or open activity overlapping [b, e),
+   * clipped. Pending activities come before the open ones, which are the
+   * latest of their lanes, so each lane stays in start order. */
+  g_array_set_size (self->buffer, 0);
+  for (guint i = 0; i < self->pending->len; i++)
+    {
+      StrataActivity *a = &g_array_index (self->pending, StrataActivity, i);
+
+      if (a->start >= e)
+        break;
+      if (strata_activity_overlaps (a, b, e))
+        {
+          StrataActivity piece = *a;
+
+          strata_activity_clip (&piece, b, e);
+          g_array_append_val (self->buffer, piece);
+        }
+    }
+  for (guint i = 0; i < self->open->len; i++)
+    {
+      StrataActivity piece = g_array_index (self->open, StrataActivity, i);
+
+      if (strata_activity_overlaps (&piece, b, e))
+        {
+          strata_activity_clip (&piece, b, e);
+          g_array_append_val (self->buffer, piece);
+        }
+    }
+  if (self->open->len > 0)
+    g_array_sort (self->buffer, by_start);
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    level_consume (self, r, b, e, stack_top);
+
+  self->n_buffers++;
+  if (self->buffer_func != NULL)
+    self->buffer_func (b, e, self->buffer->len, MAX (stack_top, 0), self->buffer_data);
+
+  /* Keep what goes on after e. */
+  for (guint i = 0; i < self->pending->len; i++)
+    {
+      StrataActivity *a = &g_array_index (self->pending, StrataActivity, i);
+
+      if (a->start >= e || (a->end > e && !strata_activity_is_instant (a)))
+        g_array_index (self->pending, StrataActivity, kept++) = *a;
+    }
+  g_array_set_size (self->pending, kept);
+
+  self->cut = e;
+  self->starts_head = lower_bound_gint64 (self->starts, self->starts_head, e);
+}
+
+/* Takes in the completed activities that arrived since the last advance. */
+static void
+take_incoming (StrataZoomTree *self)
+{
+  if (self->incoming->len == 0)
+    return;
+
+  g_rw_lock_writer_lock (&self->lock);
+  for (guint i = 0; i < self->incoming->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (self->incoming, StrataActivity, i);
+
+      strata_raw_store_add (a, self->raw);
+      self->first = MIN (self->first, a->start);
+      self->last = MAX (self->last, last_point (a));
+    }
+  g_rw_lock_writer_unlock (&self->lock);
+
+  g_array_append_vals (self->pending, self->incoming->data, self->incoming->len);
+  g_array_set_size (self->incoming, 0);
+  /* Stable: instants at one time keep the order they were recorded in, as
+   * in the raw store. */
+  g_array_sort (self->pending, by_start);
+}
+
+/* The starts the chunking criterion can count: from the cut to the
+ * horizon, of completed and open activities. */
+static void
+collect_starts (StrataZoomTree *self)
+{
+  gint64 limit = self->finished ? G_MAXINT64 : self->horizon;
+
+  g_array_set_size (self->starts, 0);
+  self->starts_head = 0;
+  for (guint i = 0; i < self->pending->len; i++)
+    {
+      gint64 s = g_array_index (self->pending, StrataActivity, i).start;
+
+      if (s >= limit)
+        break;
+      if (s >= self->cut)
+        g_array_append_val (self->starts, s);
+    }
+  for (guint i = 0; i < self->open->len; i++)
+    {
+      gint64 s = g_array_index (self->open, StrataActivity, i).start;
+
+      if (s >= self->cut && s < limit)
+        g_array_append_val (self->starts, s);
+    }
+  if (self->open->len > 0)
+    g_array_sort (self->starts, compare_gint64);
+}
+
+static void
+form_buffers (StrataZoomTree *self)
+{
+  if (!self->started)
+    {
+      gint64 first = G_MAXINT64;
+
+      if (self->pending->len > 0)
+        first = g_array_index (self->pending, StrataActivity, 0).start;
+      for (guint i = 0; i < self->open->len; i++)
+        first = MIN (first, g_array_index (self->open, StrataActivity, i).start);
+
+      /* Nothing may still come that starts before the first cut. */
+      if (first == G_MAXINT64 || (!self->finished && first >= self->horizon))
+        return;
+      self->cut = self->first_cut = first;
+      self->started = TRUE;
+      for (guint r = 0; r < self->n_ranks; r++)
+        self->levels[r].first_chunk = strata_zoom_geometry_chunk_index (&self->ranks, r, first);
+    }
+
+  collect_starts (self);
+
+  for (;;)
+    {
+      gint stack_top;
+      gint64 e;
+
+      if (self->finished && self->pending->len == 0)
+        break;
+      e = next_cut (self, &stack_top);
+      if (e < 0)
+        break;
+      deliver (self, e, stack_top);
+    }
+}
+
+/**
+ * strata_zoom_tree_advance:
+ * @horizon: nothing still to come changes what lies before it
+ * @foreach_open: (nullable): lists the activities still going on
+ * @source: for @foreach_open
+ *
+ * Takes in the activities added since the last call and delivers every
+ * buffer the horizon allows. Call it often (after each batch of events).
+ */
+void
+strata_zoom_tree_advance (StrataZoomTree        *self,
+                          gint64                 horizon,
+                          StrataForeachOpenFunc  foreach_open,
+                          gpointer               source)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->finished);
+
+  take_incoming (self);
+
+  g_rw_lock_writer_lock (&self->lock);
+  g_array_set_size (self->open, 0);
+  if (foreach_open != NULL)
+    foreach_open (source, collect_open, self);
+  g_array_sort (self->open, by_channel);
+  self->horizon = MAX (self->horizon, horizon);
+  g_rw_lock_writer_unlock (&self->lock);
+
+  form_buffers (self);
+}
+
+/* A level's first chunk began before the stream did: compute it from the
+ * raw store, with the on-demand code, and keep it if it is dense. */
+static void
+compute_first_chunk (StrataZoomTree *self,
+                     guint           rank)
+{
+  Level *level = &self->levels[rank];
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  guint n_channels = strata_raw_store_get_n_channels (self->raw);
+  guint64 n_starts = 0;
+  Chunk *chunk;
+
+  if (level->first_chunk < 0)
+    return;
+
+  for (guint32 c = 0; c < n_channels; c++)
+    {
+      g_array_set_size (channel_items, 0);
+      n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
+                                                  level->first_chunk, c, channel_items);
+      assemble_channel (spans, items, c,
+                        (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
+    }
+
+  if (n_starts < self->params.density_threshold || spans->len == 0)
+    return;
+
+  chunk = chunk_new (level->first_chunk, spans, items);
+  chunk->at_end = TRUE;
+  g_ptr_array_insert (level->chunks, 0, chunk);
+  self->size += chunk_size (chunk);
+}
+
+static guint
+root_rank (StrataZoomTree *self)
+{
+  guint r = self->n_ranks - 1;
+
+  if (self->first > self->last)
+    return 0;
+  while (r > 0 &&
+         strata_zoom_geometry_chunk_index (&self->ranks, r, self->first) !=
+         strata_zoom_geometry_chunk_index (&self->ranks, r, self->last))
+    r--;
+  return r;
+}
+
+/**
+ * strata_zoom_tree_finish:
+ *
+ * The stream has ended: every activity has been added. Delivers the last
+ * buffers and computes each level's first chunk.
+ */
+void
+strata_zoom_tree_finish (StrataZoomTree *self)
+{
+  guint root;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->finished);
+
+  take_incoming (self);
+  g_rw_lock_writer_lock (&self->lock);
+  g_array_set_size (self->open, 0);
+  self->horizon = G_MAXINT64;
+  self->finished = TRUE;
+  g_rw_lock_writer_unlock (&self->lock);
+
+  form_buffers (self);
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    level_finish_chunk (self, &self->levels[r]);
+
+  root = root_rank (self);
+  g_rw_lock_writer_lock (&self->lock);
+  for (guint r = root; r < self->n_ranks; r++)
+    compute_first_chunk (self, r);
+  g_rw_lock_writer_unlock (&self->lock);
+}
+
+gboolean
+strata_zoom_tree_is_finished (StrataZoomTree *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->finished;
+}
+
+const StrataZoomParams *
+strata_zoom_tree_get_params (StrataZoomTree *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return &self->params;
+}
+
+static void
+current_geometry (StrataZoomTree     *self,
+                  StrataZoomGeometry *g,
+                  guint              *root)
+{
+  *root = root_rank (self);
+  *g = self->ranks;
+  g->root_log2 = self->ranks.root_log2 - *root * self->ranks.factor_log2;
+  g->n_levels = self->n_ranks - *root;
+}
+
+/**
+ * strata_zoom_tree_get_geometry:
+ * @geometry: (out): the levels as they stand: level 0's one chunk holds
+ *   everything added so far
+ *
+ * Returns: %FALSE while the tree holds nothing
+ */
+gboolean
+strata_zoom_tree_get_geometry (StrataZoomTree     *self,
+                               StrataZoomGeometry *geometry)
+{
+  guint root;
+
+  g_return_val_if_fail (self != NULL && geometry != NULL, FALSE);
+
+  g_rw_lock_reader_lock (&self->lock);
+  current_geometry (self, geometry, &root);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return self->first <= self->last;
+}
+
+/* The level, in the geometry as it stands, of a rank given to a
+ * #StrataZoomBufferFunc; G_MAXUINT for a rank coarser than level 0. */
+guint
+strata_zoom_tree_level_of_rank (StrataZoomTree *self,
+                                guint           rank)
+{
+  guint root = root_rank (self);
+
+  return rank < root ? G_MAXUINT : rank - root;
+}
+
+/* The levels the tree is built with: rank 0's chunk is the longest below
+ * 2^62 ns, the last rank has 1 ns per pixel. */
+void
+strata_zoom_tree_get_rank_geometry (StrataZoomTree     *self,
+                                    StrataZoomGeometry *geometry)
+{
+  g_return_if_fail (self != NULL && geometry != NULL);
+  *geometry = self->ranks;
+}
+
+StrataRawStore *
+strata_zoom_tree_get_raw_store (StrataZoomTree *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->raw;
+}
+
+guint64
+strata_zoom_tree_get_n_buffers (StrataZoomTree *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_buffers;
+}
+
+/* Pre-calculated chunks and the tree's own size, without the raw store. */
+gsize
+strata_zoom_tree_get_size (StrataZoomTree *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->size;
+}
+
+static Chunk *
+find_chunk (Level  *level,
+            gint64  index)
+{
+  guint lo = 0, hi = level->chunks->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      Chunk *chunk = g_ptr_array_index (level->chunks, mid);
+
+      if (chunk->index == index)
+        return chunk;
+      if (chunk->index < index)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return NULL;
+}
+
+static const ChannelSpan *
+find_span (const Chunk *chunk,
+           guint32      channel)
+{
+  guint lo = 0, hi = chunk->n_channels;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (chunk->channels[mid].channel == channel)
+        return &chunk->channels[mid];
+      if (chunk->channels[mid].channel < channel)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return NULL;
+}
+
+/**
+ * strata_zoom_tree_list_chunks:
+ * @level: a level of the current geometry
+ *
+ * Returns: (transfer full) (element-type StrataZoomChunkInfo): the
+ *   pre-calculated chunks of @level, by time
+ */
+GArray *
+strata_zoom_tree_list_chunks (StrataZoomTree *self,
+                              guint           level)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (StrataZoomChunkInfo));
+  StrataZoomGeometry g;
+  guint root;
+
+  g_return_val_if_fail (self != NULL, out);
+
+  g_rw_lock_reader_lock (&self->lock);
+  current_geometry (self, &g, &root);
+  if (level < g.n_levels)
+    {
+      Level *l = &self->levels[root + level];
+
+      for (guint i = 0; i < l->chunks->len; i++)
+        {
+          const Chunk *chunk = g_ptr_array_index (l->chunks, i);
+          StrataZoomChunkInfo info = {
+            .level = level,
+            .index = chunk->index,
+            .start = strata_zoom_geometry_chunk_start (&g, level, chunk->index),
+            .end = strata_zoom_geometry_chunk_start (&g, level, chunk->index + 1),
+            .n_items = chunk->n_items,
+            .n_channels = chunk->n_channels,
+            .size = chunk_size (chunk),
+            .at_end = chunk->at_end,
+          };
+
+          g_array_append_val (out, info);
+        }
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return out;
+}
+
+/**
+ * strata_zoom_tree_get_chunk_items:
+ * @out: (element-type StrataZoomItem): where the items are appended
+ *
+ * The pre-calculated items of @channel in chunk @index of @level.
+ *
+ * Returns: %FALSE if that chunk was not pre-calculated, or does not hold
+ *   the channel (nothing of it starts there)
+ */
+gboolean
+strata_zoom_tree_get_chunk_items (StrataZoomTree *self,
+                                  guint           level,
+                                  gint64          index,
+                                  guint32         channel,
+                                  GArray         *out)
+{
+  StrataZoomGeometry g;
+  const ChannelSpan *span = NULL;
+  Chunk *chunk = NULL;
+  guint root;
+
+  g_return_val_if_fail (self != NULL && out != NULL, FALSE);
+
+  g_rw_lock_reader_lock (&self->lock);
+  current_geometry (self, &g, &root);
+  if (level < g.n_levels)
+    chunk = find_chunk (&self->levels[root + level], index);
+  if (chunk != NULL)
+    span = find_span (chunk, channel);
+  if (span != NULL)
+    g_array_append_vals (out, &chunk->items[span->first], span->n_items);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return span != NULL;
+}
+
+static gboolean
+item_is_instant (const StrataZoomItem *item)
+{
+  StrataActivity a = { .kind = item->kind, .state = item->state };
+
+  return strata_activity_is_instant (&a);
+}
+
+static guint
+item_lane (const StrataZoomItem *item)
+{
+  if (item_is_instant (item))
+    return N_LANES - 1;
+  return MIN ((item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT, 15);
+}
+
+static gboolean
+item_overlaps (const StrataZoomItem *item,
+               gint64                from,
+               gint64                to)
+{
+  if (item->start == item->end)
+    return item->start >= from && item->start < to;
+  return item->start < to && item->end > from;
+}
+
+/* Two pieces of one activity on either side of a seam become one again. */
+static gboolean
+join_at_seam (StrataZoomItem       *left,
+              const StrataZoomItem *right)
+{
+  if ((left->flags | right->flags) & STRATA_ZOOM_ITEM_AGGREGATE)
+    return FALSE;
+  if (!(left->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) ||
+      !(right->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE) ||
+      left->end != right->start || left->kind != right->kind || left->state != right->state ||
+      left->label != right->label || left->arg != right->arg || item_lane (left) != item_lane (right))
+    return FALSE;
+
+  left->end = right->end;
+  left->busy += right->busy;
+  left->flags = (left->flags & ~STRATA_ACTIVITY_FLAGS_END_SIDE) |
+                (right->flags & STRATA_ACTIVITY_FLAGS_END_SIDE);
+  return TRUE;
+}
+
+/* Appends the items of one channel in one chunk that overlap [from, to);
+ * @seam_first is where this chunk's items begin in @out when the previous
+ * chunk's are right before them. */
+static void
+query_chunk (StrataZoomTree           *self,
+             const StrataZoomGeometry *g,
+             guint                     root,
+             guint                     level,
+             gint64                    index,
+             guint32                   channel,
+             gint64                    from,
+             gint64                    to,
+             GArray                   *scratch,
+             GArray                   *out,
+             StrataZoomQueryStats     *stats)
+{
+  Chunk *chunk = find_chunk (&self->levels[root + level], index);
+  const ChannelSpan *span = chunk != NULL ? find_span (chunk, channel) : NULL;
+  const StrataZoomItem *items;
+  guint n;
+
+  if (span != NULL)
+    {
+      items = &chunk->items[span->first];
+      n = span->n_items;
+    }
+  else
+    {
+      const StrataActivity *open = NULL;
+      guint n_open = 0;
+
+      /* The open activities of the channel, while the tree grows. */
+      if (self->open->len > 0)
+        {
+          StrataActivity key = { .channel = channel };
+          guint lo = 0, hi = self->open->len;
+
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (by_channel (&g_array_index (self->open, StrataActivity, mid), &key) < 0)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          open = &g_array_index (self->open, StrataActivity, lo);
+          while (lo + n_open < self->open->len && open[n_open].channel == channel)
+            n_open++;
+        }
+
+      g_array_set_size (scratch, 0);
+      strata_zoom_compute_chunk_full (self->raw, open, n_open, g, level, index, channel, scratch);
+      items = (const StrataZoomItem *)(gpointer)scratch->data;
+      n = scratch->len;
+      if (stats != NULL)
+        stats->n_on_demand++;
+    }
+
+  for (guint i = 0; i < n; i++)
+    if (item_overlaps (&items[i], from, to))
+      g_array_append_vals (out, &items[i], 1);
+}
+
+/**
+ * strata_zoom_tree_query:
+ * @level: a level of the current geometry
+ * @from: the viewport's start, in ns
+ * @to: its end (excluded)
+ * @channels: (array length=n_channels) (nullable): the visible channels,
+ *   or %NULL for all
+ * @out: (element-type StrataZoomItem): where the items to draw are
+ *   appended, channel by channel
+ * @stats: (out) (optional): how the query was served
+ *
+ * The seed's display request: the items of the chunks of @level that
+ * [@from, @to) overlaps (two for a viewport one screen wide), from the
+ * pre-calculated chunks where they exist and from the raw store where the
+ * data is sparse. An activity cut by a seam between two chunks is joined
+ * back into one item.
+ */
+void
+strata_zoom_tree_query (StrataZoomTree       *self,
+                        guint                 level,
+                        gint64                from,
+                        gint64                to,
+                        const guint32        *channels,
+                        guint                 n_channels,
+                        GArray               *out,
+                        StrataZoomQueryStats *stats)
+{
+  g_autoptr(GArray) scratch = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  StrataZoomGeometry g;
+  gint64 first, last;
+  guint root;
+
+  g_return_if_fail (self != NULL && out != NULL);
+
+  if (stats != NULL)
+    memset (stats, 0, sizeof *stats);
+
+  g_rw_lock_reader_lock (&self->lock);
+
+  current_geometry (self, &g, &root);
+  from = MAX (from, 0);
+  to = MIN (to, TIME_LIMIT);
+  if (level >= g.n_levels || to <= from || self->first > self->last)
+    goto out;
+
+  if (channels == NULL)
+    n_channels = strata_raw_store_get_n_channels (self->raw);
+
+  first = strata_zoom_geometry_chunk_index (&g, level, from);
+  last = strata_zoom_geometry_chunk_index (&g, level, to - 1);
+
+  if (stats != NULL)
+    {
+      stats->n_chunks = last - first + 1;
+      for (gint64 index = first; index <= last; index++)
+        stats->n_precomputed += find_chunk (&self->levels[root + level], index) != NULL;
+    }
+
+  for (guint c = 0; c < n_channels; c++)
+    {
+      guint32 channel = channels != NULL ? channels[c] : c;
+      guint channel_start = out->len;
+
+      for (gint64 index = first; index <= last; index++)
+        {
+          guint before = out->len;
+
+          query_chunk (self, &g, root, level, index, channel, from, to, scratch, out, stats);
+
+          /* Join across the seam: this channel's items from the previous
+           * chunk are the ones from channel_start to before. */
+          if (index > first && out->len > before)
+            {
+              gint64 seam = strata_zoom_geometry_chunk_start (&g, level, index);
+              gint left_of_lane[N_LANES];
+              guint kept = before;
+
+              for (guint l = 0; l < N_LANES; l++)
+                left_of_lane[l] = -1;
+              for (guint i = channel_start; i < before; i++)
+                {
+                  const StrataZoomItem *left = &g_array_index (out, StrataZoomItem, i);
+
+                  if (left->end == seam)
+                    left_of_lane[item_lane (left)] = i;
+                }
+
+              for (guint i = before; i < out->len; i++)
+                {
+                  StrataZoomItem *right = &g_array_index (out, StrataZoomItem, i);
+                  gint j = right->start == seam ? left_of_lane[item_lane (right)] : -1;
+
+                  if (j < 0 || !join_at_seam (&g_array_index (out, StrataZoomItem, j), right))
+                    g_array_index (out, StrataZoomItem, kept++) = *right;
+                }
+              g_array_set_size (out, kept);
+            }
+        }
+    }
+
+out:
+  g_rw_lock_reader_unlock (&self->lock);
+}

@@ -1,0 +1,843 @@
+/* test-zoom-build.c
+ *
+ * The zoom tree built in one pass, against two independent computations:
+ * for every pre-calculated chunk of every level, on real recordings and on
+ * generated streams (dense, sparse, bursty, thousands of threads, long
+ * sleeps), the streamed aggregators' items equal the on-demand chunk from
+ * the raw store, which equals a brute-force reference that aggregates the
+ * raw activity list directly. The chunks stored are exactly the dense ones.
+ * Queries equal the reference, across seams too. And the seed's rules each
+ * get a test: adaptive depth (FIG. 7), the stack of active aggregators
+ * growing and shrinking, buffers aligned with chunk boundaries, and growth
+ * while the tree is queried.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "strata-test-support.h"
+#include "strata-test-streams.h"
+
+static int
+by_start (gconstpointer pa,
+          gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+typedef struct
+{
+  GPtrArray *by_channel;   /* GArray of StrataActivity, by start */
+  GArray    *max_len;      /* gint64 per channel */
+} Index;
+
+static void
+index_init (Index                *index,
+            const StrataActivity *all,
+            gsize                 n)
+{
+  index->by_channel = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  index->max_len = g_array_new (FALSE, TRUE, sizeof (gint64));
+
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 c = all[i].channel;
+
+      while (index->by_channel->len <= c)
+        g_ptr_array_add (index->by_channel, g_array_new (FALSE, FALSE, sizeof (StrataActivity)));
+      if (index->max_len->len <= c)
+        g_array_set_size (index->max_len, c + 1);
+      g_array_append_vals (g_ptr_array_index (index->by_channel, c), &all[i], 1);
+      g_array_index (index->max_len, gint64, c) =
+        MAX (g_array_index (index->max_len, gint64, c), all[i].end - all[i].start);
+    }
+
+  /* The model completes activities in the order they end. Stable, so
+   * instants at one time keep their order. */
+  for (guint c = 0; c < index->by_channel->len; c++)
+    g_array_sort (g_ptr_array_index (index->by_channel, c), by_start);
+}
+
+static void
+index_clear (Index *index)
+{
+  g_ptr_array_unref (index->by_channel);
+  g_array_unref (index->max_len);
+}
+
+/* The reference for one chunk of one channel, over the activities of the
+ * channel that can reach it. */
+static GArray *
+reference (Index  *index,
+           guint32 channel,
+           gint64  s,
+           gint64  e,
+           gint64  pixel)
+{
+  GArray *acts;
+  gint64 reach;
+  guint lo = 0, hi;
+
+  if (channel >= index->by_channel->len)
+    return g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+
+  acts = g_ptr_array_index (index->by_channel, channel);
+  reach = s - g_array_index (index->max_len, gint64, channel) - 1;
+  hi = acts->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (acts, StrataActivity, mid).start < reach)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (hi = lo; hi < acts->len && g_array_index (acts, StrataActivity, hi).start < e; hi++)
+    ;
+
+  return strata_test_brute_force_chunk (&g_array_index (acts, StrataActivity, lo), hi - lo,
+                                        channel, s, e, pixel);
+}
+
+static void
+dump_items (const char *what,
+            GArray     *items)
+{
+  for (guint i = 0; i < items->len; i++)
+    {
+      const StrataZoomItem *it = &g_array_index (items, StrataZoomItem, i);
+
+      g_printerr ("%s[%u]: ch %u %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " kind %u state %u label %u arg %d flags 0x%x count %u busy %" G_GINT64_FORMAT "\n",
+                  what, i, it->channel, it->start, it->end, it->kind, it->state, it->label, it->arg,
+                  it->flags, it->count, it->busy);
+    }
+}
+
+static void
+assert_items_equal (GArray *got,
+                    GArray *want)
+{
+  if (got->len != want->len || memcmp (got->data, want->data, got->len * sizeof (StrataZoomItem)) != 0)
+    {
+      dump_items ("got", got);
+      dump_items ("want", want);
+    }
+  g_assert_cmpuint (got->len, ==, want->len);
+  g_assert_cmpmem (got->data, got->len * sizeof (StrataZoomItem),
+                   want->data, want->len * sizeof (StrataZoomItem));
+}
+
+typedef struct
+{
+  guint chunks;
+  guint channel_parts;
+  guint aggregates;
+  guint deepest;
+  guint streamed;
+} Checked;
+
+/* Every pre-calculated chunk of every level: stored == on-demand ==
+ * reference; every dense chunk is stored and nothing else; counts and busy
+ * time are conserved. */
+static void
+check_tree (StrataZoomTree       *tree,
+            const StrataActivity *all,
+            gsize                 n,
+            Checked              *checked)
+{
+  StrataRawStore *raw = strata_zoom_tree_get_raw_store (tree);
+  guint density = strata_zoom_tree_get_params (tree)->density_threshold;
+  StrataZoomGeometry g;
+  Index index;
+
+  memset (checked, 0, sizeof *checked);
+  g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+  index_init (&index, all, n);
+
+  for (guint level = 0; level < g.n_levels; level++)
+    {
+      g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (tree, level);
+      g_autoptr(GHashTable) starts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      gint64 pixel = strata_zoom_geometry_pixel (&g, level);
+      GHashTableIter iter;
+      gpointer key, value;
+      guint n_dense = 0;
+
+      /* The chunking criterion, by brute force: starts per chunk. */
+      for (gsize i = 0; i < n; i++)
+        {
+          gint64 idx = strata_zoom_geometry_chunk_index (&g, level, all[i].start);
+          gpointer old = g_hash_table_lookup (starts, &idx);
+
+          if (old == NULL)
+            g_hash_table_insert (starts, g_memdup2 (&idx, sizeof idx), GUINT_TO_POINTER (1));
+          else
+            g_hash_table_replace (starts, g_memdup2 (&idx, sizeof idx), GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + 1));
+        }
+      g_hash_table_iter_init (&iter, starts);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        n_dense += GPOINTER_TO_UINT (value) >= density;
+      g_assert_cmpuint (chunks->len, ==, n_dense);
+
+      for (guint k = 0; k < chunks->len; k++)
+        {
+          const StrataZoomChunkInfo *info = &g_array_index (chunks, StrataZoomChunkInfo, k);
+          guint stored_channels = 0;
+
+          g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (starts, &info->index)), >=, density);
+          checked->chunks++;
+          checked->streamed += !info->at_end;
+          checked->deepest = MAX (checked->deepest, level);
+
+          for (guint32 c = 0; c < index.by_channel->len; c++)
+            {
+              g_autoptr(GArray) stored = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+              g_autoptr(GArray) on_demand = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+              g_autoptr(GArray) want = reference (&index, c, info->start, info->end, pixel);
+              gboolean is_stored = strata_zoom_tree_get_chunk_items (tree, level, info->index, c, stored);
+              gint64 busy = 0, want_busy = 0;
+              guint64 count = 0, want_count = 0;
+              GArray *acts = g_ptr_array_index (index.by_channel, c);
+
+              strata_zoom_compute_chunk (raw, &g, level, info->index, c, on_demand);
+              assert_items_equal (on_demand, want);
+
+              if (is_stored)
+                {
+                  assert_items_equal (stored, on_demand);
+                  stored_channels++;
+                }
+              else
+                for (guint i = 0; i < on_demand->len; i++)
+                  g_assert_true (g_array_index (on_demand, StrataZoomItem, i).flags &
+                                 STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+
+              for (guint i = 0; i < want->len; i++)
+                {
+                  count += g_array_index (want, StrataZoomItem, i).count;
+                  busy += g_array_index (want, StrataZoomItem, i).busy;
+                  checked->aggregates += g_array_index (want, StrataZoomItem, i).count > 1;
+                }
+              for (guint i = 0; i < acts->len; i++)
+                {
+                  const StrataActivity *a = &g_array_index (acts, StrataActivity, i);
+
+                  if (strata_activity_overlaps (a, info->start, info->end))
+                    {
+                      want_count++;
+                      want_busy += MIN (a->end, info->end) - MAX (a->start, info->start);
+                    }
+                }
+              g_assert_cmpuint (count, ==, want_count);
+              g_assert_cmpint (busy, ==, want_busy);
+              checked->channel_parts += want->len > 0;
+            }
+
+          g_assert_cmpuint (stored_channels, ==, info->n_channels);
+        }
+    }
+
+  index_clear (&index);
+}
+
+/* The reference for a query: each chunk's reference items in the
+ * viewport, an activity cut by the seam joined back. */
+static GArray *
+reference_query (Index                    *index,
+                 const StrataZoomGeometry *g,
+                 guint                     level,
+                 gint64                    from,
+                 gint64                    to,
+                 guint                     n_channels)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  gint64 first = strata_zoom_geometry_chunk_index (g, level, from);
+  gint64 last = strata_zoom_geometry_chunk_index (g, level, to - 1);
+
+  for (guint32 c = 0; c < n_channels; c++)
+    {
+      guint channel_start = out->len;
+
+      for (gint64 idx = first; idx <= last; idx++)
+        {
+          gint64 s = strata_zoom_geometry_chunk_start (g, level, idx);
+          g_autoptr(GArray) items = reference (index, c, s, s + strata_zoom_geometry_chunk_duration (g, level),
+                                               strata_zoom_geometry_pixel (g, level));
+          guint before = out->len;
+
+          for (guint i = 0; i < items->len; i++)
+            {
+              StrataZoomItem *it = &g_array_index (items, StrataZoomItem, i);
+              gboolean inside = it->start == it->end ? it->start >= from && it->start < to
+                                                     : it->start < to && it->end > from;
+              gboolean joined = FALSE;
+
+              if (!inside)
+                continue;
+
+              /* A piece starting at the seam continues one that ended
+               * there in the same lane: the same activity. */
+              if (idx > first && it->start == s && it->count == 1 &&
+                  (it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE))
+                for (guint j = channel_start; j < before; j++)
+                  {
+                    StrataZoomItem *left = &g_array_index (out, StrataZoomItem, j);
+
+                    if (left->end == s && !(left->flags & STRATA_ZOOM_ITEM_AGGREGATE) &&
+                        (left->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) &&
+                        (left->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) == (it->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) &&
+                        left->kind == it->kind && left->state == it->state &&
+                        left->label == it->label && left->arg == it->arg)
+                      {
+                        left->end = it->end;
+                        left->busy += it->busy;
+                        left->flags = (left->flags & ~STRATA_ACTIVITY_FLAGS_END_SIDE) |
+                                      (it->flags & STRATA_ACTIVITY_FLAGS_END_SIDE);
+                        joined = TRUE;
+                        break;
+                      }
+                  }
+              if (!joined)
+                g_array_append_val (out, *it);
+            }
+        }
+    }
+
+  return out;
+}
+
+/* Random viewports one screen wide at every level equal the reference. */
+static void
+check_queries (StrataZoomTree       *tree,
+               const StrataActivity *all,
+               gsize                 n,
+               guint                 n_queries)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  StrataZoomGeometry g;
+  Index index;
+  gint64 first = G_MAXINT64, last = 0;
+  guint n_channels = strata_raw_store_get_n_channels (strata_zoom_tree_get_raw_store (tree));
+  guint two_chunks = 0;
+
+  g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+  index_init (&index, all, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      first = MIN (first, all[i].start);
+      last = MAX (last, all[i].end);
+    }
+
+  for (guint q = 0; q < n_queries; q++)
+    {
+      guint level = g_rand_int_range (rand, 0, g.n_levels);
+      gint64 width = strata_zoom_geometry_chunk_duration (&g, level) * 15 / 16;
+      gint64 from = first + (gint64) (g_rand_double (rand) * (double) (last - first));
+      g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      g_autoptr(GArray) want = reference_query (&index, &g, level, from, from + width, n_channels);
+      StrataZoomQueryStats stats;
+
+      strata_zoom_tree_query (tree, level, from, from + width, NULL, 0, got, &stats);
+      g_assert_cmpuint (stats.n_chunks, <=, 2);
+      two_chunks += stats.n_chunks == 2;
+      assert_items_equal (got, want);
+    }
+
+  g_assert_cmpuint (two_chunks, >, 0);
+  index_clear (&index);
+}
+
+static void
+params_for_tests (StrataZoomParams      *p,
+                  StrataBufferCriterion  criterion)
+{
+  strata_zoom_params_init (p);
+  /* Small chunks and a low threshold, so these small inputs have dense
+   * chunks at several levels and aggregates everywhere. */
+  p->pixels_per_chunk = 256;
+  p->density_threshold = 64;
+  p->buffer_criterion = criterion;
+  p->buffer_interval = 3 * 1000 * 1000;
+  p->buffer_count = 500;
+}
+
+static const char *fixtures[] = {
+  "sched-small.dat", "sched-tgid.dat", "lossy.txt", "instances.dat",
+};
+
+static void
+test_fixtures_oracle (gconstpointer data)
+{
+  StrataBufferCriterion criterion = GPOINTER_TO_UINT (data);
+
+  for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
+    {
+      g_autofree char *path = strata_test_fixture (fixtures[f]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(StrataTrace) trace = NULL;
+      const StrataActivity *all;
+      StrataZoomParams params;
+      Checked checked;
+      gsize n;
+
+      params_for_tests (&params, criterion);
+      trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+      g_assert_no_error (error);
+      all = strata_trace_get_activities (trace, &n);
+
+      check_tree (strata_trace_get_zoom_tree (trace), all, n, &checked);
+      g_test_message ("%s: %u chunks (%u by the streaming aggregators), %u channel parts, %u aggregates, deepest level %u, %" G_GUINT64_FORMAT " buffers",
+                      fixtures[f], checked.chunks, checked.streamed, checked.channel_parts, checked.aggregates,
+                      checked.deepest, strata_zoom_tree_get_n_buffers (strata_trace_get_zoom_tree (trace)));
+      g_assert_cmpuint (checked.chunks, >, 3);
+      g_assert_cmpuint (checked.streamed, >=, checked.chunks / 2);
+      g_assert_cmpuint (checked.aggregates, >, 0);
+      g_assert_cmpuint (checked.deepest, >=, 2);
+
+      check_queries (strata_trace_get_zoom_tree (trace), all, n, 60);
+    }
+}
+
+static void
+test_generated_oracle (gconstpointer data)
+{
+  StrataBufferCriterion criterion = GPOINTER_TO_UINT (data);
+
+  for (guint k = 0; k < STRATA_TEST_N_STREAMS; k++)
+    {
+      g_autoptr(GArray) acts = strata_test_stream_collect (k, 40000, 100 + k);
+      g_autoptr(StrataZoomTree) tree = NULL;
+      StrataZoomParams params;
+      Checked checked;
+
+      params_for_tests (&params, criterion);
+      tree = strata_zoom_tree_new (&params, NULL);
+      strata_test_stream_build (tree, (const StrataActivity *)(gpointer)acts->data, acts->len);
+
+      check_tree (tree, (const StrataActivity *)(gpointer)acts->data, acts->len, &checked);
+      g_test_message ("%s: %u chunks (%u by the streaming aggregators), %u channel parts, %u aggregates, deepest level %u",
+                      strata_test_stream_kind_name (k), checked.chunks, checked.streamed, checked.channel_parts,
+                      checked.aggregates, checked.deepest);
+      g_assert_cmpuint (checked.streamed, >=, checked.chunks / 2);
+      check_queries (tree, (const StrataActivity *)(gpointer)acts->data, acts->len, 30);
+    }
+}
+
+/* FIG. 5 through the tree: 256 units, F = 4, level 1 has 64-unit chunks;
+ * a display request for 21..85 at level 1 is served by two pre-calculated
+ * chunks, and an activity across the seam at 64 comes back whole. */
+static void
+test_fig5_query_two_chunks (void)
+{
+  g_autoptr(StrataZoomTree) tree = NULL;
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  StrataZoomParams params;
+  StrataZoomQueryStats stats;
+  StrataZoomGeometry g;
+  StrataActivity acts[] = {
+    { .start = 0, .end = 30, .kind = STRATA_ACTIVITY_TASK, .label = 1 },
+    { .start = 30, .end = 50, .kind = STRATA_ACTIVITY_TASK, .label = 2 },
+    { .start = 50, .end = 80, .kind = STRATA_ACTIVITY_TASK, .label = 3 },
+    { .start = 80, .end = 200, .kind = STRATA_ACTIVITY_TASK, .label = 4 },
+    { .start = 200, .end = 255, .kind = STRATA_ACTIVITY_TASK, .label = 5 },
+  };
+
+  strata_zoom_params_init (&params);
+  params.pixels_per_chunk = 16;   /* 16-unit chunks at 1 unit per pixel */
+  params.density_threshold = 1;
+  tree = strata_zoom_tree_new (&params, NULL);
+  strata_test_stream_build (tree, acts, G_N_ELEMENTS (acts));
+
+  g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+  g_assert_cmpint (strata_zoom_geometry_chunk_duration (&g, 0), ==, 256);
+  g_assert_cmpint (strata_zoom_geometry_chunk_duration (&g, 1), ==, 64);
+
+  strata_zoom_tree_query (tree, 1, 21, 85, NULL, 0, items, &stats);
+  g_assert_cmpuint (stats.n_chunks, ==, 2);
+  g_assert_cmpuint (stats.n_precomputed, ==, 2);
+  g_assert_cmpuint (stats.n_on_demand, ==, 0);
+
+  /* 0..30 (cut by nothing), 30..50, 50..80 across the seam, 80..200. */
+  g_assert_cmpuint (items->len, ==, 4);
+  g_assert_cmpint (g_array_index (items, StrataZoomItem, 2).start, ==, 50);
+  g_assert_cmpint (g_array_index (items, StrataZoomItem, 2).end, ==, 80);
+  g_assert_cmpint (g_array_index (items, StrataZoomItem, 2).busy, ==, 30);
+  g_assert_false (g_array_index (items, StrataZoomItem, 2).flags &
+                  (STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER));
+  g_assert_true (g_array_index (items, StrataZoomItem, 3).flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER);
+}
+
+typedef struct
+{
+  gint64 start, end;
+  guint  rank;
+  guint  n_pieces;
+} Buffer;
+
+static void
+record_buffer (gint64   start,
+               gint64   end,
+               guint    n_pieces,
+               guint    rank,
+               gpointer user_data)
+{
+  Buffer b = { start, end, rank, n_pieces };
+
+  g_array_append_val ((GArray *)user_data, b);
+}
+
+/* A sparse background with dense bursts. */
+static GArray *
+bursty_stream (void)
+{
+  return strata_test_stream_collect (STRATA_TEST_STREAM_BURSTY, 60000, 7);
+}
+
+static gboolean
+in_burst (gint64 t)
+{
+  gint64 period = 400 * G_GINT64_CONSTANT (1000000), length = 5 * G_GINT64_CONSTANT (1000000);
+
+  return t % period < length;
+}
+
+/* [start, end) lies in the quiet part of one burst period, 10 ms or more
+ * after a burst and 100 ms or more before the next. */
+static gboolean
+far_from_bursts (gint64 start,
+                 gint64 end)
+{
+  gint64 period = 400 * G_GINT64_CONSTANT (1000000), ms = 1000000;
+
+  return start / period == (end - 1) / period &&
+         start % period >= 10 * ms && (end - 1) % period < period - 100 * ms;
+}
+
+/* FIG. 7: the tree is deeper where the data is dense. Every chunk below
+ * the levels that cover a burst lies inside a burst, and the deepest
+ * chunks there are several levels below the deepest elsewhere. */
+static void
+test_fig7_adaptive_depth (void)
+{
+  g_autoptr(GArray) acts = bursty_stream ();
+  g_autoptr(StrataZoomTree) tree = NULL;
+  StrataZoomParams params;
+  StrataZoomGeometry g;
+  guint deepest_in = 0, deepest_out = 0;
+
+  strata_zoom_params_init (&params);
+  params.pixels_per_chunk = 256;
+  params.density_threshold = 200;
+  tree = strata_zoom_tree_new (&params, NULL);
+  strata_test_stream_build (tree, (const StrataActivity *)(gpointer)acts->data, acts->len);
+  g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+
+  for (guint level = 0; level < g.n_levels; level++)
+    {
+      g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (tree, level);
+
+      for (guint k = 0; k < chunks->len; k++)
+        {
+          const StrataZoomChunkInfo *c = &g_array_index (chunks, StrataZoomChunkInfo, k);
+          /* Inside: the chunk lies in a burst. Outside: it is far from
+           * every burst (activities begun in a burst spill a little past
+           * its end). */
+          gint64 period = 400 * G_GINT64_CONSTANT (1000000);
+          gboolean inside = c->end - c->start < period &&
+                            in_burst (c->start) && in_burst (c->end - 1);
+          gboolean far = far_from_bursts (c->start, c->end);
+
+          if (!inside && !far)
+            continue;
+          if (inside)
+            deepest_in = MAX (deepest_in, level);
+          else
+            deepest_out = MAX (deepest_out, level);
+        }
+    }
+
+  g_test_message ("deepest chunk inside a burst: level %u; elsewhere: level %u of %u",
+                  deepest_in, deepest_out, g.n_levels);
+  g_assert_cmpuint (deepest_in, >=, deepest_out + 2);
+}
+
+/* The stack of active aggregators grows when the stream enters a burst
+ * and shrinks when it leaves. */
+static void
+test_stack_grows_and_shrinks (void)
+{
+  g_autoptr(GArray) acts = bursty_stream ();
+  g_autoptr(GArray) buffers = g_array_new (FALSE, FALSE, sizeof (Buffer));
+  g_autoptr(StrataZoomTree) tree = NULL;
+  StrataZoomParams params;
+  guint grows = 0, shrinks = 0, max_in = 0, max_out = 0;
+
+  strata_zoom_params_init (&params);
+  params.pixels_per_chunk = 256;
+  params.density_threshold = 200;
+  tree = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_buffer_func (tree, record_buffer, buffers);
+  strata_test_stream_build (tree, (const StrataActivity *)(gpointer)acts->data, acts->len);
+
+  for (guint i = 0; i < buffers->len; i++)
+    {
+      const Buffer *b = &g_array_index (buffers, Buffer, i);
+
+      if (in_burst (b->start) && in_burst (b->end - 1))
+        max_in = MAX (max_in, b->rank);
+      else if (far_from_bursts (b->start, b->end))
+        max_out = MAX (max_out, b->rank);
+      if (i > 0)
+        {
+          const Buffer *prev = &g_array_index (buffers, Buffer, i - 1);
+
+          grows += b->rank > prev->rank;
+          shrinks += b->rank < prev->rank;
+        }
+    }
+
+  g_test_message ("%u buffers; stack up to %u in bursts, %u outside; %u growths, %u shrinks",
+                  buffers->len, max_in, max_out, grows, shrinks);
+  g_assert_cmpuint (max_in, >=, max_out + 2);
+  /* Several bursts: the stack grows into each and shrinks after it. */
+  g_assert_cmpuint (grows, >=, 5);
+  g_assert_cmpuint (shrinks, >=, 5);
+}
+
+/* Adaptive buffers are adjacent, each inside one chunk of every active
+ * aggregator's level, and end at the end of the sparse chunk that starts
+ * them (or, where every level is dense, hold the next T activities). */
+static void
+test_buffers_aligned (void)
+{
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, 50000, 3);
+  g_autoptr(GArray) buffers = g_array_new (FALSE, FALSE, sizeof (Buffer));
+  g_autoptr(StrataZoomTree) tree = NULL;
+  StrataZoomParams params;
+  StrataZoomGeometry ranks;
+  guint aligned = 0;
+  gsize next = 0;
+
+  strata_zoom_params_init (&params);
+  params.pixels_per_chunk = 256;
+  params.density_threshold = 100;
+  tree = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_buffer_func (tree, record_buffer, buffers);
+  strata_test_stream_build (tree, (const StrataActivity *)(gpointer)acts->data, acts->len);
+
+  /* The geometry of ranks, which the buffer func's stack depth counts. */
+  strata_zoom_tree_get_rank_geometry (tree, &ranks);
+
+  g_assert_cmpuint (buffers->len, >, 10);
+  for (guint i = 0; i < buffers->len; i++)
+    {
+      const Buffer *b = &g_array_index (buffers, Buffer, i);
+      guint starts = 0;
+
+      g_assert_cmpint (b->start, <, b->end);
+      if (i > 0)
+        g_assert_cmpint (b->start, ==, g_array_index (buffers, Buffer, i - 1).end);
+
+      for (guint r = 0; r < b->rank; r++)
+        g_assert_cmpint (strata_zoom_geometry_chunk_index (&ranks, r, b->start), ==,
+                         strata_zoom_geometry_chunk_index (&ranks, r, b->end - 1));
+
+      if (b->rank < ranks.n_levels)
+        {
+          gint64 idx = strata_zoom_geometry_chunk_index (&ranks, b->rank, b->start);
+
+          g_assert_cmpint (b->end, ==, strata_zoom_geometry_chunk_start (&ranks, b->rank, idx + 1));
+          if (i > 0)
+            {
+              g_assert_cmpint (b->start, ==, strata_zoom_geometry_chunk_start (&ranks, b->rank, idx));
+              aligned++;
+            }
+        }
+
+      /* The seed: a buffer holds at most T activities. */
+      while (next < acts->len && g_array_index (acts, StrataActivity, next).start < b->end)
+        {
+          starts++;
+          next++;
+        }
+      g_assert_cmpuint (starts, <=, params.density_threshold);
+    }
+
+  g_assert_cmpuint (aligned, >, 0);
+}
+
+typedef struct
+{
+  StrataZoomTree *tree;
+  gint            stop;
+  guint           queries;
+} Reader;
+
+static gpointer
+reader_thread (gpointer data)
+{
+  Reader *reader = data;
+
+  while (!g_atomic_int_get (&reader->stop))
+    {
+      g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      StrataZoomGeometry g;
+
+      if (strata_zoom_tree_get_geometry (reader->tree, &g))
+        for (guint level = 0; level < g.n_levels; level += 2)
+          {
+            gint64 d = strata_zoom_geometry_chunk_duration (&g, level);
+
+            strata_zoom_tree_query (reader->tree, level, 1000000000, 1000000000 + d, NULL, 0, items, NULL);
+            g_array_set_size (items, 0);
+          }
+      reader->queries++;
+    }
+
+  return NULL;
+}
+
+/* Growth: a chunk stored while the tree grows never changes, the growing
+ * edge is computed on demand from what is known, and another thread can
+ * query all along. */
+static void
+test_live_growth (void)
+{
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, 60000, 9);
+  const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+  g_autoptr(StrataZoomTree) tree = NULL;
+  g_autoptr(GPtrArray) snapshots = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  StrataZoomParams params;
+  Reader reader = { 0 };
+  GThread *thread;
+  guint snapshot_chunks = 0, compared = 0;
+  gsize half = acts->len / 2;
+
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE);
+  tree = strata_zoom_tree_new (&params, NULL);
+  reader.tree = tree;
+  thread = g_thread_new ("reader", reader_thread, &reader);
+
+  for (gsize i = 0; i < half; i++)
+    {
+      strata_zoom_tree_add (&all[i], tree);
+      if ((i + 1) % 1000 == 0)
+        strata_zoom_tree_advance (tree, all[i + 1].start, NULL, NULL);
+    }
+  strata_zoom_tree_advance (tree, all[half].start, NULL, NULL);
+
+  /* Half way: the growing edge is the on-demand result over what is known. */
+  {
+    StrataZoomGeometry g;
+    g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+    guint level;
+    gint64 t = all[half - 1].start, d;
+    Index index;
+
+    g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+    index_init (&index, all, half);
+    level = g.n_levels - 3;
+    d = strata_zoom_geometry_chunk_duration (&g, level);
+    strata_zoom_tree_query (tree, level, t - d / 2, t + d / 2, NULL, 0, got, NULL);
+    {
+      g_autoptr(GArray) want = reference_query (&index, &g, level, t - d / 2, t + d / 2,
+                                                strata_raw_store_get_n_channels (strata_zoom_tree_get_raw_store (tree)));
+      assert_items_equal (got, want);
+    }
+    index_clear (&index);
+
+    /* What is stored now. */
+    for (level = 0; level < g.n_levels; level++)
+      {
+        g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (tree, level);
+
+        for (guint k = 0; k < chunks->len; k++)
+          {
+            const StrataZoomChunkInfo *c = &g_array_index (chunks, StrataZoomChunkInfo, k);
+            GArray *items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+
+            for (guint32 ch = 0; ch < 100; ch++)
+              strata_zoom_tree_get_chunk_items (tree, level, c->index, ch, items);
+            /* Remember by absolute key: the chunk's start and length. */
+            g_array_prepend_vals (items, &(StrataZoomItem) { .start = c->start, .end = c->end }, 1);
+            g_ptr_array_add (snapshots, items);
+            snapshot_chunks++;
+          }
+      }
+  }
+
+  for (gsize i = half; i < acts->len; i++)
+    {
+      strata_zoom_tree_add (&all[i], tree);
+      if ((i + 1) % 1000 == 0 && i + 1 < acts->len)
+        strata_zoom_tree_advance (tree, all[i + 1].start, NULL, NULL);
+    }
+  strata_zoom_tree_finish (tree);
+  g_atomic_int_set (&reader.stop, 1);
+  g_thread_join (thread);
+
+  /* The chunks stored half way are the same in the finished tree. */
+  {
+    StrataZoomGeometry g;
+
+    g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+    for (guint s = 0; s < snapshots->len; s++)
+      {
+        GArray *before = g_ptr_array_index (snapshots, s);
+        const StrataZoomItem *key = &g_array_index (before, StrataZoomItem, 0);
+        g_autoptr(GArray) after = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+        guint level = 0;
+
+        while (strata_zoom_geometry_chunk_duration (&g, level) > key->end - key->start)
+          level++;
+        g_array_append_val (after, *key);
+        for (guint32 ch = 0; ch < 100; ch++)
+          strata_zoom_tree_get_chunk_items (tree, level, strata_zoom_geometry_chunk_index (&g, level, key->start),
+                                            ch, after);
+        assert_items_equal (after, before);
+        compared++;
+      }
+  }
+
+  g_test_message ("%u chunks stored half way, all unchanged at the end; %u queries from another thread",
+                  snapshot_chunks, reader.queries);
+  g_assert_cmpuint (compared, >, 10);
+  g_assert_cmpuint (reader.queries, >, 0);
+
+  {
+    Checked checked;
+
+    check_tree (tree, all, acts->len, &checked);
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_data_func ("/strata/zoom-build/fixtures/adaptive",
+                        GUINT_TO_POINTER (STRATA_BUFFER_ADAPTIVE), test_fixtures_oracle);
+  g_test_add_data_func ("/strata/zoom-build/fixtures/fixed-interval",
+                        GUINT_TO_POINTER (STRATA_BUFFER_FIXED_INTERVAL), test_fixtures_oracle);
+  g_test_add_data_func ("/strata/zoom-build/fixtures/fixed-count",
+                        GUINT_TO_POINTER (STRATA_BUFFER_FIXED_COUNT), test_fixtures_oracle);
+  g_test_add_data_func ("/strata/zoom-build/generated/adaptive",
+                        GUINT_TO_POINTER (STRATA_BUFFER_ADAPTIVE), test_generated_oracle);
+  g_test_add_data_func ("/strata/zoom-build/generated/fixed-interval",
+                        GUINT_TO_POINTER (STRATA_BUFFER_FIXED_INTERVAL), test_generated_oracle);
+  g_test_add_data_func ("/strata/zoom-build/generated/fixed-count",
+                        GUINT_TO_POINTER (STRATA_BUFFER_FIXED_COUNT), test_generated_oracle);
+  g_test_add_func ("/strata/zoom-build/seed/fig5-query-two-chunks", test_fig5_query_two_chunks);
+  g_test_add_func ("/strata/zoom-build/seed/fig7-adaptive-depth", test_fig7_adaptive_depth);
+  g_test_add_func ("/strata/zoom-build/seed/stack-grows-and-shrinks", test_stack_grows_and_shrinks);
+  g_test_add_func ("/strata/zoom-build/seed/buffers-aligned", test_buffers_aligned);
+  g_test_add_func ("/strata/zoom-build/live-growth", test_live_growth);
+  return g_test_run ();
+}
