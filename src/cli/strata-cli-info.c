@@ -240,7 +240,7 @@ strata_cli_info (int    argc,
   };
   const char *file;
 
-  file = strata_cli_parse_file_args ("info", "describe a trace", entries, &argc, &argv);
+  file = strata_cli_parse_file_args ("info", "describe a trace", entries, NULL, &argc, &argv);
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;
 

@@ -248,7 +248,7 @@ strata_cli_stats (int    argc,
   const char *file;
 
   file = strata_cli_parse_file_args ("stats", "CPU usage, thread times and wakeup latencies",
-                                     entries, &argc, &argv);
+                                     entries, NULL, &argc, &argv);
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;
 

@@ -43,6 +43,7 @@ usage (FILE *out)
  * @command: the subcommand, for messages
  * @summary: what it does, for --help
  * @entries: its options
+ * @group: (nullable) (transfer full): more options, such as the zoom tree's
  * @argc: (inout): the subcommand's argument count
  * @argv: (inout): its arguments, argv[0] being the subcommand
  *
@@ -54,6 +55,7 @@ const char *
 strata_cli_parse_file_args (const char         *command,
                             const char         *summary,
                             const GOptionEntry *entries,
+                            GOptionGroup       *group,
                             int                *argc,
                             char             ***argv)
 {
@@ -63,6 +65,8 @@ strata_cli_parse_file_args (const char         *command,
 
   context = g_option_context_new (parameter);
   g_option_context_add_main_entries (context, entries, NULL);
+  if (group != NULL)
+    g_option_context_add_group (context, group);
 
   if (!g_option_context_parse (context, argc, argv, &error))
     {
@@ -86,6 +90,108 @@ strata_cli_load_trace (const char *path)
   StrataTrace *trace;
 
   trace = strata_trace_load (path, &error);
+  if (trace == NULL)
+    g_printerr ("strata-cli: %s\n", error->message);
+
+  return trace;
+}
+
+/**
+ * strata_cli_zoom_option_group:
+ * @options: where the parsed values go; initialised here to the defaults
+ *
+ * Returns: (transfer full): the options of the zoom tree's parameters
+ */
+GOptionGroup *
+strata_cli_zoom_option_group (StrataCliZoomOptions *options)
+{
+  static StrataCliZoomOptions *target;
+  static GOptionEntry entries[] = {
+    { "zoom-factor", 0, 0, G_OPTION_ARG_INT, NULL,
+      "Chunks of a level per chunk of the level above (a power of two; default 4)", "F" },
+    { "chunk-pixels", 0, 0, G_OPTION_ARG_INT, NULL,
+      "Pixels per chunk, one screen (a power of two; default 4096)", "W" },
+    { "density", 0, 0, G_OPTION_ARG_INT, NULL,
+      "Activities that make a chunk dense enough to pre-calculate (default 1000)", "T" },
+    { "buffers", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "How buffers are cut: adaptive (default), interval:NS or count:N", "HOW" },
+    { NULL }
+  };
+  StrataZoomParams defaults;
+  GOptionGroup *group;
+
+  strata_zoom_params_init (&defaults);
+  options->zoom_factor = defaults.zoom_factor;
+  options->chunk_pixels = defaults.pixels_per_chunk;
+  options->density = defaults.density_threshold;
+  options->buffers = NULL;
+
+  target = options;
+  entries[0].arg_data = &target->zoom_factor;
+  entries[1].arg_data = &target->chunk_pixels;
+  entries[2].arg_data = &target->density;
+  entries[3].arg_data = &target->buffers;
+
+  group = g_option_group_new ("zoom", "Zoom tree options:", "Show the zoom tree's options", NULL, NULL);
+  g_option_group_add_entries (group, entries);
+
+  return group;
+}
+
+static gboolean
+zoom_params_from_options (const StrataCliZoomOptions  *options,
+                          StrataZoomParams            *params,
+                          GError                     **error)
+{
+  strata_zoom_params_init (params);
+
+  if (options == NULL)
+    return TRUE;
+
+  if (options->zoom_factor <= 0 || options->chunk_pixels <= 0 || options->density <= 0)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
+                   "--zoom-factor, --chunk-pixels and --density must be positive");
+      return FALSE;
+    }
+  params->zoom_factor = options->zoom_factor;
+  params->pixels_per_chunk = options->chunk_pixels;
+  params->density_threshold = options->density;
+
+  if (options->buffers == NULL || g_str_equal (options->buffers, "adaptive"))
+    params->buffer_criterion = STRATA_BUFFER_ADAPTIVE;
+  else if (g_str_has_prefix (options->buffers, "interval:"))
+    {
+      params->buffer_criterion = STRATA_BUFFER_FIXED_INTERVAL;
+      params->buffer_interval = g_ascii_strtoll (options->buffers + 9, NULL, 10);
+    }
+  else if (g_str_has_prefix (options->buffers, "count:"))
+    {
+      params->buffer_criterion = STRATA_BUFFER_FIXED_COUNT;
+      params->buffer_count = g_ascii_strtoull (options->buffers + 6, NULL, 10);
+    }
+  else
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
+                   "--buffers %s: expected adaptive, interval:NS or count:N", options->buffers);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Loads a trace and builds its zoom tree in the same pass. */
+StrataTrace *
+strata_cli_load_trace_with_tree (const char                 *path,
+                                 const StrataCliZoomOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  StrataZoomParams params;
+  StrataTrace *trace = NULL;
+
+  if (zoom_params_from_options (options, &params, &error))
+    trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL,
+                                         &params, &error);
   if (trace == NULL)
     g_printerr ("strata-cli: %s\n", error->message);
 

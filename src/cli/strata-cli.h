@@ -27,9 +27,24 @@ int          strata_cli_stats      (int           argc,
 const char  *strata_cli_parse_file_args (const char         *command,
                                          const char         *summary,
                                          const GOptionEntry *entries,
+                                         GOptionGroup       *group,
                                          int                *argc,
                                          char             ***argv);
 StrataTrace *strata_cli_load_trace (const char   *path);
+
+/* The zoom-tree parameters every command that builds a tree accepts:
+ * --zoom-factor, --chunk-pixels, --density, --buffers. */
+typedef struct
+{
+  int   zoom_factor;
+  int   chunk_pixels;
+  int   density;
+  char *buffers;
+} StrataCliZoomOptions;
+
+GOptionGroup *strata_cli_zoom_option_group (StrataCliZoomOptions *options);
+StrataTrace  *strata_cli_load_trace_with_tree (const char                 *path,
+                                               const StrataCliZoomOptions *options);
 int          strata_cli_finish     (StrataTrace  *trace);
 
 G_END_DECLS
