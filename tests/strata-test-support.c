@@ -308,7 +308,8 @@ strata_test_brute_force_chunk (const StrataActivity *all,
 
           if (a->channel != channel || a_lane != lane)
             continue;
-          if (instant ? (a->start >= s && a->start < e) : (a->start < e && a->end > s))
+          /* Instants and intervals of no length are where they start. */
+          if (instant || a->start == a->end ? (a->start >= s && a->start < e) : (a->start < e && a->end > s))
             g_array_append_val (acts, *a);
         }
       g_array_sort (acts, by_start);

@@ -203,6 +203,121 @@ test_stats_human (void)
   g_assert_cmpstr (err, ==, "");
 }
 
+/* `tree --json`: the chunks per level it prints are those of the library's
+ * tree for the same file and parameters. */
+static void
+test_tree_json (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-small.dat");
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "tree", "--json", "--chunk-pixels", "256", "--density", "64", path, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  StrataZoomParams params;
+  JsonObject *root;
+  JsonArray *levels;
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "pixels_per_chunk"), ==, 256);
+  g_assert_cmpint (json_object_get_int_member (root, "density_threshold"), ==, 64);
+
+  strata_zoom_params_init (&params);
+  params.pixels_per_chunk = 256;
+  params.density_threshold = 64;
+  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (json_object_get_int_member (root, "activities"), ==,
+                   strata_raw_store_get_size (strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace))));
+
+  levels = json_object_get_array_member (root, "levels");
+  for (guint level = 0; level < json_array_get_length (levels); level++)
+    {
+      JsonObject *l = json_array_get_object_element (levels, level);
+      g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (strata_trace_get_zoom_tree (trace), level);
+
+      g_assert_cmpint (json_object_get_int_member (l, "chunks"), ==, chunks->len);
+    }
+  g_assert_cmpuint (json_array_get_length (levels), >, 4);
+}
+
+/* `query --level 0` over the whole trace, channel by channel: the items'
+ * busy time is each channel's activity time, computed here from the
+ * activities, and their member counts are the number of activities. */
+static void
+test_query_json_conserves (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-small.dat");
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "query", "--json", "--level", "0", path, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  g_autoptr(GHashTable) busy = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) count = g_hash_table_new (NULL, NULL);
+  const StrataActivity *all;
+  JsonArray *items;
+  gsize n;
+  guint n_channels;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  items = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "items");
+  g_assert_cmpuint (json_array_get_length (items), >, 100);
+
+  for (guint i = 0; i < json_array_get_length (items); i++)
+    {
+      JsonObject *it = json_array_get_object_element (items, i);
+      gpointer c = GUINT_TO_POINTER ((guint) json_object_get_int_member (it, "channel"));
+
+      g_hash_table_insert (busy, c, GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (busy, c)) +
+                                                      json_object_get_int_member (it, "busy")));
+      g_hash_table_insert (count, c, GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (count, c)) +
+                                                       json_object_get_int_member (it, "count")));
+    }
+
+  all = strata_trace_get_activities (trace, &n);
+  strata_trace_get_channels (trace, &n_channels);
+  for (guint c = 0; c < n_channels; c++)
+    {
+      gsize want_busy = 0, want_count = 0;
+
+      for (gsize i = 0; i < n; i++)
+        if (all[i].channel == c)
+          {
+            want_busy += all[i].end - all[i].start;
+            want_count++;
+          }
+      g_assert_cmpuint (GPOINTER_TO_SIZE (g_hash_table_lookup (busy, GUINT_TO_POINTER (c))), ==, want_busy);
+      g_assert_cmpuint (GPOINTER_TO_SIZE (g_hash_table_lookup (count, GUINT_TO_POINTER (c))), ==, want_count);
+    }
+}
+
+static void
+test_query_bad_arguments (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-small.dat");
+  const char *bad_time[] = { "query", "--from", "+3 parsecs", path, NULL };
+  const char *bad_channel[] = { "query", "-C", "tid:999999", path, NULL };
+  const char *bad_level[] = { "query", "--level", "99", path, NULL };
+  const char *two_scales[] = { "query", "--level", "1", "--width", "800", path, NULL };
+  const char * const *cases[] = { bad_time, bad_channel, bad_level, two_scales };
+  const char *expect[] = { "+3 parsecs", "tid:999999", "levels 0 to", "one of" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+
+      g_assert_cmpint (run_cli (cases[i], &out, &err), ==, 1);
+      g_assert_nonnull (strstr (err, expect[i]));
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -214,5 +329,8 @@ main (int    argc,
   g_test_add_func ("/strata/cli/info-json", test_info_json);
   g_test_add_func ("/strata/cli/stats-json", test_stats_json);
   g_test_add_func ("/strata/cli/stats-human", test_stats_human);
+  g_test_add_func ("/strata/cli/tree-json", test_tree_json);
+  g_test_add_func ("/strata/cli/query-json-conserves", test_query_json_conserves);
+  g_test_add_func ("/strata/cli/query-bad-arguments", test_query_bad_arguments);
   return g_test_run ();
 }

@@ -37,7 +37,8 @@ overlaps (const StrataActivity *a,
           gint64                t0,
           gint64                t1)
 {
-  if (strata_activity_is_instant (a))
+  /* Instants and intervals of no length are where they start. */
+  if (strata_activity_is_instant (a) || a->start == a->end)
     return a->start >= t0 && a->start < t1;
   return a->start < t1 && a->end > t0;
 }

@@ -1,7 +1,8 @@
 /* strata-cli-format.h
  *
  * Human-readable numbers for the CLI: durations in the unit that fits
- * (ns, µs, ms, s), trace timestamps as seconds with nanoseconds, percentages.
+ * (ns, µs, ms, s), trace timestamps as seconds with nanoseconds, percentages;
+ * and times typed by a user.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,5 +17,9 @@ char *strata_format_duration  (gint64 ns);
 char *strata_format_timestamp (gint64 ns);
 char *strata_format_percent   (gint64 part,
                                gint64 whole);
+gboolean strata_parse_time    (const char  *text,
+                               gint64       trace_start,
+                               gint64      *ns,
+                               GError     **error);
 
 G_END_DECLS

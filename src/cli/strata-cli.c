@@ -23,6 +23,8 @@ static const struct {
 } commands[] = {
   { "info", strata_cli_info, "Describe a trace: format, clock, CPUs, span, events per type" },
   { "stats", strata_cli_stats, "CPU usage, thread run times and wakeup latencies" },
+  { "tree", strata_cli_tree, "The zoom tree one pass builds: levels, chunks, depth, size" },
+  { "query", strata_cli_query, "What a viewer draws for a viewport, from the zoom tree" },
 };
 
 static void

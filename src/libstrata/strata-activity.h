@@ -107,13 +107,13 @@ strata_activity_get_depth (const StrataActivity *a)
   (STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER)
 
 /* Whether @a overlaps [@t0, @t1): an interval that starts before @t1 and
- * ends after @t0, or an instant inside the range. */
+ * ends after @t0, or an instant (or an interval of no length) inside it. */
 static inline gboolean
 strata_activity_overlaps (const StrataActivity *a,
                           gint64                t0,
                           gint64                t1)
 {
-  if (strata_activity_is_instant (a))
+  if (a->start == a->end || strata_activity_is_instant (a))
     return a->start >= t0 && a->start < t1;
   return a->start < t1 && a->end > t0;
 }

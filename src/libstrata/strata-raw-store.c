@@ -60,9 +60,9 @@ lane_of (const StrataActivity *a)
   return MIN (strata_activity_get_depth (a), N_DEPTHS - 1);
 }
 
-/* The first activity of @lane that ends after @t (for an instant lane:
- * that is at or after @t). Ends are in order because a lane's activities
- * do not overlap. */
+/* The first activity of @lane that ends after @t, or has no length and is
+ * at @t (for an instant lane: the first at or after @t). Ends are in order
+ * because a lane's activities do not overlap, so the test is monotonic. */
 static guint
 lower_bound (GArray  *lane,
              gint64   t,
@@ -75,7 +75,7 @@ lower_bound (GArray  *lane,
       guint mid = lo + (hi - lo) / 2;
       const StrataActivity *a = &g_array_index (lane, StrataActivity, mid);
 
-      if (instants ? a->start < t : a->end <= t)
+      if (instants ? a->start < t : (a->end < t || (a->end == t && a->start < t)))
         lo = mid + 1;
       else
         hi = mid;
@@ -190,7 +190,7 @@ strata_raw_store_query (StrataRawStore *self,
 
           if (a->start >= t1)
             break;
-          if (instants || a->end > t0)
+          if (instants || strata_activity_overlaps (a, t0, t1))
             g_array_append_vals (out, a, 1);
         }
     }
