@@ -119,6 +119,8 @@ struct _StrataZoomTree
   GArray              *incoming;  /* StrataActivity, not taken in yet */
   GArray              *pending;   /* StrataActivity, by start, not delivered */
   GArray              *open;      /* StrataActivity, by channel */
+  GArray              *open_by_start;
+  GArray              *merge;     /* scratch for merging into pending */
   GArray              *starts;    /* gint64, known starts from the cut on */
   guint                starts_head;
   GArray              *buffer;    /* StrataActivity, the buffer being delivered */
@@ -211,6 +213,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->incoming = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->pending = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->open = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->open_by_start = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->merge = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->starts = g_array_new (FALSE, FALSE, sizeof (gint64));
   self->buffer = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->horizon = G_MININT64;
@@ -307,6 +311,8 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->incoming, g_array_unref);
   g_clear_pointer (&self->pending, g_array_unref);
   g_clear_pointer (&self->open, g_array_unref);
+  g_clear_pointer (&self->open_by_start, g_array_unref);
+  g_clear_pointer (&self->merge, g_array_unref);
   g_clear_pointer (&self->starts, g_array_unref);
   g_clear_pointer (&self->buffer, g_array_unref);
   g_free (self);
@@ -372,15 +378,6 @@ by_channel (gconstpointer pa,
   const StrataActivity *a = pa, *b = pb;
 
   return a->channel < b->channel ? -1 : a->channel > b->channel;
-}
-
-static int
-compare_gint64 (gconstpointer pa,
-                gconstpointer pb)
-{
-  gint64 a = *(const gint64 *)pa, b = *(const gint64 *)pb;
-
-  return a < b ? -1 : a > b;
 }
 
 static void
@@ -854,32 +851,24 @@ deliver (StrataZoomTree *self,
    * clipped. Pending activities come before the open ones, which are the
    * latest of their lanes, so each lane stays in start order. */
   g_array_set_size (self->buffer, 0);
-  for (guint i = 0; i < self->pending->len; i++)
-    {
-      StrataActivity *a = &g_array_index (self->pending, StrataActivity, i);
+  {
+    const StrataActivity *p = (const StrataActivity *)(gpointer)self->pending->data;
+    const StrataActivity *o = (const StrataActivity *)(gpointer)self->open_by_start->data;
+    guint np = self->pending->len, no = self->open_by_start->len, i = 0, j = 0;
 
-      if (a->start >= e)
-        break;
-      if (strata_activity_overlaps (a, b, e))
-        {
-          StrataActivity piece = *a;
+    /* Both are in start order; on a tie the completed one goes first. */
+    while ((i < np && p[i].start < e) || (j < no && o[j].start < e))
+      {
+        gboolean from_pending = i < np && p[i].start < e && (j >= no || p[i].start <= o[j].start);
+        StrataActivity piece = from_pending ? p[i++] : o[j++];
 
-          strata_activity_clip (&piece, b, e);
-          g_array_append_val (self->buffer, piece);
-        }
-    }
-  for (guint i = 0; i < self->open->len; i++)
-    {
-      StrataActivity piece = g_array_index (self->open, StrataActivity, i);
-
-      if (strata_activity_overlaps (&piece, b, e))
-        {
-          strata_activity_clip (&piece, b, e);
-          g_array_append_val (self->buffer, piece);
-        }
-    }
-  if (self->open->len > 0)
-    g_array_sort (self->buffer, by_start);
+        if (strata_activity_overlaps (&piece, b, e))
+          {
+            strata_activity_clip (&piece, b, e);
+            g_array_append_val (self->buffer, piece);
+          }
+      }
+  }
 
   for (guint r = 0; r < self->n_ranks; r++)
     level_consume (self, r, b, e, stack_top);
@@ -920,11 +909,29 @@ take_incoming (StrataZoomTree *self)
     }
   g_rw_lock_writer_unlock (&self->lock);
 
-  g_array_append_vals (self->pending, self->incoming->data, self->incoming->len);
+  /* Stable sort and merge: instants at one time keep the order they were
+   * recorded in, as in the raw store. */
+  g_array_sort (self->incoming, by_start);
+  {
+    const StrataActivity *p = (const StrataActivity *)(gpointer)self->pending->data;
+    const StrataActivity *n = (const StrataActivity *)(gpointer)self->incoming->data;
+    guint np = self->pending->len, nn = self->incoming->len, i = 0, j = 0;
+    GArray *tmp;
+
+    g_array_set_size (self->merge, 0);
+    while (i < np || j < nn)
+      {
+        if (j >= nn || (i < np && p[i].start <= n[j].start))
+          g_array_append_vals (self->merge, &p[i++], 1);
+        else
+          g_array_append_vals (self->merge, &n[j++], 1);
+      }
+
+    tmp = self->pending;
+    self->pending = self->merge;
+    self->merge = tmp;
+  }
   g_array_set_size (self->incoming, 0);
-  /* Stable: instants at one time keep the order they were recorded in, as
-   * in the raw store. */
-  g_array_sort (self->pending, by_start);
 }
 
 /* The starts the chunking criterion can count: from the cut to the
@@ -932,28 +939,25 @@ take_incoming (StrataZoomTree *self)
 static void
 collect_starts (StrataZoomTree *self)
 {
+  const StrataActivity *p = (const StrataActivity *)(gpointer)self->pending->data;
+  const StrataActivity *o = (const StrataActivity *)(gpointer)self->open_by_start->data;
+  guint np = self->pending->len, no = self->open_by_start->len, i = 0, j = 0;
   gint64 limit = self->finished ? G_MAXINT64 : self->horizon;
 
   g_array_set_size (self->starts, 0);
   self->starts_head = 0;
-  for (guint i = 0; i < self->pending->len; i++)
-    {
-      gint64 s = g_array_index (self->pending, StrataActivity, i).start;
 
-      if (s >= limit)
-        break;
-      if (s >= self->cut)
-        g_array_append_val (self->starts, s);
-    }
-  for (guint i = 0; i < self->open->len; i++)
+  while ((i < np && p[i].start < limit) || (j < no && o[j].start < limit))
     {
-      gint64 s = g_array_index (self->open, StrataActivity, i).start;
+      gint64 t;
 
-      if (s >= self->cut && s < limit)
-        g_array_append_val (self->starts, s);
+      if (j >= no || o[j].start >= limit || (i < np && p[i].start < limit && p[i].start <= o[j].start))
+        t = p[i++].start;
+      else
+        t = o[j++].start;
+      if (t >= self->cut)
+        g_array_append_val (self->starts, t);
     }
-  if (self->open->len > 0)
-    g_array_sort (self->starts, compare_gint64);
 }
 
 static void
@@ -1017,6 +1021,9 @@ strata_zoom_tree_advance (StrataZoomTree        *self,
   g_array_set_size (self->open, 0);
   if (foreach_open != NULL)
     foreach_open (source, collect_open, self);
+  g_array_set_size (self->open_by_start, 0);
+  g_array_append_vals (self->open_by_start, self->open->data, self->open->len);
+  g_array_sort (self->open_by_start, by_start);
   g_array_sort (self->open, by_channel);
   self->horizon = MAX (self->horizon, horizon);
   g_rw_lock_writer_unlock (&self->lock);
@@ -1090,6 +1097,7 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   take_incoming (self);
   g_rw_lock_writer_lock (&self->lock);
   g_array_set_size (self->open, 0);
+  g_array_set_size (self->open_by_start, 0);
   self->horizon = G_MAXINT64;
   self->finished = TRUE;
   g_rw_lock_writer_unlock (&self->lock);
