@@ -23,6 +23,7 @@ static const struct {
 } commands[] = {
   { "info", strata_cli_info, "Describe a trace: format, clock, CPUs, span, events per type" },
   { "stats", strata_cli_stats, "CPU usage, thread run times and wakeup latencies" },
+  { "render", strata_cli_render, "Draw the timeline (or a part of it) into a PNG" },
 };
 
 static void

@@ -23,6 +23,8 @@ int          strata_cli_info       (int           argc,
                                     char        **argv);
 int          strata_cli_stats      (int           argc,
                                     char        **argv);
+int          strata_cli_render     (int           argc,
+                                    char        **argv);
 
 const char  *strata_cli_parse_file_args (const char         *command,
                                          const char         *summary,
