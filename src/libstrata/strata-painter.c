@@ -35,6 +35,8 @@
 #define HATCH_PERIOD     6
 #define HATCH_WIDTH      2
 #define TICK_MIN_SPACING 90.0
+/* Small enough to lose to any real foreground in a column. */
+#define BRIEF_COVER      1e-4
 
 typedef enum
 {
@@ -72,6 +74,7 @@ typedef struct
   guint32 softirq;
   guint32 wakeup;
   guint32 event;
+  guint32 brief;
   float   task_saturation;
   float   task_lightness;
 } Scheme;
@@ -103,6 +106,7 @@ static const Scheme schemes[] = {
     .softirq = 0x3d4fa8ff,
     .wakeup = 0x2d6fd6ff,
     .event = 0x6b6f76ff,
+    .brief = 0x8791a3ff,
     .task_saturation = 0.55f,
     .task_lightness = 0.64f,
   },
@@ -132,6 +136,7 @@ static const Scheme schemes[] = {
     .softirq = 0x8a9bffff,
     .wakeup = 0x7fb2ffff,
     .event = 0xb8bcc4ff,
+    .brief = 0x9aa4b8ff,
     .task_saturation = 0.50f,
     .task_lightness = 0.50f,
   },
@@ -1498,19 +1503,23 @@ label_for (StrataPainter        *self,
     }
 }
 
+/* A CPU row keeps a strip at its bottom for interrupts, under the tasks
+ * rather than over them: the least a column shows of either (a sliver)
+ * stays visible. */
 static void
 row_geometry (const StrataPaintRow    *row,
               const StrataDisplayList *list,
               RowGeometry             *geo)
 {
   float pad = MAX (1.f, floorf (row->h / 10.f));
+  float inner = row->h - 2 * pad;
 
+  geo->nested_h = row->kind == STRATA_CHANNEL_CPU ? MAX (2.f, roundf (inner * 0.3f)) : 0;
+  geo->nested_y = row->y + pad + inner - geo->nested_h;
   geo->main_y = row->y + pad;
-  geo->main_h = row->h - 2 * pad;
-  geo->nested_h = MAX (2.f, roundf (geo->main_h * 0.35f));
-  geo->nested_y = geo->main_y + geo->main_h - geo->nested_h;
+  geo->main_h = inner - geo->nested_h;
   geo->ticks_y = geo->main_y;
-  geo->ticks_h = MAX (3.f, roundf (geo->main_h / 3.f));
+  geo->ticks_h = MAX (3.f, roundf (inner / 3.f));
   geo->clip_y0 = list->area_y;
   geo->clip_y1 = list->area_y + list->area_height;
 }
@@ -1560,6 +1569,14 @@ paint_row (StrataPainter        *self,
 
         lane_add_interval (&self->lanes[lane], width, x0, x1, density,
                            klass == CLASS_BACKGROUND, rgba);
+
+        /* An aggregate that idle or sleep dominates, but of several
+         * members, hides activities too short to tell apart: its busy
+         * time counts the idle too, so their share is not known. A sliver
+         * of the lowest height says they are there. */
+        if (aggregate && klass == CLASS_BACKGROUND && item->count > 1)
+          lane_add_interval (&self->lanes[lane], width, x0, x1, BRIEF_COVER, FALSE,
+                             schemes[self->style.scheme].brief);
       }
 
       if (!aggregate && lane == LANE_MAIN && klass == CLASS_FOREGROUND)
@@ -1815,6 +1832,7 @@ paint_legend (StrataPainter     *self,
     { s->irq, "IRQ" },
     { s->softirq, "softirq" },
     { s->wakeup, "wakeup" },
+    { s->brief, "brief activity, zoom in" },
   };
 
   if (h <= 0)
