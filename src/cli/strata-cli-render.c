@@ -153,7 +153,14 @@ draw_list (cairo_t                 *cr,
 
       pango_layout_set_font_description (layout, descs[MIN (t->role, G_N_ELEMENTS (fonts) - 1)]);
       pango_layout_set_width (layout, (int) (t->max_width * PANGO_SCALE));
-      pango_layout_set_text (layout, t->text, -1);
+      /* A comm is whatever bytes the task set; pango takes UTF-8 only. */
+      if (g_utf8_validate (t->text, -1, NULL))
+        pango_layout_set_text (layout, t->text, -1);
+      else
+        {
+          g_autofree char *valid = g_utf8_make_valid (t->text, -1);
+          pango_layout_set_text (layout, valid, -1);
+        }
       pango_layout_get_pixel_extents (layout, NULL, &logical);
 
       x = t->align == STRATA_PAINT_ALIGN_RIGHT ? t->x - logical.width : t->x;

@@ -35,6 +35,9 @@
 #define HATCH_PERIOD     6
 #define HATCH_WIDTH      2
 #define TICK_MIN_SPACING 90.0
+/* The painter cannot measure text: this guesses the width of a label in
+ * the small fonts clients use, with some room to spare. */
+#define TEXT_WIDTH(s)    (6.5f * g_utf8_strlen ((s), -1) + 6)
 /* Small enough to lose to any real foreground in a column. */
 #define BRIEF_COVER      1e-4
 
@@ -1765,6 +1768,10 @@ paint_ruler (StrataPainter     *self,
             next = g_array_index (list->ticks, StrataPaintTick, j).x;
             break;
           }
+      /* A number cut short reads as another number: a label that would
+       * not fit (the last one, at the right edge) is left out. */
+      if (next - tick->x - 8 < TEXT_WIDTH (tick->label))
+        continue;
       add_text (list, floorf (tick->x) + 4, (h - tick_h) / 2, next - tick->x - 8, s->text,
                 STRATA_STRING_NONE, tick->label, STRATA_PAINT_TEXT_RULER, STRATA_PAINT_ALIGN_LEFT);
     }
@@ -1788,8 +1795,8 @@ typedef struct
 } LegendEntry;
 
 /* Reserves room for a legend entry: its swatch at @x, its text after it.
- * The painter cannot measure text: an average glyph width leaves room,
- * and max_width keeps a wider font from running into the next entry.
+ * max_width keeps a wider font than guessed from running into the next
+ * entry.
  * Returns where the next entry goes, or a negative number if this one
  * does not fit. */
 static float
@@ -1801,7 +1808,7 @@ legend_entry (StrataDisplayList *list,
               guint32            text_rgba,
               const char        *text)
 {
-  float room = 6.5f * g_utf8_strlen (text, -1) + 6;
+  float room = TEXT_WIDTH (text);
 
   if (x + swatch_width + 4 + room > right)
     return -1;
