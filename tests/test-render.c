@@ -7,7 +7,8 @@
  * rectangles per pixel of each row however many activities lie behind it;
  * the default rows are exactly the threads with something to show; the
  * ruler's steps and labels are round; and strata-cli render writes a PNG
- * of the size asked whose pixels are the display list's colours.
+ * of the size asked whose pixels are the display list's colours, also
+ * (with exit status 2) for a damaged trace.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -681,6 +682,34 @@ test_cli_times (void)
   g_assert_nonnull (strstr (err, "-o"));
 }
 
+/* A trace cut in half: the PNG shows what was read before the cut, and
+ * the exit status says it is partial. */
+static void
+test_cli_damaged (void)
+{
+  g_autofree char *src = strata_test_fixture ("sched-small.txt");
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "cut.txt", NULL);
+  g_autofree char *png = g_build_filename (dir, "cut.png", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "render", path, "--width", "500", "--height", "200", "-o", png, NULL };
+  cairo_surface_t *surface;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (path, contents, len / 2, NULL));
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "warning"));
+
+  surface = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (surface), ==, 500);
+  g_assert_cmpint (cairo_image_surface_get_height (surface), ==, 200);
+  cairo_surface_destroy (surface);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -696,6 +725,7 @@ main (int    argc,
   g_test_add_func ("/strata/render/ruler", test_ruler);
   g_test_add_func ("/strata/render/cli-png", test_cli_png);
   g_test_add_func ("/strata/render/cli-times", test_cli_times);
+  g_test_add_func ("/strata/render/cli-damaged", test_cli_damaged);
 
   return g_test_run ();
 }
