@@ -44,28 +44,32 @@ strata_format_percent (gint64 part,
 
 /**
  * strata_parse_time:
- * @text: a time: nanoseconds as the trace counts them ("229760484430"),
- *   seconds with a fraction as `info` and `trace-cmd report` print them
- *   ("229.760484430"), or, after "+", a duration from the trace's start
- *   with a unit ("+12.5ms", "+3s", "+250us", "+800ns")
- * @trace_start: the trace's first timestamp
- * @ns: (out): the time in ns
+ * @text: digits with an optional fraction and unit (ns, us, µs, ms, s):
+ *   absolute in the trace's clock, or from its start with a leading '+'.
+ *   Without a unit, a whole number is nanoseconds ("229760484430") and a
+ *   fraction is seconds, as `info` and `trace-cmd report` print times
+ *   ("229.760484430").
+ * @start: the trace's first timestamp
+ * @out: (out): the time in ns
  *
- * Returns: %FALSE with @error set if @text is none of these
+ * Integer arithmetic, so "12.5ms" is exactly 12500000 ns.
+ *
+ * Returns: %FALSE with @error set if @text is not a time
  */
 gboolean
 strata_parse_time (const char  *text,
-                   gint64       trace_start,
-                   gint64      *ns,
+                   gint64       start,
+                   gint64      *out,
                    GError     **error)
 {
-  static const struct { const char *suffix; double scale; } units[] = {
-    { "ns", 1 }, { "us", 1e3 }, { "\u00b5s", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+  static const struct { const char *suffix; gint64 unit; } units[] = {
+    { "ns", 1 }, { "us", 1000 }, { "µs", 1000 }, { "ms", 1000000 },
+    { "s", G_GINT64_CONSTANT (1000000000) }, { "", 1 },
   };
   const char *p = text;
   gboolean relative = FALSE;
-  char *end = NULL;
-  double value;
+  guint64 whole = 0, frac = 0, frac_scale = 1;
+  gint64 unit = 0;
 
   if (*p == '+')
     {
@@ -73,39 +77,49 @@ strata_parse_time (const char  *text,
       p++;
     }
 
-  if (!relative && strchr (p, '.') == NULL)
+  if (!g_ascii_isdigit (*p))
+    goto bad;
+  while (g_ascii_isdigit (*p))
     {
-      gint64 v = g_ascii_strtoll (p, &end, 10);
-
-      if (end != p && *end == '\0' && v >= 0)
+      if (whole > G_MAXINT64 / 10)
+        goto bad;
+      whole = whole * 10 + (*p++ - '0');
+    }
+  if (*p == '.')
+    {
+      p++;
+      while (g_ascii_isdigit (*p))
         {
-          *ns = v;
-          return TRUE;
+          /* Nanoseconds of a second is as fine as a fraction can matter,
+           * and keeps frac * unit within 64 bits. */
+          if (frac_scale < G_GINT64_CONSTANT (1000000000))
+            {
+              frac = frac * 10 + (*p - '0');
+              frac_scale *= 10;
+            }
+          p++;
         }
     }
 
-  value = g_ascii_strtod (p, &end);
-  if (end == p || value < 0)
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_str_equal (p, units[i].suffix))
+      {
+        unit = units[i].unit;
+        break;
+      }
+  if (*p == '\0' && frac_scale > 1)
+    unit = G_GINT64_CONSTANT (1000000000);
+  if (unit == 0 || whole > (guint64) (G_MAXINT64 / unit) / 2)
     goto bad;
 
-  if (!relative)
-    {
-      if (*end != '\0')
-        goto bad;
-      *ns = (gint64) (value * 1e9 + 0.5);
-      return TRUE;
-    }
-
-  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-    if (g_str_equal (end, units[i].suffix))
-      {
-        *ns = trace_start + (gint64) (value * units[i].scale + 0.5);
-        return TRUE;
-      }
+  *out = (gint64) (whole * unit) + (gint64) (frac * (guint64) unit / frac_scale);
+  if (relative)
+    *out += start;
+  return TRUE;
 
 bad:
   g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-               "time “%s”: expected nanoseconds (229760484430), seconds (229.760484430) "
-               "or a duration from the start (+12.5ms)", text);
+               "“%s” is not a time: expected NS, seconds with a fraction, a number with a "
+               "unit (ns, us, ms, s) or +TIME from the trace's start", text);
   return FALSE;
 }

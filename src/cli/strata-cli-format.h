@@ -18,8 +18,8 @@ char *strata_format_timestamp (gint64 ns);
 char *strata_format_percent   (gint64 part,
                                gint64 whole);
 gboolean strata_parse_time    (const char  *text,
-                               gint64       trace_start,
-                               gint64      *ns,
+                               gint64       start,
+                               gint64      *out,
                                GError     **error);
 
 G_END_DECLS

@@ -166,8 +166,8 @@ strata_cli_query (int    argc,
 
   file = strata_cli_parse_file_args ("query",
                                      "the items a viewer draws for a viewport. Times are ns "
-                                     "(229760484430), seconds (229.760484430) or +DURATION "
-                                     "from the start (+12.5ms)",
+                                     "(229760484430), seconds (229.760484430), a number with a "
+                                     "unit (229.76s) or +TIME from the start (+12.5ms)",
                                      entries, group, &argc, &argv);
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;

@@ -25,6 +25,7 @@ static const struct {
   { "stats", strata_cli_stats, "CPU usage, thread run times and wakeup latencies" },
   { "tree", strata_cli_tree, "The zoom tree one pass builds: levels, chunks, depth, size" },
   { "query", strata_cli_query, "What a viewer draws for a viewport, from the zoom tree" },
+  { "render", strata_cli_render, "Draw the timeline (or a part of it) into a PNG" },
 };
 
 static void

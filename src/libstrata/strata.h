@@ -12,6 +12,7 @@
 #include "strata-error.h"
 #include "strata-event.h"
 #include "strata-kernel-model.h"
+#include "strata-painter.h"
 #include "strata-raw-store.h"
 #include "strata-source.h"
 #include "strata-stats.h"

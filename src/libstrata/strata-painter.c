@@ -1,0 +1,2002 @@
+/* strata-painter.c
+ *
+ * How a frame is painted. The rows that fit in the viewport are queried
+ * from the zoom tree in one call, at the level whose pixel is no longer
+ * than the screen's. Every item of a row is then folded into the pixel
+ * columns it covers, in one of three lanes: the row's main lane (a CPU's
+ * tasks, a thread's states), the nested lane (interrupts inside a task,
+ * drawn as a band at the bottom of a CPU row) and the instants (wakeups,
+ * events, deaths, drawn as ticks at the top).
+ *
+ * A column keeps the few colours that cover most of it and how much of
+ * it they cover. Background colours (idle, sleeping, unknown) fill the
+ * lane; foreground colours (a task, running, runnable, blocked, an IRQ)
+ * are stacked from the bottom to a height that is the share of the pixel
+ * they cover. An aggregate of trivial activities counts for its busy time,
+ * not its span, so a zoomed-out CPU that runs 10% of the time shows short
+ * bars and a saturated one full ones. Adjacent columns that come out the
+ * same are merged into one rectangle, so the display list grows with
+ * pixels times rows whatever the number of activities.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata-painter.h"
+
+#define N_FG_SLOTS       3
+#define N_BG_SLOTS       2
+#define MIN_LABEL_WIDTH  40.0
+#define HATCH_PERIOD     6
+#define HATCH_WIDTH      2
+#define TICK_MIN_SPACING 90.0
+/* The painter cannot measure text: this guesses the width of a label in
+ * the small fonts clients use, with some room to spare. */
+#define TEXT_WIDTH(s)    (6.5f * g_utf8_strlen ((s), -1) + 6)
+/* Small enough to lose to any real foreground in a column. */
+#define BRIEF_COVER      1e-4
+
+typedef enum
+{
+  LANE_MAIN,
+  LANE_NESTED,
+  LANE_INSTANTS,
+  N_LANES
+} Lane;
+
+/* Drawing order within a row: each layer's rectangles go to the display
+ * list after the previous layer's, so merging runs never reorders them. */
+typedef enum
+{
+  LAYER_BACKGROUND,
+  LAYER_HATCH,
+  LAYER_FOREGROUND,
+  LAYER_NESTED,
+  LAYER_TICKS,
+  N_LAYERS
+} LayerId;
+
+typedef struct
+{
+  guint32 background;
+  guint32 stripe;
+  guint32 group;
+  guint32 separator;
+  guint32 grid;
+  guint32 ruler;
+  guint32 text;
+  guint32 text_dim;
+  guint32 states[STRATA_N_TASK_STATES];
+  guint32 unknown_stripe;
+  guint32 irq;
+  guint32 softirq;
+  guint32 wakeup;
+  guint32 event;
+  guint32 brief;
+  float   task_saturation;
+  float   task_lightness;
+} Scheme;
+
+static const Scheme schemes[] = {
+  [STRATA_PAINT_SCHEME_LIGHT] = {
+    .background = 0xffffffff,
+    .stripe = 0xf4f5f7ff,
+    .group = 0xe6e9eeff,
+    .separator = 0xd3d6dcff,
+    .grid = 0x0000001c,
+    .ruler = 0xeceef2ff,
+    .text = 0x222428ff,
+    .text_dim = 0x7c818bff,
+    .states = {
+      [STRATA_TASK_STATE_UNKNOWN] = 0xb0b4bb80,
+      [STRATA_TASK_STATE_RUNNING] = 0x3daa5cff,
+      [STRATA_TASK_STATE_RUNNABLE] = 0xf0a040ff,
+      [STRATA_TASK_STATE_PREEMPTED] = 0xe8892aff,
+      [STRATA_TASK_STATE_WOKEN] = 0xf2c53dff,
+      [STRATA_TASK_STATE_SLEEPING] = 0xc5cad370,
+      [STRATA_TASK_STATE_UNINTERRUPTIBLE] = 0xd9453dff,
+      [STRATA_TASK_STATE_STOPPED] = 0x8f6fd0ff,
+      [STRATA_TASK_STATE_DEAD] = 0x1c1c1cff,
+      [STRATA_TASK_STATE_PARKED] = 0xb9bec660,
+    },
+    .unknown_stripe = 0x878c9590,
+    .irq = 0xa8326eff,
+    .softirq = 0x3d4fa8ff,
+    .wakeup = 0x2d6fd6ff,
+    .event = 0x6b6f76ff,
+    .brief = 0x8791a3ff,
+    .task_saturation = 0.55f,
+    .task_lightness = 0.64f,
+  },
+  [STRATA_PAINT_SCHEME_DARK] = {
+    .background = 0x1f2023ff,
+    .stripe = 0x25272bff,
+    .group = 0x30333aff,
+    .separator = 0x3c3f46ff,
+    .grid = 0xffffff18,
+    .ruler = 0x2a2c31ff,
+    .text = 0xe4e6ebff,
+    .text_dim = 0x9297a0ff,
+    .states = {
+      [STRATA_TASK_STATE_UNKNOWN] = 0x6a6e7680,
+      [STRATA_TASK_STATE_RUNNING] = 0x4fc56dff,
+      [STRATA_TASK_STATE_RUNNABLE] = 0xe8a04aff,
+      [STRATA_TASK_STATE_PREEMPTED] = 0xdf8d36ff,
+      [STRATA_TASK_STATE_WOKEN] = 0xe3c14fff,
+      [STRATA_TASK_STATE_SLEEPING] = 0x5b606a80,
+      [STRATA_TASK_STATE_UNINTERRUPTIBLE] = 0xe8564eff,
+      [STRATA_TASK_STATE_STOPPED] = 0xa187e0ff,
+      [STRATA_TASK_STATE_DEAD] = 0xf0f0f0ff,
+      [STRATA_TASK_STATE_PARKED] = 0x5b606a60,
+    },
+    .unknown_stripe = 0x9aa0a880,
+    .irq = 0xff6aa8ff,
+    .softirq = 0x8a9bffff,
+    .wakeup = 0x7fb2ffff,
+    .event = 0xb8bcc4ff,
+    .brief = 0x9aa4b8ff,
+    .task_saturation = 0.50f,
+    .task_lightness = 0.50f,
+  },
+};
+
+typedef struct
+{
+  guint32 rgba;
+  float   cover;   /* of the column, 1.0 being all of it */
+} Slot;
+
+typedef struct
+{
+  Slot  fg[N_FG_SLOTS];
+  Slot  bg[N_BG_SLOTS];
+  float fg_total;
+  float bg_total;
+} Column;
+
+typedef struct
+{
+  Column *columns;
+  gint    lo;      /* the columns touched, [lo, hi) */
+  gint    hi;
+} LaneColumns;
+
+typedef struct
+{
+  gint32  x0;
+  gint32  x1;
+  float   y;
+  float   h;
+  guint32 rgba;
+} Run;
+
+typedef struct
+{
+  GArray *open;    /* Run, extended while the next column matches */
+  GArray *done;    /* StrataPaintRect, in frame coordinates */
+} Layer;
+
+struct _StrataPainter
+{
+  StrataStringPool    *strings;
+  StrataZoomTree      *tree;
+  StrataTrace         *trace;      /* keeps the tree alive when made for one */
+  const StrataChannel *channels;
+  guint                n_channels;
+  gint64               start;
+  gint64               end;
+  StrataPaintStyle     style;
+  GArray              *rows;       /* guint32 channel */
+  GArray              *indents;    /* guint8 per row: 1 for a thread under its process */
+  GPtrArray           *instances;  /* char *: buffer instance names, [0] = "" (top) */
+  GArray              *names;      /* guint32 per channel: the name a row shows */
+  GHashTable          *cpu_names;  /* instance << 16 | cpu -> pool id */
+
+  /* Scratch kept from one frame to the next. */
+  GArray              *query;      /* guint32 */
+  GArray              *items;      /* StrataZoomItem */
+  GArray              *row_of;     /* gint32 per channel: its visible row, or -1 */
+  LaneColumns          lanes[N_LANES];
+  guint                n_columns;
+  Layer                layers[N_LAYERS];
+};
+
+/* Geometry of one row's lanes, in frame coordinates. */
+typedef struct
+{
+  float main_y;
+  float main_h;
+  float nested_y;
+  float nested_h;
+  float ticks_y;
+  float ticks_h;
+  float clip_y0;
+  float clip_y1;
+} RowGeometry;
+
+static inline float
+channel_of (guint32 rgba,
+            guint   shift)
+{
+  return ((rgba >> shift) & 0xff) / 255.f;
+}
+
+static inline guint32
+rgba_alpha (guint32 rgba)
+{
+  return rgba & 0xff;
+}
+
+static guint32
+hsl_to_rgba (float h,
+             float s,
+             float l)
+{
+  float c = (1.f - fabsf (2.f * l - 1.f)) * s;
+  float hp = h * 6.f;
+  float x = c * (1.f - fabsf (fmodf (hp, 2.f) - 1.f));
+  float m = l - c / 2.f;
+  float r = 0, g = 0, b = 0;
+
+  if (hp < 1)
+    r = c, g = x;
+  else if (hp < 2)
+    r = x, g = c;
+  else if (hp < 3)
+    g = c, b = x;
+  else if (hp < 4)
+    g = x, b = c;
+  else if (hp < 5)
+    r = x, b = c;
+  else
+    r = c, b = x;
+
+  return ((guint32) lrintf ((r + m) * 255.f) << 24) |
+         ((guint32) lrintf ((g + m) * 255.f) << 16) |
+         ((guint32) lrintf ((b + m) * 255.f) << 8) | 0xff;
+}
+
+/**
+ * strata_paint_task_color:
+ * @tid: a thread id
+ *
+ * The colour of a task on a CPU row. Hues step by the golden ratio from
+ * one tid to the next, so the threads a program starts one after another
+ * (consecutive tids) come out far apart, and a thread keeps its colour in
+ * every trace and every frame.
+ *
+ * Returns: 0xRRGGBBAA
+ */
+guint32
+strata_paint_task_color (StrataPaintScheme scheme,
+                         gint32            tid)
+{
+  const Scheme *s = &schemes[scheme == STRATA_PAINT_SCHEME_DARK];
+  double hue = fmod ((guint32) tid * 0.6180339887498949, 1.0);
+
+  return hsl_to_rgba ((float) hue, s->task_saturation, s->task_lightness);
+}
+
+/**
+ * strata_paint_state_color:
+ * @state: a thread's scheduling state
+ *
+ * Returns: 0xRRGGBBAA, the colour of @state on a thread row
+ */
+guint32
+strata_paint_state_color (StrataPaintScheme scheme,
+                          StrataTaskState   state)
+{
+  const Scheme *s = &schemes[scheme == STRATA_PAINT_SCHEME_DARK];
+
+  if ((guint) state >= STRATA_N_TASK_STATES)
+    state = STRATA_TASK_STATE_UNKNOWN;
+  return s->states[state];
+}
+
+/* Dark text on light colours, light text on dark ones. */
+static guint32
+text_color_on (guint32 rgba)
+{
+  float luma = 0.2126f * channel_of (rgba, 24) + 0.7152f * channel_of (rgba, 16) +
+               0.0722f * channel_of (rgba, 8);
+
+  return luma > 0.55f ? 0x1a1a1aff : 0xffffffff;
+}
+
+/* Time and text helpers ------------------------------------------------- */
+
+static gint64
+floor_div (gint64 a,
+           gint64 b)
+{
+  gint64 q = a / b;
+
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    q--;
+  return q;
+}
+
+static gint64
+unit_for (gint64 magnitude)
+{
+  magnitude = ABS (magnitude);
+  if (magnitude >= G_GINT64_CONSTANT (1000000000))
+    return G_GINT64_CONSTANT (1000000000);
+  if (magnitude >= 1000000)
+    return 1000000;
+  if (magnitude >= 1000)
+    return 1000;
+  return 1;
+}
+
+static const char *
+unit_name (gint64 unit)
+{
+  switch (unit)
+    {
+    case G_GINT64_CONSTANT (1000000000): return "s";
+    case 1000000: return "ms";
+    case 1000: return "µs";
+    default: return "ns";
+    }
+}
+
+/* The decimals that tell multiples of @step apart in @unit. */
+static guint
+decimals_for (gint64 unit,
+              gint64 step)
+{
+  guint decimals = 0;
+  gint64 quantum = unit;
+
+  while (quantum > 1 && step % quantum != 0)
+    {
+      quantum /= 10;
+      decimals++;
+    }
+  return decimals;
+}
+
+/**
+ * strata_paint_format_time:
+ * @t: a time in ns (relative to whatever origin the caller uses)
+ * @magnitude: the largest time to be shown beside it: picks the unit
+ * @step: the spacing of the times shown: picks the decimals
+ *
+ * Formats @t in the unit that suits @magnitude with just enough decimals
+ * to tell multiples of @step apart: "12.5 ms", "300 µs", "2 s". Integer
+ * arithmetic, so 0.3 ms is never printed as 0.29999.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+strata_paint_format_time (gint64 t,
+                          gint64 magnitude,
+                          gint64 step)
+{
+  gint64 unit = unit_for (magnitude);
+  guint decimals = decimals_for (unit, MAX (step, 1));
+  guint64 a = t < 0 ? -(guint64) t : (guint64) t;
+  GString *s = g_string_new (t < 0 ? "-" : "");
+
+  g_string_append_printf (s, "%" G_GUINT64_FORMAT, a / (guint64) unit);
+  if (decimals > 0)
+    {
+      guint64 frac = a % (guint64) unit;
+      guint64 quantum = (guint64) unit;
+
+      for (guint i = 0; i < decimals; i++)
+        quantum /= 10;
+      g_string_append_printf (s, ".%0*" G_GUINT64_FORMAT, (int) decimals, frac / quantum);
+    }
+  g_string_append_printf (s, " %s", unit_name (unit));
+
+  return g_string_free (s, FALSE);
+}
+
+/**
+ * strata_paint_ruler_step:
+ * @span: the time across @width, in ns
+ * @width: pixels
+ * @min_spacing: the fewest pixels between two labelled ticks
+ *
+ * Returns: the shortest step of 1, 2 or 5 × 10^k ns whose ticks are at
+ *   least @min_spacing pixels apart
+ */
+gint64
+strata_paint_ruler_step (gint64 span,
+                         double width,
+                         double min_spacing)
+{
+  double raw;
+  gint64 p = 1;
+
+  if (span <= 0 || width <= 0)
+    return 1;
+
+  raw = (double) span * min_spacing / width;
+  while (p <= G_MAXINT64 / 100 && (double) p * 10 <= raw)
+    p *= 10;
+
+  if (raw <= p)
+    return p;
+  if (raw <= 2 * p)
+    return 2 * p;
+  if (raw <= 5 * p)
+    return 5 * p;
+  return 10 * p;
+}
+
+/* Unlabelled ticks in between: fifths of a 1 or 5 step, halves of a 2. */
+static gint64
+minor_step (gint64 step)
+{
+  gint64 p = 1;
+
+  while (p <= step / 10)
+    p *= 10;
+
+  if (step / p == 2)
+    return step / 2;
+  return step >= 5 ? step / 5 : step;
+}
+
+/**
+ * strata_paint_ruler_ticks:
+ * @from: the time at @x
+ * @to: the time at @x + @width (excluded)
+ * @x: where the axis starts, in the caller's coordinates
+ * @width: its length in pixels
+ * @origin: time zero of the labels (the trace's start)
+ * @min_spacing: the fewest pixels between labelled ticks
+ * @ticks: (element-type StrataPaintTick): where the ticks are appended
+ * @labels: where the labels' text is kept
+ *
+ * Ticks at round multiples of the step from @origin, labelled with the
+ * time since @origin. When the labels would need more than three
+ * decimals (deep zoom far from the origin), the first labelled tick says
+ * the full time and the others the offset from it ("+20 ns").
+ */
+void
+strata_paint_ruler_ticks (gint64        from,
+                          gint64        to,
+                          double        x,
+                          double        width,
+                          gint64        origin,
+                          double        min_spacing,
+                          GArray       *ticks,
+                          GStringChunk *labels)
+{
+  gint64 step, minor, magnitude, base = 0;
+  double px;
+  gboolean relative, have_base = FALSE;
+
+  g_return_if_fail (ticks != NULL && labels != NULL);
+
+  if (to <= from || width <= 0)
+    return;
+
+  step = strata_paint_ruler_step (to - from, width, min_spacing);
+  px = width / (double) (to - from);
+  minor = minor_step (step);
+  if (minor * px < 6)
+    minor = step;
+
+  magnitude = MAX (ABS (from - origin), ABS (to - origin));
+  relative = decimals_for (unit_for (magnitude), step) > 3;
+
+  for (gint64 k = floor_div (from - origin - 1, minor) + 1; ; k++)
+    {
+      gint64 rel = k * minor;
+      gint64 t = origin + rel;
+      StrataPaintTick tick = { 0 };
+      g_autofree char *label = NULL;
+
+      if (t >= to)
+        break;
+      if (t < from)
+        continue;
+
+      tick.time = t;
+      tick.x = (float) (x + (t - from) * px);
+      tick.labelled = rel % step == 0;
+      if (tick.labelled)
+        {
+          if (relative && have_base)
+            {
+              g_autofree char *delta = strata_paint_format_time (t - base, to - from, step);
+              label = g_strconcat ("+", delta, NULL);
+            }
+          else
+            label = strata_paint_format_time (rel, magnitude, step);
+          if (!have_base)
+            {
+              base = t;
+              have_base = TRUE;
+            }
+          tick.label = g_string_chunk_insert (labels, label);
+        }
+      g_array_append_val (ticks, tick);
+    }
+}
+
+/* The display list --------------------------------------------------------- */
+
+StrataDisplayList *
+strata_display_list_new (void)
+{
+  StrataDisplayList *self = g_new0 (StrataDisplayList, 1);
+
+  self->rects = g_array_new (FALSE, FALSE, sizeof (StrataPaintRect));
+  self->texts = g_array_new (FALSE, FALSE, sizeof (StrataPaintText));
+  self->rows = g_array_new (FALSE, FALSE, sizeof (StrataPaintRow));
+  self->ticks = g_array_new (FALSE, FALSE, sizeof (StrataPaintTick));
+  self->strings = g_string_chunk_new (4096);
+
+  return self;
+}
+
+/* Empties the list and keeps its memory for the next frame. */
+void
+strata_display_list_clear (StrataDisplayList *self)
+{
+  g_return_if_fail (self != NULL);
+
+  g_array_set_size (self->rects, 0);
+  g_array_set_size (self->texts, 0);
+  g_array_set_size (self->rows, 0);
+  g_array_set_size (self->ticks, 0);
+  g_string_chunk_clear (self->strings);
+  self->n_items = 0;
+  self->level = 0;
+  memset (&self->stats, 0, sizeof self->stats);
+}
+
+void
+strata_display_list_free (StrataDisplayList *self)
+{
+  if (self == NULL)
+    return;
+
+  g_array_unref (self->rects);
+  g_array_unref (self->texts);
+  g_array_unref (self->rows);
+  g_array_unref (self->ticks);
+  g_string_chunk_free (self->strings);
+  g_free (self);
+}
+
+/* Where @t is drawn, in frame coordinates. */
+float
+strata_display_list_x_for_time (const StrataDisplayList *self,
+                                 gint64                   t)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (self->ns_per_pixel <= 0)
+    return self->area_x;
+  return self->area_x + (float) ((t - self->from) / self->ns_per_pixel);
+}
+
+/**
+ * strata_display_list_find_row:
+ *
+ * Returns: (nullable): where @channel's row is, if it is visible
+ */
+const StrataPaintRow *
+strata_display_list_find_row (const StrataDisplayList *self,
+                              guint32                  channel)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  for (guint i = 0; i < self->rows->len; i++)
+    {
+      const StrataPaintRow *row = &g_array_index (self->rows, StrataPaintRow, i);
+
+      if (row->channel == channel)
+        return row;
+    }
+  return NULL;
+}
+
+static void
+add_rect (StrataDisplayList *list,
+          float              x,
+          float              y,
+          float              w,
+          float              h,
+          guint32            rgba)
+{
+  StrataPaintRect r = { x, y, w, h, rgba };
+
+  if (w > 0 && h > 0 && rgba_alpha (rgba) > 0)
+    g_array_append_val (list->rects, r);
+}
+
+static void
+add_text (StrataDisplayList *list,
+          float              x,
+          float              y,
+          float              max_width,
+          guint32            rgba,
+          guint32            string,
+          const char        *text,
+          StrataPaintTextRole role,
+          StrataPaintAlign   align)
+{
+  StrataPaintText t = { 0 };
+
+  if (text == NULL || text[0] == '\0' || max_width < 8)
+    return;
+
+  t.x = x;
+  t.y = y;
+  t.max_width = max_width;
+  t.rgba = rgba;
+  t.string = string;
+  t.text = text;
+  t.role = role;
+  t.align = align;
+  g_array_append_val (list->texts, t);
+}
+
+static void
+add_own_text (StrataDisplayList  *list,
+              float               x,
+              float               y,
+              float               max_width,
+              guint32             rgba,
+              const char         *text,
+              StrataPaintTextRole role,
+              StrataPaintAlign    align)
+{
+  add_text (list, x, y, max_width, rgba, STRATA_STRING_NONE,
+            g_string_chunk_insert (list->strings, text), role, align);
+}
+
+/* The painter -------------------------------------------------------------- */
+
+/**
+ * strata_paint_style_init:
+ *
+ * The default frame: 20-pixel rows, a 190-pixel name column, a ruler and
+ * a legend, light colours.
+ */
+void
+strata_paint_style_init (StrataPaintStyle *style)
+{
+  g_return_if_fail (style != NULL);
+
+  style->row_height = 20;
+  style->name_width = 190;
+  style->ruler_height = 24;
+  style->legend_height = 22;
+  style->scheme = STRATA_PAINT_SCHEME_LIGHT;
+}
+
+/**
+ * strata_painter_new:
+ * @strings: the pool the channels' and activities' labels are in
+ * @tree: the zoom tree to draw; it must outlive the painter
+ *
+ * Give it the channels with strata_painter_set_channels(), the trace's
+ * span with strata_painter_set_extent() and rows with
+ * strata_painter_set_rows().
+ */
+StrataPainter *
+strata_painter_new (StrataStringPool *strings,
+                    StrataZoomTree   *tree)
+{
+  StrataPainter *self;
+
+  g_return_val_if_fail (strings != NULL && tree != NULL, NULL);
+
+  self = g_new0 (StrataPainter, 1);
+  self->strings = strata_string_pool_ref (strings);
+  self->tree = tree;
+  strata_paint_style_init (&self->style);
+  self->rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->indents = g_array_new (FALSE, FALSE, sizeof (guint8));
+  self->instances = g_ptr_array_new_with_free_func (g_free);
+  self->names = g_array_new (FALSE, TRUE, sizeof (guint32));
+  self->cpu_names = g_hash_table_new (NULL, NULL);
+  self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  self->row_of = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      self->layers[i].open = g_array_new (FALSE, FALSE, sizeof (Run));
+      self->layers[i].done = g_array_new (FALSE, FALSE, sizeof (StrataPaintRect));
+    }
+
+  return self;
+}
+
+/**
+ * strata_painter_new_for_trace:
+ * @trace: a trace loaded with its zoom tree
+ *
+ * A painter for @trace's channels, span and tree, showing the default
+ * rows. It holds a reference on @trace.
+ */
+StrataPainter *
+strata_painter_new_for_trace (StrataTrace *trace)
+{
+  g_autoptr(GArray) rows = NULL;
+  StrataZoomTree *tree;
+  StrataPainter *self;
+  const StrataSourceInfo *info;
+  const StrataChannel *channels;
+  guint n_channels;
+
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
+  tree = strata_trace_get_zoom_tree (trace);
+  g_return_val_if_fail (tree != NULL, NULL);
+
+  self = strata_painter_new (strata_trace_get_strings (trace), tree);
+  self->trace = g_object_ref (trace);
+  info = strata_trace_get_info (trace);
+  if (info != NULL && info->instances != NULL)
+    for (guint i = 0; i < info->instances->len; i++)
+      g_ptr_array_add (self->instances, g_strdup (g_ptr_array_index (info->instances, i)));
+  channels = strata_trace_get_channels (trace, &n_channels);
+  strata_painter_set_channels (self, channels, n_channels);
+  strata_painter_set_extent (self, strata_trace_get_start (trace), strata_trace_get_end (trace));
+
+  rows = strata_painter_default_rows (self);
+  strata_painter_set_rows (self, (const guint32 *)(gpointer) rows->data, rows->len);
+
+  return self;
+}
+
+void
+strata_painter_free (StrataPainter *self)
+{
+  if (self == NULL)
+    return;
+
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      g_array_unref (self->layers[i].open);
+      g_array_unref (self->layers[i].done);
+    }
+  for (guint i = 0; i < N_LANES; i++)
+    g_free (self->lanes[i].columns);
+  g_array_unref (self->rows);
+  g_array_unref (self->indents);
+  g_ptr_array_unref (self->instances);
+  g_array_unref (self->names);
+  g_hash_table_unref (self->cpu_names);
+  g_array_unref (self->query);
+  g_array_unref (self->items);
+  g_array_unref (self->row_of);
+  strata_string_pool_unref (self->strings);
+  g_clear_object (&self->trace);
+  g_free (self);
+}
+
+static gpointer
+cpu_key (guint16 instance,
+         gint32  cpu)
+{
+  return GUINT_TO_POINTER (((guint) instance << 16) | ((guint) cpu & 0xffff));
+}
+
+/**
+ * strata_painter_set_channels:
+ * @channels: (array length=n_channels): the trace's channels; not copied,
+ *   so call this again when they grow
+ *
+ * A process row is named after its main thread (the kernel model knows a
+ * process by its pid only), and a thread's running spans are labelled
+ * with the CPU's row name.
+ */
+void
+strata_painter_set_channels (StrataPainter       *self,
+                             const StrataChannel *channels,
+                             guint                n_channels)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (channels != NULL || n_channels == 0);
+
+  self->channels = channels;
+  self->n_channels = n_channels;
+
+  g_array_set_size (self->names, n_channels);
+  g_hash_table_remove_all (self->cpu_names);
+
+  for (guint i = 0; i < n_channels; i++)
+    {
+      g_array_index (self->names, guint32, i) = channels[i].name;
+      if (channels[i].kind == STRATA_CHANNEL_CPU)
+        g_hash_table_insert (self->cpu_names, cpu_key (channels[i].instance, channels[i].id),
+                             GUINT_TO_POINTER (channels[i].name));
+    }
+
+  for (guint i = 0; i < n_channels; i++)
+    {
+      const StrataChannel *t = &channels[i];
+      guint32 *name;
+
+      if (t->kind != STRATA_CHANNEL_THREAD || t->parent >= n_channels)
+        continue;
+
+      name = &g_array_index (self->names, guint32, t->parent);
+      if (channels[t->parent].name == STRATA_STRING_NONE &&
+          (*name == STRATA_STRING_NONE || t->id == channels[t->parent].id))
+        *name = t->name;
+    }
+
+  g_array_set_size (self->row_of, n_channels);
+  for (guint i = 0; i < n_channels; i++)
+    g_array_index (self->row_of, gint32, i) = -1;
+}
+
+/* The trace's span: time zero of the ruler, and what the default rows
+ * look at to leave out threads with nothing to show. */
+void
+strata_painter_set_extent (StrataPainter *self,
+                           gint64         start,
+                           gint64         end)
+{
+  g_return_if_fail (self != NULL);
+
+  self->start = start;
+  self->end = MAX (start, end);
+}
+
+void
+strata_painter_set_style (StrataPainter          *self,
+                          const StrataPaintStyle *style)
+{
+  g_return_if_fail (self != NULL && style != NULL);
+
+  self->style = *style;
+  self->style.row_height = MAX (self->style.row_height, 4);
+  if (self->style.scheme != STRATA_PAINT_SCHEME_DARK)
+    self->style.scheme = STRATA_PAINT_SCHEME_LIGHT;
+}
+
+const StrataPaintStyle *
+strata_painter_get_style (StrataPainter *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return &self->style;
+}
+
+/**
+ * strata_painter_set_rows:
+ * @channels: (array length=n_rows): the channels to show, top to bottom
+ *
+ * Call it after strata_painter_set_channels(): a thread is indented
+ * when its process's row heads it.
+ */
+void
+strata_painter_set_rows (StrataPainter *self,
+                         const guint32 *channels,
+                         guint          n_rows)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (channels != NULL || n_rows == 0);
+
+  g_array_set_size (self->rows, 0);
+  g_array_append_vals (self->rows, channels, n_rows);
+
+  /* A thread is indented under its process only where the process's row
+   * is there to head it. */
+  g_array_set_size (self->indents, n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const StrataChannel *ch = channels[i] < self->n_channels ? &self->channels[channels[i]] : NULL;
+      guint8 indent = 0;
+
+      if (ch != NULL && ch->kind == STRATA_CHANNEL_THREAD && ch->parent < self->n_channels)
+        for (guint j = i; j-- > 0; )
+          {
+            const StrataChannel *above = channels[j] < self->n_channels ? &self->channels[channels[j]] : NULL;
+
+            if (channels[j] == ch->parent)
+              indent = 1;
+            if (above == NULL || above->kind != STRATA_CHANNEL_THREAD || above->parent != ch->parent)
+              break;
+          }
+      g_array_index (self->indents, guint8, i) = indent;
+    }
+}
+
+const guint32 *
+strata_painter_get_rows (StrataPainter *self,
+                         guint         *n_rows)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (n_rows != NULL)
+    *n_rows = self->rows->len;
+  return (const guint32 *)(gpointer) self->rows->data;
+}
+
+static int
+by_instance_and_id (gconstpointer pa,
+                    gconstpointer pb,
+                    gpointer      user_data)
+{
+  const StrataChannel *channels = user_data;
+  const StrataChannel *a = &channels[*(const guint32 *) pa];
+  const StrataChannel *b = &channels[*(const guint32 *) pb];
+
+  if (a->instance != b->instance)
+    return a->instance < b->instance ? -1 : 1;
+  if (a->id != b->id)
+    return a->id < b->id ? -1 : 1;
+  if (a->generation != b->generation)
+    return a->generation < b->generation ? -1 : 1;
+  return 0;
+}
+
+/* The threads whose rows would show something other than "unknown": one
+ * query of the coarsest level over the whole trace. */
+static guint8 *
+threads_with_something (StrataPainter *self)
+{
+  g_autoptr(GArray) query = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  StrataZoomGeometry g;
+  guint8 *shown = g_new0 (guint8, self->n_channels + 1);
+
+  for (guint32 i = 0; i < self->n_channels; i++)
+    if (self->channels[i].kind == STRATA_CHANNEL_THREAD)
+      g_array_append_val (query, i);
+
+  if (!strata_zoom_tree_get_geometry (self->tree, &g) || self->end <= self->start)
+    {
+      memset (shown, 1, self->n_channels);
+      return shown;
+    }
+
+  strata_zoom_tree_query (self->tree, 0, self->start, self->end + 1,
+                          (const guint32 *)(gpointer) query->data, query->len, items, NULL);
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
+
+      if (item->channel < self->n_channels &&
+          !(item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_UNKNOWN))
+        shown[item->channel] = 1;
+    }
+
+  return shown;
+}
+
+/**
+ * strata_painter_default_rows:
+ *
+ * The rows a timeline starts with: the CPUs, then each process followed
+ * by its threads, then the threads whose process is not known, each group
+ * by id. Threads with nothing known of them but that they exist are left
+ * out, and so are processes left with no thread.
+ *
+ * Returns: (transfer full) (element-type guint32): channel ids
+ */
+GArray *
+strata_painter_default_rows (StrataPainter *self)
+{
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) processes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint8 *shown = NULL;
+  g_autofree guint32 *head = NULL;
+  g_autofree guint32 *next = NULL;
+
+  g_return_val_if_fail (self != NULL, rows);
+
+  if (self->n_channels == 0)
+    return rows;
+
+  for (guint32 i = 0; i < self->n_channels; i++)
+    {
+      switch (self->channels[i].kind)
+        {
+        case STRATA_CHANNEL_CPU:
+          g_array_append_val (cpus, i);
+          break;
+        case STRATA_CHANNEL_PROCESS:
+          g_array_append_val (processes, i);
+          break;
+        case STRATA_CHANNEL_THREAD:
+        default:
+          g_array_append_val (threads, i);
+          break;
+        }
+    }
+
+  g_array_sort_with_data (cpus, by_instance_and_id, (gpointer) self->channels);
+  g_array_sort_with_data (processes, by_instance_and_id, (gpointer) self->channels);
+  g_array_sort_with_data (threads, by_instance_and_id, (gpointer) self->channels);
+
+  shown = threads_with_something (self);
+
+  /* Each process's shown threads as a list in tid order: pushed from the
+   * back of the sorted threads, so each list comes out front to back. */
+  head = g_new (guint32, self->n_channels);
+  next = g_new (guint32, self->n_channels);
+  for (guint i = 0; i < self->n_channels; i++)
+    head[i] = STRATA_CHANNEL_NONE;
+  for (guint t = threads->len; t-- > 0; )
+    {
+      guint32 tc = g_array_index (threads, guint32, t);
+      guint32 parent = self->channels[tc].parent;
+
+      if (shown[tc] && parent < self->n_channels &&
+          self->channels[parent].kind == STRATA_CHANNEL_PROCESS)
+        {
+          next[tc] = head[parent];
+          head[parent] = tc;
+        }
+    }
+
+  g_array_append_vals (rows, cpus->data, cpus->len);
+
+  for (guint p = 0; p < processes->len; p++)
+    {
+      guint32 pc = g_array_index (processes, guint32, p);
+
+      if (head[pc] == STRATA_CHANNEL_NONE)
+        continue;
+      /* A process of one thread is that thread's row alone: a heading
+       * over a single row says nothing the row does not. */
+      if (next[head[pc]] != STRATA_CHANNEL_NONE)
+        g_array_append_val (rows, pc);
+      for (guint32 tc = head[pc]; tc != STRATA_CHANNEL_NONE; tc = next[tc])
+        g_array_append_val (rows, tc);
+    }
+
+  for (guint t = 0; t < threads->len; t++)
+    {
+      guint32 tc = g_array_index (threads, guint32, t);
+      guint32 parent = self->channels[tc].parent;
+
+      if (shown[tc] &&
+          (parent >= self->n_channels || self->channels[parent].kind != STRATA_CHANNEL_PROCESS))
+        g_array_append_val (rows, tc);
+    }
+
+  return rows;
+}
+
+/* Columns --------------------------------------------------------------- */
+
+static void
+slot_add (Slot    *slots,
+          guint    n_slots,
+          guint32  rgba,
+          float    cover)
+{
+  guint smallest = 0;
+
+  for (guint i = 0; i < n_slots; i++)
+    if (slots[i].cover > 0 && slots[i].rgba == rgba)
+      {
+        slots[i].cover += cover;
+        return;
+      }
+
+  /* A free slot, or the smallest one if this beats it: the column keeps
+   * the colours that cover most of it. */
+  for (guint i = 0; i < n_slots; i++)
+    {
+      if (slots[i].cover <= 0)
+        {
+          slots[i].rgba = rgba;
+          slots[i].cover = cover;
+          return;
+        }
+      if (slots[i].cover < slots[smallest].cover)
+        smallest = i;
+    }
+
+  if (cover > slots[smallest].cover)
+    {
+      slots[smallest].rgba = rgba;
+      slots[smallest].cover = cover;
+    }
+}
+
+static void
+lane_touch (LaneColumns *lane,
+            gint         c0,
+            gint         c1)
+{
+  lane->lo = MIN (lane->lo, c0);
+  lane->hi = MAX (lane->hi, c1);
+}
+
+/* Spreads an interval over the columns it covers, at @density of each. */
+static void
+lane_add_interval (LaneColumns *lane,
+                   guint        width,
+                   double       x0,
+                   double       x1,
+                   double       density,
+                   gboolean     background,
+                   guint32      rgba)
+{
+  gint c0, c1;
+
+  if (x1 <= 0 || x0 >= width || x1 <= x0)
+    return;
+
+  x0 = MAX (x0, 0);
+  x1 = MIN (x1, (double) width);
+  c0 = (gint) x0;
+  c1 = MIN ((gint) ceil (x1), (gint) width);
+  if (c1 <= c0)
+    c1 = c0 + 1;
+
+  for (gint c = c0; c < c1; c++)
+    {
+      Column *col = &lane->columns[c];
+      float cover = (float) ((MIN (x1, c + 1.0) - MAX (x0, (double) c)) * density);
+
+      if (cover <= 0)
+        cover = 1e-6f;
+      if (background)
+        {
+          slot_add (col->bg, N_BG_SLOTS, rgba, cover);
+          col->bg_total += cover;
+        }
+      else
+        {
+          slot_add (col->fg, N_FG_SLOTS, rgba, cover);
+          col->fg_total += cover;
+        }
+    }
+
+  lane_touch (lane, c0, c1);
+}
+
+static void
+lane_add_instant (LaneColumns *lane,
+                  guint        width,
+                  double       x,
+                  float        weight,
+                  guint32      rgba)
+{
+  gint c;
+
+  if (x < 0 || x >= width)
+    return;
+
+  c = (gint) x;
+  slot_add (lane->columns[c].fg, N_FG_SLOTS, rgba, weight);
+  lane->columns[c].fg_total += weight;
+  lane_touch (lane, c, c + 1);
+}
+
+/* Layers: runs of identical columns become one rectangle ---------------- */
+
+static void
+layer_emit (StrataPainter *self,
+            Layer         *layer,
+            const Run     *run,
+            float          area_x,
+            float          clip_y0,
+            float          clip_y1)
+{
+  const Scheme *s = &schemes[self->style.scheme];
+  float y0 = MAX (run->y, clip_y0);
+  float y1 = MIN (run->y + run->h, clip_y1);
+  StrataPaintRect r;
+
+  if (y1 <= y0)
+    return;
+
+  r.x = area_x + run->x0;
+  r.y = y0;
+  r.w = run->x1 - run->x0;
+  r.h = y1 - y0;
+  r.rgba = run->rgba;
+  g_array_append_val (layer->done, r);
+
+  /* "Unknown" is hatched, so it never reads as a state. The stripes sit
+   * at fixed pixels, so they line up across runs and rows. */
+  if (layer == &self->layers[LAYER_BACKGROUND] && run->rgba == s->states[STRATA_TASK_STATE_UNKNOWN])
+    {
+      Layer *hatch = &self->layers[LAYER_HATCH];
+      gint32 x = run->x0 + (HATCH_PERIOD - run->x0 % HATCH_PERIOD) % HATCH_PERIOD;
+
+      for (; x < run->x1; x += HATCH_PERIOD)
+        {
+          StrataPaintRect stripe = { area_x + x, y0, MIN (HATCH_WIDTH, run->x1 - x), y1 - y0,
+                                     s->unknown_stripe };
+          g_array_append_val (hatch->done, stripe);
+        }
+    }
+}
+
+static void
+layer_put (Layer   *layer,
+           gint32   x,
+           float    y,
+           float    h,
+           guint32  rgba)
+{
+  Run run = { x, x + 1, y, h, rgba };
+
+  if (h <= 0 || rgba_alpha (rgba) == 0)
+    return;
+
+  for (guint i = 0; i < layer->open->len; i++)
+    {
+      Run *open = &g_array_index (layer->open, Run, i);
+
+      if (open->x1 == x && open->y == y && open->h == h && open->rgba == rgba)
+        {
+          open->x1 = x + 1;
+          return;
+        }
+    }
+  g_array_append_val (layer->open, run);
+}
+
+/* Closes the runs that column @x did not extend; all of them if @x < 0. */
+static void
+layer_close (StrataPainter *self,
+             Layer         *layer,
+             gint32         x,
+             float          area_x,
+             float          clip_y0,
+             float          clip_y1)
+{
+  guint kept = 0;
+
+  for (guint i = 0; i < layer->open->len; i++)
+    {
+      Run run = g_array_index (layer->open, Run, i);
+
+      if (x >= 0 && run.x1 == x + 1)
+        g_array_index (layer->open, Run, kept++) = run;
+      else
+        layer_emit (self, layer, &run, area_x, clip_y0, clip_y1);
+    }
+  g_array_set_size (layer->open, kept);
+}
+
+static int
+by_cover_descending (gconstpointer pa,
+                     gconstpointer pb)
+{
+  const Slot *a = pa, *b = pb;
+
+  if (a->cover != b->cover)
+    return a->cover > b->cover ? -1 : 1;
+  return a->rgba < b->rgba ? -1 : a->rgba > b->rgba;
+}
+
+static float
+column_foreground_height (const Column *col,
+                          float         lane_h)
+{
+  float height;
+
+  if (col->fg_total <= 0)
+    return 0;
+  height = roundf (MIN (col->fg_total, 1.f) * lane_h);
+  return CLAMP (height, MIN (2.f, lane_h), lane_h);
+}
+
+/* The foreground of a column: its colours stacked from the bottom of the
+ * lane, the one covering most at the bottom, as high in all as the share
+ * of the pixel they cover (at least 2 pixels, so nothing vanishes). */
+static void
+stack_column (Layer        *layer,
+              gint32        x,
+              const Column *col,
+              float         lane_y,
+              float         lane_h)
+{
+  Slot slots[N_FG_SLOTS];
+  guint n = 0;
+  float sum = 0, acc = 0, height, prev = 0;
+
+  for (guint i = 0; i < N_FG_SLOTS; i++)
+    if (col->fg[i].cover > 0)
+      {
+        slots[n++] = col->fg[i];
+        sum += col->fg[i].cover;
+      }
+  if (n == 0)
+    return;
+
+  qsort (slots, n, sizeof (Slot), by_cover_descending);
+  height = column_foreground_height (col, lane_h);
+
+  for (guint i = 0; i < n; i++)
+    {
+      float top;
+
+      acc += slots[i].cover;
+      top = roundf (height * acc / sum);
+      if (top > prev)
+        layer_put (layer, x, lane_y + lane_h - top, top - prev, slots[i].rgba);
+      prev = top;
+    }
+}
+
+static const Slot *
+biggest_slot (const Slot *slots,
+              guint       n_slots)
+{
+  const Slot *best = NULL;
+
+  for (guint i = 0; i < n_slots; i++)
+    if (slots[i].cover > 0 && (best == NULL || slots[i].cover > best->cover))
+      best = &slots[i];
+  return best;
+}
+
+static void
+emit_lane (StrataPainter     *self,
+           Lane               which,
+           const RowGeometry *geo,
+           float              area_x)
+{
+  LaneColumns *lane = &self->lanes[which];
+  Layer *bg = &self->layers[LAYER_BACKGROUND];
+  Layer *fg = &self->layers[which == LANE_MAIN ? LAYER_FOREGROUND : LAYER_NESTED];
+  Layer *ticks = &self->layers[LAYER_TICKS];
+
+  for (gint x = lane->lo; x < lane->hi; x++)
+    {
+      Column *col = &lane->columns[x];
+
+      switch (which)
+        {
+        case LANE_MAIN:
+          {
+            float fg_h = column_foreground_height (col, geo->main_h);
+            const Slot *b = biggest_slot (col->bg, N_BG_SLOTS);
+
+            if (b != NULL && fg_h < geo->main_h)
+              layer_put (bg, x, geo->main_y, geo->main_h, b->rgba);
+            stack_column (fg, x, col, geo->main_y, geo->main_h);
+            layer_close (self, bg, x, area_x, geo->clip_y0, geo->clip_y1);
+            layer_close (self, fg, x, area_x, geo->clip_y0, geo->clip_y1);
+          }
+          break;
+
+        case LANE_NESTED:
+          stack_column (fg, x, col, geo->nested_y, geo->nested_h);
+          layer_close (self, fg, x, area_x, geo->clip_y0, geo->clip_y1);
+          break;
+
+        case LANE_INSTANTS:
+        case N_LANES:
+        default:
+          {
+            const Slot *t = biggest_slot (col->fg, N_FG_SLOTS);
+
+            if (t != NULL)
+              layer_put (ticks, x, geo->ticks_y, geo->ticks_h, t->rgba);
+            layer_close (self, ticks, x, area_x, geo->clip_y0, geo->clip_y1);
+          }
+          break;
+        }
+
+      memset (col, 0, sizeof *col);
+    }
+
+  for (guint i = 0; i < N_LAYERS; i++)
+    layer_close (self, &self->layers[i], -1, area_x, geo->clip_y0, geo->clip_y1);
+
+  lane->lo = G_MAXINT;
+  lane->hi = G_MININT;
+}
+
+/* Rows ------------------------------------------------------------------- */
+
+typedef enum
+{
+  CLASS_NONE,
+  CLASS_BACKGROUND,
+  CLASS_FOREGROUND,
+  CLASS_INSTANT,
+} ItemClass;
+
+/* Where an item goes and in which colour. */
+static ItemClass
+classify (StrataPainter        *self,
+          const StrataZoomItem *item,
+          Lane                 *lane,
+          guint32              *rgba,
+          float                *weight)
+{
+  const Scheme *s = &schemes[self->style.scheme];
+  guint depth = (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
+
+  *lane = depth > 0 ? LANE_NESTED : LANE_MAIN;
+  *weight = 1;
+
+  switch (item->kind)
+    {
+    case STRATA_ACTIVITY_TASK:
+      *rgba = strata_paint_task_color (self->style.scheme, item->arg);
+      return CLASS_FOREGROUND;
+
+    case STRATA_ACTIVITY_IDLE:
+      /* Idle is drawn as nothing, but it takes its share of the column
+       * from the unknown that would otherwise be the background. */
+      *rgba = 0;
+      return CLASS_BACKGROUND;
+
+    case STRATA_ACTIVITY_UNKNOWN:
+      *rgba = s->states[STRATA_TASK_STATE_UNKNOWN];
+      return CLASS_BACKGROUND;
+
+    case STRATA_ACTIVITY_IRQ:
+      *rgba = s->irq;
+      return CLASS_FOREGROUND;
+
+    case STRATA_ACTIVITY_SOFTIRQ:
+      *rgba = s->softirq;
+      return CLASS_FOREGROUND;
+
+    case STRATA_ACTIVITY_STATE:
+      *lane = LANE_MAIN;
+      *rgba = strata_paint_state_color (self->style.scheme, item->state);
+      switch (item->state)
+        {
+        case STRATA_TASK_STATE_DEAD:
+          *lane = LANE_INSTANTS;
+          *weight = 1000;   /* a death is the tick a column shows */
+          return CLASS_INSTANT;
+        case STRATA_TASK_STATE_SLEEPING:
+        case STRATA_TASK_STATE_PARKED:
+        case STRATA_TASK_STATE_UNKNOWN:
+          return CLASS_BACKGROUND;
+        default:
+          return CLASS_FOREGROUND;
+        }
+
+    case STRATA_ACTIVITY_WAKEUP:
+      *lane = LANE_INSTANTS;
+      *rgba = s->wakeup;
+      *weight = 10;
+      return CLASS_INSTANT;
+
+    case STRATA_ACTIVITY_EVENT:
+      *lane = LANE_INSTANTS;
+      *rgba = s->event;
+      return CLASS_INSTANT;
+
+    default:
+      return CLASS_NONE;
+    }
+}
+
+/* The text inside a wide activity: the task's comm on a CPU row, the CPU
+ * a thread runs on, an interrupt's name. */
+static guint32
+label_for (StrataPainter        *self,
+           const StrataChannel  *channel,
+           const StrataZoomItem *item)
+{
+  switch (item->kind)
+    {
+    case STRATA_ACTIVITY_TASK:
+    case STRATA_ACTIVITY_IRQ:
+    case STRATA_ACTIVITY_SOFTIRQ:
+      return item->label;
+
+    case STRATA_ACTIVITY_STATE:
+      if (item->state == STRATA_TASK_STATE_RUNNING && item->arg >= 0)
+        return GPOINTER_TO_UINT (g_hash_table_lookup (self->cpu_names,
+                                                      cpu_key (channel->instance, item->arg)));
+      return STRATA_STRING_NONE;
+
+    default:
+      return STRATA_STRING_NONE;
+    }
+}
+
+/* A CPU row keeps a strip at its bottom for interrupts, under the tasks
+ * rather than over them: the least a column shows of either (a sliver)
+ * stays visible. */
+static void
+row_geometry (const StrataPaintRow    *row,
+              const StrataDisplayList *list,
+              RowGeometry             *geo)
+{
+  float pad = MAX (1.f, floorf (row->h / 10.f));
+  float inner = row->h - 2 * pad;
+
+  geo->nested_h = row->kind == STRATA_CHANNEL_CPU ? MAX (2.f, roundf (inner * 0.3f)) : 0;
+  geo->nested_y = row->y + pad + inner - geo->nested_h;
+  geo->main_y = row->y + pad;
+  geo->main_h = inner - geo->nested_h;
+  geo->ticks_y = geo->main_y;
+  geo->ticks_h = MAX (3.f, roundf (inner / 3.f));
+  geo->clip_y0 = list->area_y;
+  geo->clip_y1 = list->area_y + list->area_height;
+}
+
+static void
+paint_row (StrataPainter        *self,
+           StrataDisplayList    *list,
+           const StrataPaintRow *row,
+           const StrataZoomItem *items,
+           guint                 n_items)
+{
+  const StrataChannel *channel = &self->channels[row->channel];
+  guint width = (guint) list->area_width;
+  double npp = list->ns_per_pixel;
+  RowGeometry geo;
+
+  row_geometry (row, list, &geo);
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      const StrataZoomItem *item = &items[i];
+      double x0 = (item->start - list->from) / npp;
+      double x1 = (item->end - list->from) / npp;
+      gboolean aggregate = (item->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0;
+      guint32 rgba;
+      float weight;
+      Lane lane;
+      ItemClass klass = classify (self, item, &lane, &rgba, &weight);
+
+      if (klass == CLASS_NONE)
+        continue;
+
+      if (klass == CLASS_INSTANT)
+        {
+          lane_add_instant (&self->lanes[LANE_INSTANTS], width, x0,
+                            weight * MAX (item->count, 1u), rgba);
+          continue;
+        }
+
+      if (item->end <= item->start)
+        continue;
+
+      {
+        /* An aggregate covers its span only as much as its members are
+         * busy in it: density shows when zoomed out. */
+        double density = aggregate ? CLAMP ((double) item->busy / (item->end - item->start), 0, 1) : 1;
+
+        lane_add_interval (&self->lanes[lane], width, x0, x1, density,
+                           klass == CLASS_BACKGROUND, rgba);
+
+        /* An aggregate that idle or sleep dominates, but of several
+         * members, hides activities too short to tell apart: its busy
+         * time counts the idle too, so their share is not known. A sliver
+         * of the lowest height says they are there. */
+        if (aggregate && klass == CLASS_BACKGROUND && item->count > 1)
+          lane_add_interval (&self->lanes[lane], width, x0, x1, BRIEF_COVER, FALSE,
+                             schemes[self->style.scheme].brief);
+      }
+
+      if (!aggregate && lane == LANE_MAIN && klass == CLASS_FOREGROUND)
+        {
+          double vx0 = MAX (x0, 0), vx1 = MIN (x1, (double) width);
+          guint32 label;
+
+          if (vx1 - vx0 < MIN_LABEL_WIDTH)
+            continue;
+          label = label_for (self, channel, item);
+          if (label != STRATA_STRING_NONE)
+            add_text (list, list->area_x + (float) vx0 + 4, geo.main_y + geo.main_h / 2,
+                      (float) (vx1 - vx0) - 8, text_color_on (rgba), label,
+                      strata_string_pool_get (self->strings, label),
+                      STRATA_PAINT_TEXT_ACTIVITY, STRATA_PAINT_ALIGN_LEFT);
+        }
+    }
+
+  emit_lane (self, LANE_MAIN, &geo, list->area_x);
+  emit_lane (self, LANE_NESTED, &geo, list->area_x);
+  emit_lane (self, LANE_INSTANTS, &geo, list->area_x);
+
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      Layer *layer = &self->layers[i];
+
+      g_array_append_vals (list->rects, layer->done->data, layer->done->len);
+      g_array_set_size (layer->done, 0);
+    }
+}
+
+static void
+ensure_columns (StrataPainter *self,
+                guint          width)
+{
+  if (width > self->n_columns)
+    {
+      for (guint i = 0; i < N_LANES; i++)
+        {
+          g_free (self->lanes[i].columns);
+          self->lanes[i].columns = g_new0 (Column, width);
+        }
+      self->n_columns = width;
+    }
+
+  for (guint i = 0; i < N_LANES; i++)
+    {
+      self->lanes[i].lo = G_MAXINT;
+      self->lanes[i].hi = G_MININT;
+    }
+}
+
+/* Frame furniture --------------------------------------------------------- */
+
+static void
+paint_row_backgrounds (StrataPainter     *self,
+                       StrataDisplayList *list,
+                       guint              first_index)
+{
+  const Scheme *s = &schemes[self->style.scheme];
+  float y0 = list->area_y, y1 = list->area_y + list->area_height;
+
+  for (guint i = 0; i < list->rows->len; i++)
+    {
+      const StrataPaintRow *row = &g_array_index (list->rows, StrataPaintRow, i);
+      float top = MAX (row->y, y0), bottom = MIN (row->y + row->h, y1);
+      guint32 rgba = 0;
+
+      if (row->kind == STRATA_CHANNEL_PROCESS)
+        rgba = s->group;
+      else if ((first_index + i) % 2 == 1)
+        rgba = s->stripe;
+      if (bottom > top)
+        add_rect (list, 0, top, list->frame_width, bottom - top, rgba);
+
+      /* A line where the CPUs end and above each process. */
+      if (i + first_index > 0 && row->y >= y0 &&
+          (row->kind == STRATA_CHANNEL_PROCESS ||
+           (i > 0 && g_array_index (list->rows, StrataPaintRow, i - 1).kind == STRATA_CHANNEL_CPU &&
+            row->kind != STRATA_CHANNEL_CPU)))
+        add_rect (list, 0, row->y, list->frame_width, 1, s->separator);
+    }
+}
+
+static void
+paint_row_names (StrataPainter     *self,
+                 StrataDisplayList *list)
+{
+  const Scheme *s = &schemes[self->style.scheme];
+  float width = self->style.name_width;
+
+  if (width <= 0)
+    return;
+
+  for (guint i = 0; i < list->rows->len; i++)
+    {
+      const StrataPaintRow *row = &g_array_index (list->rows, StrataPaintRow, i);
+      const StrataChannel *channel = &self->channels[row->channel];
+      guint32 name = g_array_index (self->names, guint32, row->channel);
+      float mid = row->y + row->h / 2;
+      float x = 8 + 14 * row->indent;
+      float id_room = 56;
+      char id[32];
+
+      if (mid < list->area_y || mid > list->area_y + list->area_height)
+        continue;
+
+      if (channel->kind == STRATA_CHANNEL_CPU)
+        {
+          /* CPUs of a buffer instance other than the top one say which. */
+          const char *instance = channel->instance > 0 && channel->instance < self->instances->len
+                                   ? g_ptr_array_index (self->instances, channel->instance) : NULL;
+
+          add_text (list, x, mid, width - x - 8 - (instance ? 80 : 0), s->text, name,
+                    strata_string_pool_get (self->strings, name),
+                    STRATA_PAINT_TEXT_ROW_NAME, STRATA_PAINT_ALIGN_LEFT);
+          if (instance != NULL)
+            add_text (list, width - 8, mid, 80, s->text_dim, STRATA_STRING_NONE, instance,
+                      STRATA_PAINT_TEXT_ROW_ID, STRATA_PAINT_ALIGN_RIGHT);
+        }
+      else
+        {
+          const char *text = strata_string_pool_get (self->strings, name);
+
+          if (text[0] == '\0')
+            text = channel->kind == STRATA_CHANNEL_PROCESS ? "process" : "thread";
+          add_text (list, x, mid, width - x - id_room - 4, s->text,
+                    text == strata_string_pool_get (self->strings, name) ? name : STRATA_STRING_NONE,
+                    text,
+                    channel->kind == STRATA_CHANNEL_PROCESS ? STRATA_PAINT_TEXT_GROUP_NAME
+                                                            : STRATA_PAINT_TEXT_ROW_NAME,
+                    STRATA_PAINT_ALIGN_LEFT);
+          g_snprintf (id, sizeof id, "%d", channel->id);
+          add_own_text (list, width - 8, mid, id_room, s->text_dim, id,
+                        STRATA_PAINT_TEXT_ROW_ID, STRATA_PAINT_ALIGN_RIGHT);
+        }
+    }
+
+  add_rect (list, width - 1, list->area_y, 1, list->area_height, s->separator);
+}
+
+static void
+paint_grid (StrataPainter     *self,
+            StrataDisplayList *list)
+{
+  const Scheme *s = &schemes[self->style.scheme];
+
+  for (guint i = 0; i < list->ticks->len; i++)
+    {
+      const StrataPaintTick *tick = &g_array_index (list->ticks, StrataPaintTick, i);
+
+      if (tick->labelled)
+        add_rect (list, floorf (tick->x), list->area_y, 1, list->area_height, s->grid);
+    }
+}
+
+static void
+paint_ruler (StrataPainter     *self,
+             StrataDisplayList *list)
+{
+  const Scheme *s = &schemes[self->style.scheme];
+  float h = self->style.ruler_height;
+  float right = list->area_x + list->area_width;
+  g_autofree char *span = NULL;
+
+  if (h <= 0)
+    return;
+
+  add_rect (list, 0, 0, list->frame_width, h, s->ruler);
+  add_rect (list, 0, h - 1, list->frame_width, 1, s->separator);
+
+  for (guint i = 0; i < list->ticks->len; i++)
+    {
+      const StrataPaintTick *tick = &g_array_index (list->ticks, StrataPaintTick, i);
+      float tick_h = tick->labelled ? MIN (8.f, h / 3) : MIN (4.f, h / 5);
+      float next = right;
+
+      add_rect (list, floorf (tick->x), h - 1 - tick_h, 1, tick_h,
+                tick->labelled ? s->text_dim : s->separator);
+      if (!tick->labelled)
+        continue;
+
+      for (guint j = i + 1; j < list->ticks->len; j++)
+        if (g_array_index (list->ticks, StrataPaintTick, j).labelled)
+          {
+            next = g_array_index (list->ticks, StrataPaintTick, j).x;
+            break;
+          }
+      /* A number cut short reads as another number: a label that would
+       * not fit (the last one, at the right edge) is left out. */
+      if (next - tick->x - 8 < TEXT_WIDTH (tick->label))
+        continue;
+      add_text (list, floorf (tick->x) + 4, (h - tick_h) / 2, next - tick->x - 8, s->text,
+                STRATA_STRING_NONE, tick->label, STRATA_PAINT_TEXT_RULER, STRATA_PAINT_ALIGN_LEFT);
+    }
+
+  /* Over the names: how much time the view spans. */
+  if (self->style.name_width > 0)
+    {
+      gint64 d = list->to - list->from;
+
+      span = strata_paint_format_time (d, d, MAX (unit_for (d) / 100, 1));
+      add_own_text (list, 8, h / 2, self->style.name_width - 16, s->text_dim, span,
+                    STRATA_PAINT_TEXT_RULER, STRATA_PAINT_ALIGN_LEFT);
+      add_rect (list, self->style.name_width - 1, 0, 1, h, s->separator);
+    }
+}
+
+typedef struct
+{
+  guint32     rgba;
+  const char *text;
+} LegendEntry;
+
+/* Reserves room for a legend entry: its swatch at @x, its text after it.
+ * max_width keeps a wider font than guessed from running into the next
+ * entry.
+ * Returns where the next entry goes, or a negative number if this one
+ * does not fit. */
+static float
+legend_entry (StrataDisplayList *list,
+              float              x,
+              float              mid,
+              float              right,
+              float              swatch_width,
+              guint32            text_rgba,
+              const char        *text)
+{
+  float room = TEXT_WIDTH (text);
+
+  if (x + swatch_width + 4 + room > right)
+    return -1;
+
+  add_own_text (list, x + swatch_width + 4, mid, room, text_rgba, text,
+                STRATA_PAINT_TEXT_LEGEND, STRATA_PAINT_ALIGN_LEFT);
+  return x + swatch_width + 4 + room + 12;
+}
+
+static void
+paint_legend (StrataPainter     *self,
+              StrataDisplayList *list)
+{
+  const Scheme *s = &schemes[self->style.scheme];
+  StrataPaintScheme scheme = self->style.scheme;
+  float h = self->style.legend_height;
+  float top = list->frame_height - h;
+  float mid = top + h / 2;
+  float right = list->frame_width - 8;
+  float x = 8, next;
+  const LegendEntry entries[] = {
+    { strata_paint_state_color (scheme, STRATA_TASK_STATE_RUNNING), "running" },
+    { strata_paint_state_color (scheme, STRATA_TASK_STATE_RUNNABLE), "runnable" },
+    { strata_paint_state_color (scheme, STRATA_TASK_STATE_PREEMPTED), "preempted" },
+    { strata_paint_state_color (scheme, STRATA_TASK_STATE_WOKEN), "woken" },
+    { strata_paint_state_color (scheme, STRATA_TASK_STATE_UNINTERRUPTIBLE), "blocked (D)" },
+    { strata_paint_state_color (scheme, STRATA_TASK_STATE_SLEEPING), "sleeping" },
+    { s->irq, "IRQ" },
+    { s->softirq, "softirq" },
+    { s->wakeup, "wakeup" },
+    { s->brief, "brief activity, zoom in" },
+  };
+
+  if (h <= 0)
+    return;
+
+  add_rect (list, 0, top, list->frame_width, h, s->ruler);
+  add_rect (list, 0, top, list->frame_width, 1, s->separator);
+
+  /* Tasks on CPU rows: a hue per thread, shown by three of them. */
+  next = legend_entry (list, x, mid, right, 12, s->text, "task (a hue per thread)");
+  if (next < 0)
+    return;
+  for (guint i = 0; i < 3; i++)
+    add_rect (list, x + i * 4, mid - 5, 4, 10, strata_paint_task_color (scheme, 4000 + i));
+  x = next;
+
+  for (guint i = 0; i < G_N_ELEMENTS (entries); i++)
+    {
+      next = legend_entry (list, x, mid, right, 10, s->text, entries[i].text);
+      if (next < 0)
+        return;
+      add_rect (list, x, mid - 5, 10, 10, entries[i].rgba);
+      x = next;
+    }
+
+  /* Unknown, hatched as in the rows. */
+  next = legend_entry (list, x, mid, right, 10, s->text, "unknown");
+  if (next >= 0)
+    {
+      Run run = { 0, 10, mid - 5, 10, s->states[STRATA_TASK_STATE_UNKNOWN] };
+
+      layer_emit (self, &self->layers[LAYER_BACKGROUND], &run, x, top, top + h);
+      for (guint i = 0; i < N_LAYERS; i++)
+        {
+          g_array_append_vals (list->rects, self->layers[i].done->data, self->layers[i].done->len);
+          g_array_set_size (self->layers[i].done, 0);
+        }
+    }
+}
+
+/**
+ * strata_painter_paint:
+ * @viewport: what to draw: the time range, the size of the timeline area
+ *   and how far the rows are scrolled
+ * @list: cleared, then filled with the frame
+ *
+ * Paints one frame: one query of the zoom tree for the visible rows, at
+ * the level for (to - from) / width ns per pixel, folded into at most a
+ * few rectangles per pixel column of each row; text where it fits; the
+ * ruler, the row names and the legend around it as the style asks.
+ */
+void
+strata_painter_paint (StrataPainter             *self,
+                      const StrataPaintViewport *viewport,
+                      StrataDisplayList         *list)
+{
+  const Scheme *s;
+  StrataZoomGeometry g;
+  guint first_index = 0;
+
+  g_return_if_fail (self != NULL && viewport != NULL && list != NULL);
+
+  s = &schemes[self->style.scheme];
+  strata_display_list_clear (list);
+
+  list->from = viewport->from;
+  list->to = MAX (viewport->to, viewport->from);
+  list->area_x = self->style.name_width;
+  list->area_y = self->style.ruler_height;
+  list->area_width = viewport->width;
+  list->area_height = viewport->height;
+  list->frame_width = list->area_x + viewport->width;
+  list->frame_height = list->area_y + viewport->height + self->style.legend_height;
+  list->ns_per_pixel = viewport->width > 0 ? (double) (list->to - list->from) / viewport->width : 0;
+
+  add_rect (list, 0, 0, list->frame_width, list->frame_height, s->background);
+
+  /* The rows that fit: [first, last) of the row list. */
+  for (guint i = 0; i < self->rows->len; i++)
+    {
+      guint32 ch = g_array_index (self->rows, guint32, i);
+      float y = (float) i * self->style.row_height - viewport->scroll_y;
+      StrataPaintRow row = { 0 };
+
+      if (y + self->style.row_height <= 0)
+        continue;
+      if (y >= viewport->height)
+        break;
+      if (ch >= self->n_channels)
+        continue;
+
+      if (list->rows->len == 0)
+        first_index = i;
+      row.channel = ch;
+      row.kind = self->channels[ch].kind;
+      row.indent = g_array_index (self->indents, guint8, i);
+      row.y = list->area_y + y;
+      row.h = self->style.row_height;
+      g_array_append_val (list->rows, row);
+    }
+
+  paint_row_backgrounds (self, list, first_index);
+
+  if (list->ns_per_pixel > 0)
+    {
+      strata_paint_ruler_ticks (list->from, list->to, list->area_x, list->area_width,
+                                self->start, TICK_MIN_SPACING, list->ticks, list->strings);
+      paint_grid (self, list);
+    }
+
+  if (list->ns_per_pixel > 0 && list->rows->len > 0 &&
+      strata_zoom_tree_get_geometry (self->tree, &g))
+    {
+      gint32 *row_of = (gint32 *)(gpointer) self->row_of->data;
+      const StrataZoomItem *items;
+      guint n;
+
+      g_array_set_size (self->query, 0);
+      for (guint i = 0; i < list->rows->len; i++)
+        {
+          guint32 ch = g_array_index (list->rows, StrataPaintRow, i).channel;
+
+          if (row_of[ch] < 0)
+            g_array_append_val (self->query, ch);
+          row_of[ch] = i;
+        }
+
+      list->level = strata_zoom_geometry_level_for_pixel (&g, MAX ((gint64) list->ns_per_pixel, 1));
+      g_array_set_size (self->items, 0);
+      strata_zoom_tree_query (self->tree, list->level, list->from, list->to,
+                              (const guint32 *)(gpointer) self->query->data, self->query->len,
+                              self->items, &list->stats);
+      list->n_items = self->items->len;
+
+      ensure_columns (self, viewport->width);
+
+      /* The query answers channel by channel. */
+      items = (const StrataZoomItem *)(gpointer) self->items->data;
+      n = self->items->len;
+      for (guint i = 0; i < n; )
+        {
+          guint32 ch = items[i].channel;
+          guint j = i;
+
+          while (j < n && items[j].channel == ch)
+            j++;
+          if (ch < self->n_channels && row_of[ch] >= 0)
+            paint_row (self, list, &g_array_index (list->rows, StrataPaintRow, row_of[ch]),
+                       &items[i], j - i);
+          i = j;
+        }
+
+      for (guint i = 0; i < self->query->len; i++)
+        row_of[g_array_index (self->query, guint32, i)] = -1;
+    }
+
+  paint_row_names (self, list);
+  paint_ruler (self, list);
+  paint_legend (self, list);
+}
