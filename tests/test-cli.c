@@ -305,7 +305,7 @@ test_query_bad_arguments (void)
   const char *bad_time[] = { "query", "--from", "+3 parsecs", path, NULL };
   const char *bad_channel[] = { "query", "-C", "tid:999999", path, NULL };
   const char *bad_level[] = { "query", "--level", "99", path, NULL };
-  const char *two_scales[] = { "query", "--level", "1", "--width", "800", path, NULL };
+  const char *two_scales[] = { "query", "--level", "1", "--px", "800", path, NULL };
   const char * const *cases[] = { bad_time, bad_channel, bad_level, two_scales };
   const char *expect[] = { "+3 parsecs", "tid:999999", "levels 0 to", "one of" };
 

@@ -360,7 +360,7 @@ test_rect_count_bounded (void)
         paint_all_rows (painter, from, to, widths[w], list);
         g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
         g_assert_cmpuint (list->level, ==,
-                          strata_zoom_geometry_level_for_pixel (&g, MAX ((gint64) list->ns_per_pixel, 1)));
+                          strata_zoom_geometry_level_for_viewport (&g, to - from));
         g_test_message ("width %u, 1/%" G_GINT64_FORMAT " of the trace: %u items, %u rects",
                         widths[w], div, list->n_items, list->rects->len);
         assert_bounded (list);

@@ -108,7 +108,7 @@ test_geometry_defaults (void)
   g_assert_cmpint (strata_zoom_geometry_chunk_index (&g, 0, start), ==,
                    strata_zoom_geometry_chunk_index (&g, 0, end));
   g_assert_cmpint (strata_zoom_geometry_pixel (&g, last), ==, 1);
-  g_assert_cmpint (strata_zoom_geometry_chunk_duration (&g, last), ==, 4096);
+  g_assert_cmpint (strata_zoom_geometry_chunk_duration (&g, last), ==, STRATA_ZOOM_DEFAULT_PIXELS_PER_CHUNK);
 
   /* Each level is F times finer, and chunks are aligned to absolute time,
    * so a chunk's start is a multiple of its duration in every run. */
@@ -119,6 +119,20 @@ test_geometry_defaults (void)
       g_assert_cmpint (strata_zoom_geometry_chunk_duration (&g, level - 1), ==, 4 * d);
       g_assert_cmpint (strata_zoom_geometry_chunk_start (&g, level,
                          strata_zoom_geometry_chunk_index (&g, level, start + 12345)) % d, ==, 0);
+    }
+
+  /* Any viewport, at any zoom, is served by at most two chunks of the level
+   * chosen for it, and that level draws at least one item per 2 pixels of
+   * a 4K screen. */
+  for (gint64 duration = 1000; duration < end - start; duration = duration * 3 / 2)
+    {
+      guint level = strata_zoom_geometry_level_for_viewport (&g, duration);
+
+      for (gint64 from = start; from < start + 4 * duration; from += duration / 3 + 7)
+        g_assert_cmpint (strata_zoom_geometry_chunk_index (&g, level, from + duration - 1) -
+                         strata_zoom_geometry_chunk_index (&g, level, from), <=, 1);
+      if (duration > 3840 * 2)
+        g_assert_cmpint (strata_zoom_geometry_pixel (&g, level), <=, 2 * (duration / 3840) + 1);
     }
 
   /* A viewport at 1 µs per pixel is drawn from a level at least that fine. */

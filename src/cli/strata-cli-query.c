@@ -145,14 +145,13 @@ strata_cli_query (int    argc,
   StrataCliZoomOptions zoom;
   GOptionGroup *group = strata_cli_zoom_option_group (&zoom);
   gboolean json = FALSE;
-  int level = -1, width = 0;
+  int level = -1;
   gint64 px = 0;
   const GOptionEntry entries[] = {
     { "from", 0, 0, G_OPTION_ARG_STRING, &from_text, "Start of the viewport (default: the trace's start)", "T" },
     { "to", 0, 0, G_OPTION_ARG_STRING, &to_text, "End of the viewport, excluded (default: the trace's end)", "T" },
     { "level", 'l', 0, G_OPTION_ARG_INT, &level, "Zoom level (0 holds the whole trace in one chunk)", "L" },
     { "px", 0, 0, G_OPTION_ARG_INT64, &px, "Nanoseconds per pixel: picks the level", "NS" },
-    { "width", 'w', 0, G_OPTION_ARG_INT, &width, "Pixels across the viewport: picks the level", "W" },
     { "channel", 'C', 0, G_OPTION_ARG_STRING_ARRAY, &channel_args,
       "A row to show: cpu:N, tid:N, pid:N, a name or a number (repeat; default all)", "C" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
@@ -171,9 +170,9 @@ strata_cli_query (int    argc,
                                      entries, group, &argc, &argv);
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;
-  if ((level >= 0) + (px > 0) + (width > 0) > 1)
+  if ((level >= 0) + (px > 0) > 1)
     {
-      g_printerr ("strata-cli query: give one of --level, --px and --width\n");
+      g_printerr ("strata-cli query: give one of --level and --px\n");
       return STRATA_CLI_EXIT_FAILED;
     }
 
@@ -209,12 +208,12 @@ strata_cli_query (int    argc,
       g_printerr ("strata-cli query: %s: no activities\n", file);
       return MAX (strata_cli_finish (trace), STRATA_CLI_EXIT_FAILED);
     }
-  if (width > 0)
-    px = MAX ((to - from) / width, 1);
+  /* --px asks for that resolution whatever the number of chunks; otherwise
+   * the level is the seed's: the finest whose chunk holds the viewport. */
   if (px > 0)
     level = strata_zoom_geometry_level_for_pixel (&g, px);
   else if (level < 0)
-    level = strata_zoom_geometry_level_for_pixel (&g, MAX ((to - from) / 1920, 1));
+    level = strata_zoom_geometry_level_for_viewport (&g, to - from);
   if ((guint) level >= g.n_levels)
     {
       g_printerr ("strata-cli query: level %d: the tree has levels 0 to %u\n", level, g.n_levels - 1);

@@ -113,7 +113,7 @@ strata_cli_zoom_option_group (StrataCliZoomOptions *options)
     { "zoom-factor", 0, 0, G_OPTION_ARG_INT, NULL,
       "Chunks of a level per chunk of the level above (a power of two; default 4)", "F" },
     { "chunk-pixels", 0, 0, G_OPTION_ARG_INT, NULL,
-      "Pixels per chunk, one screen (a power of two; default 4096)", "W" },
+      "Pixels per chunk, one screen (a power of two; default 8192)", "W" },
     { "density", 0, 0, G_OPTION_ARG_INT, NULL,
       "Activities that make a chunk dense enough to pre-calculate (default 1000)", "T" },
     { "buffers", 0, 0, G_OPTION_ARG_STRING, NULL,

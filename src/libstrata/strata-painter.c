@@ -1967,7 +1967,9 @@ strata_painter_paint (StrataPainter             *self,
           row_of[ch] = i;
         }
 
-      list->level = strata_zoom_geometry_level_for_pixel (&g, MAX ((gint64) list->ns_per_pixel, 1));
+      /* The seed's level: the finest whose chunk holds the viewport, so
+       * the frame is one query of at most two chunks. */
+      list->level = strata_zoom_geometry_level_for_viewport (&g, list->to - list->from);
       g_array_set_size (self->items, 0);
       strata_zoom_tree_query (self->tree, list->level, list->from, list->to,
                               (const guint32 *)(gpointer) self->query->data, self->query->len,

@@ -138,3 +138,18 @@ strata_zoom_geometry_level_for_pixel (const StrataZoomGeometry *self,
 
   return self->n_levels - 1;
 }
+
+/* The finest level whose chunk is at least @duration long: a viewport that
+ * long overlaps at most two of its chunks (the seed's display request). */
+guint
+strata_zoom_geometry_level_for_viewport (const StrataZoomGeometry *self,
+                                         gint64                    duration)
+{
+  guint level = 0;
+
+  while (level + 1 < self->n_levels &&
+         strata_zoom_geometry_chunk_duration (self, level + 1) >= duration)
+    level++;
+
+  return level;
+}

@@ -16,10 +16,14 @@
 
 G_BEGIN_DECLS
 
+/* One chunk is one screen. A viewport is drawn from the finest level whose
+ * chunk is at least as long as the viewport, so it overlaps at most two
+ * chunks; between two levels that level's pixel is up to F times finer
+ * than the chunk's screen. With 8192 pixels per chunk, a 3840-pixel 4K
+ * viewport gets at least one item per 2 of its pixels, and a 1920-pixel
+ * one at least one per pixel. */
 #define STRATA_ZOOM_DEFAULT_FACTOR            4
-/* One chunk is one screen: 4096 pixels covers a 3840-pixel 4K viewport, so
- * a viewport at a level's own scale overlaps at most two chunks. */
-#define STRATA_ZOOM_DEFAULT_PIXELS_PER_CHUNK  4096
+#define STRATA_ZOOM_DEFAULT_PIXELS_PER_CHUNK  8192
 #define STRATA_ZOOM_DEFAULT_DENSITY           1000
 
 typedef struct
@@ -50,5 +54,7 @@ gint64   strata_zoom_geometry_chunk_start    (const StrataZoomGeometry *self,
                                               gint64                    index);
 guint    strata_zoom_geometry_level_for_pixel (const StrataZoomGeometry *self,
                                                gint64                    ns_per_pixel);
+guint    strata_zoom_geometry_level_for_viewport (const StrataZoomGeometry *self,
+                                                  gint64                    duration);
 
 G_END_DECLS

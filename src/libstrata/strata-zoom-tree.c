@@ -140,9 +140,10 @@ struct _StrataZoomTree
 /**
  * strata_zoom_params_init:
  *
- * The defaults: F = 4, W = 4096 pixels (one chunk is one 4K screen; a
- * 3840-pixel viewport at a level's own scale overlaps at most two chunks),
- * T = 1000 and adaptive buffers.
+ * The defaults: F = 4, W = 8192 pixels (a viewport is drawn from the
+ * finest level whose chunk holds it, two chunks at most, at a resolution of
+ * at least one item per 2 pixels of a 3840-pixel 4K screen), T = 1000 and
+ * adaptive buffers.
  */
 void
 strata_zoom_params_init (StrataZoomParams *params)
