@@ -1,16 +1,24 @@
 #!/bin/sh
-# Strata's main job: set up, build, and show a trace. With no argument it
-# uses the sample recording bundled in data/.
+# Strata's main job: set up, build, describe a trace and draw it. With no
+# argument it uses the sample recording bundled in data/. The timeline is
+# written to strata-timeline.png in the current directory.
 #   scripts/run.sh [TRACE]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+here=$(pwd)
+trace=${1:-$top/data/sample-trace.dat}
+case $trace in /*) ;; *) trace=$here/$trace ;; esac
 
-sh scripts/install-deps.sh
+sh "$top/scripts/install-deps.sh"
+cd "$top"
 [ -d _build ] || meson setup _build --buildtype=debugoptimized >/dev/null
 ninja -C _build >/dev/null
 
-trace=${1:-data/sample-trace.dat}
-_build/src/cli/strata-cli info "$trace"
+cli=$top/_build/src/cli/strata-cli
+"$cli" info "$trace"
 echo
-exec _build/src/cli/strata-cli stats "$trace"
+"$cli" stats "$trace"
+echo
+"$cli" tree "$trace"
+echo
+"$cli" render "$trace" --width 1600 --height 900 -o "$here/strata-timeline.png"
