@@ -327,7 +327,7 @@ check_queries (StrataZoomTree       *tree,
   Index index;
   gint64 first = G_MAXINT64, last = 0;
   guint n_channels = strata_raw_store_get_n_channels (strata_zoom_tree_get_raw_store (tree));
-  guint two_chunks = 0;
+  guint two_chunks = 0, drilled = 0;
 
   g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
   index_init (&index, all, n);
@@ -350,9 +350,40 @@ check_queries (StrataZoomTree       *tree,
       g_assert_cmpuint (stats.n_chunks, <=, 2);
       two_chunks += stats.n_chunks == 2;
       assert_items_equal (got, want);
+
+      /* Drill-down: an aggregate's members are where it says they are. */
+      for (guint i = 0; i < got->len; i++)
+        {
+          const StrataZoomItem *it = &g_array_index (got, StrataZoomItem, i);
+          g_autoptr(GArray) members = NULL;
+          gint64 busy = 0;
+
+          if (!(it->flags & STRATA_ZOOM_ITEM_AGGREGATE) || g_rand_int_range (rand, 0, 8) != 0)
+            continue;
+          members = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+          strata_zoom_tree_get_members (tree, it, members);
+          for (guint m = 0; m < members->len; m++)
+            busy += g_array_index (members, StrataActivity, m).end - g_array_index (members, StrataActivity, m).start;
+          if (members->len != it->count)
+            {
+              g_autoptr(GArray) one = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+
+              g_array_append_val (one, *it);
+              dump_items ("aggregate", one);
+              for (guint m = 0; m < members->len; m++)
+                {
+                  const StrataActivity *a = &g_array_index (members, StrataActivity, m);
+                  g_printerr ("member %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " kind %u flags 0x%x\n", a->start, a->end, a->kind, a->flags);
+                }
+            }
+          g_assert_cmpuint (members->len, ==, it->count);
+          g_assert_cmpint (busy, ==, it->busy);
+          drilled++;
+        }
     }
 
   g_assert_cmpuint (two_chunks, >, 0);
+  g_assert_cmpuint (drilled, >, 0);
   index_clear (&index);
 }
 

@@ -1355,6 +1355,55 @@ item_overlaps (const StrataZoomItem *item,
   return item->start < to && item->end > from;
 }
 
+/**
+ * strata_zoom_tree_get_members:
+ * @item: an item a query returned
+ * @out: (element-type StrataActivity): where the members are appended, in
+ *   time order, clipped to the item as the aggregator saw them
+ *
+ * The drill-down of an aggregate: its members are the activities of its
+ * channel and lane (nesting depth, or instants) inside its span, so the
+ * item itself says where they are. For an activity kept as it is, that
+ * activity.
+ */
+void
+strata_zoom_tree_get_members (StrataZoomTree       *self,
+                              const StrataZoomItem *item,
+                              GArray               *out)
+{
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  guint lane;
+  gint64 end;
+
+  g_return_if_fail (self != NULL && item != NULL && out != NULL);
+
+  /* An instant, or an interval of no length, at the item's end is one of
+   * its members; an interval starting there is the next item's. */
+  lane = item_lane (item);
+  end = item->end + 1;
+
+  g_rw_lock_reader_lock (&self->lock);
+  strata_raw_store_query (self->raw, item->channel, item->start, end, found);
+  for (guint i = 0; i < self->open->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (self->open, StrataActivity, i);
+
+      if (a->channel == item->channel && strata_activity_overlaps (a, item->start, end))
+        g_array_append_vals (found, a, 1);
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  for (guint i = 0; i < found->len; i++)
+    {
+      StrataActivity a = g_array_index (found, StrataActivity, i);
+
+      if (strata_zoom_lane_of (&a) != lane || (a.start == item->end && a.end > a.start))
+        continue;
+      strata_activity_clip (&a, item->start, item->end);
+      g_array_append_val (out, a);
+    }
+}
+
 /* Two pieces of one activity on either side of a seam become one again. */
 static gboolean
 join_at_seam (StrataZoomItem       *left,

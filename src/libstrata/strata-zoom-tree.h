@@ -119,6 +119,9 @@ gboolean        strata_zoom_tree_get_chunk_items (StrataZoomTree        *self,
                                                   GArray                *out);
 gsize           strata_zoom_tree_get_size       (StrataZoomTree         *self);
 
+void            strata_zoom_tree_get_members    (StrataZoomTree         *self,
+                                                 const StrataZoomItem   *item,
+                                                 GArray                 *out);
 void            strata_zoom_tree_query          (StrataZoomTree         *self,
                                                  guint                   level,
                                                  gint64                  from,
