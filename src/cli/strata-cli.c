@@ -118,6 +118,8 @@ strata_cli_zoom_option_group (StrataCliZoomOptions *options)
       "Activities that make a chunk dense enough to pre-calculate (default 1000)", "T" },
     { "buffers", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How buffers are cut: adaptive (default), interval:NS or count:N", "HOW" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, NULL,
+      "Threads for the levels' aggregators (default: one per core, at most 4)", "N" },
     { NULL }
   };
   StrataZoomParams defaults;
@@ -128,12 +130,14 @@ strata_cli_zoom_option_group (StrataCliZoomOptions *options)
   options->chunk_pixels = defaults.pixels_per_chunk;
   options->density = defaults.density_threshold;
   options->buffers = NULL;
+  options->threads = 0;
 
   target = options;
   entries[0].arg_data = &target->zoom_factor;
   entries[1].arg_data = &target->chunk_pixels;
   entries[2].arg_data = &target->density;
   entries[3].arg_data = &target->buffers;
+  entries[4].arg_data = &target->threads;
 
   group = g_option_group_new ("zoom", "Zoom tree options:", "Show the zoom tree's options", NULL, NULL);
   g_option_group_add_entries (group, entries);
@@ -151,12 +155,14 @@ zoom_params_from_options (const StrataCliZoomOptions  *options,
   if (options == NULL)
     return TRUE;
 
-  if (options->zoom_factor <= 0 || options->chunk_pixels <= 0 || options->density <= 0)
+  if (options->zoom_factor <= 0 || options->chunk_pixels <= 0 || options->density <= 0 ||
+      options->threads < 0)
     {
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
-                   "--zoom-factor, --chunk-pixels and --density must be positive");
+                   "--zoom-factor, --chunk-pixels and --density must be positive, --threads not negative");
       return FALSE;
     }
+  params->n_threads = options->threads;
   params->zoom_factor = options->zoom_factor;
   params->pixels_per_chunk = options->chunk_pixels;
   params->density_threshold = options->density;

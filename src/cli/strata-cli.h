@@ -39,13 +39,14 @@ const char  *strata_cli_parse_file_args (const char         *command,
 StrataTrace *strata_cli_load_trace (const char   *path);
 
 /* The zoom-tree parameters every command that builds a tree accepts:
- * --zoom-factor, --chunk-pixels, --density, --buffers. */
+ * --zoom-factor, --chunk-pixels, --density, --buffers, --threads. */
 typedef struct
 {
   int   zoom_factor;
   int   chunk_pixels;
   int   density;
   char *buffers;
+  int   threads;
 } StrataCliZoomOptions;
 
 GOptionGroup *strata_cli_zoom_option_group (StrataCliZoomOptions *options);

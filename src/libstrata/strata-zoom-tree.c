@@ -135,7 +135,24 @@ struct _StrataZoomTree
   gsize                size;
   StrataZoomBufferFunc buffer_func;
   gpointer             buffer_data;
+
+  /* Aggregator threads: each takes every n_workers-th active level of a
+   * buffer; the builder thread is worker 0. */
+  guint                n_workers;
+  GThread            **workers;
+  GMutex               work_lock;
+  GCond                work_cond;
+  GCond                done_cond;
+  guint64              work_generation;
+  guint                work_pending;
+  gboolean             work_quit;
+  gint64               work_b;
+  gint64               work_e;
+  gint                 work_top;
+  GMutex               arena_lock;
 };
+
+static void stop_workers (StrataZoomTree *self);
 
 /**
  * strata_zoom_params_init:
@@ -156,6 +173,7 @@ strata_zoom_params_init (StrataZoomParams *params)
   params->buffer_criterion = STRATA_BUFFER_ADAPTIVE;
   params->buffer_interval = 25 * G_GINT64_CONSTANT (1000000);
   params->buffer_count = STRATA_ZOOM_DEFAULT_DENSITY;
+  params->n_threads = 0;
 }
 
 StrataZoomTree *
@@ -207,6 +225,11 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
     }
 
+  g_mutex_init (&self->work_lock);
+  g_cond_init (&self->work_cond);
+  g_cond_init (&self->done_cond);
+  g_mutex_init (&self->arena_lock);
+  self->n_workers = 1;
   self->arena = g_ptr_array_new_with_free_func (free);
   self->big = g_ptr_array_new_with_free_func (g_free);
   self->raw = strata_raw_store_new ();
@@ -258,6 +281,7 @@ arena_alloc (StrataZoomTree *self,
       g_ptr_array_add (self->big, p);
       return p;
     }
+
   if (self->arena_left < size)
     {
       self->arena_next = arena_block_new ();
@@ -293,6 +317,12 @@ strata_zoom_tree_free (StrataZoomTree *self)
 {
   if (self == NULL)
     return;
+
+  stop_workers (self);
+  g_mutex_clear (&self->work_lock);
+  g_cond_clear (&self->work_cond);
+  g_cond_clear (&self->done_cond);
+  g_mutex_clear (&self->arena_lock);
 
   for (guint r = 0; r < self->n_ranks; r++)
     {
@@ -529,15 +559,20 @@ chunk_new (StrataZoomTree *self,
            GArray         *spans,
            GArray         *items)
 {
-  Chunk *chunk = arena_alloc (self, sizeof (Chunk));
+  Chunk *chunk;
+
+  /* Aggregator threads finish chunks at the same time. */
+  g_mutex_lock (&self->arena_lock);
+  chunk = arena_alloc (self, sizeof (Chunk));
+  chunk->channels = arena_alloc (self, spans->len * sizeof (ChannelSpan));
+  chunk->items = arena_alloc (self, items->len * sizeof (StrataZoomItem));
+  g_mutex_unlock (&self->arena_lock);
 
   chunk->index = index;
   chunk->at_end = FALSE;
   chunk->n_channels = spans->len;
-  chunk->channels = arena_alloc (self, spans->len * sizeof (ChannelSpan));
   memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
   chunk->n_items = items->len;
-  chunk->items = arena_alloc (self, items->len * sizeof (StrataZoomItem));
   memcpy (chunk->items, items->data, items->len * sizeof (StrataZoomItem));
 
   return chunk;
@@ -840,6 +875,133 @@ next_cut (StrataZoomTree *self,
   return e;
 }
 
+/* Worker @w's share of a buffer: every n_workers-th rank. */
+static void
+consume_share (StrataZoomTree *self,
+               guint           w,
+               gint64          b,
+               gint64          e,
+               gint            stack_top)
+{
+  for (guint r = w; r < self->n_ranks; r += self->n_workers)
+    level_consume (self, r, b, e, stack_top);
+}
+
+typedef struct
+{
+  StrataZoomTree *tree;
+  guint           id;
+} Worker;
+
+static gpointer
+worker_main (gpointer data)
+{
+  Worker *worker = data;
+  StrataZoomTree *self = worker->tree;
+  guint64 seen = 0;
+
+  g_mutex_lock (&self->work_lock);
+  for (;;)
+    {
+      gint64 b, e;
+      gint top;
+
+      while (!self->work_quit && self->work_generation == seen)
+        g_cond_wait (&self->work_cond, &self->work_lock);
+      if (self->work_quit)
+        break;
+      seen = self->work_generation;
+      b = self->work_b;
+      e = self->work_e;
+      top = self->work_top;
+      g_mutex_unlock (&self->work_lock);
+
+      consume_share (self, worker->id, b, e, top);
+
+      g_mutex_lock (&self->work_lock);
+      if (--self->work_pending == 0)
+        g_cond_signal (&self->done_cond);
+    }
+  g_mutex_unlock (&self->work_lock);
+
+  g_free (worker);
+  return NULL;
+}
+
+/* Every level consumes the buffer. The levels are independent in adaptive
+ * mode (each rank's decision at the cut is remembered before they start,
+ * and a buffer lies inside one chunk of every active rank), so they run in
+ * parallel there; the fixed criteria, whose levels look at their parents'
+ * decisions, run them in order. */
+static void
+consume_in_parallel (StrataZoomTree *self,
+                     gint64          b,
+                     gint64          e,
+                     gint            stack_top)
+{
+  guint active = stack_top < 0 ? self->n_ranks : (guint) stack_top;
+
+  if (self->n_workers <= 1 || self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE ||
+      active < 2 || self->buffer->len < 64)
+    {
+      for (guint r = 0; r < self->n_ranks; r++)
+        level_consume (self, r, b, e, stack_top);
+      return;
+    }
+
+  g_mutex_lock (&self->work_lock);
+  self->work_b = b;
+  self->work_e = e;
+  self->work_top = stack_top;
+  self->work_pending = self->n_workers - 1;
+  self->work_generation++;
+  g_cond_broadcast (&self->work_cond);
+  g_mutex_unlock (&self->work_lock);
+
+  consume_share (self, 0, b, e, stack_top);
+
+  g_mutex_lock (&self->work_lock);
+  while (self->work_pending > 0)
+    g_cond_wait (&self->done_cond, &self->work_lock);
+  g_mutex_unlock (&self->work_lock);
+}
+
+static void
+start_workers (StrataZoomTree *self)
+{
+  guint n = self->params.n_threads;
+
+  if (n == 0)
+    n = CLAMP (g_get_num_processors (), 1, 4);
+  self->n_workers = n;
+  self->workers = g_new0 (GThread *, n);
+  for (guint w = 1; w < n; w++)
+    {
+      Worker *worker = g_new (Worker, 1);
+
+      worker->tree = self;
+      worker->id = w;
+      self->workers[w] = g_thread_new ("strata-aggregator", worker_main, worker);
+    }
+}
+
+static void
+stop_workers (StrataZoomTree *self)
+{
+  if (self->workers == NULL)
+    return;
+
+  g_mutex_lock (&self->work_lock);
+  self->work_quit = TRUE;
+  g_cond_broadcast (&self->work_cond);
+  g_mutex_unlock (&self->work_lock);
+
+  for (guint w = 1; w < self->n_workers; w++)
+    g_thread_join (self->workers[w]);
+  g_clear_pointer (&self->workers, g_free);
+  self->n_workers = 1;
+}
+
 static void
 deliver (StrataZoomTree *self,
          gint64          e,
@@ -871,8 +1033,7 @@ deliver (StrataZoomTree *self,
       }
   }
 
-  for (guint r = 0; r < self->n_ranks; r++)
-    level_consume (self, r, b, e, stack_top);
+  consume_in_parallel (self, b, e, stack_top);
 
   self->n_buffers++;
   if (self->buffer_func != NULL)
@@ -978,6 +1139,7 @@ form_buffers (StrataZoomTree *self)
         return;
       self->cut = self->first_cut = first;
       self->started = TRUE;
+      start_workers (self);
       for (guint r = 0; r < self->n_ranks; r++)
         self->levels[r].first_chunk = strata_zoom_geometry_chunk_index (&self->ranks, r, first);
     }
@@ -1104,6 +1266,7 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   g_rw_lock_writer_unlock (&self->lock);
 
   form_buffers (self);
+  stop_workers (self);
 
   for (guint r = 0; r < self->n_ranks; r++)
     level_finish_chunk (self, &self->levels[r]);

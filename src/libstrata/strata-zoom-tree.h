@@ -44,6 +44,7 @@ typedef struct
   StrataBufferCriterion buffer_criterion;
   gint64                buffer_interval;    /* ns, for FIXED_INTERVAL */
   guint                 buffer_count;       /* for FIXED_COUNT */
+  guint                 n_threads;          /* aggregator threads: 0 for one per core (at most 4) */
 } StrataZoomParams;
 
 typedef struct _StrataZoomTree StrataZoomTree;
