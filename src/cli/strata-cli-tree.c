@@ -172,6 +172,8 @@ strata_cli_tree (int    argc,
           strata_json_writer_int (w, strata_zoom_geometry_pixel (&g, level));
           strata_json_writer_key (w, "chunks");
           strata_json_writer_uint (w, s->n_chunks);
+          strata_json_writer_key (w, "dense_from_raw_store");
+          strata_json_writer_uint (w, strata_zoom_tree_get_n_plain_chunks (tree, level));
           strata_json_writer_key (w, "items");
           strata_json_writer_uint (w, s->n_items);
           strata_json_writer_key (w, "bytes");
@@ -203,24 +205,28 @@ strata_cli_tree (int    argc,
               n_raw * sizeof (StrataActivity) / 1048576.0, tree_size / 1048576.0,
               n_raw > 0 ? (double) tree_size / (n_raw * sizeof (StrataActivity)) : 0.0);
 
-      printf ("\n%5s %10s %10s %7s %10s %10s\n", "LEVEL", "CHUNK", "PIXEL", "CHUNKS", "ITEMS", "SIZE");
+      printf ("\n%5s %10s %10s %7s %10s %10s %9s\n", "LEVEL", "CHUNK", "PIXEL", "CHUNKS", "ITEMS", "SIZE", "DENSE-RAW");
       for (guint level = 0; level < g.n_levels; level++)
         {
           const LevelSummary *s = &g_array_index (summaries, LevelSummary, level);
           g_autofree char *chunk = strata_format_duration (strata_zoom_geometry_chunk_duration (&g, level));
           g_autofree char *pixel = strata_format_duration (strata_zoom_geometry_pixel (&g, level));
 
-          printf ("%5u %10s %10s %7u %10" G_GUINT64_FORMAT " %9.1fK\n",
-                  level, chunk, pixel, s->n_chunks, s->n_items, s->size / 1024.0);
+          printf ("%5u %10s %10s %7u %10" G_GUINT64_FORMAT " %9.1fK %9u\n",
+                  level, chunk, pixel, s->n_chunks, s->n_items, s->size / 1024.0,
+                  strata_zoom_tree_get_n_plain_chunks (tree, level));
         }
 
+      printf ("\nDENSE-RAW: dense chunks left to the raw store because aggregation would not\n"
+              "halve their items (--min-reduction).\n");
       printf ("\nDepth over time (a column is %s; # pre-calculated, . on demand)\n", column);
       for (guint level = 0; level < g.n_levels; level++)
         {
           g_autofree char *row = depth_row (g_ptr_array_index (levels, level), start, end, columns);
 
           printf ("%5u  %s\n", level, row);
-          if (g_array_index (summaries, LevelSummary, level).n_chunks == 0)
+          if (g_array_index (summaries, LevelSummary, level).n_chunks == 0 &&
+              strata_zoom_tree_get_n_plain_chunks (tree, level) == 0)
             break;
         }
     }

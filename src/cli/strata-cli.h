@@ -39,7 +39,7 @@ const char  *strata_cli_parse_file_args (const char         *command,
 StrataTrace *strata_cli_load_trace (const char   *path);
 
 /* The zoom-tree parameters every command that builds a tree accepts:
- * --zoom-factor, --chunk-pixels, --density, --buffers, --threads. */
+ * --zoom-factor, --chunk-pixels, --density, --buffers, --threads, --min-reduction. */
 typedef struct
 {
   int   zoom_factor;
@@ -47,6 +47,7 @@ typedef struct
   int   density;
   char *buffers;
   int   threads;
+  int   min_reduction;
 } StrataCliZoomOptions;
 
 GOptionGroup *strata_cli_zoom_option_group (StrataCliZoomOptions *options);

@@ -98,6 +98,7 @@ typedef struct
   gint64     memo_index;     /* the latest decision */
   Decision   memo;
   GPtrArray *chunks;         /* Chunk *, by index */
+  guint      n_plain;        /* dense chunks where aggregation did not pay */
   GArray    *spans;          /* ChannelSpan, scratch */
   GArray    *items;          /* StrataZoomItem, scratch */
 } Level;
@@ -173,7 +174,9 @@ strata_zoom_params_init (StrataZoomParams *params)
   params->buffer_criterion = STRATA_BUFFER_ADAPTIVE;
   params->buffer_interval = 25 * G_GINT64_CONSTANT (1000000);
   params->buffer_count = STRATA_ZOOM_DEFAULT_DENSITY;
-  params->n_threads = 0;
+  /* Two threads did not pay on a 2-core machine: see bench/RESULTS-zoom-tree.md. */
+  params->n_threads = 1;
+  params->min_reduction = 2;
 }
 
 StrataZoomTree *
@@ -601,6 +604,28 @@ assemble_channel (GArray               *spans,
   g_array_append_vals (items, channel_items, n);
 }
 
+/* A dense chunk is stored when aggregation pays: at most one item per
+ * min_reduction members. Otherwise its items are nearly the activities
+ * themselves, and the query computes them from the raw store at the cost
+ * of copying them: per lane, a chunk has at most W items an activity or
+ * an aggregate long, so at most W * min_reduction activities. Without
+ * this, every dense level below the one where activities stop being
+ * trivial stores the whole trace again. */
+static gboolean
+worth_storing (StrataZoomTree *self,
+               GArray         *spans,
+               GArray         *items)
+{
+  guint64 members = 0;
+
+  if (spans->len == 0)
+    return FALSE;
+  for (guint i = 0; i < items->len; i++)
+    members += g_array_index (items, StrataZoomItem, i).count;
+
+  return (guint64) items->len * MAX (self->params.min_reduction, 1) <= members;
+}
+
 /* The end of the chunk a level is aggregating: flush every lane and store
  * the chunk if it was dense. The scratch arrays are the level's own and
  * keep their size from chunk to chunk: fresh ones each time cost more in
@@ -652,7 +677,9 @@ level_finish_chunk (StrataZoomTree *self,
 
   g_ptr_array_set_size (level->touched, 0);
 
-  if (level->chunk_active && spans->len > 0)
+  if (level->chunk_active && !worth_storing (self, spans, items))
+    level->n_plain++;
+  else if (level->chunk_active)
     {
       Chunk *chunk = chunk_new (self, level->chunk, spans, items);
 
@@ -1220,8 +1247,13 @@ compute_first_chunk (StrataZoomTree *self,
                         (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
     }
 
-  if (n_starts < self->params.density_threshold || spans->len == 0)
+  if (n_starts < self->params.density_threshold)
     return;
+  if (!worth_storing (self, spans, items))
+    {
+      level->n_plain++;
+      return;
+    }
 
   chunk = chunk_new (self, level->first_chunk, spans, items);
   chunk->at_end = TRUE;
@@ -1454,6 +1486,26 @@ strata_zoom_tree_list_chunks (StrataZoomTree *self,
   g_rw_lock_reader_unlock (&self->lock);
 
   return out;
+}
+
+/* Dense chunks of @level that are not stored because aggregation would not
+ * have halved their items: the query computes them from the raw store. */
+guint
+strata_zoom_tree_get_n_plain_chunks (StrataZoomTree *self,
+                                     guint           level)
+{
+  StrataZoomGeometry g;
+  guint root, n = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  g_rw_lock_reader_lock (&self->lock);
+  current_geometry (self, &g, &root);
+  if (level < g.n_levels)
+    n = self->levels[root + level].n_plain;
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return n;
 }
 
 /**

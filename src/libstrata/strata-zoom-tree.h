@@ -45,6 +45,8 @@ typedef struct
   gint64                buffer_interval;    /* ns, for FIXED_INTERVAL */
   guint                 buffer_count;       /* for FIXED_COUNT */
   guint                 n_threads;          /* aggregator threads: 0 for one per core (at most 4) */
+  guint                 min_reduction;      /* store a dense chunk only if it has at most
+                                             * 1/min_reduction items per member; 1 stores all */
 } StrataZoomParams;
 
 typedef struct _StrataZoomTree StrataZoomTree;
@@ -113,6 +115,8 @@ StrataRawStore *strata_zoom_tree_get_raw_store  (StrataZoomTree         *self);
 guint64         strata_zoom_tree_get_n_buffers  (StrataZoomTree         *self);
 GArray         *strata_zoom_tree_list_chunks    (StrataZoomTree         *self,
                                                  guint                   level);
+guint           strata_zoom_tree_get_n_plain_chunks (StrataZoomTree     *self,
+                                                     guint               level);
 gboolean        strata_zoom_tree_get_chunk_items (StrataZoomTree        *self,
                                                   guint                  level,
                                                   gint64                 index,
