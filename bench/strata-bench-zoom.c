@@ -968,11 +968,82 @@ query_pass (QueryBench *qb,
   timings_clear (&nano_all);
 }
 
+/* An oracle between the two: every activity Nanoscope shows in a
+ * viewport is longer than a pixel, so the zoom tree must show it too, as an
+ * item of its own (not an aggregate) on the same channel, with the same
+ * kind and label, covering its visible part. An activity that crosses a
+ * chunk border of the level is left out: the tree judges triviality on
+ * the piece inside each chunk, and a piece may be shorter than a pixel. */
+static void
+check_pass (QueryBench *qb,
+            guint       n_checks)
+{
+  g_autoptr(GArray) zoom_out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(GArray) nano_out = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  g_autoptr(GRand) rand = g_rand_new_with_seed (qb->input->seed * 104729 + 3);
+  guint n_channels = strata_raw_store_get_n_channels (strata_zoom_tree_get_raw_store (qb->tree));
+  guint64 checked = 0, crossing = 0, missing = 0;
+  guint shown = 0;
+
+  for (guint level = 0; level < qb->g.n_levels; level++)
+    {
+      gint64 width = strata_zoom_geometry_pixel (&qb->g, level) * VIEWPORT_PIXELS;
+
+      for (guint q = 0; q < n_checks; q++)
+        {
+          gint64 from = qb->first + (gint64) (g_rand_double (rand) * MAX (qb->last - qb->first - width, 0));
+          gint64 to = from + width;
+          guint32 channel = g_rand_int_range (rand, 0, n_channels);
+          const StrataZoomItem *items;
+
+          g_array_set_size (zoom_out, 0);
+          g_array_set_size (nano_out, 0);
+          strata_zoom_tree_query (qb->tree, level, from, to, &channel, 1, zoom_out, NULL);
+          nanoscope_query (qb->nano, level, from, to, &channel, 1, nano_out);
+          items = (const StrataZoomItem *)(gpointer)zoom_out->data;
+
+          for (guint k = 0; k < nano_out->len; k++)
+            {
+              const StrataActivity *a = &g_array_index (nano_out, StrataActivity, k);
+              gint64 lo = MAX (a->start, from), hi = MIN (a->end, to);
+              gboolean found = FALSE;
+
+              if (!strata_activity_overlaps (a, from, to))
+                continue;
+              if (strata_zoom_geometry_chunk_index (&qb->g, level, a->start) !=
+                  strata_zoom_geometry_chunk_index (&qb->g, level, a->end - 1))
+                {
+                  crossing++;
+                  continue;
+                }
+              checked++;
+              for (guint j = 0; j < zoom_out->len && !found; j++)
+                found = !(items[j].flags & STRATA_ZOOM_ITEM_AGGREGATE) &&
+                        items[j].kind == a->kind && items[j].label == a->label &&
+                        items[j].start <= lo && items[j].end >= hi;
+              if (!found)
+                {
+                  missing++;
+                  if (shown++ < 5)
+                    printf ("check: level %u, viewport %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT ": channel %u"
+                            " activity %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " (kind %u) has no zoom item\n",
+                            level, from, to, a->channel, a->start, a->end, a->kind);
+                }
+            }
+        }
+    }
+
+  printf ("\nOracle: %" G_GUINT64_FORMAT " activities Nanoscope shows were looked for among the zoom tree's"
+          " items (%u one-channel viewports per level); %" G_GUINT64_FORMAT " missing; %" G_GUINT64_FORMAT
+          " crossing a chunk border left out.\n", checked, n_checks, missing, crossing);
+}
+
 static int
 run_query (const StrataBenchInput *input,
            guint                   n_queries,
            GArray                 *visible,
-           gboolean                with_nanoscope)
+           gboolean                with_nanoscope,
+           guint                   n_checks)
 {
   g_autoptr(StrataTestStream) stream = input_stream (input);
   g_autoptr(StrataZoomTree) tree = new_tree (input);
@@ -1018,6 +1089,8 @@ run_query (const StrataBenchInput *input,
 
   for (guint i = 0; i < visible->len; i++)
     query_pass (&qb, g_array_index (visible, guint, i));
+  if (nano != NULL && n_checks > 0)
+    check_pass (&qb, n_checks);
 
   return 0;
 }
@@ -1069,6 +1142,7 @@ main (int    argc,
   g_autofree char *progress = NULL;
   gint seed = 1, threshold = 0, queries = 2000;
   gboolean no_nanoscope = FALSE;
+  gint checks = 0;
   gboolean detail = FALSE;
   GOptionEntry entries[] = {
     { "kind", 'k', 0, G_OPTION_ARG_STRING, &kind, "Stream kind (dense, sparse, bursty, many-threads, long-sleeps, mixed)", "KIND" },
@@ -1080,6 +1154,7 @@ main (int    argc,
     { "detail", 0, 0, G_OPTION_ARG_NONE, &detail, "build: what each level's chunks hold", NULL },
     { "queries", 'q', 0, G_OPTION_ARG_INT, &queries, "query: viewports per level", "Q" },
     { "channels", 'c', 0, G_OPTION_ARG_STRING, &channels, "query: visible channels, numbers or all, comma-separated (default 60)", "C,..." },
+    { "check", 0, 0, G_OPTION_ARG_INT, &checks, "query: check N one-channel viewports per level against Nanoscope", "N" },
     { "no-nanoscope", 0, 0, G_OPTION_ARG_NONE, &no_nanoscope, "query: without the Nanoscope baseline", NULL },
     { NULL }
   };
@@ -1125,7 +1200,7 @@ main (int    argc,
   if (g_str_equal (argv[1], "build"))
     return run_build (&input, mode != NULL ? mode : "tree", detail);
   if (g_str_equal (argv[1], "query"))
-    return run_query (&input, queries, visible, !no_nanoscope);
+    return run_query (&input, queries, visible, !no_nanoscope, MAX (checks, 0));
 
   g_printerr ("strata-bench-zoom: unknown command %s (build, query)\n", argv[1]);
   return 2;
