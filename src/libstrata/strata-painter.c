@@ -199,7 +199,7 @@ struct _StrataPainter
 
   /* Scratch kept from one frame to the next. */
   GArray              *query;      /* guint32 */
-  GArray              *items;      /* StrataZoomItem */
+  StrataZoomResult    *result;     /* the frame's query */
   GArray              *row_of;     /* gint32 per channel: its visible row, or -1 */
   LaneColumns          lanes[N_LANES];
   guint                n_columns;
@@ -707,7 +707,7 @@ strata_painter_new (StrataStringPool *strings,
   self->names = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->cpu_names = g_hash_table_new (NULL, NULL);
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
-  self->items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  self->result = strata_zoom_result_new ();
   self->row_of = g_array_new (FALSE, FALSE, sizeof (gint32));
   for (guint i = 0; i < N_LAYERS; i++)
     {
@@ -774,7 +774,7 @@ strata_painter_free (StrataPainter *self)
   g_array_unref (self->names);
   g_hash_table_unref (self->cpu_names);
   g_array_unref (self->query);
-  g_array_unref (self->items);
+  strata_zoom_result_free (self->result);
   g_array_unref (self->row_of);
   strata_string_pool_unref (self->strings);
   g_clear_object (&self->trace);
@@ -1527,76 +1527,91 @@ row_geometry (const StrataPaintRow    *row,
   geo->clip_y1 = list->area_y + list->area_height;
 }
 
+/* One item into its row's lanes, and its label where it fits. */
+static void
+paint_item (StrataPainter        *self,
+            StrataDisplayList    *list,
+            const StrataChannel  *channel,
+            const RowGeometry    *row_geo,
+            const StrataZoomItem *item)
+{
+  guint width = (guint) list->area_width;
+  double npp = list->ns_per_pixel;
+  const RowGeometry geo = *row_geo;
+  double x0 = (item->start - list->from) / npp;
+  double x1 = (item->end - list->from) / npp;
+  gboolean aggregate = (item->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0;
+  guint32 rgba;
+  float weight;
+  Lane lane;
+  ItemClass klass;
+
+  /* A chunk's span holds items beyond the viewport too. */
+  if (x1 < 0 || x0 > width || (x1 == 0 && item->end > item->start))
+    return;
+
+  klass = classify (self, item, &lane, &rgba, &weight);
+  if (klass == CLASS_NONE)
+    return;
+
+  if (klass == CLASS_INSTANT)
+    {
+      lane_add_instant (&self->lanes[LANE_INSTANTS], width, x0,
+                        weight * MAX (item->count, 1u), rgba);
+      return;
+    }
+
+  if (item->end <= item->start)
+    return;
+
+  {
+    /* An aggregate covers its span only as much as its members are
+     * busy in it: density shows when zoomed out. */
+    double density = aggregate ? CLAMP ((double) item->busy / (item->end - item->start), 0, 1) : 1;
+
+    lane_add_interval (&self->lanes[lane], width, x0, x1, density,
+                       klass == CLASS_BACKGROUND, rgba);
+
+    /* An aggregate that idle or sleep dominates, but of several
+     * members, hides activities too short to tell apart: its busy
+     * time counts the idle too, so their share is not known. A sliver
+     * of the lowest height says they are there. */
+    if (aggregate && klass == CLASS_BACKGROUND && item->count > 1)
+      lane_add_interval (&self->lanes[lane], width, x0, x1, BRIEF_COVER, FALSE,
+                         schemes[self->style.scheme].brief);
+  }
+
+  if (!aggregate && lane == LANE_MAIN && klass == CLASS_FOREGROUND)
+    {
+      double vx0 = MAX (x0, 0), vx1 = MIN (x1, (double) width);
+      guint32 label;
+
+      if (vx1 - vx0 < MIN_LABEL_WIDTH)
+        return;
+      label = label_for (self, channel, item);
+      if (label != STRATA_STRING_NONE)
+        add_text (list, list->area_x + (float) vx0 + 4, geo.main_y + geo.main_h / 2,
+                  (float) (vx1 - vx0) - 8, text_color_on (rgba), label,
+                  strata_string_pool_get (self->strings, label),
+                  STRATA_PAINT_TEXT_ACTIVITY, STRATA_PAINT_ALIGN_LEFT);
+    }
+}
+
 static void
 paint_row (StrataPainter        *self,
            StrataDisplayList    *list,
            const StrataPaintRow *row,
-           const StrataZoomItem *items,
-           guint                 n_items)
+           const StrataZoomSpan *spans,
+           guint                 n_spans)
 {
   const StrataChannel *channel = &self->channels[row->channel];
-  guint width = (guint) list->area_width;
-  double npp = list->ns_per_pixel;
   RowGeometry geo;
 
   row_geometry (row, list, &geo);
 
-  for (guint i = 0; i < n_items; i++)
-    {
-      const StrataZoomItem *item = &items[i];
-      double x0 = (item->start - list->from) / npp;
-      double x1 = (item->end - list->from) / npp;
-      gboolean aggregate = (item->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0;
-      guint32 rgba;
-      float weight;
-      Lane lane;
-      ItemClass klass = classify (self, item, &lane, &rgba, &weight);
-
-      if (klass == CLASS_NONE)
-        continue;
-
-      if (klass == CLASS_INSTANT)
-        {
-          lane_add_instant (&self->lanes[LANE_INSTANTS], width, x0,
-                            weight * MAX (item->count, 1u), rgba);
-          continue;
-        }
-
-      if (item->end <= item->start)
-        continue;
-
-      {
-        /* An aggregate covers its span only as much as its members are
-         * busy in it: density shows when zoomed out. */
-        double density = aggregate ? CLAMP ((double) item->busy / (item->end - item->start), 0, 1) : 1;
-
-        lane_add_interval (&self->lanes[lane], width, x0, x1, density,
-                           klass == CLASS_BACKGROUND, rgba);
-
-        /* An aggregate that idle or sleep dominates, but of several
-         * members, hides activities too short to tell apart: its busy
-         * time counts the idle too, so their share is not known. A sliver
-         * of the lowest height says they are there. */
-        if (aggregate && klass == CLASS_BACKGROUND && item->count > 1)
-          lane_add_interval (&self->lanes[lane], width, x0, x1, BRIEF_COVER, FALSE,
-                             schemes[self->style.scheme].brief);
-      }
-
-      if (!aggregate && lane == LANE_MAIN && klass == CLASS_FOREGROUND)
-        {
-          double vx0 = MAX (x0, 0), vx1 = MIN (x1, (double) width);
-          guint32 label;
-
-          if (vx1 - vx0 < MIN_LABEL_WIDTH)
-            continue;
-          label = label_for (self, channel, item);
-          if (label != STRATA_STRING_NONE)
-            add_text (list, list->area_x + (float) vx0 + 4, geo.main_y + geo.main_h / 2,
-                      (float) (vx1 - vx0) - 8, text_color_on (rgba), label,
-                      strata_string_pool_get (self->strings, label),
-                      STRATA_PAINT_TEXT_ACTIVITY, STRATA_PAINT_ALIGN_LEFT);
-        }
-    }
+  for (guint s = 0; s < n_spans; s++)
+    for (guint i = 0; i < spans[s].n_items; i++)
+      paint_item (self, list, channel, &geo, &spans[s].items[i]);
 
   emit_lane (self, LANE_MAIN, &geo, list->area_x);
   emit_lane (self, LANE_NESTED, &geo, list->area_x);
@@ -1954,8 +1969,8 @@ strata_painter_paint (StrataPainter             *self,
       strata_zoom_tree_get_geometry (self->tree, &g))
     {
       gint32 *row_of = (gint32 *)(gpointer) self->row_of->data;
-      const StrataZoomItem *items;
-      guint n;
+      const StrataZoomSpan *spans;
+      guint n_spans;
 
       g_array_set_size (self->query, 0);
       for (guint i = 0; i < list->rows->len; i++)
@@ -1970,27 +1985,25 @@ strata_painter_paint (StrataPainter             *self,
       /* The seed's level: the finest whose chunk holds the viewport, so
        * the frame is one query of at most two chunks. */
       list->level = strata_zoom_geometry_level_for_viewport (&g, list->to - list->from);
-      g_array_set_size (self->items, 0);
-      strata_zoom_tree_query (self->tree, list->level, list->from, list->to,
-                              (const guint32 *)(gpointer) self->query->data, self->query->len,
-                              self->items, &list->stats);
-      list->n_items = self->items->len;
+      strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
+                                    (const guint32 *)(gpointer) self->query->data, self->query->len,
+                                    self->result, &list->stats);
 
       ensure_columns (self, viewport->width);
 
-      /* The query answers channel by channel. */
-      items = (const StrataZoomItem *)(gpointer) self->items->data;
-      n = self->items->len;
-      for (guint i = 0; i < n; )
+      /* The spans come channel by channel, each channel's in time order. */
+      spans = strata_zoom_result_get_spans (self->result, &n_spans);
+      list->n_items = 0;
+      for (guint i = 0; i < n_spans; )
         {
-          guint32 ch = items[i].channel;
+          guint32 ch = spans[i].channel;
           guint j = i;
 
-          while (j < n && items[j].channel == ch)
-            j++;
+          for (; j < n_spans && spans[j].channel == ch; j++)
+            list->n_items += spans[j].n_items;
           if (ch < self->n_channels && row_of[ch] >= 0)
             paint_row (self, list, &g_array_index (list->rows, StrataPaintRow, row_of[ch]),
-                       &items[i], j - i);
+                       &spans[i], j - i);
           i = j;
         }
 

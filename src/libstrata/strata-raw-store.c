@@ -140,6 +140,50 @@ strata_raw_store_get_size (StrataRawStore *self)
   return self->size;
 }
 
+/**
+ * strata_raw_store_get_lane:
+ * @lane: 0..15 for a nesting depth, 16 for the instants
+ * @first: (out): the index of the lane's first activity that can overlap
+ *   [@t0, @t1)
+ * @end: (out): one past the last one that starts before @t1
+ *
+ * A lane in place, with no copy, for walking it: the activities from
+ * @first to @end are those overlapping [@t0, @t1) (with
+ * strata_activity_overlaps() to settle the ends), and the ones before
+ * @first are the lane's earlier ones. The array stays valid until the next
+ * activity is added.
+ *
+ * Returns: (nullable): the lane's activities, or %NULL if it has none
+ */
+const StrataActivity *
+strata_raw_store_get_lane (StrataRawStore *self,
+                           guint32         channel,
+                           guint           lane,
+                           gint64          t0,
+                           gint64          t1,
+                           guint          *first,
+                           guint          *end)
+{
+  GArray *array;
+  guint i;
+
+  g_return_val_if_fail (self != NULL && first != NULL && end != NULL && lane < N_LANES, NULL);
+
+  *first = *end = 0;
+  if (channel >= self->channels->len)
+    return NULL;
+  array = g_array_index (self->channels, Channel, channel).lanes[lane];
+  if (array == NULL || array->len == 0)
+    return NULL;
+
+  *first = lower_bound (array, t0, lane == INSTANT_LANE);
+  for (i = *first; i < array->len && g_array_index (array, StrataActivity, i).start < t1; i++)
+    ;
+  *end = i;
+
+  return (const StrataActivity *)(gpointer) array->data;
+}
+
 /* One more than the highest channel that has an activity. */
 guint
 strata_raw_store_get_n_channels (StrataRawStore *self)

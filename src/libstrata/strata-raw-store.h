@@ -33,6 +33,16 @@ void            strata_raw_store_query     (StrataRawStore       *self,
                                             gint64                t1,
                                             GArray               *out);
 
+#define STRATA_RAW_STORE_N_LANES 17
+
+const StrataActivity *strata_raw_store_get_lane (StrataRawStore *self,
+                                                 guint32         channel,
+                                                 guint           lane,
+                                                 gint64          t0,
+                                                 gint64          t1,
+                                                 guint          *first,
+                                                 guint          *end);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataRawStore, strata_raw_store_free)
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 
 #include "strata-zoom-chunk.h"
 
+
 /* Lanes in the order the raw store answers: depths 0..15, then instants. */
 guint
 strata_zoom_lane_of (const StrataActivity *activity)
@@ -108,4 +109,105 @@ strata_zoom_compute_chunk_full (StrataRawStore           *store,
   strata_aggregate_run_clear (&run);
 
   return n_starts;
+}
+
+/* Where the aggregation of a lane can start afresh at or before activity
+ * @k (clipped to [s, e)): at the chunk's first activity, after a
+ * non-trivial one, at a non-trivial one, or where a trivial one could not
+ * join the run of the one before it (from that one's start to its end is
+ * more than a pixel). */
+static guint
+reset_point (const StrataActivity *lane,
+             guint                 first,
+             guint                 k,
+             gint64                s,
+             gint64                e,
+             gint64                pixel)
+{
+  while (k > first)
+    {
+      StrataActivity a = lane[k], before = lane[k - 1];
+
+      strata_activity_clip (&a, s, e);
+      strata_activity_clip (&before, s, e);
+      if (a.end - a.start >= pixel || before.end - before.start >= pixel ||
+          a.end - before.start > pixel)
+        break;
+      k--;
+    }
+
+  return k;
+}
+
+/**
+ * strata_zoom_compute_window:
+ * @from: the start of the part of the chunk wanted
+ * @to: its end
+ *
+ * Like strata_zoom_compute_chunk_full(), but only as much of the chunk as
+ * the items overlapping [@from, @to) need: each lane is aggregated from
+ * the last point before the window where a run starts afresh, so the
+ * items are the chunk's own, and a query one screen wide does not pay for
+ * the rest of a chunk up to F times wider. Items before or after the
+ * window may come too.
+ */
+void
+strata_zoom_compute_window (StrataRawStore           *store,
+                            const StrataActivity     *open,
+                            guint                     n_open,
+                            const StrataZoomGeometry *geometry,
+                            guint                     level,
+                            gint64                    index,
+                            guint32                   channel,
+                            gint64                    from,
+                            gint64                    to,
+                            GArray                   *out)
+{
+  gint64 s = strata_zoom_geometry_chunk_start (geometry, level, index);
+  gint64 e = s + strata_zoom_geometry_chunk_duration (geometry, level);
+  gint64 pixel = strata_zoom_geometry_pixel (geometry, level);
+  /* Every member of an aggregate overlapping the window lies within a
+   * pixel of it. */
+  gint64 w0 = MAX (s, from - pixel), w1 = MIN (e, to + pixel);
+  StrataAggregateRun run;
+
+  g_return_if_fail (store != NULL && geometry != NULL && out != NULL);
+
+  for (guint i = 0; i < n_open; i++)
+    if (open[i].channel == channel)
+      {
+        /* A growing tree: the open activities go after their lanes, so
+         * compute the whole chunk, as the on-demand code does. */
+        strata_zoom_compute_chunk_full (store, open, n_open, geometry, level, index, channel, out);
+        return;
+      }
+
+  if (w1 <= w0)
+    return;
+
+  strata_aggregate_run_init (&run, pixel);
+
+  for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+    {
+      guint chunk_first, chunk_end, first, end;
+      const StrataActivity *lane;
+
+      lane = strata_raw_store_get_lane (store, channel, l, w0, w1, &first, &end);
+      if (lane == NULL || first >= end)
+        continue;
+      strata_raw_store_get_lane (store, channel, l, s, e, &chunk_first, &chunk_end);
+
+      for (guint k = reset_point (lane, chunk_first, first, s, e, pixel); k < end; k++)
+        {
+          StrataActivity a = lane[k];
+
+          if (!strata_activity_overlaps (&a, s, e))
+            continue;
+          strata_activity_clip (&a, s, e);
+          strata_aggregate_run_offer (&run, &a, out);
+        }
+      strata_aggregate_run_flush (&run, out);
+    }
+
+  strata_aggregate_run_clear (&run);
 }

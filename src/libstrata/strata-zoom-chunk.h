@@ -31,6 +31,16 @@ guint strata_zoom_compute_chunk_full (StrataRawStore           *store,
                                       gint64                    index,
                                       guint32                   channel,
                                       GArray                   *out);
+void  strata_zoom_compute_window    (StrataRawStore           *store,
+                                      const StrataActivity     *open,
+                                      guint                     n_open,
+                                      const StrataZoomGeometry *geometry,
+                                      guint                     level,
+                                      gint64                    index,
+                                      guint32                   channel,
+                                      gint64                    from,
+                                      gint64                    to,
+                                      GArray                   *out);
 guint strata_zoom_lane_of            (const StrataActivity     *activity);
 
 G_END_DECLS

@@ -534,6 +534,16 @@ get_lane (Level   *level,
 }
 
 static int
+by_span_channel (gconstpointer pa,
+                 gconstpointer pb)
+{
+  const StrataZoomSpan *a = pa, *b = pb;
+
+  /* Stable: each channel's chunks stay in time order. */
+  return a->channel < b->channel ? -1 : a->channel > b->channel;
+}
+
+static int
 by_channel_then_lane (gconstpointer pa,
                       gconstpointer pb)
 {
@@ -1639,104 +1649,121 @@ join_at_seam (StrataZoomItem       *left,
   return TRUE;
 }
 
-/* Appends the items of one channel in one chunk that overlap [from, to);
- * @seam_first is where this chunk's items begin in @out when the previous
- * chunk's are right before them. */
-static void
-query_chunk (StrataZoomTree           *self,
-             const StrataZoomGeometry *g,
-             guint                     root,
-             guint                     level,
-             gint64                    index,
-             guint32                   channel,
-             gint64                    from,
-             gint64                    to,
-             GArray                   *scratch,
-             GArray                   *out,
-             StrataZoomQueryStats     *stats)
+struct _StrataZoomResult
 {
-  Chunk *chunk = find_chunk (&self->levels[root + level], index);
-  const ChannelSpan *span = chunk != NULL ? find_span (chunk, channel) : NULL;
-  const StrataZoomItem *items;
-  guint n;
+  GArray *spans;     /* StrataZoomSpan */
+  GArray *offsets;   /* guint per span: where its items are in scratch, or G_MAXUINT */
+  GArray *scratch;   /* StrataZoomItem computed on demand */
+};
 
-  if (span != NULL)
-    {
-      items = &chunk->items[span->first];
-      n = span->n_items;
-    }
-  else
-    {
-      const StrataActivity *open = NULL;
-      guint n_open = 0;
+StrataZoomResult *
+strata_zoom_result_new (void)
+{
+  StrataZoomResult *self = g_new0 (StrataZoomResult, 1);
 
-      /* The open activities of the channel, while the tree grows. */
-      if (self->open->len > 0)
-        {
-          StrataActivity key = { .channel = channel };
-          guint lo = 0, hi = self->open->len;
+  self->spans = g_array_new (FALSE, FALSE, sizeof (StrataZoomSpan));
+  self->offsets = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->scratch = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
 
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
+  return self;
+}
 
-              if (by_channel (&g_array_index (self->open, StrataActivity, mid), &key) < 0)
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
-          open = &g_array_index (self->open, StrataActivity, lo);
-          while (lo + n_open < self->open->len && open[n_open].channel == channel)
-            n_open++;
-        }
-
-      g_array_set_size (scratch, 0);
-      strata_zoom_compute_chunk_full (self->raw, open, n_open, g, level, index, channel, scratch);
-      items = (const StrataZoomItem *)(gpointer)scratch->data;
-      n = scratch->len;
-      if (stats != NULL)
-        stats->n_on_demand++;
-    }
-
-  for (guint i = 0; i < n; i++)
-    if (item_overlaps (&items[i], from, to))
-      g_array_append_vals (out, &items[i], 1);
+void
+strata_zoom_result_free (StrataZoomResult *self)
+{
+  if (self == NULL)
+    return;
+  g_array_unref (self->spans);
+  g_array_unref (self->offsets);
+  g_array_unref (self->scratch);
+  g_free (self);
 }
 
 /**
- * strata_zoom_tree_query:
+ * strata_zoom_result_get_spans:
+ * @n_spans: (out): how many
+ *
+ * Returns: (array length=n_spans): the spans of the last query into this
+ *   result, channel by channel, each channel's in time order
+ */
+const StrataZoomSpan *
+strata_zoom_result_get_spans (StrataZoomResult *self,
+                              guint            *n_spans)
+{
+  g_return_val_if_fail (self != NULL && n_spans != NULL, NULL);
+
+  *n_spans = self->spans->len;
+  return (const StrataZoomSpan *)(gpointer) self->spans->data;
+}
+
+/* The open activities of @channel, while the tree grows. */
+static const StrataActivity *
+open_of_channel (StrataZoomTree *self,
+                 guint32         channel,
+                 guint          *n_open)
+{
+  StrataActivity key = { .channel = channel };
+  guint lo = 0, hi = self->open->len;
+  const StrataActivity *open;
+
+  *n_open = 0;
+  if (self->open->len == 0)
+    return NULL;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (by_channel (&g_array_index (self->open, StrataActivity, mid), &key) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  open = &g_array_index (self->open, StrataActivity, lo);
+  while (lo + *n_open < self->open->len && open[*n_open].channel == channel)
+    (*n_open)++;
+
+  return open;
+}
+
+/**
+ * strata_zoom_tree_query_spans:
  * @level: a level of the current geometry
  * @from: the viewport's start, in ns
  * @to: its end (excluded)
  * @channels: (array length=n_channels) (nullable): the visible channels,
  *   or %NULL for all
- * @out: (element-type StrataZoomItem): where the items to draw are
- *   appended, channel by channel
+ * @result: where the answer goes (what it held is dropped)
  * @stats: (out) (optional): how the query was served
  *
- * The seed's display request: the items of the chunks of @level that
- * [@from, @to) overlaps (two for a viewport one screen wide), from the
- * pre-calculated chunks where they exist and from the raw store where the
- * data is sparse. An activity cut by a seam between two chunks is joined
- * back into one item.
+ * The seed's display request, without copying: for each channel, the
+ * items of each chunk of @level that [@from, @to) overlaps (two for a
+ * viewport no longer than a chunk), in place in the pre-calculated chunk
+ * where there is one, else computed from the raw store into @result. The
+ * spans hold every item of the chunk for the channel, so some may lie
+ * outside the viewport; a painter culls them anyway. Pre-calculated items
+ * never move or change, so the spans stay valid as long as the tree.
  */
 void
-strata_zoom_tree_query (StrataZoomTree       *self,
-                        guint                 level,
-                        gint64                from,
-                        gint64                to,
-                        const guint32        *channels,
-                        guint                 n_channels,
-                        GArray               *out,
-                        StrataZoomQueryStats *stats)
+strata_zoom_tree_query_spans (StrataZoomTree       *self,
+                              guint                 level,
+                              gint64                from,
+                              gint64                to,
+                              const guint32        *channels,
+                              guint                 n_channels,
+                              StrataZoomResult     *result,
+                              StrataZoomQueryStats *stats)
 {
-  g_autoptr(GArray) scratch = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   StrataZoomGeometry g;
-  gint64 first, last;
+  gint64 first = 0, last = 0;
   guint root;
+  Level *l;
 
-  g_return_if_fail (self != NULL && out != NULL);
+  g_return_if_fail (self != NULL && result != NULL);
 
+  g_array_set_size (result->spans, 0);
+  g_array_set_size (result->offsets, 0);
+  g_array_set_size (result->scratch, 0);
   if (stats != NULL)
     memset (stats, 0, sizeof *stats);
 
@@ -1750,59 +1777,146 @@ strata_zoom_tree_query (StrataZoomTree       *self,
 
   if (channels == NULL)
     n_channels = strata_raw_store_get_n_channels (self->raw);
-
+  l = &self->levels[root + level];
   first = strata_zoom_geometry_chunk_index (&g, level, from);
   last = strata_zoom_geometry_chunk_index (&g, level, to - 1);
 
-  if (stats != NULL)
+  for (gint64 index = first; index <= last; index++)
     {
-      stats->n_chunks = last - first + 1;
-      for (gint64 index = first; index <= last; index++)
-        stats->n_precomputed += find_chunk (&self->levels[root + level], index) != NULL;
-    }
+      Chunk *chunk = find_chunk (l, index);
 
-  for (guint c = 0; c < n_channels; c++)
-    {
-      guint32 channel = channels != NULL ? channels[c] : c;
-      guint channel_start = out->len;
-
-      for (gint64 index = first; index <= last; index++)
+      if (stats != NULL)
         {
-          guint before = out->len;
+          stats->n_chunks++;
+          stats->n_precomputed += chunk != NULL;
+        }
 
-          query_chunk (self, &g, root, level, index, channel, from, to, scratch, out, stats);
+      for (guint c = 0; c < n_channels; c++)
+        {
+          guint32 channel = channels != NULL ? channels[c] : c;
+          const ChannelSpan *cs = chunk != NULL ? find_span (chunk, channel) : NULL;
+          StrataZoomSpan span = { channel, 0, index, NULL };
+          guint offset = G_MAXUINT;
 
-          /* Join across the seam: this channel's items from the previous
-           * chunk are the ones from channel_start to before. */
-          if (index > first && out->len > before)
+          if (cs != NULL)
             {
-              gint64 seam = strata_zoom_geometry_chunk_start (&g, level, index);
-              gint left_of_lane[N_LANES];
-              guint kept = before;
+              span.n_items = cs->n_items;
+              span.items = &chunk->items[cs->first];
+            }
+          else
+            {
+              const StrataActivity *open;
+              guint n_open;
 
-              for (guint l = 0; l < N_LANES; l++)
-                left_of_lane[l] = -1;
-              for (guint i = channel_start; i < before; i++)
-                {
-                  const StrataZoomItem *left = &g_array_index (out, StrataZoomItem, i);
+              open = open_of_channel (self, channel, &n_open);
+              offset = result->scratch->len;
+              strata_zoom_compute_window (self->raw, open, n_open, &g, level, index, channel,
+                                          from, to, result->scratch);
+              span.n_items = result->scratch->len - offset;
+              if (stats != NULL)
+                stats->n_on_demand++;
+            }
 
-                  if (left->end == seam)
-                    left_of_lane[item_lane (left)] = i;
-                }
-
-              for (guint i = before; i < out->len; i++)
-                {
-                  StrataZoomItem *right = &g_array_index (out, StrataZoomItem, i);
-                  gint j = right->start == seam ? left_of_lane[item_lane (right)] : -1;
-
-                  if (j < 0 || !join_at_seam (&g_array_index (out, StrataZoomItem, j), right))
-                    g_array_index (out, StrataZoomItem, kept++) = *right;
-                }
-              g_array_set_size (out, kept);
+          if (span.n_items > 0)
+            {
+              g_array_append_val (result->spans, span);
+              g_array_append_val (result->offsets, offset);
             }
         }
     }
 
 out:
   g_rw_lock_reader_unlock (&self->lock);
+
+  /* Channel by channel, each channel's chunks in time order; the scratch
+   * stopped moving, so its spans can point into it. */
+  for (guint i = 0; i < result->spans->len; i++)
+    {
+      StrataZoomSpan *span = &g_array_index (result->spans, StrataZoomSpan, i);
+      guint offset = g_array_index (result->offsets, guint, i);
+
+      if (offset != G_MAXUINT)
+        span->items = &g_array_index (result->scratch, StrataZoomItem, offset);
+    }
+  if (last > first)
+    g_array_sort (result->spans, by_span_channel);
+}
+
+/**
+ * strata_zoom_tree_query:
+ * @level: a level of the current geometry
+ * @from: the viewport's start, in ns
+ * @to: its end (excluded)
+ * @channels: (array length=n_channels) (nullable): the visible channels,
+ *   or %NULL for all
+ * @out: (element-type StrataZoomItem): where the items to draw are
+ *   appended, channel by channel
+ * @stats: (out) (optional): how the query was served
+ *
+ * Like strata_zoom_tree_query_spans(), copied: only the items that overlap
+ * [@from, @to), and an activity cut by the seam between two chunks joined
+ * back into one item.
+ */
+void
+strata_zoom_tree_query (StrataZoomTree       *self,
+                        guint                 level,
+                        gint64                from,
+                        gint64                to,
+                        const guint32        *channels,
+                        guint                 n_channels,
+                        GArray               *out,
+                        StrataZoomQueryStats *stats)
+{
+  g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
+  const StrataZoomSpan *spans;
+  StrataZoomGeometry g;
+  guint n_spans, channel_start = 0;
+
+  g_return_if_fail (self != NULL && out != NULL);
+
+  strata_zoom_tree_query_spans (self, level, from, to, channels, n_channels, result, stats);
+  spans = strata_zoom_result_get_spans (result, &n_spans);
+  strata_zoom_tree_get_geometry (self, &g);
+
+  for (guint i = 0; i < n_spans; i++)
+    {
+      const StrataZoomSpan *span = &spans[i];
+      guint before = out->len;
+
+      if (i == 0 || spans[i - 1].channel != span->channel)
+        channel_start = out->len;
+
+      for (guint k = 0; k < span->n_items; k++)
+        if (item_overlaps (&span->items[k], from, to))
+          g_array_append_vals (out, &span->items[k], 1);
+
+      /* Join across the seam: the previous chunk's items of this channel
+       * are the ones from channel_start to before. */
+      if (before > channel_start && out->len > before)
+        {
+          gint64 seam = strata_zoom_geometry_chunk_start (&g, level, span->chunk);
+          gint left_of_lane[N_LANES];
+          guint kept = before;
+
+          for (guint l = 0; l < N_LANES; l++)
+            left_of_lane[l] = -1;
+          for (guint k = channel_start; k < before; k++)
+            {
+              const StrataZoomItem *left = &g_array_index (out, StrataZoomItem, k);
+
+              if (left->end == seam)
+                left_of_lane[item_lane (left)] = k;
+            }
+
+          for (guint k = before; k < out->len; k++)
+            {
+              StrataZoomItem *right = &g_array_index (out, StrataZoomItem, k);
+              gint j = right->start == seam ? left_of_lane[item_lane (right)] : -1;
+
+              if (j < 0 || !join_at_seam (&g_array_index (out, StrataZoomItem, j), right))
+                g_array_index (out, StrataZoomItem, kept++) = *right;
+            }
+          g_array_set_size (out, kept);
+        }
+    }
 }

@@ -64,6 +64,18 @@ typedef struct
   gboolean at_end;    /* a first chunk, computed from the raw store at the end */
 } StrataZoomChunkInfo;
 
+/* One channel's items in one chunk, as a query found them: in place in a
+ * pre-calculated chunk, or computed on demand into the query's result. */
+typedef struct
+{
+  guint32               channel;
+  guint32               n_items;
+  gint64                chunk;    /* its index at the queried level */
+  const StrataZoomItem *items;
+} StrataZoomSpan;
+
+typedef struct _StrataZoomResult StrataZoomResult;
+
 /* How the last query was served. */
 typedef struct
 {
@@ -127,6 +139,18 @@ gsize           strata_zoom_tree_get_size       (StrataZoomTree         *self);
 void            strata_zoom_tree_get_members    (StrataZoomTree         *self,
                                                  const StrataZoomItem   *item,
                                                  GArray                 *out);
+StrataZoomResult *strata_zoom_result_new       (void);
+void            strata_zoom_result_free         (StrataZoomResult       *self);
+const StrataZoomSpan *strata_zoom_result_get_spans (StrataZoomResult    *self,
+                                                    guint               *n_spans);
+void            strata_zoom_tree_query_spans    (StrataZoomTree         *self,
+                                                 guint                   level,
+                                                 gint64                  from,
+                                                 gint64                  to,
+                                                 const guint32          *channels,
+                                                 guint                   n_channels,
+                                                 StrataZoomResult       *result,
+                                                 StrataZoomQueryStats   *stats);
 void            strata_zoom_tree_query          (StrataZoomTree         *self,
                                                  guint                   level,
                                                  gint64                  from,
@@ -137,5 +161,6 @@ void            strata_zoom_tree_query          (StrataZoomTree         *self,
                                                  StrataZoomQueryStats   *stats);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataZoomTree, strata_zoom_tree_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataZoomResult, strata_zoom_result_free)
 
 G_END_DECLS
