@@ -118,6 +118,9 @@ struct _StrataZoomTree
 
   /* Builder state, touched only by the thread that builds. */
   GArray              *incoming;  /* StrataActivity, not taken in yet */
+  guint                n_published; /* of which are in the raw store */
+  guint                retry_size;  /* try to cut again with this much pending */
+  gint64               wait_horizon; /* ... or once the horizon reaches this */
   GArray              *pending;   /* StrataActivity, by start, not delivered */
   GArray              *open;      /* StrataActivity, by channel */
   GArray              *open_by_start;
@@ -245,6 +248,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->starts = g_array_new (FALSE, FALSE, sizeof (gint64));
   self->buffer = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->horizon = G_MININT64;
+  self->wait_horizon = G_MAXINT64;
   self->first = G_MAXINT64;
   self->last = G_MININT64;
 
@@ -825,7 +829,11 @@ find_stack_top (StrataZoomTree *self,
       Decision d = top < (gint)self->n_ranks ? DECISION_SPARSE : decide (self, r, index);
 
       if (d == DECISION_UNKNOWN)
-        return -1;
+        {
+          /* Known for sure once the horizon passes the chunk's end. */
+          self->wait_horizon = MIN (self->wait_horizon, chunk_end (self, r, b));
+          return -1;
+        }
       remember (self, r, index, d);
       if (d == DECISION_SPARSE && top == (gint)self->n_ranks)
         top = r;
@@ -900,7 +908,11 @@ next_cut (StrataZoomTree *self,
     }
 
   if (e < 0 || e >= limit)
-    return -1;
+    {
+      if (e >= limit)
+        self->wait_horizon = MIN (self->wait_horizon, e + 1);
+      return -1;
+    }
 
   /* Every chunk that starts inside the buffer must be decided before the
    * aggregators enter it. */
@@ -1090,15 +1102,16 @@ deliver (StrataZoomTree *self,
   self->starts_head = lower_bound_gint64 (self->starts, self->starts_head, e);
 }
 
-/* Takes in the completed activities that arrived since the last advance. */
+/* Makes the activities that arrived since the last advance visible to
+ * queries. */
 static void
-take_incoming (StrataZoomTree *self)
+publish_incoming (StrataZoomTree *self)
 {
-  if (self->incoming->len == 0)
+  if (self->n_published == self->incoming->len)
     return;
 
   g_rw_lock_writer_lock (&self->lock);
-  for (guint i = 0; i < self->incoming->len; i++)
+  for (guint i = self->n_published; i < self->incoming->len; i++)
     {
       const StrataActivity *a = &g_array_index (self->incoming, StrataActivity, i);
 
@@ -1107,6 +1120,17 @@ take_incoming (StrataZoomTree *self)
       self->last = MAX (self->last, last_point (a));
     }
   g_rw_lock_writer_unlock (&self->lock);
+
+  self->n_published = self->incoming->len;
+}
+
+/* Hands them to the buffer former: into pending, in start order. */
+static void
+take_incoming (StrataZoomTree *self)
+{
+  publish_incoming (self);
+  if (self->incoming->len == 0)
+    return;
 
   /* Stable sort and merge: instants at one time keep the order they were
    * recorded in, as in the raw store. */
@@ -1131,6 +1155,7 @@ take_incoming (StrataZoomTree *self)
     self->merge = tmp;
   }
   g_array_set_size (self->incoming, 0);
+  self->n_published = 0;
 }
 
 /* The starts the chunking criterion can count: from the cut to the
@@ -1162,6 +1187,8 @@ collect_starts (StrataZoomTree *self)
 static void
 form_buffers (StrataZoomTree *self)
 {
+  gboolean delivered = FALSE;
+
   if (!self->started)
     {
       gint64 first = G_MAXINT64;
@@ -1194,7 +1221,14 @@ form_buffers (StrataZoomTree *self)
       if (e < 0)
         break;
       deliver (self, e, stack_top);
+      delivered = TRUE;
     }
+
+  /* Nothing could be cut: the horizon is held back (a CPU that has not
+   * switched yet) or no chunk can be decided yet. Trying again at every
+   * advance would cost the whole pending stream each time; wait until it
+   * has doubled, or the horizon passed what the last attempt waited for. */
+  self->retry_size = delivered ? 0 : MAX (2 * self->pending->len, 4096);
 }
 
 /**
@@ -1215,7 +1249,7 @@ strata_zoom_tree_advance (StrataZoomTree        *self,
   g_return_if_fail (self != NULL);
   g_return_if_fail (!self->finished);
 
-  take_incoming (self);
+  publish_incoming (self);
 
   g_rw_lock_writer_lock (&self->lock);
   g_array_set_size (self->open, 0);
@@ -1228,6 +1262,12 @@ strata_zoom_tree_advance (StrataZoomTree        *self,
   self->horizon = MAX (self->horizon, horizon);
   g_rw_lock_writer_unlock (&self->lock);
 
+  if (self->pending->len + self->incoming->len < self->retry_size &&
+      self->horizon < self->wait_horizon)
+    return;
+
+  take_incoming (self);
+  self->wait_horizon = G_MAXINT64;
   form_buffers (self);
 }
 
