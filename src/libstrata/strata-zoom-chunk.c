@@ -112,19 +112,19 @@ strata_zoom_compute_chunk_full (StrataRawStore           *store,
 }
 
 /* Where the aggregation of a lane can start afresh at or before activity
- * @k (clipped to [s, e)): at the chunk's first activity, after a
+ * @k (clipped to [s, e)): at the chunk's first activity (the one before
+ * does not reach into the chunk; a lane's activities are in order), after a
  * non-trivial one, at a non-trivial one, or where a trivial one could not
  * join the run of the one before it (from that one's start to its end is
  * more than a pixel). */
 static guint
 reset_point (const StrataActivity *lane,
-             guint                 first,
              guint                 k,
              gint64                s,
              gint64                e,
              gint64                pixel)
 {
-  while (k > first)
+  while (k > 0 && strata_activity_overlaps (&lane[k - 1], s, e))
     {
       StrataActivity a = lane[k], before = lane[k - 1];
 
@@ -189,15 +189,14 @@ strata_zoom_compute_window (StrataRawStore           *store,
 
   for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
     {
-      guint chunk_first, chunk_end, first, end;
+      guint first, end;
       const StrataActivity *lane;
 
       lane = strata_raw_store_get_lane (store, channel, l, w0, w1, &first, &end);
       if (lane == NULL || first >= end)
         continue;
-      strata_raw_store_get_lane (store, channel, l, s, e, &chunk_first, &chunk_end);
 
-      for (guint k = reset_point (lane, chunk_first, first, s, e, pixel); k < end; k++)
+      for (guint k = reset_point (lane, first, s, e, pixel); k < end; k++)
         {
           StrataActivity a = lane[k];
 
