@@ -14,9 +14,22 @@
 #define INSTANT_LANE  N_DEPTHS
 #define N_LANES       (N_DEPTHS + 1)
 
+/* Every FENCE_STEP-th activity of a lane, its start and end in a small
+ * array of their own: a look-up searches the fences (a few cache lines)
+ * and then one block of the lane, instead of jumping across a lane of
+ * millions of activities. */
+#define FENCE_STEP 64
+
 typedef struct
 {
-  GArray *lanes[N_LANES];  /* StrataActivity, or NULL */
+  gint64 start;
+  gint64 end;
+} Fence;
+
+typedef struct
+{
+  GArray *lanes[N_LANES];   /* StrataActivity, or NULL */
+  GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities */
 } Channel;
 
 struct _StrataRawStore
@@ -46,7 +59,10 @@ strata_raw_store_free (StrataRawStore *self)
       Channel *ch = &g_array_index (self->channels, Channel, i);
 
       for (guint l = 0; l < N_LANES; l++)
-        g_clear_pointer (&ch->lanes[l], g_array_unref);
+        {
+          g_clear_pointer (&ch->lanes[l], g_array_unref);
+          g_clear_pointer (&ch->fences[l], g_array_unref);
+        }
     }
   g_array_unref (self->channels);
   g_free (self);
@@ -63,25 +79,68 @@ lane_of (const StrataActivity *a)
 /* The first activity of @lane that ends after @t, or has no length and is
  * at @t (for an instant lane: the first at or after @t). Ends are in order
  * because a lane's activities do not overlap, so the test is monotonic. */
-static guint
-lower_bound (GArray  *lane,
+static inline gboolean
+before_time (gint64   start,
+             gint64   end,
              gint64   t,
              gboolean instants)
 {
+  return instants ? start < t : (end < t || (end == t && start < t));
+}
+
+static guint
+lower_bound (GArray   *lane,
+             GArray   *fences,
+             gint64    t,
+             gboolean  instants)
+{
   guint lo = 0, hi = lane->len;
+
+  /* The block: the last fence before t starts it, the next one ends it. */
+  if (fences != NULL && fences->len > 1)
+    {
+      guint flo = 0, fhi = fences->len;
+
+      while (flo < fhi)
+        {
+          guint mid = flo + (fhi - flo) / 2;
+          const Fence *f = &g_array_index (fences, Fence, mid);
+
+          if (before_time (f->start, f->end, t, instants))
+            flo = mid + 1;
+          else
+            fhi = mid;
+        }
+      lo = flo > 0 ? (flo - 1) * FENCE_STEP : 0;
+      hi = MIN (lane->len, (gsize) flo * FENCE_STEP + 1);
+    }
 
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
       const StrataActivity *a = &g_array_index (lane, StrataActivity, mid);
 
-      if (instants ? a->start < t : (a->end < t || (a->end == t && a->start < t)))
+      if (before_time (a->start, a->end, t, instants))
         lo = mid + 1;
       else
         hi = mid;
     }
 
   return lo;
+}
+
+static void
+rebuild_fences (GArray *lane,
+                GArray *fences)
+{
+  g_array_set_size (fences, 0);
+  for (guint i = 0; i < lane->len; i += FENCE_STEP)
+    {
+      const StrataActivity *a = &g_array_index (lane, StrataActivity, i);
+      Fence f = { a->start, a->end };
+
+      g_array_append_val (fences, f);
+    }
 }
 
 /**
@@ -107,12 +166,23 @@ strata_raw_store_add (const StrataActivity *activity,
   ch = &g_array_index (self->channels, Channel, activity->channel);
 
   if (ch->lanes[l] == NULL)
-    ch->lanes[l] = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+    {
+      ch->lanes[l] = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+      ch->fences[l] = g_array_new (FALSE, FALSE, sizeof (Fence));
+    }
   lane = ch->lanes[l];
 
   if (lane->len == 0 ||
       g_array_index (lane, StrataActivity, lane->len - 1).start <= activity->start)
-    g_array_append_vals (lane, activity, 1);
+    {
+      if (lane->len % FENCE_STEP == 0)
+        {
+          Fence f = { activity->start, activity->end };
+
+          g_array_append_val (ch->fences[l], f);
+        }
+      g_array_append_vals (lane, activity, 1);
+    }
   else
     {
       guint lo = 0, hi = lane->len;
@@ -127,6 +197,7 @@ strata_raw_store_add (const StrataActivity *activity,
             hi = mid;
         }
       g_array_insert_vals (lane, lo, activity, 1);
+      rebuild_fences (lane, ch->fences[l]);
     }
 
   self->size++;
@@ -176,7 +247,8 @@ strata_raw_store_get_lane (StrataRawStore *self,
   if (array == NULL || array->len == 0)
     return NULL;
 
-  *first = lower_bound (array, t0, lane == INSTANT_LANE);
+  *first = lower_bound (array, g_array_index (self->channels, Channel, channel).fences[lane],
+                        t0, lane == INSTANT_LANE);
   for (i = *first; i < array->len && g_array_index (array, StrataActivity, i).start < t1; i++)
     ;
   *end = i;
@@ -228,7 +300,7 @@ strata_raw_store_query (StrataRawStore *self,
       if (lane == NULL)
         continue;
 
-      for (guint i = lower_bound (lane, t0, instants); i < lane->len; i++)
+      for (guint i = lower_bound (lane, ch->fences[l], t0, instants); i < lane->len; i++)
         {
           const StrataActivity *a = &g_array_index (lane, StrataActivity, i);
 
