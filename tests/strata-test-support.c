@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/wait.h>
 
 #include "strata-test-support.h"
 
@@ -193,6 +194,31 @@ strata_test_event_counts (StrataSource *source,
     }
 
   return counts;
+}
+
+/* Runs strata-cli (the build's, from STRATA_CLI) with @args and returns
+ * its exit status; a crash fails the test. */
+int
+strata_test_run_cli (const char * const *args,
+                     char              **out,
+                     char              **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *cli = g_getenv ("STRATA_CLI");
+  int status = 0;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, out, err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+
+  return WEXITSTATUS (status);
 }
 
 /* ---- brute-force zoom chunks ---- */

@@ -25,6 +25,9 @@ GHashTable *strata_test_event_counts       (StrataSource      *source,
                                             GArray            *events,
                                             guint16            instance);
 
+int         strata_test_run_cli            (const char * const   *args,
+                                            char                **out,
+                                            char                **err);
 GArray     *strata_test_brute_force_chunk  (const StrataActivity *all,
                                             gsize                 n,
                                             guint32               channel,

@@ -14,36 +14,13 @@
 
 #include "strata-test-support.h"
 
-static int
-run_cli (const char * const *args,
-         char              **out,
-         char              **err)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  const char *cli = g_getenv ("STRATA_CLI");
-  int status = 0;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, out, err, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status));
-
-  return WEXITSTATUS (status);
-}
-
 static void
 test_missing_file (void)
 {
   const char *args[] = { "info", "/nonexistent/trace.dat", NULL };
   g_autofree char *out = NULL, *err = NULL;
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 1);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 1);
   g_assert_nonnull (strstr (err, "/nonexistent/trace.dat"));
   g_assert_nonnull (strstr (err, "No such file"));
 }
@@ -61,7 +38,7 @@ test_unknown_format (void)
     garbage[i] = (i * 7919) ^ (i >> 3);
   g_assert_true (g_file_set_contents (path, (char *) garbage, sizeof garbage, NULL));
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 1);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 1);
   g_assert_nonnull (strstr (err, path));
   g_assert_nonnull (strstr (err, "not a trace"));
 }
@@ -86,7 +63,7 @@ test_truncated_text (void)
   g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
   g_assert_true (g_file_set_contents (path, contents, len / 2, NULL));
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 2);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 2);
   g_assert_nonnull (strstr (err, "cut.txt"));
   g_assert_nonnull (strstr (err, "offset"));
   g_assert_nonnull (strstr (err, "warning"));
@@ -111,7 +88,7 @@ test_info_json (void)
   const StrataEventCount *counts;
   guint n;
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
   json_parser_load_from_data (parser, out, -1, &error);
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
@@ -150,7 +127,7 @@ test_stats_json (void)
   JsonObject *root;
   JsonArray *threads, *cpus;
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
   json_parser_load_from_data (parser, out, -1, &error);
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
@@ -196,7 +173,7 @@ test_stats_human (void)
   g_autofree char *out = NULL, *err = NULL;
   const char *args[] = { "stats", path, NULL };
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
   g_assert_nonnull (strstr (out, "Top threads by time on CPU"));
   g_assert_nonnull (strstr (out, "Wakeup latency"));
   g_assert_nonnull (strstr (out, "sched-pipe"));
@@ -218,7 +195,7 @@ test_tree_json (void)
   JsonObject *root;
   JsonArray *levels;
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
   g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
@@ -264,7 +241,7 @@ test_query_json_conserves (void)
   guint n_channels;
 
   g_assert_no_error (error);
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
   g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
   g_assert_no_error (error);
   items = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "items");
@@ -313,7 +290,7 @@ test_query_bad_arguments (void)
     {
       g_autofree char *out = NULL, *err = NULL;
 
-      g_assert_cmpint (run_cli (cases[i], &out, &err), ==, 1);
+      g_assert_cmpint (strata_test_run_cli (cases[i], &out, &err), ==, 1);
       g_assert_nonnull (strstr (err, expect[i]));
     }
 }

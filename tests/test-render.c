@@ -546,29 +546,6 @@ test_ruler (void)
   g_string_chunk_free (labels);
 }
 
-static int
-run_cli (const char * const *args,
-         char              **out,
-         char              **err)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  const char *cli = g_getenv ("STRATA_CLI");
-  int status = 0;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, out, err, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status));
-
-  return WEXITSTATUS (status);
-}
-
 static gboolean
 clear_of_text (const StrataDisplayList *list,
                float                    x,
@@ -606,7 +583,7 @@ test_cli_png (void)
   int stride;
   guint checked = 0, running_checked = 0;
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
   g_assert_nonnull (strstr (out, png));
 
   surface = cairo_image_surface_create_from_png (png);
@@ -661,7 +638,7 @@ test_cli_times (void)
   const char *no_output[] = { "render", path, NULL };
   cairo_surface_t *surface;
 
-  g_assert_cmpint (run_cli (zoom, &out, &err), ==, 0);
+  g_assert_cmpint (strata_test_run_cli (zoom, &out, &err), ==, 0);
   surface = cairo_image_surface_create_from_png (png);
   g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
   g_assert_cmpint (cairo_image_surface_get_width (surface), ==, 640);
@@ -669,16 +646,16 @@ test_cli_times (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  g_assert_cmpint (run_cli (bad, &out, &err), ==, 1);
+  g_assert_cmpint (strata_test_run_cli (bad, &out, &err), ==, 1);
   g_assert_nonnull (strstr (err, "soon"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  g_assert_cmpint (run_cli (backwards, &out, &err), ==, 1);
+  g_assert_cmpint (strata_test_run_cli (backwards, &out, &err), ==, 1);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  g_assert_cmpint (run_cli (no_output, &out, &err), ==, 1);
+  g_assert_cmpint (strata_test_run_cli (no_output, &out, &err), ==, 1);
   g_assert_nonnull (strstr (err, "-o"));
 }
 
@@ -700,7 +677,7 @@ test_cli_damaged (void)
   g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
   g_assert_true (g_file_set_contents (path, contents, len / 2, NULL));
 
-  g_assert_cmpint (run_cli (args, &out, &err), ==, 2);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 2);
   g_assert_nonnull (strstr (err, "warning"));
 
   surface = cairo_image_surface_create_from_png (png);
