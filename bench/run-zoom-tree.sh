@@ -328,7 +328,7 @@ fi
 echo
 echo "### Query latency"
 echo
-echo "Random viewports of 1920 pixels at each level's scale (width = ns/pixel x 1920) at a random place in the trace, over a random block of contiguous channels or all of them. The same viewports go to the zoom tree (strata_zoom_tree_query) and to the Nanoscope baseline. \"p99 CPU\" is the thread's CPU time for the same queries: a wall-clock p99 far above it is time other processes took. The zoom tree returns every activity, aggregated below one pixel; Nanoscope returns only the activities longer than one pixel (and no instants), so it returns fewer items and shows less."
+echo "Random viewports of 1920 pixels at each level's scale (width = ns/pixel x 1920) at a random place in the trace, over a random block of contiguous channels or all of them. The same viewports go to the zoom tree (the display request, strata_zoom_tree_query_spans, which reads pre-calculated items in place) and to the Nanoscope baseline. \"p99 CPU\" is the thread's CPU time for the same queries: a wall-clock p99 far above it is time other processes took. The zoom tree returns every activity, aggregated below one pixel; Nanoscope returns only the activities longer than one pixel (and no instants), so it returns fewer items and shows less."
 
 query_runs=()
 for size in $SIZES; do
