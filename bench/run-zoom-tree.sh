@@ -144,7 +144,7 @@ build_size () {
         ( ulimit -c 0; exec prlimit --as=$(( limit * 1024 )) "$BENCH" build -k "$kind" -n "$size" -s "$SEED" \
             --progress 5M > "$TMP/unfit.out" 2> "$TMP/unfit.err" ) || rc=$?
         reached=$(grep '^progress' "$TMP/unfit.err" | tail -n 1 | sed 's/^progress: //' || true)
-        stopped=$(grep -v '^progress' "$TMP/unfit.err" | head -n 1 | cut -c1-200 || true)
+        stopped=$(grep -v -e '^progress' -e '^$' "$TMP/unfit.err" | head -n 1 | cut -c1-200 || true)
         UNFIT+=("Tried under a $(gib "$limit") GiB address-space limit: exit status $rc; last progress report: ${reached:-none}; then: ${stopped:-nothing on stderr}")
       fi
       t=$BIG_T
@@ -354,8 +354,9 @@ for run in "${query_runs[@]}"; do
   args=(query -k "$kind" -n "$size" -s "$SEED" -q "$QUERIES" -c "$visible")
   [[ $t != 0 ]] && args+=(-t "$t")
   "$BENCH" "${args[@]}" > "$TMP/query.out"
-  grep -v '^RESULT' "$TMP/query.out"
+  grep -v -e '^RESULT' -e '^LEVEL' "$TMP/query.out"
   # Sortable: kind, T, channels, size.
+  grep '^LEVEL' "$TMP/query.out" >> "$TMP/levels" || true
   grep '^RESULT' "$TMP/query.out" | while read -r line; do
     echo "$(kv "$line" kind) $(kv "$line" threshold) $(kv "$line" visible) $(kv "$line" n) $line"
   done >> "$TMP/results"
@@ -384,6 +385,42 @@ while read -r line; do
       kind, size, t, vis, levels, zm, zp, zc, zi, nm, np, ni, ratio, zm / base, tree / 1048576, nl / 1048576
   }'
 done < <(sort -k1,1 -k2,2n -k3,3n -k4,4n "$TMP/results" | cut -d' ' -f5-)
+
+echo
+echo "### Query latency at equal ns/pixel across sizes"
+echo
+echo "The same scale is the same amount of data per viewport in these stationary streams, so this is how a query's cost grows with the trace. Each cell: zoom-tree median µs / Nanoscope median µs, and the share of the zoom tree's chunks that were pre-calculated."
+awk '
+  function val(line, key,   m) { return match(line, "(^| )" key "=[^ ]*") ? substr(line, RSTART + (RSTART > 1) + length(key) + 1, RLENGTH - (RSTART > 1) - length(key) - 1) : "" }
+  {
+    group = val($0, "kind") " T = " val($0, "threshold") ", " val($0, "visible") " channels"
+    n = val($0, "n") + 0; px = val($0, "pixel_ns") + 0
+    if (!(group in seen)) { seen[group] = 1; groups[++ng] = group }
+    if (!((group, n) in has_n)) { has_n[group, n] = 1; sizes[group] = sizes[group] " " n }
+    if (!((group, px) in has_px)) { has_px[group, px] = 1; pxs[group] = pxs[group] " " px }
+    cell[group, n, px] = sprintf("%.1f / %.1f (%d%%)", val($0, "zoom_median_us"), val($0, "nano_median_us"), val($0, "precomputed"))
+  }
+  END {
+    for (g = 1; g <= ng; g++) {
+      group = groups[g]
+      k = split(sizes[group], ns, " "); if (k < 2) continue
+      m = split(pxs[group], ps, " ")
+      # sizes ascending, pixels descending (simple sorts, a handful of elements)
+      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (ns[j] + 0 < ns[i] + 0) { t = ns[i]; ns[i] = ns[j]; ns[j] = t }
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (ps[j] + 0 > ps[i] + 0) { t = ps[i]; ps[i] = ps[j]; ps[j] = t }
+      printf "\n%s\n\n| ns/pixel |", group
+      for (i = 1; i <= k; i++) printf " %s |", (ns[i] >= 1e6 ? sprintf("%gM", ns[i] / 1e6) : sprintf("%gk", ns[i] / 1e3))
+      printf " largest / smallest (zoom) |\n|---|"
+      for (i = 0; i <= k; i++) printf "---|"
+      printf "\n"
+      for (j = 1; j <= m; j++) {
+        printf "| %d |", ps[j]
+        for (i = 1; i <= k; i++) printf " %s |", ((group, ns[i], ps[j]) in cell) ? cell[group, ns[i], ps[j]] : "–"
+        a = cell[group, ns[1], ps[j]]; b = cell[group, ns[k], ps[j]]
+        if (a != "" && b != "") printf " %.2f |\n", (b + 0) / (a + 0); else printf " – |\n"
+      }
+    }
+  }' "$TMP/levels"
 
 echo
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."

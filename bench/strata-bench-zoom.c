@@ -914,6 +914,7 @@ query_pass (QueryBench *qb,
   g_autoptr(GArray) nano_out = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   g_autoptr(GString) table = g_string_new (NULL);
   g_autoptr(GString) copies = g_string_new (NULL);
+  g_autoptr(GString) levels = g_string_new (NULL);
   g_autofree guint32 *channels = NULL;
   g_autofree Viewport *viewports = g_new (Viewport, qb->n_queries);
   g_autoptr(GRand) rand = g_rand_new_with_seed (qb->input->seed * 7919 + visible);
@@ -979,6 +980,15 @@ query_pass (QueryBench *qb,
       g_string_append_printf (copies, "| %s | %s | %.1f | %.1f | %.0f |\n", name, px,
                               quantile_us (ct.wall, 0.5), quantile_us (ct.wall, 0.99),
                               (double) ct.items / MAX (ct.wall->len, 1));
+      /* For the script's comparison across sizes at equal ns/pixel
+       * (append_row() sorted the timings). */
+      g_string_append_printf (levels, "LEVEL kind=%s n=%" G_GUINT64_FORMAT " visible=%u threshold=%u"
+                              " level=%u pixel_ns=%" G_GINT64_FORMAT " zoom_median_us=%.2f"
+                              " nano_median_us=%.2f precomputed=%.0f on_demand=%.1f\n",
+                              kind, qb->input->n, n_visible, qb->g.density_threshold, level, pixel,
+                              quantile_us (zt.wall, 0.5), quantile_us (nt.wall, 0.5),
+                              zt.chunks > 0 ? 100.0 * zt.precomputed / zt.chunks : 0.0,
+                              (double) zt.on_demand / n_queries);
       timings_clear (&zt);
       timings_clear (&nt);
       timings_clear (&ct);
@@ -1009,6 +1019,7 @@ query_pass (QueryBench *qb,
           (double) copy_all.items / MAX (copy_all.wall->len, 1));
 
   /* For run-zoom-tree.sh's summary across sizes. */
+  printf ("%s", levels->str);
   printf ("RESULT kind=%s n=%" G_GUINT64_FORMAT " visible=%u threshold=%u levels=%u queries=%u"
           " zoom_median_us=%.2f zoom_p99_us=%.2f zoom_p99_cpu_us=%.2f zoom_copy_median_us=%.2f"
           " nano_median_us=%.2f nano_p99_us=%.2f nano_p99_cpu_us=%.2f"
