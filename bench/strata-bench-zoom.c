@@ -236,8 +236,6 @@ new_tree (const StrataBenchInput *input)
   return tree;
 }
 
-static StrataZoomTree *new_tree (const StrataBenchInput *input);
-
 /* ---- Two independent builds at once: does the machine scale? ---- */
 
 typedef struct
