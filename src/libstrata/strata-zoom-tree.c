@@ -136,6 +136,7 @@ struct _StrataZoomTree
   gint64               first;     /* earliest start */
   gint64               last;      /* latest point covered */
   guint64              n_buffers;
+  guint64              n_left_out;  /* activities outside 0..2^62 ns */
   gsize                size;
   StrataZoomBufferFunc buffer_func;
   gpointer             buffer_data;
@@ -385,8 +386,11 @@ strata_zoom_tree_add (const StrataActivity *activity,
 
   if G_UNLIKELY (activity->start < 0 || activity->end >= TIME_LIMIT || activity->end < activity->start)
     {
-      g_warning ("zoom tree: activity %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
-                 " is outside 0..2^62 ns, left out", activity->start, activity->end);
+      /* Said once: a clock with an offset could make every activity so. */
+      if (self->n_left_out++ == 0)
+        g_warning ("zoom tree: activity %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
+                   " is outside 0..2^62 ns; it and any other such are left out",
+                   activity->start, activity->end);
       return;
     }
 
