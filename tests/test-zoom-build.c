@@ -147,15 +147,6 @@ typedef struct
   guint dense;
 } Checked;
 
-static int
-by_start_then_channel (gconstpointer pa,
-                       gconstpointer pb)
-{
-  const StrataActivity *a = pa, *b = pb;
-
-  return a->start < b->start ? -1 : a->start > b->start;
-}
-
 /* Every dense chunk of every level, dense by brute force (at least T
  * activities start in it): for each channel with an activity starting
  * there, on-demand == reference, and the chunk is pre-calculated exactly
@@ -170,7 +161,7 @@ check_tree (StrataZoomTree       *tree,
 {
   StrataRawStore *raw = strata_zoom_tree_get_raw_store (tree);
   const StrataZoomParams *params = strata_zoom_tree_get_params (tree);
-  g_autoptr(GArray) by_start = g_array_sized_new (FALSE, FALSE, sizeof (StrataActivity), n);
+  g_autoptr(GArray) in_order = g_array_sized_new (FALSE, FALSE, sizeof (StrataActivity), n);
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
   StrataZoomGeometry g;
   Index index;
@@ -178,8 +169,8 @@ check_tree (StrataZoomTree       *tree,
   memset (checked, 0, sizeof *checked);
   g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
   index_init (&index, all, n);
-  g_array_append_vals (by_start, all, n);
-  g_array_sort (by_start, by_start_then_channel);
+  g_array_append_vals (in_order, all, n);
+  g_array_sort (in_order, by_start);
 
   for (guint level = 0; level < g.n_levels; level++)
     {
@@ -188,9 +179,9 @@ check_tree (StrataZoomTree       *tree,
       guint n_stored = 0;
       gsize i = 0;
 
-      while (i < by_start->len)
+      while (i < in_order->len)
         {
-          const StrataActivity *first = &g_array_index (by_start, StrataActivity, i);
+          const StrataActivity *first = &g_array_index (in_order, StrataActivity, i);
           gint64 idx = strata_zoom_geometry_chunk_index (&g, level, first->start);
           gint64 s = strata_zoom_geometry_chunk_start (&g, level, idx);
           gint64 e = strata_zoom_geometry_chunk_start (&g, level, idx + 1);
@@ -203,9 +194,9 @@ check_tree (StrataZoomTree       *tree,
 
           /* The activities starting in this chunk, and their channels. */
           g_hash_table_remove_all (seen);
-          for (j = i; j < by_start->len && g_array_index (by_start, StrataActivity, j).start < e; j++)
+          for (j = i; j < in_order->len && g_array_index (in_order, StrataActivity, j).start < e; j++)
             {
-              guint32 c = g_array_index (by_start, StrataActivity, j).channel;
+              guint32 c = g_array_index (in_order, StrataActivity, j).channel;
 
               if (g_hash_table_add (seen, GUINT_TO_POINTER (c + 1)))
                 g_array_append_val (channels, c);
