@@ -20,7 +20,9 @@ CC=clang meson setup _build-asan --buildtype=debug -Db_sanitize=address,undefine
   -Db_lundef=false -Dbench=false >/dev/null 2>&1 || meson setup --reconfigure _build-asan >/dev/null || exit 1
 ninja -C _build-asan || exit 1
 # tests/meson.build sets ASAN_OPTIONS, UBSAN_OPTIONS and the leak suppressions.
-meson test -C _build-asan --print-errorlogs --num-processes 2 --suite unit --suite integration || status=1
+# Sanitized code runs several times slower: the timeouts stretch with it.
+meson test -C _build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
+  --suite unit --suite integration || status=1
 
 python3 scripts/count-tests.py _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json || status=1
 exit $status
