@@ -1,0 +1,157 @@
+/* strata-test-ui.c
+ *
+ * Helpers shared by the UI suites (see strata-test-ui.h). They run under
+ * Xvfb with GDK_BACKEND=x11 and the cairo renderer, which tests/meson.build
+ * sets, so a pixel is the same on every machine.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "strata-test-support.h"
+#include "strata-test-ui.h"
+
+void
+strata_test_ui_init (int    *argc,
+                     char ***argv)
+{
+  g_test_init (argc, argv, NULL);
+  gtk_init ();
+  adw_init ();
+  /* The painter's light colours are the oracle unless a test asks. */
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+}
+
+/* Runs the main loop until nothing is pending, and a little more so
+ * the frame clock has drawn. */
+void
+strata_test_ui_settle (void)
+{
+  gint64 until = g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND;
+
+  while (g_main_context_pending (NULL) || g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* A window of @width x @height showing @fixture, opened as a user opens
+ * one: through strata_window_open() and its worker thread. */
+StrataWindow *
+strata_test_ui_open_window (const char *fixture,
+                            int         width,
+                            int         height)
+{
+  g_autofree char *path = strata_test_fixture (fixture);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  StrataWindow *window = strata_window_new (NULL);
+  StrataTimelineView *timeline = strata_window_get_timeline (window);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  strata_window_open (window, file);
+
+  while (strata_timeline_view_get_trace (timeline) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  strata_test_ui_settle ();
+  while (gtk_widget_get_width (GTK_WIDGET (timeline)) == 0)
+    g_main_context_iteration (NULL, TRUE);
+  /* The stack cross-fades from the progress to the timeline. */
+  for (GtkWidget *w = GTK_WIDGET (timeline); w != NULL; w = gtk_widget_get_parent (w))
+    if (GTK_IS_STACK (w))
+      while (gtk_stack_get_transition_running (GTK_STACK (w)))
+        g_main_context_iteration (NULL, TRUE);
+  strata_test_ui_settle ();
+
+  return window;
+}
+
+/* @widget as its window's renderer draws it now. */
+GdkTexture *
+strata_test_ui_render (GtkWidget *widget)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  GskRenderNode *node;
+  GskRenderer *renderer;
+  GdkTexture *texture;
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  g_assert_nonnull (renderer);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gsk_render_node_unref (node);
+  return texture;
+}
+
+StrataTestPixels *
+strata_test_ui_pixels (GdkTexture *texture)
+{
+  StrataTestPixels *p = g_new0 (StrataTestPixels, 1);
+
+  p->width = gdk_texture_get_width (texture);
+  p->height = gdk_texture_get_height (texture);
+  p->stride = (gsize) p->width * 4;
+  p->data = g_malloc (p->stride * p->height);
+  gdk_texture_download (texture, p->data, p->stride);
+  return p;
+}
+
+void
+strata_test_ui_pixels_free (StrataTestPixels *pixels)
+{
+  if (pixels == NULL)
+    return;
+  g_free (pixels->data);
+  g_free (pixels);
+}
+
+/* 0xRRGGBBAA of an opaque pixel. */
+guint32
+strata_test_ui_pixel (const StrataTestPixels *p,
+                      int                     x,
+                      int                     y)
+{
+  const guint8 *px;
+
+  g_assert_cmpint (x, >=, 0);
+  g_assert_cmpint (y, >=, 0);
+  g_assert_cmpint (x, <, p->width);
+  g_assert_cmpint (y, <, p->height);
+  px = p->data + (gsize) y * p->stride + (gsize) x * 4;
+  return ((guint32) px[2] << 24) | ((guint32) px[1] << 16) | ((guint32) px[0] << 8) | px[3];
+}
+
+gboolean
+strata_test_ui_color_near (guint32 a,
+                           guint32 b,
+                           int     tolerance)
+{
+  for (int shift = 8; shift < 32; shift += 8)
+    if (ABS ((int) ((a >> shift) & 0xff) - (int) ((b >> shift) & 0xff)) > tolerance)
+      return FALSE;
+  return TRUE;
+}
+
+/* Saves into the build directory (or $STRATA_UI_SCREENSHOTS) so a person
+ * can look at what the test saw. Returns the path. */
+char *
+strata_test_ui_save_png (GdkTexture *texture,
+                         const char *name)
+{
+  const char *dir = g_getenv ("STRATA_UI_SCREENSHOTS");
+  g_autofree char *file = g_strconcat (name, ".png", NULL);
+  char *path;
+
+  if (dir == NULL)
+    dir = g_getenv ("G_TEST_BUILDDIR");
+  if (dir == NULL)
+    dir = ".";
+  path = g_build_filename (dir, file, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  return path;
+}
