@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include <adwaita.h>
 
 #include "strata-test-support.h"
@@ -154,4 +156,131 @@ strata_test_ui_save_png (GdkTexture *texture,
   path = g_build_filename (dir, file, NULL);
   g_assert_true (gdk_texture_save_to_png (texture, path));
   return path;
+}
+
+static gboolean
+near_text (const StrataDisplayList *list,
+           float                    x,
+           float                    y)
+{
+  for (guint i = 0; i < list->texts->len; i++)
+    {
+      const StrataPaintText *t = &g_array_index (list->texts, StrataPaintText, i);
+      float x0 = t->align == STRATA_PAINT_ALIGN_RIGHT ? t->x - t->max_width : t->x;
+
+      if (x >= x0 - 2 && x <= x0 + t->max_width + 2 && fabsf (y - t->y) <= 9)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The colour the list leaves at (@x, @y): its rectangles composited in
+ * order over black, as the renderer does. */
+static guint32
+composite_at (const StrataDisplayList *list,
+              float                    x,
+              float                    y)
+{
+  double r = 0, g = 0, b = 0;
+
+  for (guint i = 0; i < list->rects->len; i++)
+    {
+      const StrataPaintRect *rc = &g_array_index (list->rects, StrataPaintRect, i);
+      double a = (rc->rgba & 0xff) / 255.0;
+
+      if (x < rc->x || x >= rc->x + rc->w || y < rc->y || y >= rc->y + rc->h)
+        continue;
+      r = r * (1 - a) + ((rc->rgba >> 24) & 0xff) * a;
+      g = g * (1 - a) + ((rc->rgba >> 16) & 0xff) * a;
+      b = b * (1 - a) + ((rc->rgba >> 8) & 0xff) * a;
+    }
+  return ((guint32) lround (r) << 24) | ((guint32) lround (g) << 16) | ((guint32) lround (b) << 8) | 0xff;
+}
+
+/* Whether some rectangle edge is within a pixel of (@x, @y): there the
+ * renderer's rounding of fractional edges may differ from ours. */
+static gboolean
+near_edge (const StrataDisplayList *list,
+           float                    x,
+           float                    y)
+{
+  for (guint i = 0; i < list->rects->len; i++)
+    {
+      const StrataPaintRect *rc = &g_array_index (list->rects, StrataPaintRect, i);
+
+      if (x < rc->x - 1.5f || x > rc->x + rc->w + 1.5f || y < rc->y - 1.5f || y > rc->y + rc->h + 1.5f)
+        continue;
+      if (fabsf (x - rc->x) < 1.5f || fabsf (x - (rc->x + rc->w)) < 1.5f ||
+          fabsf (y - rc->y) < 1.5f || fabsf (y - (rc->y + rc->h)) < 1.5f)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/**
+ * strata_test_ui_check_against_painter:
+ *
+ * The oracle for what the timeline drew: a painter of its own for the
+ * same trace, rows, style and viewport paints a display list, and every
+ * pixel at the middle of one of its rectangles (away from text and
+ * edges) must have the colour that list composites there. The widget's
+ * frame is offset by the overview strip.
+ *
+ * Returns: how many pixels were compared
+ */
+guint
+strata_test_ui_check_against_painter (StrataTimelineView     *view,
+                                      const StrataTestPixels *pixels,
+                                      const char             *png_name)
+{
+  StrataTrace *trace = strata_timeline_view_get_trace (view);
+  g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
+  g_autoptr(StrataDisplayList) list = strata_display_list_new ();
+  const StrataPaintStyle *style = strata_painter_get_style (strata_timeline_view_get_painter (view));
+  StrataPaintViewport vp = { 0 };
+  const guint32 *rows;
+  guint n_rows, checked = 0, wrong = 0;
+  int width = gtk_widget_get_width (GTK_WIDGET (view));
+  int height = gtk_widget_get_height (GTK_WIDGET (view));
+  GtkAdjustment *vadj = NULL;
+  g_autoptr(GHashTable) colours = g_hash_table_new (NULL, NULL);
+
+  g_object_get (view, "vadjustment", &vadj, NULL);
+  rows = strata_timeline_view_get_rows (view, &n_rows);
+  strata_painter_set_style (painter, style);
+  strata_painter_set_rows (painter, rows, n_rows);
+  strata_timeline_view_get_range (view, &vp.from, &vp.to);
+  vp.width = width - style->name_width;
+  vp.height = height - STRATA_TIMELINE_OVERVIEW_HEIGHT - style->ruler_height - style->legend_height;
+  vp.scroll_y = gtk_adjustment_get_value (vadj);
+  g_object_unref (vadj);
+  strata_painter_paint (painter, &vp, list);
+
+  g_assert_cmpuint (list->rows->len, >, 0);
+
+  for (guint i = 0; i < list->rects->len; i++)
+    {
+      const StrataPaintRect *rc = &g_array_index (list->rects, StrataPaintRect, i);
+      float cx = floorf (rc->x + rc->w / 2) + 0.5f, cy = floorf (rc->y + rc->h / 2) + 0.5f;
+      guint32 want, got;
+
+      if (rc->w < 3 || rc->h < 3 || near_text (list, cx, cy) || near_edge (list, cx, cy))
+        continue;
+      if (cy + STRATA_TIMELINE_OVERVIEW_HEIGHT >= height || cx >= width)
+        continue;
+      want = composite_at (list, cx, cy);
+      got = strata_test_ui_pixel (pixels, (int) cx, (int) (cy + STRATA_TIMELINE_OVERVIEW_HEIGHT));
+      checked++;
+      g_hash_table_add (colours, GUINT_TO_POINTER (want));
+      if (!strata_test_ui_color_near (want, got, 3))
+        {
+          if (wrong++ < 10)
+            g_test_message ("%s: at %.1f,%.1f painted %08x, drawn %08x", png_name, cx, cy, want, got);
+        }
+    }
+
+  g_assert_cmpuint (wrong, ==, 0);
+  /* Not only backgrounds: states, tasks and furniture. */
+  g_assert_cmpuint (g_hash_table_size (colours), >=, 6);
+  return checked;
 }

@@ -46,3 +46,9 @@ char             *strata_test_ui_save_png      (GdkTexture        *texture,
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataTestPixels, strata_test_ui_pixels_free)
 
 G_END_DECLS
+
+G_BEGIN_DECLS
+guint    strata_test_ui_check_against_painter (StrataTimelineView     *view,
+                                               const StrataTestPixels *pixels,
+                                               const char             *png_name);
+G_END_DECLS
