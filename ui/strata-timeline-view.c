@@ -1070,6 +1070,69 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
 
 /* Hit testing ------------------------------------------------------------- */
 
+static gboolean
+same_activity (const StrataActivity *a,
+               const StrataZoomItem *item)
+{
+  return a->kind == item->kind && a->state == item->state && a->label == item->label &&
+         a->arg == item->arg &&
+         (a->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) == (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK);
+}
+
+/* A query cut the activity at a chunk's edge (and the raw store keeps it
+ * in pieces cut at buffer edges): follow its pieces in the raw store to
+ * its real start and end, so the tooltip tells the whole activity. */
+static void
+extend_to_whole (StrataTimelineView *self,
+                 StrataZoomItem     *item)
+{
+  StrataRawStore *raw = strata_zoom_tree_get_raw_store (self->tree);
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  gboolean more;
+
+  for (guint step = 0; step < 256 && (item->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE); step++)
+    {
+      more = FALSE;
+      g_array_set_size (found, 0);
+      strata_raw_store_query (raw, item->channel, item->start - 1, item->start + 1, found);
+      for (guint i = 0; i < found->len; i++)
+        {
+          const StrataActivity *a = &g_array_index (found, StrataActivity, i);
+
+          if (same_activity (a, item) && a->start < item->start && a->end >= item->start)
+            {
+              item->start = a->start;
+              item->flags = (item->flags & ~STRATA_ACTIVITY_FLAGS_START_SIDE) | (a->flags & STRATA_ACTIVITY_FLAGS_START_SIDE);
+              more = TRUE;
+              break;
+            }
+        }
+      if (!more)
+        break;
+    }
+
+  for (guint step = 0; step < 256 && (item->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER); step++)
+    {
+      more = FALSE;
+      g_array_set_size (found, 0);
+      strata_raw_store_query (raw, item->channel, item->end - 1, item->end + 1, found);
+      for (guint i = 0; i < found->len; i++)
+        {
+          const StrataActivity *a = &g_array_index (found, StrataActivity, i);
+
+          if (same_activity (a, item) && a->end > item->end && a->start <= item->end)
+            {
+              item->end = a->end;
+              item->flags = (item->flags & ~STRATA_ACTIVITY_FLAGS_END_SIDE) | (a->flags & STRATA_ACTIVITY_FLAGS_END_SIDE);
+              more = TRUE;
+              break;
+            }
+        }
+      if (!more)
+        break;
+    }
+}
+
 /**
  * strata_timeline_view_hit:
  * @item: (out): the item under (@x, @y)
@@ -1150,7 +1213,11 @@ strata_timeline_view_hit (StrataTimelineView *self,
         }
     }
 
-  return best_score < G_MAXDOUBLE;
+  if (best_score == G_MAXDOUBLE)
+    return FALSE;
+  if (!(item->flags & STRATA_ZOOM_ITEM_AGGREGATE))
+    extend_to_whole (self, item);
+  return TRUE;
 }
 
 StrataItemInfo *

@@ -456,6 +456,9 @@ strata_window_get_panel_text (StrataWindow *self)
 
 /* Search ------------------------------------------------------------------ */
 
+/* strata_window_search: @text: (nullable): what to search, or %NULL to
+ * close the search bar */
+
 static void
 show_search_status (StrataWindow *self,
                     guint         n)
@@ -487,8 +490,8 @@ strata_window_search (StrataWindow *self,
 {
   g_return_if_fail (STRATA_IS_WINDOW (self));
 
-  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
-  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), text);
+  gtk_search_bar_set_search_mode (self->search_bar, text != NULL);
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), text != NULL ? text : "");
   /* The entry reports changes after a delay; the caller wants them now. */
   search_changed (self->search_entry, self);
 }
