@@ -574,7 +574,7 @@ strata_item_info_new_for_range (StrataTrace   *trace,
     {
       const StrataThreadStats *t = &g_array_index (stats->threads, StrataThreadStats, i);
       g_autofree char *key = NULL;
-      g_autofree char *run = NULL, *wait = NULL, *sleep = NULL, *block = NULL;
+      g_autofree char *run = NULL, *wait = NULL, *sleep = NULL, *block = NULL, *switches = NULL;
 
       if (!wanted[t->channel] || t->running + t->runnable + t->woken + t->sleeping + t->blocked == 0)
         continue;
@@ -583,9 +583,11 @@ strata_item_info_new_for_range (StrataTrace   *trace,
       sleep = strata_format_duration (t->sleeping);
       block = strata_format_duration (t->blocked);
       key = g_strdup_printf ("%s (%d)", strata_channel_display_name (trace, t->channel), t->tid);
-      /* Translators: time per state of one thread in a range */
-      add_field (self, key, _("running %s, runnable %s, sleeping %s, blocked %s, %" G_GUINT64_FORMAT " switches in"),
-                 run, wait, sleep, block, t->switches_in);
+      switches = g_strdup_printf ("%" G_GUINT64_FORMAT, t->switches_in);
+      /* Translators: time per state of one thread in a range, and how
+       * many times it was switched in */
+      add_field (self, key, _("running %s, runnable %s, sleeping %s, blocked %s, %s switches in"),
+                 run, wait, sleep, block, switches);
       shown++;
     }
 
