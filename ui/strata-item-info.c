@@ -474,15 +474,12 @@ strata_item_info_new_for_row (StrataTrace *trace,
 }
 
 static int
-by_busy_descending (gconstpointer pa,
+by_running_descending (gconstpointer pa,
                     gconstpointer pb)
 {
   const StrataThreadStats *a = pa, *b = pb;
-  gint64 ba = a->running + a->runnable + a->woken + a->blocked;
-  gint64 bb = b->running + b->runnable + b->woken + b->blocked;
-
-  if (ba != bb)
-    return ba > bb ? -1 : 1;
+  if (a->running != b->running)
+    return a->running > b->running ? -1 : 1;
   return a->tid - b->tid;
 }
 
@@ -556,7 +553,7 @@ strata_item_info_new_for_range (StrataTrace   *trace,
     }
 
   stats = strata_stats_builder_finish (builder, trace);
-  g_array_sort (stats->threads, by_busy_descending);
+  g_array_sort (stats->threads, by_running_descending);
 
   for (guint i = 0; i < stats->cpus->len; i++)
     {
@@ -567,7 +564,8 @@ strata_item_info_new_for_range (StrataTrace   *trace,
         continue;
       /* Translators: a field naming one CPU's busy share, "CPU 3 busy" */
       key = g_strdup_printf (_("CPU %d busy"), c->cpu);
-      add_field (self, key, "%.1f%%", to > from ? 100.0 * (c->busy + c->irq + c->softirq) / (to - from) : 0.0);
+      /* A task's time includes the interrupts nested in it. */
+      add_field (self, key, "%.1f%%", to > from ? 100.0 * c->busy / (to - from) : 0.0);
     }
 
   for (guint i = 0; i < stats->threads->len && shown < 12; i++)
