@@ -14,6 +14,7 @@
 
 #include <math.h>
 
+#include "strata-test-repeat.h"
 #include "strata-test-support.h"
 #include "strata-test-ui.h"
 
@@ -362,6 +363,153 @@ test_running_interval_at_its_pixels (void)
   g_assert_true (strata_test_ui_color_near (want | 0xff, got, 3));
 }
 
+
+/* Live growth: a load in a worker thread reports after each batch; each
+ * report is shown by a timeline of its own while the worker waits, and
+ * the frame must be the painter's for the tree as it is then, the view
+ * following the trace as it grows. */
+typedef struct
+{
+  GMutex        lock;
+  GCond         cond;
+  gboolean      shown;
+  GtkWidget    *live_window;
+  StrataTimelineView *live_view;
+  guint         reports;
+  guint         frames;
+  gint64        last_to;
+  GArray       *channels;
+  StrataTrace  *trace;
+  gint64        start;
+  gint64        horizon;
+} Live;
+
+static gboolean
+show_report (gpointer data)
+{
+  Live *l = data;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(StrataTestPixels) pixels = NULL;
+  gint64 from, to;
+
+  strata_timeline_view_set_live (l->live_view, l->trace, g_steal_pointer (&l->channels), l->start, l->horizon);
+  g_assert_true (strata_timeline_view_is_live (l->live_view));
+  strata_timeline_view_get_range (l->live_view, &from, &to);
+  g_assert_cmpint (from, ==, l->start);
+  g_assert_cmpint (to, ==, l->horizon);
+  g_assert_cmpint (to, >=, l->last_to);
+  l->last_to = to;
+
+  /* No tooltips until the trace is whole. */
+  g_assert_null (strata_timeline_view_describe_at (l->live_view, 600, 200));
+
+  /* Let the frame clock draw the new state (the paintable shows the
+   * last frame drawn). */
+  strata_test_ui_settle ();
+
+  if (gtk_widget_get_width (GTK_WIDGET (l->live_view)) > 0)
+    {
+      texture = strata_test_ui_render (GTK_WIDGET (l->live_view));
+      pixels = strata_test_ui_pixels (texture);
+      if (strata_test_ui_check_against_painter (l->live_view, pixels, "live") > 50)
+        l->frames++;
+    }
+  g_clear_object (&l->trace);
+
+  g_mutex_lock (&l->lock);
+  l->shown = TRUE;
+  g_cond_signal (&l->cond);
+  g_mutex_unlock (&l->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_report (const StrataTraceProgress *p,
+           gpointer                   data)
+{
+  Live *l = data;
+
+  l->reports++;
+  if (p->start == G_MAXINT64 || p->horizon <= p->start)
+    return TRUE;
+
+  g_mutex_lock (&l->lock);
+  l->channels = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
+  g_array_append_vals (l->channels, p->channels, p->n_channels);
+  l->trace = g_object_ref (p->trace);
+  l->start = p->start;
+  l->horizon = p->horizon;
+  l->shown = FALSE;
+  g_idle_add (show_report, l);
+  while (!l->shown)
+    g_cond_wait (&l->cond, &l->lock);
+  g_mutex_unlock (&l->lock);
+  return TRUE;
+}
+
+static void
+load_in_thread (GTask        *task,
+                gpointer      source,
+                gpointer      data,
+                GCancellable *cancellable)
+{
+  Live *l = data;
+  g_autofree char *path = g_object_get_data (G_OBJECT (task), "path");
+  StrataZoomParams params;
+  GError *error = NULL;
+  StrataTrace *trace;
+
+  strata_zoom_params_init (&params);
+  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
+                                           on_report, l, &error);
+  g_assert_no_error (error);
+  g_task_return_pointer (task, trace, g_object_unref);
+}
+
+static void
+test_live_growth (void)
+{
+  guint64 n_lines = 0;
+  char *path = strata_test_repeat_text_trace ("sched-small.txt", 6, &n_lines);
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  Live l = { 0 };
+  gint64 from, to;
+
+  g_mutex_init (&l.lock);
+  g_cond_init (&l.cond);
+  l.live_window = gtk_window_new ();
+  l.live_view = STRATA_TIMELINE_VIEW (strata_timeline_view_new ());
+  gtk_window_set_child (GTK_WINDOW (l.live_window), GTK_WIDGET (l.live_view));
+  gtk_window_set_default_size (GTK_WINDOW (l.live_window), 1200, 700);
+  gtk_window_present (GTK_WINDOW (l.live_window));
+  strata_test_ui_settle ();
+
+  task = g_task_new (NULL, NULL, NULL, NULL);
+  g_object_set_data (G_OBJECT (task), "path", path);
+  g_task_set_task_data (task, &l, NULL);
+  g_task_run_in_thread (task, load_in_thread);
+  while (!g_task_get_completed (task))
+    g_main_context_iteration (NULL, TRUE);
+  trace = g_task_propagate_pointer (task, NULL);
+  g_assert_nonnull (trace);
+
+  g_assert_cmpuint (l.reports, >=, 3);
+  g_assert_cmpuint (l.frames, >=, 2);
+
+  /* The finished trace replaces the live one; a view of everything
+   * stays a view of everything. */
+  strata_timeline_view_set_trace (l.live_view, trace);
+  g_assert_false (strata_timeline_view_is_live (l.live_view));
+  strata_timeline_view_get_range (l.live_view, &from, &to);
+  g_assert_cmpint (from, ==, strata_trace_get_start (trace));
+  g_assert_cmpint (to, ==, strata_trace_get_end (trace));
+
+  gtk_window_destroy (GTK_WINDOW (l.live_window));
+  g_mutex_clear (&l.lock);
+  g_cond_clear (&l.cond);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -381,6 +529,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/timeline/double-click-zooms-to-activity", test_double_click_zooms_to_activity);
   g_test_add_func ("/strata/ui/timeline/snapshot-matches-painter", test_snapshot_matches_painter);
   g_test_add_func ("/strata/ui/timeline/running-interval-at-its-pixels", test_running_interval_at_its_pixels);
+  g_test_add_func ("/strata/ui/timeline/live-growth", test_live_growth);
 
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

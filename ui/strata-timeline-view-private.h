@@ -55,6 +55,11 @@ StrataPainter *strata_timeline_view_get_painter  (StrataTimelineView *self);
 void      strata_timeline_view_paint_now         (StrataTimelineView *self,
                                                   int                 width,
                                                   int                 height);
+const StrataChannel *strata_timeline_view_get_channels (StrataTimelineView *self,
+                                                       guint              *n_channels);
+void      strata_timeline_view_get_extent        (StrataTimelineView *self,
+                                                  gint64             *start,
+                                                  gint64             *end);
 double    strata_timeline_view_x_for_time        (StrataTimelineView *self,
                                                   gint64              t);
 double    strata_timeline_view_y_for_row         (StrataTimelineView *self,

@@ -51,6 +51,10 @@ struct _StrataTimelineView
 
   StrataTrace             *trace;
   StrataZoomTree          *tree;
+  const StrataChannel     *channels;      /* the trace's, or live_channels */
+  guint                    n_channels;
+  GArray                  *live_channels; /* StrataChannel: found so far, while loading */
+  gboolean                 live;
   StrataPainter           *painter;
   StrataPainter           *overview_painter;
   StrataDisplayList       *list;
@@ -491,7 +495,7 @@ rebuild_rows (StrataTimelineView *self)
 
   g_array_set_size (self->rows, 0);
   if (self->trace != NULL)
-    channels = strata_trace_get_channels (self->trace, &n_channels);
+    channels = self->channels, n_channels = self->n_channels;
 
   for (guint i = 0; i < self->pinned->len; i++)
     {
@@ -598,52 +602,80 @@ invalidate_overview (StrataTimelineView *self)
   g_clear_pointer (&self->overview_node, gsk_render_node_unref);
 }
 
-void
-strata_timeline_view_set_trace (StrataTimelineView *self,
-                                StrataTrace        *trace)
+static void
+install (StrataTimelineView  *self,
+         StrataTrace         *trace,
+         const StrataChannel *channels,
+         guint                n_channels,
+         gint64               start,
+         gint64               end,
+         gboolean             live)
 {
-  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
-  g_return_if_fail (trace == NULL || STRATA_IS_TRACE (trace));
-
-  if (self->trace == trace)
-    return;
+  gboolean same = trace != NULL && trace == self->trace;
+  /* A view of the whole trace follows it as it grows. */
+  gboolean follow = !same || (self->from <= self->start && self->to >= self->end);
+  gint64 keep_from = self->from, keep_to = self->to;
 
   g_clear_pointer (&self->painter, strata_painter_free);
   g_clear_pointer (&self->overview_painter, strata_painter_free);
   g_clear_pointer (&self->base_rows, g_array_unref);
-  g_clear_object (&self->trace);
   invalidate_overview (self);
-  g_array_set_size (self->pinned, 0);
-  g_array_set_size (self->back, 0);
-  g_array_set_size (self->forward, 0);
-  g_array_set_size (self->matches, 0);
-  g_hash_table_remove_all (self->hidden);
-  g_hash_table_remove_all (self->collapsed);
-  self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
+  if (!same)
+    {
+      g_array_set_size (self->pinned, 0);
+      g_array_set_size (self->back, 0);
+      g_array_set_size (self->forward, 0);
+      g_array_set_size (self->matches, 0);
+      g_hash_table_remove_all (self->hidden);
+      g_hash_table_remove_all (self->collapsed);
+      self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
+      self->n_markers = 0;
+      g_set_object (&self->trace, trace);
+    }
   self->has_hover = FALSE;
-  self->n_markers = 0;
-  self->tree = NULL;
+  self->live = live;
+  self->tree = trace != NULL ? strata_trace_get_zoom_tree (trace) : NULL;
+  self->channels = self->tree != NULL ? channels : NULL;
+  self->n_channels = self->tree != NULL ? n_channels : 0;
 
-  if (trace != NULL && strata_trace_get_zoom_tree (trace) != NULL)
+  if (self->tree != NULL)
     {
       g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint32));
-      const StrataChannel *channels;
-      guint n_channels;
       StrataPaintStyle ov;
 
-      self->trace = g_object_ref (trace);
-      self->tree = strata_trace_get_zoom_tree (trace);
-      self->start = strata_trace_get_start (trace);
-      self->end = MAX (strata_trace_get_end (trace), self->start + 1);
-      self->from = self->start;
-      self->to = self->end;
+      self->start = start;
+      self->end = MAX (end, start + 1);
+      if (follow)
+        {
+          self->from = self->start;
+          self->to = self->end;
+        }
+      else
+        {
+          self->from = keep_from;
+          self->to = keep_to;
+          clamp_range (self, &self->from, &self->to);
+        }
 
-      self->painter = strata_painter_new_for_trace (trace);
+      /* The finished trace's painter knows its buffer instances too. */
+      if (live)
+        {
+          self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+          strata_painter_set_channels (self->painter, channels, n_channels);
+          strata_painter_set_extent (self->painter, self->start, self->end);
+          self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+          strata_painter_set_channels (self->overview_painter, channels, n_channels);
+          strata_painter_set_extent (self->overview_painter, self->start, self->end);
+        }
+      else
+        {
+          self->painter = strata_painter_new_for_trace (trace);
+          self->overview_painter = strata_painter_new_for_trace (trace);
+        }
       strata_painter_set_style (self->painter, &self->style);
       self->base_rows = strata_painter_default_rows (self->painter);
 
       /* The overview: every CPU in a thin row, the whole trace. */
-      channels = strata_trace_get_channels (trace, &n_channels);
       for (guint i = 0; i < self->base_rows->len; i++)
         {
           guint32 ch = g_array_index (self->base_rows, guint32, i);
@@ -651,7 +683,6 @@ strata_timeline_view_set_trace (StrataTimelineView *self,
           if (ch < n_channels && channels[ch].kind == STRATA_CHANNEL_CPU)
             g_array_append_val (cpus, ch);
         }
-      self->overview_painter = strata_painter_new_for_trace (trace);
       strata_painter_set_rows (self->overview_painter, (const guint32 *)(gpointer) cpus->data, cpus->len);
       ov = self->style;
       ov.name_width = 0;
@@ -660,12 +691,78 @@ strata_timeline_view_set_trace (StrataTimelineView *self,
       ov.row_height = MAX (4, (OVERVIEW_HEIGHT - 10) / MAX (cpus->len, 1));
       strata_painter_set_style (self->overview_painter, &ov);
     }
+  else
+    g_clear_object (&self->trace);
 
   rebuild_rows (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+  if (!same)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
   notify_history (self);
-  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+  if (!same)
+    g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
   g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
+}
+
+/**
+ * strata_timeline_view_set_trace:
+ * @trace: (nullable): a loaded trace with its zoom tree
+ *
+ * Shows @trace. Given the trace that strata_timeline_view_set_live()
+ * showed while it loaded, the view keeps where the user went.
+ */
+void
+strata_timeline_view_set_trace (StrataTimelineView *self,
+                                StrataTrace        *trace)
+{
+  const StrataChannel *channels = NULL;
+  guint n = 0;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (trace == NULL || STRATA_IS_TRACE (trace));
+
+  if (self->trace == trace && !self->live)
+    return;
+  if (trace != NULL)
+    channels = strata_trace_get_channels (trace, &n);
+  install (self, trace, channels, n,
+           trace != NULL ? strata_trace_get_start (trace) : 0,
+           trace != NULL ? strata_trace_get_end (trace) : 0, FALSE);
+  g_clear_pointer (&self->live_channels, g_array_unref);
+}
+
+/**
+ * strata_timeline_view_set_live:
+ * @trace: a trace still loading (from a StrataTraceProgress)
+ * @channels: (transfer full) (element-type StrataChannel): its channels so far
+ * @start: its first event
+ * @horizon: how far its activities are complete
+ *
+ * Shows what a load has built so far; the zoom tree is queried as it
+ * grows. Tooltips, the panel and search wait for the finished trace.
+ */
+void
+strata_timeline_view_set_live (StrataTimelineView *self,
+                               StrataTrace        *trace,
+                               GArray             *channels,
+                               gint64              start,
+                               gint64              horizon)
+{
+  g_autoptr(GArray) old = NULL;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (STRATA_IS_TRACE (trace) && channels != NULL);
+
+  old = g_steal_pointer (&self->live_channels);
+  self->live_channels = channels;
+  install (self, trace, (const StrataChannel *)(gpointer) channels->data, channels->len, start,
+           MAX (horizon, start + 1), TRUE);
+}
+
+gboolean
+strata_timeline_view_is_live (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
+  return self->live;
 }
 
 StrataTrace *
@@ -758,6 +855,23 @@ StrataPainter *
 strata_timeline_view_get_painter (StrataTimelineView *self)
 {
   return self->painter;
+}
+
+const StrataChannel *
+strata_timeline_view_get_channels (StrataTimelineView *self,
+                                   guint              *n_channels)
+{
+  *n_channels = self->n_channels;
+  return self->channels;
+}
+
+void
+strata_timeline_view_get_extent (StrataTimelineView *self,
+                                 gint64             *start,
+                                 gint64             *end)
+{
+  *start = self->start;
+  *end = self->end;
 }
 
 static void
@@ -916,8 +1030,6 @@ static void
 snapshot_chevrons (StrataTimelineView *self,
                    GtkSnapshot        *snapshot)
 {
-  const StrataChannel *channels;
-  guint n;
   guint32 c = self->dark ? 0xc0c4ccffu : 0x5e636cffu;
   GdkRGBA rgba;
   cairo_t *cr = NULL;
@@ -925,7 +1037,6 @@ snapshot_chevrons (StrataTimelineView *self,
 
   if (self->trace == NULL)
     return;
-  channels = strata_trace_get_channels (self->trace, &n);
   strata_rgba_from_u32 (&rgba, c);
 
   for (guint i = 0; i < self->list->rows->len; i++)
@@ -956,7 +1067,6 @@ snapshot_chevrons (StrataTimelineView *self,
       cairo_fill (cr);
     }
   g_clear_pointer (&cr, cairo_destroy);
-  (void) channels;
 }
 
 static void
@@ -1164,7 +1274,7 @@ strata_timeline_view_hit (StrataTimelineView *self,
     return FALSE;
 
   ch = g_array_index (self->rows, guint32, i);
-  channels = strata_trace_get_channels (self->trace, &n_channels);
+  channels = self->channels, n_channels = self->n_channels;
   if (ch >= n_channels || channels[ch].kind == STRATA_CHANNEL_PROCESS)
     return FALSE;
 
@@ -1228,7 +1338,7 @@ strata_timeline_view_describe_at (StrataTimelineView *self,
   StrataZoomItem item;
   int i;
 
-  if (self->trace == NULL)
+  if (self->trace == NULL || self->live)
     return NULL;
   if (x < self->style.name_width)
     {
@@ -1364,13 +1474,13 @@ strata_timeline_view_set_search (StrataTimelineView *self,
   g_clear_pointer (&self->search, g_free);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 
-  if (self->trace == NULL || text == NULL || text[0] == '\0')
+  if (self->trace == NULL || self->live || text == NULL || text[0] == '\0')
     return 0;
 
   self->search = g_strstrip (g_strdup (text));
   folded = g_utf8_casefold (self->search, -1);
   is_number = g_ascii_string_to_signed (self->search, 10, 0, G_MAXINT32, &number, NULL);
-  channels = strata_trace_get_channels (self->trace, &n);
+  channels = self->channels, n = self->n_channels;
 
   /* In row order, so stepping goes down the timeline; rows not shown
    * (hidden, or in a collapsed process) match too and are shown. */
@@ -1408,7 +1518,7 @@ strata_timeline_view_search_step (StrataTimelineView *self,
                         (int) self->matches->len;
 
   ch = g_array_index (self->matches, guint32, self->match_index);
-  channels = strata_trace_get_channels (self->trace, &n);
+  channels = self->channels, n = self->n_channels;
   if (g_hash_table_remove (self->hidden, GUINT_TO_POINTER (ch)))
     changed = TRUE;
   if (ch < n && channels[ch].parent < n &&
@@ -1623,7 +1733,7 @@ select_at (StrataTimelineView *self,
 {
   StrataZoomItem item;
 
-  if (strata_timeline_view_hit (self, x, y, &item))
+  if (!self->live && strata_timeline_view_hit (self, x, y, &item))
     {
       self->selection.kind = STRATA_TIMELINE_SELECTION_ITEM;
       self->selection.item = item;
@@ -1644,7 +1754,7 @@ strata_timeline_view_handle_drag_end (StrataTimelineView *self,
   strata_timeline_view_handle_drag_update (self, dx, dy);
   self->drag_mode = DRAG_NONE;
 
-  if (mode == DRAG_RANGE && self->drag_moved && self->selection.to > self->selection.from)
+  if (mode == DRAG_RANGE && self->drag_moved && self->selection.to > self->selection.from && !self->live)
     {
       self->selection.kind = STRATA_TIMELINE_SELECTION_RANGE;
       selection_changed (self);
@@ -1653,7 +1763,7 @@ strata_timeline_view_handle_drag_end (StrataTimelineView *self,
     strata_timeline_view_clear_selection (self);
   else if (mode == DRAG_PAN && !self->drag_moved)
     select_at (self, self->drag_x, self->drag_y);
-  else if (mode == DRAG_NAMES && !self->drag_moved)
+  else if (mode == DRAG_NAMES && !self->drag_moved && !self->live)
     {
       int i = row_index_at (self, self->drag_y);
 
@@ -1663,7 +1773,7 @@ strata_timeline_view_handle_drag_end (StrataTimelineView *self,
           const StrataChannel *channels;
           guint n;
 
-          channels = strata_trace_get_channels (self->trace, &n);
+          channels = self->channels, n = self->n_channels;
           /* A click on a process's name folds or unfolds its threads. */
           if (ch < n && channels[ch].kind == STRATA_CHANNEL_PROCESS)
             strata_timeline_view_set_expanded (self, ch,
@@ -1749,7 +1859,7 @@ on_context_pressed (GtkGestureClick    *gesture,
   if (i < 0 || self->trace == NULL)
     return;
   ch = g_array_index (self->rows, guint32, i);
-  channels = strata_trace_get_channels (self->trace, &n);
+  channels = self->channels, n = self->n_channels;
   self->menu_channel = ch;
 
   menu = g_menu_new ();
@@ -2048,6 +2158,7 @@ strata_timeline_view_finalize (GObject *object)
   g_clear_pointer (&self->forward, g_array_unref);
   g_clear_pointer (&self->matches, g_array_unref);
   g_clear_pointer (&self->search, g_free);
+  g_clear_pointer (&self->live_channels, g_array_unref);
 
   G_OBJECT_CLASS (strata_timeline_view_parent_class)->finalize (object);
 }

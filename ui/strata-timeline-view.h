@@ -41,6 +41,12 @@ GtkWidget     *strata_timeline_view_new            (void);
 void           strata_timeline_view_set_trace      (StrataTimelineView *self,
                                                     StrataTrace        *trace);
 StrataTrace   *strata_timeline_view_get_trace      (StrataTimelineView *self);
+void           strata_timeline_view_set_live       (StrataTimelineView *self,
+                                                    StrataTrace        *trace,
+                                                    GArray             *channels,
+                                                    gint64              start,
+                                                    gint64              horizon);
+gboolean       strata_timeline_view_is_live        (StrataTimelineView *self);
 void           strata_timeline_view_get_range      (StrataTimelineView *self,
                                                     gint64             *from,
                                                     gint64             *to);

@@ -17,17 +17,24 @@
 #include "strata-item-info.h"
 #include "strata-window.h"
 
-#define PROGRESS_EVERY 32768
+/* How often the timeline is given what the load has built so far. */
+#define LIVE_EVERY_USEC (250 * G_TIME_SPAN_MILLISECOND)
 
+/* Shared by the worker (which writes) and the main loop (which reads),
+ * under the lock. */
 typedef struct
 {
-  GMutex   lock;
-  guint64  n_activities;
-  gint64   horizon;
-  gboolean idle_pending;
-  gboolean cancelled;
-  gint64   began_usec;
-  GWeakRef window;
+  GMutex       lock;
+  guint64      n_events;
+  gint64       start;
+  gint64       horizon;
+  StrataTrace *trace;          /* the trace being built, once it has events */
+  GArray      *live_channels;  /* StrataChannel, fresh since the idle last ran */
+  gint64       last_live_usec;
+  gboolean     idle_pending;
+  gboolean     cancelled;
+  gint64       began_usec;
+  GWeakRef     window;
 } LoadProgress;
 
 struct _StrataWindow
@@ -45,6 +52,9 @@ struct _StrataWindow
   AdwStatusPage        *loading_page;
   GtkProgressBar       *progress_bar;
   GtkLabel             *progress_label;
+  GtkRevealer          *live_bar;
+  GtkLabel             *live_label;
+  GtkProgressBar       *live_progress;
   GtkPaned             *paned;
   StrataTimelineView   *timeline;
   GtkWidget            *panel;
@@ -76,24 +86,52 @@ load_progress_free (gpointer data)
 
   g_mutex_clear (&p->lock);
   g_weak_ref_clear (&p->window);
+  g_clear_object (&p->trace);
+  g_clear_pointer (&p->live_channels, g_array_unref);
   g_free (p);
+}
+
+static gboolean
+load_cancelled (LoadProgress *p)
+{
+  gboolean cancelled;
+
+  g_mutex_lock (&p->lock);
+  cancelled = p->cancelled;
+  g_mutex_unlock (&p->lock);
+  return cancelled;
+}
+
+static void
+cancel_load (LoadProgress *p)
+{
+  g_mutex_lock (&p->lock);
+  p->cancelled = TRUE;
+  g_mutex_unlock (&p->lock);
 }
 
 static void
 show_progress (StrataWindow *self,
                guint64       n,
+               gint64        start,
                gint64        horizon,
                gint64        began_usec)
 {
   double secs = (g_get_monotonic_time () - began_usec) / (double) G_USEC_PER_SEC;
   g_autofree char *text = NULL;
+  g_autofree char *covered = NULL;
 
-  /* The reader cannot say how far into the file it is, so the bar
-   * pulses; the count and the rate say how it goes. */
+  /* The readers cannot say how far into the file they are, so the bars
+   * pulse; the count, the rate and the time read so far say how it goes. */
+  covered = strata_format_duration (horizon > start && start != G_MAXINT64 ? horizon - start : 0);
+  /* Translators: progress while reading a trace: events, their rate per
+   * second, and how much of the trace's time has been read */
+  text = g_strdup_printf (_("%.2f M events · %.2f M/s · %s read"), n / 1e6,
+                          secs > 0 ? n / 1e6 / secs : 0.0, covered);
   gtk_progress_bar_pulse (self->progress_bar);
-  text = g_strdup_printf (_("%.2f M activities · %.2f M/s"), n / 1e6,
-                          secs > 0 ? n / 1e6 / secs : 0.0);
   gtk_label_set_text (self->progress_label, text);
+  gtk_progress_bar_pulse (self->live_progress);
+  gtk_label_set_text (self->live_label, text);
 }
 
 static gboolean
@@ -101,40 +139,75 @@ progress_idle (gpointer data)
 {
   LoadProgress *p = data;
   g_autoptr(StrataWindow) self = g_weak_ref_get (&p->window);
+  g_autoptr(GArray) channels = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
   guint64 n;
-  gint64 horizon;
+  gint64 start, horizon;
 
   g_mutex_lock (&p->lock);
-  n = p->n_activities;
+  n = p->n_events;
+  start = p->start;
   horizon = p->horizon;
+  channels = g_steal_pointer (&p->live_channels);
+  trace = p->trace != NULL ? g_object_ref (p->trace) : NULL;
   p->idle_pending = FALSE;
   g_mutex_unlock (&p->lock);
 
-  if (self != NULL && self->loading == p)
-    show_progress (self, n, horizon, p->began_usec);
+  if (self == NULL || self->loading != p)
+    return G_SOURCE_REMOVE;
+
+  show_progress (self, n, start, horizon, p->began_usec);
+
+  /* The timeline is usable as soon as there is something to draw. */
+  if (channels != NULL && trace != NULL && channels->len > 0)
+    {
+      gboolean first = !strata_timeline_view_is_live (self->timeline);
+
+      strata_timeline_view_set_live (self->timeline, trace, g_steal_pointer (&channels), start, horizon);
+      if (first)
+        {
+          gtk_revealer_set_reveal_child (self->live_bar, TRUE);
+          gtk_widget_set_visible (self->panel, FALSE);
+          gtk_stack_set_visible_child_name (self->stack, "timeline");
+        }
+    }
   return G_SOURCE_REMOVE;
 }
 
-/* Called in the worker for every activity the kernel model completes. */
-static void
-count_activity (const StrataActivity *activity,
-                gpointer              data)
+/* Called on the worker after each batch of events. */
+static gboolean
+load_progress (const StrataTraceProgress *progress,
+               gpointer                   data)
 {
   LoadProgress *p = data;
-  static __thread guint64 local;
-
-  if (++local % PROGRESS_EVERY != 0)
-    return;
+  gint64 now = g_get_monotonic_time ();
+  gboolean go_on;
 
   g_mutex_lock (&p->lock);
-  p->n_activities += PROGRESS_EVERY;
-  p->horizon = activity->end;
+  go_on = !p->cancelled;
+  p->n_events = progress->n_events;
+  p->start = progress->start;
+  p->horizon = progress->horizon;
+  if (progress->tree != NULL && progress->start != G_MAXINT64 && progress->horizon > progress->start &&
+      now - p->last_live_usec >= LIVE_EVERY_USEC)
+    {
+      GArray *channels = g_array_sized_new (FALSE, FALSE, sizeof (StrataChannel), progress->n_channels);
+
+      g_array_append_vals (channels, progress->channels, progress->n_channels);
+      g_clear_pointer (&p->live_channels, g_array_unref);
+      p->live_channels = channels;
+      if (p->trace == NULL)
+        p->trace = g_object_ref (progress->trace);
+      p->last_live_usec = now;
+    }
   if (!p->idle_pending)
     {
       p->idle_pending = TRUE;
       g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, progress_idle, p, NULL);
     }
   g_mutex_unlock (&p->lock);
+
+  return go_on;
 }
 
 static void
@@ -151,8 +224,8 @@ load_thread (GTask        *task,
   StrataTrace *trace;
 
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, count_activity, p,
-                                       &params, &error);
+  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL,
+                                           &params, load_progress, p, &error);
   if (trace == NULL)
     g_task_return_error (task, error);
   else
@@ -219,9 +292,10 @@ load_done (GObject      *object,
   GFile *file = g_object_get_data (G_OBJECT (task), "file");
 
   trace = g_task_propagate_pointer (task, &error);
-  if (p->cancelled || self->loading != p)
+  if (load_cancelled (p) || self->loading != p)
     return;
   self->loading = NULL;
+  gtk_revealer_set_reveal_child (self->live_bar, FALSE);
 
   if (trace == NULL)
     {
@@ -229,6 +303,7 @@ load_done (GObject      *object,
 
       adw_toast_set_timeout (toast, 0);
       adw_toast_overlay_add_toast (self->toast_overlay, toast);
+      strata_timeline_view_set_trace (self->timeline, self->trace);
       gtk_stack_set_visible_child_name (self->stack, self->trace != NULL ? "timeline" : "empty");
       update_actions (self);
       return;
@@ -256,7 +331,7 @@ strata_window_open (StrataWindow *self,
   g_return_if_fail (G_IS_FILE (file));
 
   if (self->loading != NULL)
-    self->loading->cancelled = TRUE;
+    cancel_load (self->loading);
 
   p = g_new0 (LoadProgress, 1);
   g_mutex_init (&p->lock);
@@ -600,11 +675,13 @@ action_cancel_open (GtkWidget  *widget,
 {
   StrataWindow *self = STRATA_WINDOW (widget);
 
-  /* The worker runs to its end (the reader has no cancellation point);
-   * its result is dropped. */
+  /* The worker stops after its current batch and drops what it built;
+   * the window goes back to what it showed before. */
   if (self->loading != NULL)
-    self->loading->cancelled = TRUE;
+    cancel_load (self->loading);
   self->loading = NULL;
+  gtk_revealer_set_reveal_child (self->live_bar, FALSE);
+  strata_timeline_view_set_trace (self->timeline, self->trace);
   gtk_stack_set_visible_child_name (self->stack, self->trace != NULL ? "timeline" : "empty");
   update_actions (self);
 }
@@ -736,7 +813,7 @@ strata_window_dispose (GObject *object)
   StrataWindow *self = STRATA_WINDOW (object);
 
   if (self->loading != NULL)
-    self->loading->cancelled = TRUE;
+    cancel_load (self->loading);
   self->loading = NULL;
   g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
   g_signal_handlers_disconnect_by_data (gtk_recent_manager_get_default (), self);
@@ -775,6 +852,9 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, loading_page);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_bar);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_label);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_progress);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, panel);
