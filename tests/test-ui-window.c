@@ -371,6 +371,62 @@ test_screenshots_and_dark_mode (void)
   strata_test_ui_settle ();
 }
 
+static char *
+recent_target (GMenuModel *menu,
+               int         i)
+{
+  g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET,
+                                                                      G_VARIANT_TYPE_STRING);
+
+  return target != NULL ? g_variant_dup_string (target, NULL) : NULL;
+}
+
+/* Last, as it opens another trace in the window: both are in the recent
+ * traces beside Open, the newest first, and opening from there works. */
+static void
+test_recent_traces (void)
+{
+  g_autofree char *first_path = strata_test_fixture ("sched-small.dat");
+  g_autofree char *second_path = strata_test_fixture ("instances.dat");
+  g_autofree char *first = g_filename_to_uri (first_path, NULL, NULL);
+  g_autofree char *second = g_filename_to_uri (second_path, NULL, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (second_path);
+  GMenuModel *menu = strata_window_get_recent_menu (window);
+  g_autofree char *top = NULL;
+  gboolean seen_first = FALSE;
+
+  g_assert_true (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), first));
+
+  strata_window_open (window, file);
+  while (strata_timeline_view_is_live (view) ||
+         !g_str_equal (gtk_window_get_title (GTK_WINDOW (window)), "instances.dat"))
+    g_main_context_iteration (NULL, TRUE);
+
+  /* The manager saves, then says it changed, then the menu follows. */
+  for (;;)
+    {
+      g_clear_pointer (&top, g_free);
+      top = g_menu_model_get_n_items (menu) > 0 ? recent_target (menu, 0) : NULL;
+      if (top != NULL && g_str_equal (top, second))
+        break;
+      g_main_context_iteration (NULL, TRUE);
+    }
+  for (int i = 1; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autofree char *uri = recent_target (menu, i);
+
+      if (uri != NULL && g_str_equal (uri, first))
+        seen_first = TRUE;
+    }
+  g_assert_true (seen_first);
+
+  /* And back, through the menu's action. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-uri", "s", first);
+  while (strata_timeline_view_is_live (view) ||
+         !g_str_equal (gtk_window_get_title (GTK_WINDOW (window)), "sched-small.dat"))
+    g_main_context_iteration (NULL, TRUE);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -388,6 +444,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/window/pin-and-hide-rows", test_pin_and_hide_rows);
   g_test_add_func ("/strata/ui/window/markers", test_markers);
   g_test_add_func ("/strata/ui/window/screenshots-and-dark-mode", test_screenshots_and_dark_mode);
+  g_test_add_func ("/strata/ui/window/recent-traces", test_recent_traces);
 
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

@@ -376,6 +376,16 @@ strata_window_get_panel (StrataWindow *self)
 
 /* Recent files ------------------------------------------------------------ */
 
+static int
+by_last_use (gconstpointer a,
+             gconstpointer b)
+{
+  GDateTime *ta = gtk_recent_info_get_modified ((GtkRecentInfo *) a);
+  GDateTime *tb = gtk_recent_info_get_modified ((GtkRecentInfo *) b);
+
+  return g_date_time_compare (tb, ta);
+}
+
 static void
 update_recent (StrataWindow *self)
 {
@@ -384,7 +394,7 @@ update_recent (StrataWindow *self)
   guint n = 0;
 
   g_menu_remove_all (self->recent_menu);
-  items = g_list_sort (items, (GCompareFunc) NULL);
+  items = g_list_sort (items, by_last_use);
   for (GList *l = items; l != NULL && n < 10; l = l->next)
     {
       GtkRecentInfo *info = l->data;
@@ -405,6 +415,14 @@ update_recent (StrataWindow *self)
       g_autoptr(GMenuItem) item = g_menu_item_new (_("No Recent Traces"), "win.none");
       g_menu_append_item (self->recent_menu, item);
     }
+}
+
+/* The menu beside Open: the traces opened last, the newest first. */
+GMenuModel *
+strata_window_get_recent_menu (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return G_MENU_MODEL (self->recent_menu);
 }
 
 /* The panel --------------------------------------------------------------- */

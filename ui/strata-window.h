@@ -28,5 +28,6 @@ GtkWidget          *strata_window_get_panel      (StrataWindow   *self);
 char               *strata_window_get_panel_text (StrataWindow   *self);
 void                strata_window_search         (StrataWindow   *self,
                                                   const char     *text);
+GMenuModel         *strata_window_get_recent_menu (StrataWindow  *self);
 
 G_END_DECLS
