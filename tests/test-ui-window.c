@@ -214,12 +214,18 @@ test_range_statistics (void)
   g_assert_nonnull (text);
   g_assert_true (g_str_has_prefix (text, "Range of "));
   running = strata_format_duration (sum);
-  want = g_strdup_printf ("sched-messaging (4302): running %s,", running);
+  want = g_strdup_printf ("sched-messaging 4302: %s running", running);
   g_assert_nonnull (strstr (text, want));
   g_assert_nonnull (strstr (text, "Wakeups: "));
 
   save_screenshot ("range-selection");
+  /* Two markers, the time between them on the ruler. */
+  strata_timeline_view_add_marker (view, sel->to + (sel->to - sel->from) / 5);
+  strata_timeline_view_add_marker (view, sel->to + (sel->to - sel->from) * 4 / 5);
+  save_screenshot ("markers");
   strata_timeline_view_clear_selection (view);
+  strata_timeline_view_handle_key (view, GDK_KEY_Escape, 0);
+  g_assert_cmpuint (strata_timeline_view_get_markers (view, NULL), ==, 0);
 }
 
 /* The threads the kernel's text rendering names "sched-messaging-TID". */

@@ -483,6 +483,25 @@ by_running_descending (gconstpointer pa,
   return a->tid - b->tid;
 }
 
+/* The parts of a thread's line in a range's statistics, joined with
+ * " · ": running, runnable, sleeping, blocked. */
+static char *
+state_part (guint       k,
+            const char *duration)
+{
+  switch (k)
+    {
+    /* Translators: %s is a duration */
+    case 0:  return g_strdup_printf (_("%s running"), duration);
+    /* Translators: %s is a duration */
+    case 1:  return g_strdup_printf (_("%s runnable"), duration);
+    /* Translators: %s is a duration */
+    case 2:  return g_strdup_printf (_("%s sleeping"), duration);
+    /* Translators: %s is a duration */
+    default: return g_strdup_printf (_("%s blocked"), duration);
+    }
+}
+
 /**
  * strata_item_info_new_for_range:
  * @channels: (array length=n_channels): the rows to account
@@ -571,21 +590,35 @@ strata_item_info_new_for_range (StrataTrace   *trace,
   for (guint i = 0; i < stats->threads->len && shown < 12; i++)
     {
       const StrataThreadStats *t = &g_array_index (stats->threads, StrataThreadStats, i);
+      const gint64 parts[] = { t->running, t->runnable + t->woken, t->sleeping, t->blocked };
       g_autofree char *key = NULL;
-      g_autofree char *run = NULL, *wait = NULL, *sleep = NULL, *block = NULL, *switches = NULL;
+      GString *value;
 
       if (!wanted[t->channel] || t->running + t->runnable + t->woken + t->sleeping + t->blocked == 0)
         continue;
-      run = strata_format_duration (t->running);
-      wait = strata_format_duration (t->runnable + t->woken);
-      sleep = strata_format_duration (t->sleeping);
-      block = strata_format_duration (t->blocked);
-      key = g_strdup_printf ("%s (%d)", strata_channel_display_name (trace, t->channel), t->tid);
-      switches = g_strdup_printf ("%" G_GUINT64_FORMAT, t->switches_in);
-      /* Translators: time per state of one thread in a range, and how
-       * many times it was switched in */
-      add_field (self, key, _("running %s, runnable %s, sleeping %s, blocked %s, %s switches in"),
-                 run, wait, sleep, block, switches);
+      value = g_string_new (NULL);
+      for (guint k = 0; k < G_N_ELEMENTS (parts); k++)
+        if (parts[k] > 0)
+          {
+            g_autofree char *d = strata_format_duration (parts[k]);
+            g_autofree char *part = state_part (k, d);
+
+            if (value->len > 0)
+              g_string_append (value, " · ");
+            g_string_append (value, part);
+          }
+      if (t->switches_in > 0)
+        {
+          if (value->len > 0)
+            g_string_append (value, " · ");
+          g_string_append_printf (value,
+                                  g_dngettext (GETTEXT_PACKAGE, "switched in %u time", "switched in %u times",
+                                               (gulong) t->switches_in),
+                                  (guint) t->switches_in);
+        }
+      key = g_strdup_printf ("%s %d", strata_channel_display_name (trace, t->channel), t->tid);
+      add_field (self, key, "%s", value->str);
+      g_string_free (value, TRUE);
       shown++;
     }
 

@@ -926,6 +926,37 @@ append_outline (GtkSnapshot *snapshot,
   gtk_snapshot_append_border (snapshot, &r, widths, rgba);
 }
 
+/* A label on the ruler, white on a rounded accent-coloured pill so it
+ * reads over the tick labels; @x is its middle. */
+static void
+append_pill (StrataTimelineView *self,
+             GtkSnapshot        *snapshot,
+             const char         *text,
+             float               x,
+             float               y_mid,
+             guint32             fill)
+{
+  PangoRectangle logical;
+  GskRoundedRect r;
+  GdkRGBA bg, fg = { 1, 1, 1, 1 };
+  float w, h;
+
+  pango_layout_set_text (self->layout, text, -1);
+  pango_layout_get_pixel_extents (self->layout, NULL, &logical);
+  w = logical.width + 10;
+  h = logical.height + 2;
+  x = roundf (x - w / 2);
+  strata_rgba_from_u32 (&bg, fill);
+  gsk_rounded_rect_init_from_rect (&r, &GRAPHENE_RECT_INIT (x, roundf (y_mid - h / 2), w, h), h / 2);
+  gtk_snapshot_push_rounded_clip (snapshot, &r);
+  gtk_snapshot_append_color (snapshot, &bg, &r.bounds);
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x + 5, roundf (y_mid - logical.height / 2.f)));
+  gtk_snapshot_append_layout (snapshot, self->layout, &fg);
+  gtk_snapshot_restore (snapshot);
+}
+
 static void
 append_text (StrataTimelineView *self,
              GtkSnapshot        *snapshot,
@@ -1156,8 +1187,7 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
       g_autofree char *len = strata_format_duration (self->selection.to - self->selection.from);
 
       append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x50u, x0, OVERVIEW_HEIGHT, x1 - x0, self->style.ruler_height);
-      append_text (self, snapshot, len, (x0 + x1) / 2 - 20, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f,
-                   self->dark ? 0xffffffffu : 0x1c3f78ffu, FALSE);
+      append_pill (self, snapshot, len, (x0 + x1) / 2, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f, ACCENT);
     }
   for (guint i = 0; i < self->n_markers; i++)
     {
@@ -1172,8 +1202,11 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
       g_autofree char *d = strata_format_duration (ABS (self->markers[1] - self->markers[0]));
       g_autofree char *label = g_strdup_printf ("Δ %s", d);
 
-      append_text (self, snapshot, label, x + 5, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f,
-                   0xe01b24ffu, FALSE);
+      double other = MIN (strata_timeline_view_x_for_time (self, self->markers[0]),
+                          strata_timeline_view_x_for_time (self, self->markers[1]));
+
+      append_pill (self, snapshot, label, (x + other) / 2, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f,
+                   0xe01b24ffu);
     }
   gtk_snapshot_pop (snapshot);
 }
