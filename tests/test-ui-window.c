@@ -19,6 +19,7 @@
 
 #include <adwaita.h>
 
+#include "strata-event-model.h"
 #include "strata-item-info.h"
 #include "strata-test-support.h"
 #include "strata-test-ui.h"
@@ -387,6 +388,101 @@ recent_target (GMenuModel *menu,
   return target != NULL ? g_variant_dup_string (target, NULL) : NULL;
 }
 
+/* The event list: every activity of the trace once, in time order, the
+ * same as the trace's own list of activities (loaded apart, with them
+ * kept); filters; a row chosen moves the timeline to it, and the list
+ * follows the timeline back. */
+static void
+test_event_list (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-small.dat");
+  g_autoptr(StrataTrace) all = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataEventList *list = strata_window_get_event_list (window);
+  GListModel *model;
+  const StrataActivity *activities;
+  const StrataTimelineSelection *sel;
+  StrataZoomParams params;
+  StrataActivity a, prev = { 0 };
+  gsize n_all, wakeups = 0;
+  guint n, p, first;
+  gint64 from, to, mid;
+
+  strata_window_show_events (window, TRUE);
+  strata_test_ui_settle ();
+  model = strata_event_list_get_model (list);
+  g_assert_nonnull (model);
+
+  strata_zoom_params_init (&params);
+  all = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  g_assert_no_error (error);
+  activities = strata_trace_get_activities (all, &n_all);
+  for (gsize i = 0; i < n_all; i++)
+    if (activities[i].kind == STRATA_ACTIVITY_WAKEUP)
+      wakeups++;
+
+  /* Every activity once, in order of start. */
+  n = g_list_model_get_n_items (model);
+  g_assert_cmpuint (n, ==, n_all);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(StrataEventItem) item = g_list_model_get_item (model, i);
+
+      g_assert_nonnull (item);
+      a = *strata_event_item_get_activity (item);
+      if (i > 0)
+        g_assert_cmpint (a.start, >=, prev.start);
+      prev = a;
+    }
+
+  /* Filtered to wakeups, or to one thread. */
+  strata_event_list_set_filter (list, STRATA_ACTIVITY_WAKEUP, -1, -1);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, wakeups);
+  strata_event_list_set_filter (list, -1, -1, 4302);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(StrataEventItem) item = g_list_model_get_item (model, i);
+      const StrataActivity *b = strata_event_item_get_activity (item);
+
+      g_assert_true (b->channel == thread_channel (4302) || (b->kind == STRATA_ACTIVITY_TASK && b->arg == 4302));
+    }
+  strata_event_list_set_filter (list, -1, -1, -1);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_all);
+
+  /* A row chosen: the timeline centres on it and selects it. */
+  strata_timeline_view_set_range (view, strata_trace_get_start (all) + 1000000, strata_trace_get_start (all) + 3000000);
+  p = n / 2;
+  {
+    g_autoptr(StrataEventItem) item = g_list_model_get_item (model, p);
+
+    a = *strata_event_item_get_activity (item);
+  }
+  strata_event_list_select (list, p);
+  strata_timeline_view_get_range (view, &from, &to);
+  mid = from + (to - from) / 2;
+  g_assert_cmpint (ABS (mid - a.start), <=, 2);
+  sel = strata_timeline_view_get_selection (view);
+  g_assert_cmpint (sel->kind, ==, STRATA_TIMELINE_SELECTION_ITEM);
+  g_assert_cmpint (sel->item.start, ==, a.start);
+  g_assert_cmpuint (sel->item.channel, ==, a.channel);
+
+  /* The timeline moved: the list shows the first activity from there. */
+  strata_timeline_view_set_range (view, strata_trace_get_start (all) + 20000000, strata_trace_get_start (all) + 21000000);
+  first = strata_event_list_get_followed (list);
+  {
+    g_autoptr(StrataEventItem) item = g_list_model_get_item (model, first);
+    g_autoptr(StrataEventItem) before = first > 0 ? g_list_model_get_item (model, first - 1) : NULL;
+
+    g_assert_cmpint (strata_event_item_get_activity (item)->start, >=, strata_trace_get_start (all) + 20000000);
+    if (before != NULL)
+      g_assert_cmpint (strata_event_item_get_activity (before)->start, <, strata_trace_get_start (all) + 20000000);
+  }
+
+  save_screenshot ("event-list");
+  strata_window_show_events (window, FALSE);
+  strata_timeline_view_clear_selection (view);
+}
+
 /* Last, as it opens another trace in the window: both are in the recent
  * traces beside Open, the newest first, and opening from there works. */
 static void
@@ -450,6 +546,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/window/pin-and-hide-rows", test_pin_and_hide_rows);
   g_test_add_func ("/strata/ui/window/markers", test_markers);
   g_test_add_func ("/strata/ui/window/screenshots-and-dark-mode", test_screenshots_and_dark_mode);
+  g_test_add_func ("/strata/ui/window/event-list", test_event_list);
   g_test_add_func ("/strata/ui/window/recent-traces", test_recent_traces);
 
   status = g_test_run ();

@@ -1462,6 +1462,22 @@ strata_timeline_view_select_row (StrataTimelineView *self,
   selection_changed (self);
 }
 
+/* Selects @item (an activity found elsewhere, the event list's) and
+ * scrolls its row into view. */
+void
+strata_timeline_view_select_item (StrataTimelineView   *self,
+                                  const StrataZoomItem *item)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (item != NULL);
+
+  self->selection.kind = STRATA_TIMELINE_SELECTION_ITEM;
+  self->selection.item = *item;
+  self->selection.channel = item->channel;
+  scroll_to_row (self, item->channel);
+  selection_changed (self);
+}
+
 /* Search ------------------------------------------------------------------ */
 
 static gboolean

@@ -77,6 +77,8 @@ const StrataTimelineSelection *
                strata_timeline_view_get_selection  (StrataTimelineView *self);
 void           strata_timeline_view_select_row     (StrataTimelineView *self,
                                                     guint32             channel);
+void           strata_timeline_view_select_item    (StrataTimelineView *self,
+                                                    const StrataZoomItem *item);
 void           strata_timeline_view_clear_selection (StrataTimelineView *self);
 void           strata_timeline_view_set_row_pinned (StrataTimelineView *self,
                                                     guint32             channel,

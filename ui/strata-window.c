@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "strata-event-list.h"
 #include "strata-item-info.h"
 #include "strata-window.h"
 
@@ -56,6 +57,10 @@ struct _StrataWindow
   GtkLabel             *live_label;
   GtkProgressBar       *live_progress;
   GtkPaned             *paned;
+  GtkPaned             *events_paned;
+  StrataEventList      *event_list;
+  GtkToggleButton      *events_button;
+  gboolean              jumping;
   StrataTimelineView   *timeline;
   GtkWidget            *panel;
   GtkLabel             *panel_title;
@@ -247,6 +252,7 @@ show_trace (StrataWindow *self,
   g_set_object (&self->trace, trace);
   g_set_object (&self->file, file);
   strata_timeline_view_set_trace (self->timeline, trace);
+  strata_event_list_set_trace (self->event_list, trace);
 
   /* Translators: the window's subtitle: format, CPU count, length */
   subtitle = g_strdup_printf (_("%s · %u CPUs · %s"), info->format, info->n_cpus, span);
@@ -547,6 +553,72 @@ strata_window_get_panel_text (StrataWindow *self)
   return self->info != NULL ? strata_item_info_to_text (self->info) : NULL;
 }
 
+/* The event list ------------------------------------------------------------ */
+
+StrataEventList *
+strata_window_get_event_list (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->event_list;
+}
+
+/* A row chosen in the list: the timeline centres on it, keeping its
+ * scale, and selects it. */
+static void
+event_selected (StrataEventList      *list,
+                const StrataActivity *a,
+                StrataWindow         *self)
+{
+  StrataZoomItem item = {
+    .start = a->start, .end = a->end, .channel = a->channel, .label = a->label, .arg = a->arg,
+    .kind = a->kind, .state = a->state, .flags = a->flags, .count = 1, .busy = a->end - a->start,
+  };
+  gint64 from, to, span;
+
+  strata_timeline_view_get_range (self->timeline, &from, &to);
+  span = to - from;
+  if (a->end - a->start > span)
+    span = (a->end - a->start) * 5 / 4 + 1;
+  self->jumping = TRUE;
+  strata_timeline_view_navigate_to (self->timeline, a->start - span / 2, a->start - span / 2 + span);
+  strata_timeline_view_select_item (self->timeline, &item);
+  self->jumping = FALSE;
+}
+
+/* The timeline moved: the list follows. */
+static void
+timeline_view_changed (StrataWindow *self)
+{
+  gint64 from;
+
+  if (self->jumping || !gtk_widget_get_visible (GTK_WIDGET (self->event_list)))
+    return;
+  strata_timeline_view_get_range (self->timeline, &from, NULL);
+  strata_event_list_follow (self->event_list, from);
+}
+
+static void
+events_toggled (GtkToggleButton *button,
+                StrataWindow    *self)
+{
+  gboolean on = gtk_toggle_button_get_active (button);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->event_list), on);
+  if (on)
+    {
+      gtk_paned_set_position (self->events_paned, MAX (gtk_widget_get_height (GTK_WIDGET (self->events_paned)) - 260, 200));
+      timeline_view_changed (self);
+    }
+}
+
+void
+strata_window_show_events (StrataWindow *self,
+                           gboolean      show)
+{
+  g_return_if_fail (STRATA_IS_WINDOW (self));
+  gtk_toggle_button_set_active (self->events_button, show);
+}
+
 /* Search ------------------------------------------------------------------ */
 
 /* strata_window_search: @text: (nullable): what to search, or %NULL to
@@ -794,6 +866,16 @@ action_show_all_rows (GtkWidget  *widget,
   strata_timeline_view_show_all_rows (STRATA_WINDOW (widget)->timeline);
 }
 
+static void
+action_toggle_events (GtkWidget  *widget,
+                      const char *name,
+                      GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  gtk_toggle_button_set_active (self->events_button, !gtk_toggle_button_get_active (self->events_button));
+}
+
 /* Drag and drop ----------------------------------------------------------- */
 
 static gboolean
@@ -837,6 +919,8 @@ strata_window_dispose (GObject *object)
   g_signal_handlers_disconnect_by_data (gtk_recent_manager_get_default (), self);
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
+  if (self->event_list != NULL)
+    g_signal_handlers_disconnect_by_data (self->event_list, self);
   g_clear_pointer (&self->info, strata_item_info_free);
   g_clear_pointer (&self->member_groups, g_array_unref);
   g_clear_object (&self->trace);
@@ -858,6 +942,7 @@ strata_window_class_init (StrataWindowClass *klass)
   object_class->dispose = strata_window_dispose;
 
   g_type_ensure (STRATA_TYPE_TIMELINE_VIEW);
+  g_type_ensure (STRATA_TYPE_EVENT_LIST);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/strata/Strata/strata-window.ui");
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, open_button);
@@ -874,6 +959,9 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_label);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_progress);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, paned);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, events_paned);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, event_list);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, events_button);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, panel);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, panel_title);
@@ -897,6 +985,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.zoom-selection", NULL, action_zoom_selection);
   gtk_widget_class_install_action (widget_class, "win.show-all-rows", NULL, action_show_all_rows);
   gtk_widget_class_install_action (widget_class, "win.none", NULL, NULL);
+  gtk_widget_class_install_action (widget_class, "win.toggle-events", NULL, action_toggle_events);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
@@ -908,6 +997,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.forward", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.copy-details", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "win.search-next", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.toggle-events", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.search-previous", NULL);
 }
 
@@ -942,6 +1032,9 @@ strata_window_init (StrataWindow *self)
   g_signal_connect_swapped (self->timeline, "notify::can-go-back", G_CALLBACK (timeline_history_changed), self);
   g_signal_connect_swapped (self->timeline, "notify::can-go-forward", G_CALLBACK (timeline_history_changed), self);
   g_signal_connect (self->members_list, "row-activated", G_CALLBACK (member_row_activated), self);
+  g_signal_connect (self->event_list, "activity-selected", G_CALLBACK (event_selected), self);
+  g_signal_connect_swapped (self->timeline, "view-changed", G_CALLBACK (timeline_view_changed), self);
+  g_signal_connect (self->events_button, "toggled", G_CALLBACK (events_toggled), self);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
   g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (search_changed), self);

@@ -11,6 +11,7 @@
 
 #include <adwaita.h>
 
+#include "strata-event-list.h"
 #include "strata-timeline-view.h"
 
 G_BEGIN_DECLS
@@ -29,5 +30,8 @@ char               *strata_window_get_panel_text (StrataWindow   *self);
 void                strata_window_search         (StrataWindow   *self,
                                                   const char     *text);
 GMenuModel         *strata_window_get_recent_menu (StrataWindow  *self);
+StrataEventList    *strata_window_get_event_list (StrataWindow   *self);
+void                strata_window_show_events    (StrataWindow   *self,
+                                                  gboolean        show);
 
 G_END_DECLS
