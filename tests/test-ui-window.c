@@ -19,6 +19,7 @@
 
 #include <adwaita.h>
 
+#include "strata-application.h"
 #include "strata-event-model.h"
 #include "strata-item-info.h"
 #include "strata-test-support.h"
@@ -529,6 +530,58 @@ test_recent_traces (void)
     g_main_context_iteration (NULL, TRUE);
 }
 
+static GtkWindow *
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      GtkWindow *w = g_list_model_get_item (toplevels, i);
+
+      /* The list keeps it alive. */
+      g_object_unref (w);
+      if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
+        return w;
+    }
+  return NULL;
+}
+
+/* The application's own actions: a new window, the about window, the
+ * preferences (with the schema compiled by the build), each opens. */
+static void
+test_application_actions (void)
+{
+  g_autoptr(StrataApplication) app = strata_application_new (G_APPLICATION_NON_UNIQUE);
+  g_autoptr(GError) error = NULL;
+  GtkWindow *w;
+
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (strata_application_get_settings (app));
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "new-window", NULL);
+  strata_test_ui_settle ();
+  g_assert_nonnull (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  g_assert_true (STRATA_IS_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app))));
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  strata_test_ui_settle ();
+  w = find_toplevel (ADW_TYPE_ABOUT_WINDOW);
+  g_assert_nonnull (w);
+  g_assert_cmpstr (adw_about_window_get_application_name (ADW_ABOUT_WINDOW (w)), ==, "Strata");
+  gtk_window_destroy (w);
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "preferences", NULL);
+  strata_test_ui_settle ();
+  w = find_toplevel (ADW_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (w);
+  gtk_window_destroy (w);
+
+  gtk_window_destroy (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -548,6 +601,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/window/screenshots-and-dark-mode", test_screenshots_and_dark_mode);
   g_test_add_func ("/strata/ui/window/event-list", test_event_list);
   g_test_add_func ("/strata/ui/window/recent-traces", test_recent_traces);
+  g_test_add_func ("/strata/ui/window/application-actions", test_application_actions);
 
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
