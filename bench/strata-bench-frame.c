@@ -177,6 +177,68 @@ frame_raw (StrataTimelineRender    *render,
   return cpu_ns () - t0;
 }
 
+/* --live: what showing a trace while it loads costs. Once a second of
+ * loading, on the loading thread (the worker waits, as the tree grows
+ * no further meanwhile): a painter for the channels so far with its
+ * default rows (what the window does for each update), then a frame of
+ * the whole extent read so far. */
+static gint64 live_last;
+
+static gboolean
+live_report (const StrataTraceProgress *p,
+             gpointer                   data)
+{
+  g_autoptr(StrataPainter) painter = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(StrataDisplayList) list = NULL;
+  StrataPaintViewport vp = { 0 };
+  gint64 t0, t1, t2;
+
+  if (g_get_monotonic_time () - live_last < G_USEC_PER_SEC || p->start == G_MAXINT64 || p->tree == NULL)
+    return TRUE;
+  t0 = cpu_ns ();
+  painter = strata_painter_new (strata_trace_get_strings (p->trace), p->tree);
+  strata_painter_set_channels (painter, p->channels, p->n_channels);
+  strata_painter_set_extent (painter, p->start, p->horizon);
+  rows = strata_painter_default_rows (painter);
+  strata_painter_set_rows (painter, (const guint32 *)(gpointer) rows->data, rows->len);
+  t1 = cpu_ns ();
+  list = strata_display_list_new ();
+  vp.from = p->start;
+  vp.to = MAX (p->horizon, p->start + 1);
+  vp.width = FRAME_WIDTH - 190;
+  vp.height = FRAME_HEIGHT - 46;
+  strata_painter_paint (painter, &vp, list);
+  t2 = cpu_ns ();
+  printf ("| %.2f M | %u | %.1f | %.1f | %u |\n", p->n_events / 1e6, rows->len, (t1 - t0) / 1e6,
+          (t2 - t1) / 1e6, list->n_items);
+  live_last = g_get_monotonic_time ();
+  return TRUE;
+}
+
+static int
+run_live (const char *path)
+{
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataZoomParams params;
+
+  strata_source_ensure_builtin ();
+  strata_zoom_params_init (&params);
+  printf ("# strata-bench-frame --live %s: once a second of loading, CPU ms\n\n", path);
+  printf ("| events read | rows | painter + default rows ms | whole-extent paint ms | items |\n");
+  printf ("|---|---|---|---|---|\n");
+  live_last = g_get_monotonic_time ();
+  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
+                                           live_report, NULL, &error);
+  if (trace == NULL)
+    {
+      g_printerr ("strata-bench-frame: %s\n", error->message);
+      return 1;
+    }
+  return 0;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -185,11 +247,14 @@ main (int    argc,
   gint frames = 20, seed = 1;
   gboolean no_raw = FALSE;
   gint raw_limit = 5000000;
+  g_autofree char *live = NULL;
   GOptionEntry entries[] = {
     { "n", 'n', 0, G_OPTION_ARG_STRING, &count, "Activities (1M, 10M, 100M)", "N" },
     { "frames", 'f', 0, G_OPTION_ARG_INT, &frames, "Frames per zoom level (default 20)", "F" },
     { "seed", 's', 0, G_OPTION_ARG_INT, &seed, "Stream seed", "SEED" },
     { "no-raw", 0, 0, G_OPTION_ARG_NONE, &no_raw, "Leave out the raw-activity baseline", NULL },
+    { "live", 0, 0, G_OPTION_ARG_FILENAME, &live,
+      "Instead: what showing this trace costs while it loads", "TRACE" },
     { "raw-limit", 0, 0, G_OPTION_ARG_INT, &raw_limit,
       "Draw the baseline only for views of at most this many raw activities (default 5M: a node each)", "N" },
     { NULL }
@@ -223,6 +288,9 @@ main (int    argc,
       g_printerr ("strata-bench-frame: %s\n", error != NULL ? error->message : "bad arguments");
       return 2;
     }
+
+  if (live != NULL)
+    return run_live (live);
 
   /* Render nodes and Pango need no display; GTK is started if one is
    * there, for its font settings. */

@@ -32,6 +32,7 @@ typedef struct
   StrataTrace *trace;          /* the trace being built, once it has events */
   GArray      *live_channels;  /* StrataChannel, fresh since the idle last ran */
   gint64       last_live_usec;
+  gint64       live_every_usec; /* grows with what showing it costs */
   gboolean     idle_pending;
   gboolean     cancelled;
   gint64       began_usec;
@@ -167,8 +168,17 @@ progress_idle (gpointer data)
   if (channels != NULL && trace != NULL && channels->len > 0)
     {
       gboolean first = !strata_timeline_view_is_live (self->timeline);
+      gint64 t0 = g_get_monotonic_time (), spent;
 
       strata_timeline_view_set_live (self->timeline, trace, g_steal_pointer (&channels), start, horizon);
+
+      /* The tree's unfinished chunks are computed on demand, so showing
+       * a growing trace costs more as it grows: the main loop keeps most
+       * of its time for the user (the frame costs about as much again). */
+      spent = g_get_monotonic_time () - t0;
+      g_mutex_lock (&p->lock);
+      p->live_every_usec = 8 * spent;
+      g_mutex_unlock (&p->lock);
       if (first)
         {
           gtk_revealer_set_reveal_child (self->live_bar, TRUE);
@@ -194,7 +204,7 @@ load_progress (const StrataTraceProgress *progress,
   p->start = progress->start;
   p->horizon = progress->horizon;
   if (progress->tree != NULL && progress->start != G_MAXINT64 && progress->horizon > progress->start &&
-      now - p->last_live_usec >= LIVE_EVERY_USEC)
+      now - p->last_live_usec >= MAX (LIVE_EVERY_USEC, p->live_every_usec))
     {
       GArray *channels = g_array_sized_new (FALSE, FALSE, sizeof (StrataChannel), progress->n_channels);
 
