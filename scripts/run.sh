@@ -22,3 +22,11 @@ echo
 "$cli" tree "$trace"
 echo
 "$cli" render "$trace" --width 1600 --height 900 -o "$here/strata-timeline.png"
+
+# With a display, the application opens the same trace.
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo
+  echo "Opening $trace in the viewer"
+  GSETTINGS_SCHEMA_DIR="$top/_build/data${GSETTINGS_SCHEMA_DIR:+:$GSETTINGS_SCHEMA_DIR}" \
+    "$top/_build/ui/strata" "$trace"
+fi

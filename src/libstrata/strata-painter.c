@@ -1352,10 +1352,34 @@ emit_lane (StrataPainter     *self,
   Layer *bg = &self->layers[LAYER_BACKGROUND];
   Layer *fg = &self->layers[which == LANE_MAIN ? LAYER_FOREGROUND : LAYER_NESTED];
   Layer *ticks = &self->layers[LAYER_TICKS];
+  Column prev;
+  gboolean have_prev = FALSE;
 
   for (gint x = lane->lo; x < lane->hi; x++)
     {
       Column *col = &lane->columns[x];
+
+      /* A column like the one before it puts the same rectangles, so it
+       * only extends the runs the one before left open (closing already
+       * removed every other): an activity many pixels wide costs one
+       * comparison per pixel, not a fold. */
+      if (have_prev && memcmp (col, &prev, sizeof prev) == 0)
+        {
+          Layer *used[] = { bg, fg, ticks };
+
+          for (guint i = 0; i < G_N_ELEMENTS (used); i++)
+            for (guint r = 0; r < used[i]->open->len; r++)
+              {
+                Run *run = &g_array_index (used[i]->open, Run, r);
+
+                if (run->x1 == x)
+                  run->x1 = x + 1;
+              }
+          memset (col, 0, sizeof *col);
+          continue;
+        }
+      prev = *col;
+      have_prev = TRUE;
 
       switch (which)
         {

@@ -40,6 +40,8 @@ struct _StrataTrace
   StrataActivityFunc sink;
   gpointer           sink_data;
   StrataZoomTree    *tree;
+  StrataTraceProgressFunc progress;
+  gpointer           progress_data;
 };
 
 G_DEFINE_FINAL_TYPE (StrataTrace, strata_trace, G_TYPE_OBJECT)
@@ -106,6 +108,7 @@ typedef struct
   StrataSource *source;
   GAsyncQueue  *full;
   GAsyncQueue  *free;
+  gint          stop;      /* set when the caller no longer wants events */
 } Reader;
 
 static gpointer
@@ -117,6 +120,12 @@ reader_thread (gpointer data)
     {
       Batch *batch = g_async_queue_pop (reader->free);
 
+      if (g_atomic_int_get (&reader->stop))
+        {
+          batch->n = 0;
+          g_async_queue_push (reader->full, batch);
+          break;
+        }
       batch->n = strata_source_read_batch (reader->source, batch->events, BATCH_SIZE,
                                            &batch->error);
       g_async_queue_push (reader->full, batch);
@@ -141,6 +150,22 @@ count_events (StrataTrace       *self,
         g_array_set_size (self->counts, MAX (name + 1, self->counts->len * 2));
       g_array_index (self->counts, guint64, name)++;
     }
+}
+
+static gboolean
+report_progress (StrataTrace       *self,
+                 StrataKernelModel *model)
+{
+  StrataTraceProgress p = { 0 };
+  const StrataSourceInfo *info = strata_source_get_info (self->source);
+
+  p.trace = self;
+  p.tree = self->tree;
+  p.channels = strata_kernel_model_get_channels (model, &p.n_channels);
+  p.n_events = self->n_events;
+  p.start = info->first_ts;
+  p.horizon = strata_kernel_model_get_horizon (model);
+  return self->progress (&p, self->progress_data);
 }
 
 static void
@@ -185,6 +210,25 @@ read_events (StrataTrace        *self,
                                   (StrataForeachOpenFunc) strata_kernel_model_foreach_open, model);
 
       g_async_queue_push (reader.free, batch);
+
+      if (self->progress != NULL && !report_progress (self, model))
+        {
+          /* Let the reader stop, and take back every batch it filled. */
+          g_atomic_int_set (&reader.stop, 1);
+          for (;;)
+            {
+              Batch *rest = g_async_queue_pop (reader.full);
+              gboolean last = rest->n <= 0;
+
+              g_clear_error (&rest->error);
+              if (last)
+                break;
+              g_async_queue_push (reader.free, rest);
+            }
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: loading was cancelled",
+                       strata_source_get_path (self->source));
+          break;
+        }
     }
 
   g_thread_join (thread);
@@ -256,6 +300,30 @@ strata_trace_load_with_tree (const char              *path,
                              const StrataZoomParams  *params,
                              GError                 **error)
 {
+  return strata_trace_load_with_progress (path, flags, sink, sink_data, params, NULL, NULL, error);
+}
+
+/**
+ * strata_trace_load_with_progress:
+ * @progress: (nullable): told after each batch of events what the load
+ *   has done, on the loading thread; it can stop the load
+ *
+ * Like strata_trace_load_with_tree(), for a viewer that shows the trace
+ * while it loads: the zoom tree in the progress report can be queried as
+ * it grows.
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_load_with_progress (const char              *path,
+                                 StrataTraceLoadFlags     flags,
+                                 StrataActivityFunc       sink,
+                                 gpointer                 sink_data,
+                                 const StrataZoomParams  *params,
+                                 StrataTraceProgressFunc  progress,
+                                 gpointer                 progress_data,
+                                 GError                 **error)
+{
   g_autoptr(StrataTrace) self = NULL;
   g_autoptr(StrataKernelModel) model = NULL;
   const StrataSourceInfo *info;
@@ -269,6 +337,8 @@ strata_trace_load_with_tree (const char              *path,
   self->keep_activities = !(flags & STRATA_TRACE_LOAD_NO_ACTIVITIES);
   self->sink = sink;
   self->sink_data = sink_data;
+  self->progress = progress;
+  self->progress_data = progress_data;
   if (params != NULL && !(self->tree = strata_zoom_tree_new (params, error)))
     return NULL;
   self->source = strata_source_open (path, error);
@@ -286,7 +356,8 @@ strata_trace_load_with_tree (const char              *path,
 
   if (read_error != NULL)
     {
-      if (self->n_events == 0)
+      if (self->n_events == 0 ||
+          g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_propagate_error (error, read_error);
           return NULL;

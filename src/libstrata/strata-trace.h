@@ -50,6 +50,34 @@ StrataTrace            *strata_trace_load_with_tree      (const char            
                                                           gpointer                 sink_data,
                                                           const StrataZoomParams  *params,
                                                           GError                 **error);
+/* What a load has done so far, handed to a StrataTraceProgressFunc on the
+ * loading thread after each batch of events. The trace is the one the
+ * load will return, still growing: its zoom tree and string pool can be
+ * read from any thread (take a reference to keep them), its channels are
+ * known only at the end, so the ones found so far are given here. */
+typedef struct
+{
+  StrataTrace         *trace;
+  StrataZoomTree      *tree;        /* the trace's, or NULL */
+  const StrataChannel *channels;    /* valid during the call only */
+  guint                n_channels;
+  guint64              n_events;
+  gint64               start;       /* the first event's time, G_MAXINT64 before one */
+  gint64               horizon;     /* every activity before this is complete */
+} StrataTraceProgress;
+
+/* Returns FALSE to stop: the load then fails with G_IO_ERROR_CANCELLED. */
+typedef gboolean (*StrataTraceProgressFunc) (const StrataTraceProgress *progress,
+                                             gpointer                   user_data);
+
+StrataTrace            *strata_trace_load_with_progress  (const char              *path,
+                                                          StrataTraceLoadFlags     flags,
+                                                          StrataActivityFunc       sink,
+                                                          gpointer                 sink_data,
+                                                          const StrataZoomParams  *params,
+                                                          StrataTraceProgressFunc  progress,
+                                                          gpointer                 progress_data,
+                                                          GError                 **error);
 StrataZoomTree         *strata_trace_get_zoom_tree       (StrataTrace    *self);
 StrataSource           *strata_trace_get_source          (StrataTrace    *self);
 const StrataSourceInfo *strata_trace_get_info            (StrataTrace    *self);

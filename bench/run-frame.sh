@@ -1,0 +1,44 @@
+#!/bin/sh
+# run-frame.sh — the frame benchmark: CPU time to build one timeline
+# frame's render nodes (painter paint + GTK nodes) at 1920x1080 with 60
+# visible rows, at ten zoom levels, on generated traces of each size,
+# against a node per raw activity in view. Each run is a process of its
+# own with a different seed; the summary is the median of the runs'
+# all-level medians.
+#
+# Usage: bench/run-frame.sh [BUILD_DIR]   (default: _build)
+# Environment: SIZES ("1M 10M 100M"), RUNS (3), BIG_RUNS (1, above 10M),
+#              FRAMES (20 per level)
+set -eu
+
+BUILD=${1:-_build}
+SIZES=${SIZES:-"1M 10M 100M"}
+RUNS=${RUNS:-3}
+BIG_RUNS=${BIG_RUNS:-1}
+FRAMES=${FRAMES:-20}
+bench=$BUILD/bench/strata-bench-frame
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+for size in $SIZES; do
+  runs=$RUNS
+  case $size in 1M|1m|10M|10m) ;; *) runs=$BIG_RUNS ;; esac
+  for r in $(seq 1 "$runs"); do
+    "$bench" -n "$size" -f "$FRAMES" -s "$r" > "$out/$size-$r.txt"
+  done
+  echo "### $size activities (run 1 of $runs)"
+  echo
+  cat "$out/$size-1.txt"
+  echo
+done
+
+echo "### Summary: median over runs of each run's all-level median (ms)"
+echo
+echo "| activities | runs | frame | raw activities |"
+echo "|---|---|---|---|"
+for size in $SIZES; do
+  tree=$(grep -h '^all levels' "$out/$size"-*.txt | sed 's/.*zoom tree median \([0-9.]*\) ms.*/\1/' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  raw=$(grep -h '^all levels' "$out/$size"-*.txt | sed 's/.*raw median \([0-9.]*\) ms.*/\1/' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  n=$(ls "$out/$size"-*.txt | wc -l)
+  echo "| $size | $n | $tree | $raw |"
+done

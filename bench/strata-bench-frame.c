@@ -1,0 +1,448 @@
+/* strata-bench-frame.c
+ *
+ * The frame benchmark: the CPU time the timeline needs to build one
+ * frame's render nodes at 1920x1080 with about 60 visible rows, at ten
+ * zoom levels (the whole trace, then each a quarter of the last), on a
+ * generated activity stream of any size. A frame is what the widget's
+ * snapshot() does: one StrataPainter paint (one zoom-tree query of the
+ * visible rows, folded per pixel column) and the display list turned into
+ * GTK render nodes (colour nodes, text through one PangoLayout). The
+ * baseline is what Hotspot does: a colour node for every raw activity in
+ * view, read from the raw store. Times are the calling thread's CPU time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <gtk/gtk.h>
+#include <pango/pangocairo.h>
+
+#include "strata-test-streams.h"
+#include "strata-timeline-render.h"
+
+#define FEED_BATCH    4096
+#define FRAME_WIDTH   1920
+#define FRAME_HEIGHT  1080
+#define N_LEVELS      10
+
+static gint64
+cpu_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+static int
+cmp_i64 (gconstpointer a,
+         gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double
+median_ms (GArray *samples)
+{
+  g_array_sort (samples, cmp_i64);
+  return samples->len ? g_array_index (samples, gint64, samples->len / 2) / 1e6 : 0;
+}
+
+static gboolean
+parse_count (const char *s,
+             guint64    *out)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (s, &end);
+
+  if (end == s || v <= 0)
+    return FALSE;
+  if (*end == 'k' || *end == 'K')
+    v *= 1e3, end++;
+  else if (*end == 'm' || *end == 'M')
+    v *= 1e6, end++;
+  if (*end != '\0')
+    return FALSE;
+  *out = (guint64) v;
+  return TRUE;
+}
+
+/* The CPU rows are the channels whose activities are what runs on a CPU. */
+static gboolean
+is_cpu_kind (guint8 kind)
+{
+  return kind == STRATA_ACTIVITY_TASK || kind == STRATA_ACTIVITY_IDLE || kind == STRATA_ACTIVITY_IRQ ||
+         kind == STRATA_ACTIVITY_SOFTIRQ || kind == STRATA_ACTIVITY_UNKNOWN;
+}
+
+/* One frame of the timeline, as snapshot() builds it. */
+static gint64
+frame_zoom_tree (StrataPainter        *painter,
+                 StrataDisplayList    *list,
+                 StrataTimelineRender *render,
+                 gint64                from,
+                 gint64                to,
+                 guint                *n_nodes,
+                 gint64               *paint_ns)
+{
+  const StrataPaintStyle *style = strata_painter_get_style (painter);
+  StrataPaintViewport vp = { from, to, FRAME_WIDTH - style->name_width,
+                             FRAME_HEIGHT - style->ruler_height - style->legend_height, 0 };
+  GtkSnapshot *snapshot;
+  GskRenderNode *node;
+  gint64 t0 = cpu_ns ();
+
+  snapshot = gtk_snapshot_new ();
+  strata_painter_paint (painter, &vp, list);
+  *paint_ns = cpu_ns () - t0;
+  strata_timeline_render_list (render, snapshot, list);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_clear_pointer (&node, gsk_render_node_unref);
+  *n_nodes = list->rects->len + list->texts->len;
+  return cpu_ns () - t0;
+}
+
+/* The raw activities in view on @rows: what Hotspot's way would draw. */
+static guint64
+count_raw (StrataRawStore *raw,
+           const guint32  *rows,
+           guint           n_rows,
+           gint64          from,
+           gint64          to)
+{
+  guint64 n = 0;
+
+  for (guint r = 0; r < n_rows; r++)
+    for (guint lane = 0; lane < STRATA_RAW_STORE_N_LANES; lane++)
+      {
+        guint first = 0, end = 0;
+
+        if (strata_raw_store_get_lane (raw, rows[r], lane, from, to, &first, &end) != NULL)
+          n += end - first;
+      }
+  return n;
+}
+
+/* Hotspot's way: a node for every activity in view, each at least a
+ * pixel wide, for the same rows, read in place from the raw store. */
+static gint64
+frame_raw (StrataTimelineRender    *render,
+           const StrataDisplayList *furniture,
+           StrataRawStore *raw,
+           const guint32  *rows,
+           guint           n_rows,
+           guint           row_height,
+           float           area_x,
+           gint64          from,
+           gint64          to,
+           guint64        *n_nodes)
+{
+  double npp = (double) (to - from) / (FRAME_WIDTH - area_x);
+  GtkSnapshot *snapshot;
+  GskRenderNode *node;
+  gint64 t0 = cpu_ns ();
+  GdkRGBA colour = { 0.24f, 0.67f, 0.36f, 1 };
+
+  *n_nodes = 0;
+  snapshot = gtk_snapshot_new ();
+  for (guint r = 0; r < n_rows; r++)
+    for (guint lane = 0; lane < STRATA_RAW_STORE_N_LANES; lane++)
+      {
+        guint first = 0, end = 0;
+        const StrataActivity *acts = strata_raw_store_get_lane (raw, rows[r], lane, from, to, &first, &end);
+
+        for (guint i = first; acts != NULL && i < end; i++)
+          {
+            const StrataActivity *a = &acts[i];
+            float x0 = area_x + (float) ((MAX (a->start, from) - from) / npp);
+            float x1 = area_x + (float) ((MIN (a->end, to) - from) / npp);
+
+            gtk_snapshot_append_color (snapshot, &colour,
+                                       &GRAPHENE_RECT_INIT (x0, r * row_height, MAX (x1 - x0, 1), row_height - 2));
+            (*n_nodes)++;
+          }
+      }
+  /* The same names, ruler and legend as the frame it stands against. */
+  strata_timeline_render_texts (render, snapshot, furniture);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_clear_pointer (&node, gsk_render_node_unref);
+  return cpu_ns () - t0;
+}
+
+/* --live: what showing a trace while it loads costs. Once a second of
+ * loading, on the loading thread (the worker waits, as the tree grows
+ * no further meanwhile): a painter for the channels so far with its
+ * default rows (what the window does for each update), then a frame of
+ * the whole extent read so far. */
+static gint64 live_last;
+
+static gboolean
+live_report (const StrataTraceProgress *p,
+             gpointer                   data)
+{
+  g_autoptr(StrataPainter) painter = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(StrataDisplayList) list = NULL;
+  StrataPaintViewport vp = { 0 };
+  gint64 t0, t1, t2;
+
+  if (g_get_monotonic_time () - live_last < G_USEC_PER_SEC || p->start == G_MAXINT64 || p->tree == NULL)
+    return TRUE;
+  t0 = cpu_ns ();
+  painter = strata_painter_new (strata_trace_get_strings (p->trace), p->tree);
+  strata_painter_set_channels (painter, p->channels, p->n_channels);
+  strata_painter_set_extent (painter, p->start, p->horizon);
+  rows = strata_painter_default_rows (painter);
+  strata_painter_set_rows (painter, (const guint32 *)(gpointer) rows->data, rows->len);
+  t1 = cpu_ns ();
+  list = strata_display_list_new ();
+  vp.from = p->start;
+  vp.to = MAX (p->horizon, p->start + 1);
+  vp.width = FRAME_WIDTH - 190;
+  vp.height = FRAME_HEIGHT - 46;
+  strata_painter_paint (painter, &vp, list);
+  t2 = cpu_ns ();
+  printf ("| %.2f M | %u | %.1f | %.1f | %u |\n", p->n_events / 1e6, rows->len, (t1 - t0) / 1e6,
+          (t2 - t1) / 1e6, list->n_items);
+  live_last = g_get_monotonic_time ();
+  return TRUE;
+}
+
+static int
+run_live (const char *path)
+{
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataZoomParams params;
+
+  strata_source_ensure_builtin ();
+  strata_zoom_params_init (&params);
+  printf ("# strata-bench-frame --live %s: once a second of loading, CPU ms\n\n", path);
+  printf ("| events read | rows | painter + default rows ms | whole-extent paint ms | items |\n");
+  printf ("|---|---|---|---|---|\n");
+  live_last = g_get_monotonic_time ();
+  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
+                                           live_report, NULL, &error);
+  if (trace == NULL)
+    {
+      g_printerr ("strata-bench-frame: %s\n", error->message);
+      return 1;
+    }
+  return 0;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autofree char *count = NULL;
+  gint frames = 20, seed = 1;
+  gboolean no_raw = FALSE;
+  gint raw_limit = 5000000;
+  g_autofree char *live = NULL;
+  GOptionEntry entries[] = {
+    { "n", 'n', 0, G_OPTION_ARG_STRING, &count, "Activities (1M, 10M, 100M)", "N" },
+    { "frames", 'f', 0, G_OPTION_ARG_INT, &frames, "Frames per zoom level (default 20)", "F" },
+    { "seed", 's', 0, G_OPTION_ARG_INT, &seed, "Stream seed", "SEED" },
+    { "no-raw", 0, 0, G_OPTION_ARG_NONE, &no_raw, "Leave out the raw-activity baseline", NULL },
+    { "live", 0, 0, G_OPTION_ARG_FILENAME, &live,
+      "Instead: what showing this trace costs while it loads", "TRACE" },
+    { "raw-limit", 0, 0, G_OPTION_ARG_INT, &raw_limit,
+      "Draw the baseline only for views of at most this many raw activities (default 5M: a node each)", "N" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- CPU time to build one timeline frame");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTestStream) stream = NULL;
+  g_autoptr(StrataZoomTree) tree = NULL;
+  g_autoptr(StrataStringPool) pool = NULL;
+  g_autoptr(StrataPainter) painter = NULL;
+  g_autoptr(StrataDisplayList) list = NULL;
+  g_autoptr(StrataTimelineRender) render = NULL;
+  PangoContext *pango = NULL;
+  g_autoptr(GArray) channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
+  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) all_raw = g_array_new (FALSE, FALSE, sizeof (gint64));
+  StrataZoomParams params;
+  StrataActivity a, next;
+  gboolean have, more;
+  gint64 start = G_MAXINT64, end = G_MININT64, build_t0;
+  guint64 n = 1000000, i = 0;
+  GRand *rand;
+  const StrataPaintStyle *style;
+  guint visible;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) ||
+      (count != NULL && !parse_count (count, &n)) || frames <= 0)
+    {
+      g_printerr ("strata-bench-frame: %s\n", error != NULL ? error->message : "bad arguments");
+      return 2;
+    }
+
+  if (live != NULL)
+    return run_live (live);
+
+  /* Render nodes and Pango need no display; GTK is started if one is
+   * there, for its font settings. */
+  gtk_init_check ();
+
+  strata_zoom_params_init (&params);
+  tree = strata_zoom_tree_new (&params, &error);
+  g_assert_no_error (error);
+  pool = strata_string_pool_new ();
+
+  build_t0 = g_get_monotonic_time ();
+  stream = strata_test_stream_new (STRATA_TEST_STREAM_MIXED, n, seed);
+  have = strata_test_stream_next (stream, &a);
+  while (have)
+    {
+      more = strata_test_stream_next (stream, &next);
+      if (a.channel >= channels->len)
+        {
+          guint old = channels->len;
+
+          g_array_set_size (channels, a.channel + 1);
+          for (guint c = old; c < channels->len; c++)
+            g_array_index (channels, StrataChannel, c).kind = 0xff;
+        }
+      if (g_array_index (channels, StrataChannel, a.channel).kind == 0xff)
+        g_array_index (channels, StrataChannel, a.channel).kind =
+          is_cpu_kind (a.kind) ? STRATA_CHANNEL_CPU : STRATA_CHANNEL_THREAD;
+      start = MIN (start, a.start);
+      end = MAX (end, a.end);
+      strata_zoom_tree_add (&a, tree);
+      if (++i % FEED_BATCH == 0 && more)
+        strata_zoom_tree_advance (tree, next.start, NULL, NULL);
+      a = next;
+      have = more;
+    }
+  strata_zoom_tree_finish (tree);
+
+  for (guint c = 0; c < channels->len; c++)
+    {
+      StrataChannel *ch = &g_array_index (channels, StrataChannel, c);
+      g_autofree char *name = NULL;
+
+      if (ch->kind == 0xff)
+        ch->kind = STRATA_CHANNEL_THREAD;
+      name = g_strdup_printf (ch->kind == STRATA_CHANNEL_CPU ? "CPU %u" : "thread %u", c);
+      ch->id = c;
+      ch->name = strata_string_pool_intern (pool, name);
+      ch->parent = STRATA_CHANNEL_NONE;
+      ch->tgid = -1;
+      ch->end = G_MAXINT64;
+    }
+
+  painter = strata_painter_new (pool, tree);
+  strata_painter_set_channels (painter, (const StrataChannel *)(gpointer) channels->data, channels->len);
+  strata_painter_set_extent (painter, start, end);
+  {
+    StrataPaintStyle s;
+
+    strata_paint_style_init (&s);
+    s.row_height = 17;
+    strata_painter_set_style (painter, &s);
+  }
+  style = strata_painter_get_style (painter);
+  visible = (FRAME_HEIGHT - style->ruler_height - style->legend_height) / style->row_height;
+  for (guint32 c = 0; c < channels->len && rows->len < visible; c++)
+    g_array_append_val (rows, c);
+  strata_painter_set_rows (painter, (const guint32 *)(gpointer) rows->data, rows->len);
+
+  list = strata_display_list_new ();
+  pango = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  render = strata_timeline_render_new (pango);
+  rand = g_rand_new_with_seed (seed);
+
+  printf ("# strata-bench-frame: %" G_GUINT64_FORMAT " activities (mixed), %u channels, built in %.1f s\n",
+          n, channels->len, (g_get_monotonic_time () - build_t0) / 1e6);
+  printf ("# %dx%d, %u visible rows, %d frames per level, CPU time of the calling thread\n\n",
+          FRAME_WIDTH, FRAME_HEIGHT, rows->len, frames);
+  printf ("| level | span | tree level | items | nodes | frame median ms | of which paint ms | raw activities in view | raw median ms | raw / frame |\n");
+  printf ("|---|---|---|---|---|---|---|---|---|---|\n");
+
+  for (guint level = 0; level < N_LEVELS; level++)
+    {
+      g_autoptr(GArray) t = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) traw = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) tpaint = g_array_new (FALSE, FALSE, sizeof (gint64));
+      gint64 span = MAX ((end - start) >> (2 * level), FRAME_WIDTH);
+      guint64 raw_nodes_sum = 0;
+      guint nodes = 0, items = 0, tree_level = 0;
+      g_autofree char *span_s = NULL;
+      double tree_ms, raw_ms = 0;
+
+      /* One frame first, so what is measured is a warm frame as the
+       * widget draws them while the user moves about. */
+      for (int f = -1; f < frames; f++)
+        {
+          gint64 from = start + (gint64) (g_rand_double (rand) * MAX (end - start - span, 0));
+          gint64 dp = 0;
+          gint64 dt = frame_zoom_tree (painter, list, render, from, from + span, &nodes, &dp);
+
+          if (f >= 0)
+            {
+              g_array_append_val (t, dt);
+              g_array_append_val (tpaint, dp);
+              g_array_append_val (all, dt);
+            }
+          items = list->n_items;
+          tree_level = list->level;
+
+          if (!no_raw)
+            {
+              StrataRawStore *raw = strata_zoom_tree_get_raw_store (tree);
+              const guint32 *r = (const guint32 *)(gpointer) rows->data;
+              guint64 rn = count_raw (raw, r, rows->len, from, from + span);
+
+              if (f >= 0)
+                raw_nodes_sum += rn;
+              if (rn <= (guint64) raw_limit)
+                {
+                  gint64 dr = frame_raw (render, list, raw, r, rows->len, style->row_height,
+                                         style->name_width, from, from + span, &rn);
+
+                  if (f >= 0)
+                    {
+                      g_array_append_val (traw, dr);
+                      g_array_append_val (all_raw, dr);
+                    }
+                }
+            }
+        }
+
+      tree_ms = median_ms (t);
+      span_s = strata_paint_format_time (span, span, span / 10);
+      if (!no_raw && traw->len == (guint) frames)
+        {
+          raw_ms = median_ms (traw);
+          printf ("| %u | %s | %u | %u | %u | %.3f | %.3f | %" G_GUINT64_FORMAT " | %.3f | %.2fx |\n",
+                  level, span_s, tree_level, items, nodes, tree_ms, median_ms (tpaint),
+                  raw_nodes_sum / (guint64) frames, raw_ms, tree_ms > 0 ? raw_ms / tree_ms : 0);
+        }
+      else
+        printf ("| %u | %s | %u | %u | %u | %.3f | %.3f | %" G_GUINT64_FORMAT " | not drawn (over --raw-limit) | – |\n",
+                level, span_s, tree_level, items, nodes, tree_ms, median_ms (tpaint),
+                raw_nodes_sum / (guint64) frames);
+    }
+
+  printf ("\nall levels: zoom tree median %.3f ms", median_ms (all));
+  if (!no_raw)
+    printf (", raw median %.3f ms (over the levels drawn)", median_ms (all_raw));
+  printf ("\n");
+
+  g_rand_free (rand);
+  g_clear_pointer (&render, strata_timeline_render_free);
+  g_object_unref (pango);
+  return 0;
+}

@@ -1,0 +1,537 @@
+/* test-ui-timeline.c
+ *
+ * The timeline widget in a real window on a real recording: input handlers
+ * (the functions the widget's scroll, drag, click and key controllers call,
+ * given synthesized deltas, modifiers and keys) move the visible range as
+ * the navigation rules say, and the widget's rendering, read back from a
+ * texture, has at its pixels the colours that an independent painter paints
+ * for the same viewport, and the raw activities where they are.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+
+#include "strata-test-repeat.h"
+#include "strata-test-support.h"
+#include "strata-test-ui.h"
+
+static StrataWindow *window;
+static StrataTimelineView *view;
+
+static double
+npp (void)
+{
+  gint64 from, to;
+  const StrataPaintStyle *style = strata_painter_get_style (strata_timeline_view_get_painter (view));
+
+  strata_timeline_view_get_range (view, &from, &to);
+  return (double) (to - from) / (gtk_widget_get_width (GTK_WIDGET (view)) - style->name_width);
+}
+
+static gint64
+time_at (double x)
+{
+  gint64 from;
+  const StrataPaintStyle *style = strata_painter_get_style (strata_timeline_view_get_painter (view));
+
+  strata_timeline_view_get_range (view, &from, NULL);
+  return from + (gint64) llround ((x - style->name_width) * npp ());
+}
+
+static double
+rows_y (void)
+{
+  const StrataPaintStyle *style = strata_painter_get_style (strata_timeline_view_get_painter (view));
+
+  return STRATA_TIMELINE_OVERVIEW_HEIGHT + style->ruler_height + 2.5 * style->row_height;
+}
+
+static void
+zoom_in_middle (void)
+{
+  StrataTrace *trace = strata_timeline_view_get_trace (view);
+  gint64 s = strata_trace_get_start (trace), e = strata_trace_get_end (trace);
+
+  strata_timeline_view_set_range (view, s + (e - s) / 4, s + (e - s) / 2);
+}
+
+static void
+test_opens_fixture (void)
+{
+  StrataTrace *trace = strata_timeline_view_get_trace (view);
+  g_autoptr(StrataPainter) painter = NULL;
+  g_autoptr(GArray) rows = NULL;
+  gint64 from, to;
+  guint n_rows;
+
+  g_assert_nonnull (trace);
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (from, ==, strata_trace_get_start (trace));
+  g_assert_cmpint (to, ==, strata_trace_get_end (trace));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "sched-small.dat");
+
+  /* CPUs, then processes and threads: the painter's default rows. */
+  painter = strata_painter_new_for_trace (trace);
+  rows = strata_painter_default_rows (painter);
+  strata_timeline_view_get_rows (view, &n_rows);
+  g_assert_cmpuint (n_rows, ==, rows->len);
+  g_assert_cmpuint (n_rows, >, 20);
+}
+
+static void
+test_ctrl_scroll_zooms_around_pointer (void)
+{
+  double x = 500, y = rows_y ();
+  gint64 before_from, before_to, from, to, t_before;
+  double span_ratio;
+
+  strata_timeline_view_fit (view);
+  strata_timeline_view_get_range (view, &before_from, &before_to);
+  t_before = time_at (x);
+
+  /* One wheel click up with Ctrl: the span shrinks by the wheel step and
+   * the time under the pointer stays there. */
+  g_assert_true (strata_timeline_view_handle_scroll (view, x, y, 0, -1, GDK_CONTROL_MASK, TRUE));
+  strata_timeline_view_get_range (view, &from, &to);
+  span_ratio = (double) (to - from) / (before_to - before_from);
+  g_assert_cmpfloat_with_epsilon (span_ratio, 1 / 1.25, 1e-3);
+  g_assert_cmpint (ABS (time_at (x) - t_before), <=, (gint64) ceil (2 * npp ()));
+
+  /* A touchpad's pixels: 40 px up zooms in by e^-0.4. */
+  strata_timeline_view_get_range (view, &before_from, &before_to);
+  g_assert_true (strata_timeline_view_handle_scroll (view, x, y, 0, -40, GDK_CONTROL_MASK, FALSE));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpfloat_with_epsilon ((double) (to - from) / (before_to - before_from), exp (-0.4), 1e-3);
+  g_assert_cmpint (ABS (time_at (x) - t_before), <=, (gint64) ceil (2 * npp ()));
+
+  /* And back out: the wheel down twice. */
+  g_assert_true (strata_timeline_view_handle_scroll (view, x, y, 0, 1, GDK_CONTROL_MASK, TRUE));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS (time_at (x) - t_before), <=, (gint64) ceil (2 * npp ()));
+}
+
+static void
+test_scroll_pans_and_moves_rows (void)
+{
+  GtkAdjustment *vadj = NULL;
+  gint64 from0, to0, from, to;
+  double per_px, v0;
+
+  zoom_in_middle ();
+  strata_timeline_view_get_range (view, &from0, &to0);
+  per_px = npp ();
+
+  /* A horizontal wheel click pans 60 pixels right; Shift+wheel up 60 left. */
+  strata_timeline_view_handle_scroll (view, 500, rows_y (), 1, 0, 0, TRUE);
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS ((from - from0) - (gint64) llround (60 * per_px)), <=, 1);
+  g_assert_cmpint (to - from, ==, to0 - from0);
+
+  strata_timeline_view_handle_scroll (view, 500, rows_y (), 0, -1, GDK_SHIFT_MASK, TRUE);
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS (from - from0), <=, 2);
+
+  /* A vertical wheel click moves the rows three rows down. */
+  g_object_get (view, "vadjustment", &vadj, NULL);
+  gtk_adjustment_set_value (vadj, 0);
+  v0 = gtk_adjustment_get_value (vadj);
+  strata_timeline_view_handle_scroll (view, 500, rows_y (), 0, 1, 0, TRUE);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadj) - v0, ==,
+                     3 * strata_painter_get_style (strata_timeline_view_get_painter (view))->row_height);
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS (from - from0), <=, 2);
+  gtk_adjustment_set_value (vadj, 0);
+  g_object_unref (vadj);
+}
+
+static void
+test_drag_pans (void)
+{
+  gint64 from0, to0, from, to;
+  double per_px;
+
+  zoom_in_middle ();
+  strata_timeline_view_get_range (view, &from0, &to0);
+  per_px = npp ();
+
+  /* Dragging the rows 100 pixels left shows what was to the right. */
+  strata_timeline_view_handle_drag_begin (view, 700, rows_y ());
+  strata_timeline_view_handle_drag_update (view, -100, 0);
+  strata_timeline_view_handle_drag_end (view, -100, 0);
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS ((from - from0) - (gint64) llround (100 * per_px)), <=, 1);
+  g_assert_cmpint (to - from, ==, to0 - from0);
+
+  /* Back is where the drag began. */
+  g_assert_true (strata_timeline_view_go_back (view));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (from, ==, from0);
+  g_assert_cmpint (to, ==, to0);
+  g_assert_true (strata_timeline_view_go_forward (view));
+  strata_timeline_view_get_range (view, &from, NULL);
+  g_assert_cmpint (ABS ((from - from0) - (gint64) llround (100 * per_px)), <=, 1);
+}
+
+static void
+test_drag_on_ruler_selects_range (void)
+{
+  const StrataPaintStyle *style = strata_painter_get_style (strata_timeline_view_get_painter (view));
+  double ruler_y = STRATA_TIMELINE_OVERVIEW_HEIGHT + style->ruler_height / 2.0;
+  const StrataTimelineSelection *sel;
+  gint64 from0, to0, from, to, t0, t1;
+
+  strata_timeline_view_fit (view);
+  strata_timeline_view_get_range (view, &from0, &to0);
+  t0 = time_at (400);
+  t1 = time_at (650);
+
+  strata_timeline_view_handle_drag_begin (view, 400, ruler_y);
+  strata_timeline_view_handle_drag_update (view, 120, 0);
+  strata_timeline_view_handle_drag_end (view, 250, 0);
+
+  sel = strata_timeline_view_get_selection (view);
+  g_assert_cmpint (sel->kind, ==, STRATA_TIMELINE_SELECTION_RANGE);
+  g_assert_cmpint (sel->from, ==, t0);
+  g_assert_cmpint (sel->to, ==, t1);
+  /* Selecting a range does not move the view. */
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (from, ==, from0);
+  g_assert_cmpint (to, ==, to0);
+  strata_timeline_view_clear_selection (view);
+}
+
+static void
+test_keys (void)
+{
+  gint64 from0, to0, from, to, mid0;
+  double per_px;
+  int area;
+
+  zoom_in_middle ();
+  strata_timeline_view_get_range (view, &from0, &to0);
+  mid0 = from0 + (to0 - from0) / 2;
+  per_px = npp ();
+  area = (int) llround ((to0 - from0) / per_px);
+
+  /* W zooms in by 1.5 around the middle (no pointer in the window). */
+  g_assert_true (strata_timeline_view_handle_key (view, GDK_KEY_w, 0));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpfloat_with_epsilon ((double) (to - from) / (to0 - from0), 1 / 1.5, 1e-3);
+  g_assert_cmpint (ABS ((from + (to - from) / 2) - mid0), <=, (gint64) ceil (per_px));
+
+  /* S zooms back out. */
+  g_assert_true (strata_timeline_view_handle_key (view, GDK_KEY_s, 0));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS ((to - from) - (to0 - from0)), <=, 2);
+
+  /* D pans an eighth of the width right, A as much left. */
+  strata_timeline_view_set_range (view, from0, to0);
+  g_assert_true (strata_timeline_view_handle_key (view, GDK_KEY_d, 0));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS ((from - from0) - (gint64) llround (area / 8.0 * per_px)), <=, 2);
+  g_assert_true (strata_timeline_view_handle_key (view, GDK_KEY_a, 0));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS (from - from0), <=, 2);
+
+  /* Home fits the whole trace; Alt+Left comes back. */
+  g_assert_true (strata_timeline_view_handle_key (view, GDK_KEY_Home, 0));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (from, ==, strata_trace_get_start (strata_timeline_view_get_trace (view)));
+  g_assert_cmpint (to, ==, strata_trace_get_end (strata_timeline_view_get_trace (view)));
+  g_assert_true (strata_timeline_view_handle_key (view, GDK_KEY_Left, GDK_ALT_MASK));
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (ABS (from - from0), <=, 2);
+  g_assert_cmpint (ABS ((to - from) - (to0 - from0)), <=, 2);
+
+  /* Keys with Ctrl are the window's, not the timeline's. */
+  g_assert_false (strata_timeline_view_handle_key (view, GDK_KEY_w, GDK_CONTROL_MASK));
+}
+
+static void
+test_double_click_zooms_to_activity (void)
+{
+  StrataZoomItem item;
+  gint64 from, to;
+  double x, y = rows_y ();
+  gboolean found = FALSE;
+
+  zoom_in_middle ();
+  /* The first activity (not an instant) under the third row. */
+  for (x = 300; x < 1100 && !found; x += 7)
+    found = strata_timeline_view_hit (view, x, y, &item) && item.end > item.start;
+  g_assert_true (found);
+
+  strata_timeline_view_handle_press (view, 2, x - 7, y);
+  strata_timeline_view_get_range (view, &from, &to);
+  g_assert_cmpint (from, <=, item.start);
+  g_assert_cmpint (to, >=, item.end);
+  /* The activity fills most of the view (a tenth of margin each side,
+   * or the narrowest view the widget allows). */
+  g_assert_cmpint (to - from, <=, MAX ((item.end - item.start) * 13 / 10 + 4, 1200));
+}
+
+static void
+test_snapshot_matches_painter (void)
+{
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(StrataTestPixels) pixels = NULL;
+  g_autofree char *png = NULL;
+  guint checked;
+
+  strata_timeline_view_clear_selection (view);
+  strata_timeline_view_set_search (view, NULL);
+
+  /* Whole trace, then a zoom of a few milliseconds. */
+  strata_timeline_view_fit (view);
+  strata_test_ui_settle ();
+  texture = strata_test_ui_render (GTK_WIDGET (view));
+  png = strata_test_ui_save_png (texture, "test-ui-timeline-whole");
+  pixels = strata_test_ui_pixels (texture);
+  checked = strata_test_ui_check_against_painter (view, pixels, png);
+  g_test_message ("%s: %u pixels match the painter", png, checked);
+  g_assert_cmpuint (checked, >, 100);
+
+  g_clear_object (&texture);
+  g_clear_pointer (&pixels, strata_test_ui_pixels_free);
+  g_clear_pointer (&png, g_free);
+  zoom_in_middle ();
+  strata_test_ui_settle ();
+  texture = strata_test_ui_render (GTK_WIDGET (view));
+  png = strata_test_ui_save_png (texture, "test-ui-timeline-zoomed");
+  pixels = strata_test_ui_pixels (texture);
+  checked = strata_test_ui_check_against_painter (view, pixels, png);
+  g_test_message ("%s: %u pixels match the painter", png, checked);
+  g_assert_cmpuint (checked, >, 100);
+}
+
+/* Independent of the zoom tree and the painter: a long running interval
+ * of a thread, from the raw store, is drawn in the running colour where
+ * it is, on its row. */
+static void
+test_running_interval_at_its_pixels (void)
+{
+  StrataTrace *trace = strata_timeline_view_get_trace (view);
+  StrataRawStore *raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace));
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(StrataTestPixels) pixels = NULL;
+  const StrataChannel *channels;
+  const StrataActivity *best = NULL;
+  const StrataPaintStyle *style;
+  guint n_channels;
+  guint32 channel = STRATA_CHANNEL_NONE;
+  double x0, x1, y;
+  guint32 want, got;
+
+  channels = strata_trace_get_channels (trace, &n_channels);
+  for (guint32 i = 0; i < n_channels; i++)
+    if (channels[i].kind == STRATA_CHANNEL_THREAD && channels[i].id == 4302)
+      channel = i;
+  g_assert_cmpuint (channel, !=, STRATA_CHANNEL_NONE);
+
+  strata_raw_store_query (raw, channel, strata_trace_get_start (trace), strata_trace_get_end (trace) + 1, found);
+  for (guint i = 0; i < found->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (found, StrataActivity, i);
+
+      if (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_RUNNING &&
+          (best == NULL || a->end - a->start > best->end - best->start))
+        best = a;
+    }
+  g_assert_nonnull (best);
+
+  strata_timeline_view_fit (view);
+  strata_timeline_view_select_row (view, channel);
+  strata_timeline_view_clear_selection (view);
+  strata_test_ui_settle ();
+  texture = strata_test_ui_render (GTK_WIDGET (view));
+  pixels = strata_test_ui_pixels (texture);
+
+  style = strata_painter_get_style (strata_timeline_view_get_painter (view));
+  x0 = strata_timeline_view_x_for_time (view, best->start);
+  x1 = strata_timeline_view_x_for_time (view, best->end);
+  y = strata_timeline_view_y_for_row (view, channel);
+  g_assert_cmpfloat (x1 - x0, >, 20);
+  g_assert_cmpfloat (y, >, 0);
+
+  /* The middle of the interval's row, below any label, in the middle. */
+  want = strata_paint_state_color (style->scheme, STRATA_TASK_STATE_RUNNING);
+  got = strata_test_ui_pixel (pixels, (int) ((x0 + x1) / 2), (int) (y + style->row_height * 0.25));
+  g_assert_true (strata_test_ui_color_near (want | 0xff, got, 3));
+}
+
+
+/* Live growth: a load in a worker thread reports after each batch; each
+ * report is shown by a timeline of its own while the worker waits, and
+ * the frame must be the painter's for the tree as it is then, the view
+ * following the trace as it grows. */
+typedef struct
+{
+  GMutex        lock;
+  GCond         cond;
+  gboolean      shown;
+  GtkWidget    *live_window;
+  StrataTimelineView *live_view;
+  guint         reports;
+  guint         frames;
+  gint64        last_to;
+  GArray       *channels;
+  StrataTrace  *trace;
+  gint64        start;
+  gint64        horizon;
+} Live;
+
+static gboolean
+show_report (gpointer data)
+{
+  Live *l = data;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(StrataTestPixels) pixels = NULL;
+  gint64 from, to;
+
+  strata_timeline_view_set_live (l->live_view, l->trace, g_steal_pointer (&l->channels), l->start, l->horizon);
+  g_assert_true (strata_timeline_view_is_live (l->live_view));
+  strata_timeline_view_get_range (l->live_view, &from, &to);
+  g_assert_cmpint (from, ==, l->start);
+  g_assert_cmpint (to, ==, l->horizon);
+  g_assert_cmpint (to, >=, l->last_to);
+  l->last_to = to;
+
+  /* No tooltips until the trace is whole. */
+  g_assert_null (strata_timeline_view_describe_at (l->live_view, 600, 200));
+
+  /* Let the frame clock draw the new state (the paintable shows the
+   * last frame drawn). */
+  strata_test_ui_settle ();
+
+  if (gtk_widget_get_width (GTK_WIDGET (l->live_view)) > 0)
+    {
+      texture = strata_test_ui_render (GTK_WIDGET (l->live_view));
+      pixels = strata_test_ui_pixels (texture);
+      if (strata_test_ui_check_against_painter (l->live_view, pixels, "live") > 50)
+        l->frames++;
+    }
+  g_clear_object (&l->trace);
+
+  g_mutex_lock (&l->lock);
+  l->shown = TRUE;
+  g_cond_signal (&l->cond);
+  g_mutex_unlock (&l->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_report (const StrataTraceProgress *p,
+           gpointer                   data)
+{
+  Live *l = data;
+
+  l->reports++;
+  if (p->start == G_MAXINT64 || p->horizon <= p->start)
+    return TRUE;
+
+  g_mutex_lock (&l->lock);
+  l->channels = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
+  g_array_append_vals (l->channels, p->channels, p->n_channels);
+  l->trace = g_object_ref (p->trace);
+  l->start = p->start;
+  l->horizon = p->horizon;
+  l->shown = FALSE;
+  g_idle_add (show_report, l);
+  while (!l->shown)
+    g_cond_wait (&l->cond, &l->lock);
+  g_mutex_unlock (&l->lock);
+  return TRUE;
+}
+
+static void
+load_in_thread (GTask        *task,
+                gpointer      source,
+                gpointer      data,
+                GCancellable *cancellable)
+{
+  Live *l = data;
+  g_autofree char *path = g_object_get_data (G_OBJECT (task), "path");
+  StrataZoomParams params;
+  GError *error = NULL;
+  StrataTrace *trace;
+
+  strata_zoom_params_init (&params);
+  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
+                                           on_report, l, &error);
+  g_assert_no_error (error);
+  g_task_return_pointer (task, trace, g_object_unref);
+}
+
+static void
+test_live_growth (void)
+{
+  guint64 n_lines = 0;
+  char *path = strata_test_repeat_text_trace ("sched-small.txt", 6, &n_lines);
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  Live l = { 0 };
+  gint64 from, to;
+
+  g_mutex_init (&l.lock);
+  g_cond_init (&l.cond);
+  l.live_window = gtk_window_new ();
+  l.live_view = STRATA_TIMELINE_VIEW (strata_timeline_view_new ());
+  gtk_window_set_child (GTK_WINDOW (l.live_window), GTK_WIDGET (l.live_view));
+  gtk_window_set_default_size (GTK_WINDOW (l.live_window), 1200, 700);
+  gtk_window_present (GTK_WINDOW (l.live_window));
+  strata_test_ui_settle ();
+
+  task = g_task_new (NULL, NULL, NULL, NULL);
+  g_object_set_data (G_OBJECT (task), "path", path);
+  g_task_set_task_data (task, &l, NULL);
+  g_task_run_in_thread (task, load_in_thread);
+  while (!g_task_get_completed (task))
+    g_main_context_iteration (NULL, TRUE);
+  trace = g_task_propagate_pointer (task, NULL);
+  g_assert_nonnull (trace);
+
+  g_assert_cmpuint (l.reports, >=, 3);
+  g_assert_cmpuint (l.frames, >=, 2);
+
+  /* The finished trace replaces the live one; a view of everything
+   * stays a view of everything. */
+  strata_timeline_view_set_trace (l.live_view, trace);
+  g_assert_false (strata_timeline_view_is_live (l.live_view));
+  strata_timeline_view_get_range (l.live_view, &from, &to);
+  g_assert_cmpint (from, ==, strata_trace_get_start (trace));
+  g_assert_cmpint (to, ==, strata_trace_get_end (trace));
+
+  gtk_window_destroy (GTK_WINDOW (l.live_window));
+  g_mutex_clear (&l.lock);
+  g_cond_clear (&l.cond);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int status;
+
+  strata_test_ui_init (&argc, &argv);
+  window = strata_test_ui_open_window ("sched-small.dat", 1400, 860);
+  view = strata_window_get_timeline (window);
+
+  g_test_add_func ("/strata/ui/timeline/opens-fixture", test_opens_fixture);
+  g_test_add_func ("/strata/ui/timeline/ctrl-scroll-zooms-around-pointer", test_ctrl_scroll_zooms_around_pointer);
+  g_test_add_func ("/strata/ui/timeline/scroll-pans-and-moves-rows", test_scroll_pans_and_moves_rows);
+  g_test_add_func ("/strata/ui/timeline/drag-pans", test_drag_pans);
+  g_test_add_func ("/strata/ui/timeline/drag-on-ruler-selects-range", test_drag_on_ruler_selects_range);
+  g_test_add_func ("/strata/ui/timeline/keys-wasd-home-back", test_keys);
+  g_test_add_func ("/strata/ui/timeline/double-click-zooms-to-activity", test_double_click_zooms_to_activity);
+  g_test_add_func ("/strata/ui/timeline/snapshot-matches-painter", test_snapshot_matches_painter);
+  g_test_add_func ("/strata/ui/timeline/running-interval-at-its-pixels", test_running_interval_at_its_pixels);
+  g_test_add_func ("/strata/ui/timeline/live-growth", test_live_growth);
+
+  status = g_test_run ();
+  gtk_window_destroy (GTK_WINDOW (window));
+  return status;
+}

@@ -1,0 +1,368 @@
+/* strata-event-list.c
+ *
+ * See strata-event-list.h. Selecting a row emits "activity-selected" with
+ * the activity, which the window turns into a timeline jump; the window
+ * calls strata_event_list_follow() when the timeline moves, and the list
+ * scrolls to the first activity at the view's start (KernelShark's "graph
+ * follows", the other way round too). Only the rows on screen are ever
+ * made: the model is virtual.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "strata-event-list.h"
+#include "strata-event-model.h"
+#include "strata-item-info.h"
+
+enum {
+  COLUMN_TIME,
+  COLUMN_CPU,
+  COLUMN_TASK,
+  COLUMN_PID,
+  COLUMN_EVENT,
+  COLUMN_DETAILS,
+  N_COLUMNS
+};
+
+struct _StrataEventList
+{
+  GtkBox              parent_instance;
+  StrataEventModel   *model;
+  GtkSingleSelection *selection;
+  GtkColumnView      *view;
+  GtkDropDown        *kind_filter;
+  GtkEntry           *cpu_filter;
+  GtkEntry           *task_filter;
+  GtkLabel           *count;
+  guint               followed;
+  gboolean            following;
+};
+
+enum {
+  SIGNAL_ACTIVITY_SELECTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (StrataEventList, strata_event_list, GTK_TYPE_BOX)
+
+/* The kinds the filter offers, in the drop-down's order after "All". */
+static const StrataActivityKind filter_kinds[] = {
+  STRATA_ACTIVITY_TASK, STRATA_ACTIVITY_IRQ, STRATA_ACTIVITY_SOFTIRQ, STRATA_ACTIVITY_IDLE,
+  STRATA_ACTIVITY_STATE, STRATA_ACTIVITY_WAKEUP, STRATA_ACTIVITY_EVENT,
+};
+
+static char *
+cell_text (StrataEventList      *self,
+           const StrataActivity *a,
+           guint                 column)
+{
+  StrataTrace *trace = strata_event_model_get_trace (self->model);
+  const StrataChannel *channels;
+  const StrataChannel *ch;
+  guint n;
+
+  channels = strata_trace_get_channels (trace, &n);
+  ch = a->channel < n ? &channels[a->channel] : NULL;
+
+  switch (column)
+    {
+    case COLUMN_TIME:
+      return strata_format_offset (a->start - strata_trace_get_start (trace));
+    case COLUMN_CPU:
+      {
+        gint32 cpu = strata_event_activity_cpu (self->model, a);
+
+        return cpu >= 0 ? g_strdup_printf ("%d", cpu) : g_strdup ("");
+      }
+    case COLUMN_TASK:
+      if (ch != NULL && ch->kind == STRATA_CHANNEL_CPU && a->kind == STRATA_ACTIVITY_TASK)
+        return g_strdup (strata_trace_get_string (trace, a->label));
+      return g_strdup (ch != NULL && ch->kind != STRATA_CHANNEL_CPU
+                       ? strata_channel_display_name (trace, a->channel) : "");
+    case COLUMN_PID:
+      if (ch != NULL && ch->kind == STRATA_CHANNEL_CPU && a->kind == STRATA_ACTIVITY_TASK)
+        return g_strdup_printf ("%d", a->arg);
+      return ch != NULL && ch->kind == STRATA_CHANNEL_THREAD ? g_strdup_printf ("%d", ch->id) : g_strdup ("");
+    case COLUMN_EVENT:
+      if (a->kind == STRATA_ACTIVITY_STATE)
+        return g_strdup (strata_task_state_display_name (a->state));
+      if (a->kind == STRATA_ACTIVITY_EVENT || a->kind == STRATA_ACTIVITY_IRQ || a->kind == STRATA_ACTIVITY_SOFTIRQ)
+        return g_strdup (strata_trace_get_string (trace, a->label));
+      return g_strdup (strata_activity_kind_to_string (a->kind));
+    case COLUMN_DETAILS:
+    default:
+      {
+        g_autofree char *d = strata_format_duration (a->end - a->start);
+
+        if (a->kind == STRATA_ACTIVITY_WAKEUP)
+          /* Translators: an event list's details of a wakeup */
+          return g_strdup_printf (_("woken by %d"), a->arg);
+        if (a->end == a->start)
+          return g_strdup ("");
+        /* Translators: an event list's details: how long it lasted */
+        return g_strdup_printf (_("for %s"), d);
+      }
+    }
+}
+
+static void
+setup_cell (GtkSignalListItemFactory *factory,
+            GtkListItem              *item,
+            gpointer                  data)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+  guint column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (factory), "column"));
+
+  gtk_label_set_xalign (GTK_LABEL (label), column == COLUMN_CPU || column == COLUMN_PID ? 1 : 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  if (column == COLUMN_TIME || column == COLUMN_CPU || column == COLUMN_PID)
+    gtk_widget_add_css_class (label, "numeric");
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+bind_cell (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           StrataEventList          *self)
+{
+  StrataEventItem *event = gtk_list_item_get_item (item);
+  guint column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (factory), "column"));
+  g_autofree char *text = NULL;
+
+  if (event == NULL)
+    return;
+  text = cell_text (self, strata_event_item_get_activity (event), column);
+  gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)), text);
+}
+
+static void
+update_count (StrataEventList *self)
+{
+  guint n = self->model != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->model)) : 0;
+  g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u activity", "%u activities", n), n);
+
+  gtk_label_set_text (self->count, text);
+}
+
+static void
+selection_changed (GtkSingleSelection *selection,
+                   guint               position,
+                   guint               n_items,
+                   StrataEventList    *self)
+{
+  StrataActivity a;
+  guint selected = gtk_single_selection_get_selected (selection);
+
+  if (self->following || self->model == NULL || selected == GTK_INVALID_LIST_POSITION)
+    return;
+  if (strata_event_model_get_activity (self->model, selected, &a))
+    g_signal_emit (self, signals[SIGNAL_ACTIVITY_SELECTED], 0, &a);
+}
+
+/* GTK 4.8 has no gtk_column_view_scroll_to(); the list inside it has
+ * the "list.scroll-to-item" action. */
+static void
+scroll_to (StrataEventList *self,
+           guint            position)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->view)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      {
+        gtk_widget_activate_action (child, "list.scroll-to-item", "u", position);
+        return;
+      }
+}
+
+/* The timeline moved: the list shows the first activity at @t. */
+void
+strata_event_list_follow (StrataEventList *self,
+                          gint64           t)
+{
+  g_return_if_fail (STRATA_IS_EVENT_LIST (self));
+
+  if (self->model == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0)
+    return;
+  self->followed = strata_event_model_position_at (self->model, t);
+  scroll_to (self, self->followed);
+}
+
+guint
+strata_event_list_get_followed (StrataEventList *self)
+{
+  g_return_val_if_fail (STRATA_IS_EVENT_LIST (self), 0);
+  return self->followed;
+}
+
+/* As a click on the row does. */
+void
+strata_event_list_select (StrataEventList *self,
+                          guint            position)
+{
+  g_return_if_fail (STRATA_IS_EVENT_LIST (self));
+
+  gtk_single_selection_set_selected (self->selection, position);
+}
+
+GListModel *
+strata_event_list_get_model (StrataEventList *self)
+{
+  g_return_val_if_fail (STRATA_IS_EVENT_LIST (self), NULL);
+  return self->model != NULL ? G_LIST_MODEL (self->model) : NULL;
+}
+
+void
+strata_event_list_set_filter (StrataEventList *self,
+                              int              kind,
+                              gint32           cpu,
+                              gint32           tid)
+{
+  g_return_if_fail (STRATA_IS_EVENT_LIST (self));
+
+  if (self->model == NULL)
+    return;
+  self->following = TRUE;
+  strata_event_model_set_filter (self->model, kind, cpu, tid);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  self->following = FALSE;
+  update_count (self);
+}
+
+static void
+filters_changed (StrataEventList *self)
+{
+  guint k = gtk_drop_down_get_selected (self->kind_filter);
+  const char *cpu = gtk_editable_get_text (GTK_EDITABLE (self->cpu_filter));
+  const char *tid = gtk_editable_get_text (GTK_EDITABLE (self->task_filter));
+  gint64 c = -1, t = -1;
+
+  if (cpu[0] != '\0' && !g_ascii_string_to_signed (cpu, 10, 0, G_MAXINT32, &c, NULL))
+    c = -1;
+  if (tid[0] != '\0' && !g_ascii_string_to_signed (tid, 10, 0, G_MAXINT32, &t, NULL))
+    t = -1;
+  strata_event_list_set_filter (self, k == 0 || k > G_N_ELEMENTS (filter_kinds)
+                                        ? STRATA_EVENT_ANY_KIND : (int) filter_kinds[k - 1],
+                                (gint32) c, (gint32) t);
+}
+
+void
+strata_event_list_set_trace (StrataEventList *self,
+                             StrataTrace     *trace)
+{
+  g_return_if_fail (STRATA_IS_EVENT_LIST (self));
+
+  g_clear_object (&self->model);
+  if (trace != NULL && strata_trace_get_zoom_tree (trace) != NULL)
+    self->model = strata_event_model_new (trace);
+  self->following = TRUE;
+  gtk_single_selection_set_model (self->selection, self->model != NULL ? G_LIST_MODEL (self->model) : NULL);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  self->following = FALSE;
+  self->followed = 0;
+  update_count (self);
+}
+
+static void
+strata_event_list_dispose (GObject *object)
+{
+  StrataEventList *self = STRATA_EVENT_LIST (object);
+
+  g_clear_object (&self->model);
+  G_OBJECT_CLASS (strata_event_list_parent_class)->dispose (object);
+}
+
+static void
+strata_event_list_class_init (StrataEventListClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = strata_event_list_dispose;
+
+  signals[SIGNAL_ACTIVITY_SELECTED] =
+    g_signal_new ("activity-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+}
+
+static void
+strata_event_list_init (StrataEventList *self)
+{
+  static const char *titles[N_COLUMNS] = {
+    N_("Time"), N_("CPU"), N_("Task"), N_("PID"), N_("Event"), N_("Details"),
+  };
+  static const char *kinds[] = {
+    N_("All activities"), N_("Tasks on CPUs"), N_("IRQs"), N_("Softirqs"), N_("Idle"),
+    N_("Thread states"), N_("Wakeups"), N_("Other events"), NULL,
+  };
+  g_autoptr(GtkStringList) kind_names = gtk_string_list_new (NULL);
+  GtkWidget *bar, *scrolled;
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+
+  for (guint i = 0; kinds[i] != NULL; i++)
+    gtk_string_list_append (kind_names, _(kinds[i]));
+
+  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_margin_start (bar, 6);
+  gtk_widget_set_margin_end (bar, 6);
+  gtk_widget_set_margin_top (bar, 4);
+  gtk_widget_set_margin_bottom (bar, 4);
+  self->kind_filter = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (kind_names)), NULL));
+  self->cpu_filter = GTK_ENTRY (gtk_entry_new ());
+  gtk_entry_set_placeholder_text (self->cpu_filter, _("CPU"));
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->cpu_filter), 5);
+  self->task_filter = GTK_ENTRY (gtk_entry_new ());
+  gtk_entry_set_placeholder_text (self->task_filter, _("Thread id"));
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->task_filter), 9);
+  self->count = GTK_LABEL (gtk_label_new (NULL));
+  gtk_widget_add_css_class (GTK_WIDGET (self->count), "dim-label");
+  gtk_widget_set_hexpand (GTK_WIDGET (self->count), TRUE);
+  gtk_label_set_xalign (self->count, 1);
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->kind_filter));
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->cpu_filter));
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->task_filter));
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->count));
+  gtk_box_append (GTK_BOX (self), bar);
+  g_signal_connect_swapped (self->kind_filter, "notify::selected", G_CALLBACK (filters_changed), self);
+  g_signal_connect_swapped (self->cpu_filter, "activate", G_CALLBACK (filters_changed), self);
+  g_signal_connect_swapped (self->task_filter, "activate", G_CALLBACK (filters_changed), self);
+
+  self->selection = gtk_single_selection_new (NULL);
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  g_signal_connect (self->selection, "selection-changed", G_CALLBACK (selection_changed), self);
+  self->view = GTK_COLUMN_VIEW (gtk_column_view_new (GTK_SELECTION_MODEL (self->selection)));
+  gtk_column_view_set_show_column_separators (self->view, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->view), "data-table");
+
+  for (guint c = 0; c < N_COLUMNS; c++)
+    {
+      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+      GtkColumnViewColumn *column;
+
+      g_object_set_data (G_OBJECT (factory), "column", GUINT_TO_POINTER (c));
+      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), self);
+      g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), self);
+      column = gtk_column_view_column_new (_(titles[c]), factory);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      if (c == COLUMN_DETAILS)
+        gtk_column_view_column_set_expand (column, TRUE);
+      gtk_column_view_append_column (self->view, column);
+      g_object_unref (column);
+    }
+
+  scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->view));
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (self), scrolled);
+  update_count (self);
+}
+
+GtkWidget *
+strata_event_list_new (void)
+{
+  return g_object_new (STRATA_TYPE_EVENT_LIST, NULL);
+}

@@ -1,0 +1,2410 @@
+/* strata-timeline-view.c
+ *
+ * The timeline widget. Its snapshot() asks the painter for one frame (one
+ * zoom-tree query for the rows that fit at the level of the current
+ * scale), draws that display list as colour nodes and text, then adds
+ * what only an interactive view has: the overview strip of the whole
+ * trace with the visible window, the hovered and selected activity, the
+ * selected range, markers and search matches. Navigation (zoom around the
+ * pointer, pan, W/A/S/D, Home, back and forward) only changes the range
+ * and the vertical scroll and queues a redraw; vertical scrolling changes
+ * which rows the next query asks for.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+
+#include <glib/gi18n.h>
+
+#include "strata-timeline-render.h"
+#include "strata-timeline-view-private.h"
+
+#define OVERVIEW_HEIGHT     STRATA_TIMELINE_OVERVIEW_HEIGHT
+#define HISTORY_GAP_USEC    (600 * G_TIME_SPAN_MILLISECOND)
+#define WHEEL_ZOOM_STEP     1.25
+#define KEY_ZOOM_STEP       1.5
+#define KEY_PAN_FRACTION    0.125
+#define MIN_NS_PER_PIXEL    0.25
+#define ACCENT              0x3584e4ffu
+
+typedef enum
+{
+  DRAG_NONE,
+  DRAG_PAN,
+  DRAG_RANGE,
+  DRAG_OVERVIEW,
+  DRAG_NAMES,
+} DragMode;
+
+typedef struct
+{
+  gint64 from;
+  gint64 to;
+} View;
+
+struct _StrataTimelineView
+{
+  GtkWidget                parent_instance;
+
+  StrataTrace             *trace;
+  StrataZoomTree          *tree;
+  const StrataChannel     *channels;      /* the trace's, or live_channels */
+  guint                    n_channels;
+  GArray                  *live_channels; /* StrataChannel: found so far, while loading */
+  gboolean                 live;
+  StrataPainter           *painter;
+  StrataPainter           *overview_painter;
+  StrataDisplayList       *list;
+  StrataDisplayList       *overview_list;
+  GskRenderNode           *overview_node;
+  int                      overview_width;
+  StrataTimelineRender    *render;
+  PangoLayout             *layout;
+
+  gint64                   start;
+  gint64                   end;
+  gint64                   from;
+  gint64                   to;
+  StrataPaintStyle         style;
+  gboolean                 dark;
+
+  GtkAdjustment           *hadjustment;
+  GtkAdjustment           *vadjustment;
+  guint                    hscroll_policy : 1;
+  guint                    vscroll_policy : 1;
+  gboolean                 syncing_adjustments;
+
+  GArray                  *base_rows;   /* guint32: the painter's default rows */
+  GArray                  *rows;        /* guint32: what is shown */
+  GArray                  *pinned;      /* guint32 */
+  GHashTable              *hidden;      /* channel set */
+  GHashTable              *collapsed;   /* process channel set */
+
+  gboolean                 pointer_inside;
+  double                   pointer_x;
+  double                   pointer_y;
+  gboolean                 has_hover;
+  StrataZoomItem           hover;
+
+  StrataTimelineSelection  selection;
+
+  DragMode                 drag_mode;
+  double                   drag_x;
+  double                   drag_y;
+  gint64                   drag_from;
+  gint64                   drag_to;
+  double                   drag_scroll;
+  gboolean                 drag_moved;
+
+  gint64                   pinch_from;
+  gint64                   pinch_to;
+  double                   pinch_x;
+
+  GArray                  *back;        /* View */
+  GArray                  *forward;     /* View */
+  gint64                   last_nav_usec;
+
+  char                    *search;
+  GArray                  *matches;     /* guint32 channels */
+  int                      match_index;
+
+  gint64                   markers[2];
+  guint                    n_markers;
+
+  GtkWidget               *row_menu;
+  guint32                  menu_channel;
+};
+
+enum {
+  PROP_0,
+  PROP_TRACE,
+  PROP_CAN_GO_BACK,
+  PROP_CAN_GO_FORWARD,
+  PROP_DARK,
+  N_PROPS,
+  /* GtkScrollable */
+  PROP_HADJUSTMENT,
+  PROP_VADJUSTMENT,
+  PROP_HSCROLL_POLICY,
+  PROP_VSCROLL_POLICY,
+};
+
+enum {
+  SIGNAL_SELECTION_CHANGED,
+  SIGNAL_VIEW_CHANGED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (StrataTimelineView, strata_timeline_view, GTK_TYPE_WIDGET,
+                               G_IMPLEMENT_INTERFACE (GTK_TYPE_SCROLLABLE, NULL))
+
+static void update_adjustments (StrataTimelineView *self);
+
+/* Geometry ---------------------------------------------------------------- */
+
+static double
+rows_top (StrataTimelineView *self)
+{
+  return OVERVIEW_HEIGHT + self->style.ruler_height;
+}
+
+static int
+rows_area_height (StrataTimelineView *self)
+{
+  int h = gtk_widget_get_height (GTK_WIDGET (self));
+
+  return MAX (0, h - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
+}
+
+static int
+area_width (StrataTimelineView *self)
+{
+  return MAX (1, gtk_widget_get_width (GTK_WIDGET (self)) - (int) self->style.name_width);
+}
+
+static double
+ns_per_pixel (StrataTimelineView *self)
+{
+  return (double) (self->to - self->from) / area_width (self);
+}
+
+static gint64
+time_at (StrataTimelineView *self,
+         double              x)
+{
+  return self->from + (gint64) llround ((x - self->style.name_width) * ns_per_pixel (self));
+}
+
+double
+strata_timeline_view_x_for_time (StrataTimelineView *self,
+                                 gint64              t)
+{
+  return self->style.name_width + (t - self->from) / ns_per_pixel (self);
+}
+
+static double
+scroll_y (StrataTimelineView *self)
+{
+  return self->vadjustment != NULL ? gtk_adjustment_get_value (self->vadjustment) : 0;
+}
+
+/* Which row index of self->rows is at widget @y, or -1. */
+static int
+row_index_at (StrataTimelineView *self,
+              double              y)
+{
+  double top = rows_top (self);
+  int i;
+
+  if (y < top || y >= top + rows_area_height (self))
+    return -1;
+  i = (int) floor ((y - top + scroll_y (self)) / self->style.row_height);
+  return i >= 0 && (guint) i < self->rows->len ? i : -1;
+}
+
+double
+strata_timeline_view_y_for_row (StrataTimelineView *self,
+                                guint32             channel)
+{
+  for (guint i = 0; i < self->rows->len; i++)
+    if (g_array_index (self->rows, guint32, i) == channel)
+      return rows_top (self) + (double) i * self->style.row_height - scroll_y (self);
+  return -1;
+}
+
+/* Range and history ------------------------------------------------------- */
+
+static void
+clamp_range (StrataTimelineView *self,
+             gint64             *from,
+             gint64             *to)
+{
+  gint64 full = MAX (self->end - self->start, 1);
+  gint64 min_span = MAX ((gint64) ceil (area_width (self) * MIN_NS_PER_PIXEL), 16);
+  gint64 span = CLAMP (*to - *from, MIN (min_span, full), full);
+  gint64 mid = *from + (*to - *from) / 2;
+
+  *from = mid - span / 2;
+  *to = *from + span;
+  if (*from < self->start)
+    {
+      *from = self->start;
+      *to = *from + span;
+    }
+  if (*to > self->end)
+    {
+      *to = self->end;
+      *from = *to - span;
+    }
+}
+
+static void
+notify_history (StrataTimelineView *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_BACK]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_FORWARD]);
+}
+
+static void
+push_history (StrataTimelineView *self)
+{
+  View v = { self->from, self->to };
+
+  if (self->trace == NULL)
+    return;
+  if (self->back->len > 0)
+    {
+      View *top = &g_array_index (self->back, View, self->back->len - 1);
+
+      if (top->from == v.from && top->to == v.to)
+        return;
+    }
+  g_array_append_val (self->back, v);
+  if (self->back->len > 100)
+    g_array_remove_index (self->back, 0);
+  g_array_set_size (self->forward, 0);
+  notify_history (self);
+}
+
+/* Continuous navigation (wheel, keys held down) is one step of history
+ * per burst, not per event. */
+static void
+push_history_for_burst (StrataTimelineView *self)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (now - self->last_nav_usec > HISTORY_GAP_USEC)
+    push_history (self);
+  self->last_nav_usec = now;
+}
+
+void
+strata_timeline_view_set_range (StrataTimelineView *self,
+                                gint64              from,
+                                gint64              to)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (self->trace == NULL)
+    return;
+  clamp_range (self, &from, &to);
+  if (from == self->from && to == self->to)
+    return;
+  self->from = from;
+  self->to = to;
+  update_adjustments (self);
+  g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* A jump the user may want to come back from. */
+void
+strata_timeline_view_navigate_to (StrataTimelineView *self,
+                                  gint64              from,
+                                  gint64              to)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  push_history (self);
+  self->last_nav_usec = 0;
+  strata_timeline_view_set_range (self, from, to);
+}
+
+void
+strata_timeline_view_get_range (StrataTimelineView *self,
+                                gint64             *from,
+                                gint64             *to)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (from != NULL)
+    *from = self->from;
+  if (to != NULL)
+    *to = self->to;
+}
+
+/**
+ * strata_timeline_view_zoom:
+ * @factor: the new span over the old one: below 1 zooms in
+ * @anchor_x: the widget x whose time stays where it is, or -1 for the
+ *   middle of the timeline
+ */
+void
+strata_timeline_view_zoom (StrataTimelineView *self,
+                           double              factor,
+                           double              anchor_x)
+{
+  double npp, new_span;
+  gint64 anchor_t, from;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (self->trace == NULL)
+    return;
+  if (anchor_x < self->style.name_width)
+    anchor_x = self->style.name_width + area_width (self) / 2.0;
+  anchor_t = time_at (self, anchor_x);
+  npp = ns_per_pixel (self);
+  new_span = MAX ((self->to - self->from) * factor, 1);
+  from = anchor_t - (gint64) llround ((anchor_x - self->style.name_width) * npp * factor);
+  strata_timeline_view_set_range (self, from, from + (gint64) llround (new_span));
+}
+
+/* Moves the view right by @dx pixels (left for negative). */
+void
+strata_timeline_view_pan (StrataTimelineView *self,
+                          double              dx)
+{
+  gint64 dt;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  dt = (gint64) llround (dx * ns_per_pixel (self));
+  strata_timeline_view_set_range (self, self->from + dt, self->to + dt);
+}
+
+void
+strata_timeline_view_fit (StrataTimelineView *self)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  strata_timeline_view_navigate_to (self, self->start, self->end);
+}
+
+gboolean
+strata_timeline_view_go_back (StrataTimelineView *self)
+{
+  View here = { self->from, self->to }, v;
+
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
+
+  if (self->back->len == 0)
+    return FALSE;
+  v = g_array_index (self->back, View, self->back->len - 1);
+  g_array_set_size (self->back, self->back->len - 1);
+  g_array_append_val (self->forward, here);
+  strata_timeline_view_set_range (self, v.from, v.to);
+  self->last_nav_usec = 0;
+  notify_history (self);
+  return TRUE;
+}
+
+gboolean
+strata_timeline_view_go_forward (StrataTimelineView *self)
+{
+  View here = { self->from, self->to }, v;
+
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
+
+  if (self->forward->len == 0)
+    return FALSE;
+  v = g_array_index (self->forward, View, self->forward->len - 1);
+  g_array_set_size (self->forward, self->forward->len - 1);
+  g_array_append_val (self->back, here);
+  strata_timeline_view_set_range (self, v.from, v.to);
+  self->last_nav_usec = 0;
+  notify_history (self);
+  return TRUE;
+}
+
+/* Adjustments ------------------------------------------------------------- */
+
+static void
+update_adjustments (StrataTimelineView *self)
+{
+  double content = (double) self->rows->len * self->style.row_height;
+  double page = rows_area_height (self);
+
+  self->syncing_adjustments = TRUE;
+  if (self->vadjustment != NULL)
+    {
+      double value = CLAMP (gtk_adjustment_get_value (self->vadjustment), 0, MAX (0, content - page));
+
+      gtk_adjustment_configure (self->vadjustment, value, 0, MAX (content, page),
+                                self->style.row_height, MAX (page * 0.9, 1), page);
+    }
+  if (self->hadjustment != NULL && self->trace != NULL)
+    gtk_adjustment_configure (self->hadjustment, self->from - self->start, 0,
+                              MAX (self->end - self->start, 1),
+                              (self->to - self->from) / 10.0, (self->to - self->from) * 0.9,
+                              self->to - self->from);
+  self->syncing_adjustments = FALSE;
+}
+
+static void
+vadjustment_changed (StrataTimelineView *self)
+{
+  if (!self->syncing_adjustments)
+    gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+hadjustment_changed (StrataTimelineView *self)
+{
+  gint64 from;
+
+  if (self->syncing_adjustments || self->trace == NULL)
+    return;
+  from = self->start + (gint64) gtk_adjustment_get_value (self->hadjustment);
+  strata_timeline_view_set_range (self, from, from + (self->to - self->from));
+}
+
+static void
+set_adjustment (StrataTimelineView  *self,
+                GtkAdjustment      **slot,
+                GtkAdjustment       *adjustment,
+                GCallback            callback)
+{
+  if (*slot == adjustment && adjustment != NULL)
+    return;
+  if (*slot != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (*slot, self);
+      g_clear_object (slot);
+    }
+  if (adjustment == NULL)
+    adjustment = gtk_adjustment_new (0, 0, 0, 0, 0, 0);
+  *slot = g_object_ref_sink (adjustment);
+  g_signal_connect_swapped (adjustment, "value-changed", callback, self);
+  update_adjustments (self);
+}
+
+/* Rows -------------------------------------------------------------------- */
+
+static gboolean
+is_pinned (StrataTimelineView *self,
+           guint32             channel)
+{
+  for (guint i = 0; i < self->pinned->len; i++)
+    if (g_array_index (self->pinned, guint32, i) == channel)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+rebuild_rows (StrataTimelineView *self)
+{
+  const StrataChannel *channels = NULL;
+  guint n_channels = 0;
+
+  g_array_set_size (self->rows, 0);
+  if (self->trace != NULL)
+    channels = self->channels, n_channels = self->n_channels;
+
+  for (guint i = 0; i < self->pinned->len; i++)
+    {
+      guint32 ch = g_array_index (self->pinned, guint32, i);
+
+      if (!g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
+        g_array_append_val (self->rows, ch);
+    }
+
+  for (guint i = 0; self->base_rows != NULL && i < self->base_rows->len; i++)
+    {
+      guint32 ch = g_array_index (self->base_rows, guint32, i);
+
+      if (ch >= n_channels || is_pinned (self, ch) ||
+          g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
+        continue;
+      if (channels[ch].kind == STRATA_CHANNEL_THREAD && channels[ch].parent < n_channels &&
+          g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (channels[ch].parent)))
+        continue;
+      g_array_append_val (self->rows, ch);
+    }
+
+  if (self->painter != NULL)
+    strata_painter_set_rows (self->painter, (const guint32 *)(gpointer) self->rows->data, self->rows->len);
+  update_adjustments (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+const guint32 *
+strata_timeline_view_get_rows (StrataTimelineView *self,
+                               guint              *n_rows)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), NULL);
+
+  if (n_rows != NULL)
+    *n_rows = self->rows->len;
+  return (const guint32 *)(gpointer) self->rows->data;
+}
+
+void
+strata_timeline_view_set_row_pinned (StrataTimelineView *self,
+                                     guint32             channel,
+                                     gboolean            pinned)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (pinned == is_pinned (self, channel))
+    return;
+  if (pinned)
+    g_array_append_val (self->pinned, channel);
+  else
+    for (guint i = 0; i < self->pinned->len; i++)
+      if (g_array_index (self->pinned, guint32, i) == channel)
+        {
+          g_array_remove_index (self->pinned, i);
+          break;
+        }
+  rebuild_rows (self);
+}
+
+void
+strata_timeline_view_set_row_hidden (StrataTimelineView *self,
+                                     guint32             channel,
+                                     gboolean            hidden)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (hidden)
+    g_hash_table_add (self->hidden, GUINT_TO_POINTER (channel));
+  else
+    g_hash_table_remove (self->hidden, GUINT_TO_POINTER (channel));
+  rebuild_rows (self);
+}
+
+void
+strata_timeline_view_show_all_rows (StrataTimelineView *self)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  g_hash_table_remove_all (self->hidden);
+  g_hash_table_remove_all (self->collapsed);
+  rebuild_rows (self);
+}
+
+void
+strata_timeline_view_set_expanded (StrataTimelineView *self,
+                                   guint32             process,
+                                   gboolean            expanded)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (expanded)
+    g_hash_table_remove (self->collapsed, GUINT_TO_POINTER (process));
+  else
+    g_hash_table_add (self->collapsed, GUINT_TO_POINTER (process));
+  rebuild_rows (self);
+}
+
+/* Trace ------------------------------------------------------------------- */
+
+static void
+invalidate_overview (StrataTimelineView *self)
+{
+  g_clear_pointer (&self->overview_node, gsk_render_node_unref);
+}
+
+static void
+install (StrataTimelineView  *self,
+         StrataTrace         *trace,
+         const StrataChannel *channels,
+         guint                n_channels,
+         gint64               start,
+         gint64               end,
+         gboolean             live)
+{
+  gboolean same = trace != NULL && trace == self->trace;
+  /* A view of the whole trace follows it as it grows. */
+  gboolean follow = !same || (self->from <= self->start && self->to >= self->end);
+  gint64 keep_from = self->from, keep_to = self->to;
+
+  g_clear_pointer (&self->painter, strata_painter_free);
+  g_clear_pointer (&self->overview_painter, strata_painter_free);
+  g_clear_pointer (&self->base_rows, g_array_unref);
+  invalidate_overview (self);
+  if (!same)
+    {
+      g_array_set_size (self->pinned, 0);
+      g_array_set_size (self->back, 0);
+      g_array_set_size (self->forward, 0);
+      g_array_set_size (self->matches, 0);
+      g_hash_table_remove_all (self->hidden);
+      g_hash_table_remove_all (self->collapsed);
+      self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
+      self->n_markers = 0;
+      g_set_object (&self->trace, trace);
+    }
+  self->has_hover = FALSE;
+  self->live = live;
+  self->tree = trace != NULL ? strata_trace_get_zoom_tree (trace) : NULL;
+  self->channels = self->tree != NULL ? channels : NULL;
+  self->n_channels = self->tree != NULL ? n_channels : 0;
+
+  if (self->tree != NULL)
+    {
+      g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint32));
+      StrataPaintStyle ov;
+
+      self->start = start;
+      self->end = MAX (end, start + 1);
+      if (follow)
+        {
+          self->from = self->start;
+          self->to = self->end;
+        }
+      else
+        {
+          self->from = keep_from;
+          self->to = keep_to;
+          clamp_range (self, &self->from, &self->to);
+        }
+
+      /* The finished trace's painter knows its buffer instances too. */
+      if (live)
+        {
+          self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+          strata_painter_set_channels (self->painter, channels, n_channels);
+          strata_painter_set_extent (self->painter, self->start, self->end);
+          self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+          strata_painter_set_channels (self->overview_painter, channels, n_channels);
+          strata_painter_set_extent (self->overview_painter, self->start, self->end);
+        }
+      else
+        {
+          self->painter = strata_painter_new_for_trace (trace);
+          self->overview_painter = strata_painter_new_for_trace (trace);
+        }
+      strata_painter_set_style (self->painter, &self->style);
+      self->base_rows = strata_painter_default_rows (self->painter);
+
+      /* The overview: every CPU in a thin row, the whole trace. */
+      for (guint i = 0; i < self->base_rows->len; i++)
+        {
+          guint32 ch = g_array_index (self->base_rows, guint32, i);
+
+          if (ch < n_channels && channels[ch].kind == STRATA_CHANNEL_CPU)
+            g_array_append_val (cpus, ch);
+        }
+      strata_painter_set_rows (self->overview_painter, (const guint32 *)(gpointer) cpus->data, cpus->len);
+      ov = self->style;
+      ov.name_width = 0;
+      ov.ruler_height = 0;
+      ov.legend_height = 0;
+      ov.row_height = MAX (4, (OVERVIEW_HEIGHT - 10) / MAX (cpus->len, 1));
+      strata_painter_set_style (self->overview_painter, &ov);
+    }
+  else
+    g_clear_object (&self->trace);
+
+  rebuild_rows (self);
+  if (!same)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+  notify_history (self);
+  if (!same)
+    g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+  g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
+}
+
+/**
+ * strata_timeline_view_set_trace:
+ * @trace: (nullable): a loaded trace with its zoom tree
+ *
+ * Shows @trace. Given the trace that strata_timeline_view_set_live()
+ * showed while it loaded, the view keeps where the user went.
+ */
+void
+strata_timeline_view_set_trace (StrataTimelineView *self,
+                                StrataTrace        *trace)
+{
+  const StrataChannel *channels = NULL;
+  guint n = 0;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (trace == NULL || STRATA_IS_TRACE (trace));
+
+  if (self->trace == trace && !self->live)
+    return;
+  if (trace != NULL)
+    channels = strata_trace_get_channels (trace, &n);
+  install (self, trace, channels, n,
+           trace != NULL ? strata_trace_get_start (trace) : 0,
+           trace != NULL ? strata_trace_get_end (trace) : 0, FALSE);
+  g_clear_pointer (&self->live_channels, g_array_unref);
+}
+
+/**
+ * strata_timeline_view_set_live:
+ * @trace: a trace still loading (from a StrataTraceProgress)
+ * @channels: (transfer full) (element-type StrataChannel): its channels so far
+ * @start: its first event
+ * @horizon: how far its activities are complete
+ *
+ * Shows what a load has built so far; the zoom tree is queried as it
+ * grows. Tooltips, the panel and search wait for the finished trace.
+ */
+void
+strata_timeline_view_set_live (StrataTimelineView *self,
+                               StrataTrace        *trace,
+                               GArray             *channels,
+                               gint64              start,
+                               gint64              horizon)
+{
+  g_autoptr(GArray) old = NULL;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (STRATA_IS_TRACE (trace) && channels != NULL);
+
+  old = g_steal_pointer (&self->live_channels);
+  self->live_channels = channels;
+  install (self, trace, (const StrataChannel *)(gpointer) channels->data, channels->len, start,
+           MAX (horizon, start + 1), TRUE);
+}
+
+gboolean
+strata_timeline_view_is_live (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
+  return self->live;
+}
+
+StrataTrace *
+strata_timeline_view_get_trace (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), NULL);
+  return self->trace;
+}
+
+void
+strata_timeline_view_set_dark (StrataTimelineView *self,
+                               gboolean            dark)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  dark = !!dark;
+  if (self->dark == dark)
+    return;
+  self->dark = dark;
+  self->style.scheme = dark ? STRATA_PAINT_SCHEME_DARK : STRATA_PAINT_SCHEME_LIGHT;
+  if (self->painter != NULL)
+    strata_painter_set_style (self->painter, &self->style);
+  if (self->overview_painter != NULL)
+    {
+      StrataPaintStyle ov = *strata_painter_get_style (self->overview_painter);
+
+      ov.scheme = self->style.scheme;
+      strata_painter_set_style (self->overview_painter, &ov);
+    }
+  invalidate_overview (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
+}
+
+void
+strata_timeline_view_set_row_height (StrataTimelineView *self,
+                                     guint               row_height)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  row_height = CLAMP (row_height, 12, 64);
+  if (self->style.row_height == row_height)
+    return;
+  self->style.row_height = row_height;
+  if (self->painter != NULL)
+    strata_painter_set_style (self->painter, &self->style);
+  update_adjustments (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Painting ---------------------------------------------------------------- */
+
+static void
+paint (StrataTimelineView *self,
+       int                 width,
+       int                 height)
+{
+  StrataPaintViewport vp = { 0 };
+
+  if (self->painter == NULL)
+    {
+      strata_display_list_clear (self->list);
+      return;
+    }
+
+  vp.from = self->from;
+  vp.to = self->to;
+  vp.width = MAX (1, width - (int) self->style.name_width);
+  vp.height = MAX (0, height - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
+  vp.scroll_y = scroll_y (self);
+  strata_painter_paint (self->painter, &vp, self->list);
+}
+
+/* For the tests and the hit test before the first frame. */
+void
+strata_timeline_view_paint_now (StrataTimelineView *self,
+                                int                 width,
+                                int                 height)
+{
+  paint (self, width, height);
+}
+
+const StrataDisplayList *
+strata_timeline_view_get_display_list (StrataTimelineView *self)
+{
+  return self->list;
+}
+
+StrataPainter *
+strata_timeline_view_get_painter (StrataTimelineView *self)
+{
+  return self->painter;
+}
+
+const StrataChannel *
+strata_timeline_view_get_channels (StrataTimelineView *self,
+                                   guint              *n_channels)
+{
+  *n_channels = self->n_channels;
+  return self->channels;
+}
+
+void
+strata_timeline_view_get_extent (StrataTimelineView *self,
+                                 gint64             *start,
+                                 gint64             *end)
+{
+  *start = self->start;
+  *end = self->end;
+}
+
+static void
+ensure_render (StrataTimelineView *self)
+{
+  if (self->render == NULL)
+    self->render = strata_timeline_render_new (gtk_widget_get_pango_context (GTK_WIDGET (self)));
+  if (self->layout == NULL)
+    {
+      PangoFontDescription *desc;
+
+      self->layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+      desc = pango_font_description_copy (pango_context_get_font_description (pango_layout_get_context (self->layout)));
+      pango_font_description_set_absolute_size (desc, 10 * PANGO_SCALE);
+      pango_layout_set_font_description (self->layout, desc);
+      pango_font_description_free (desc);
+    }
+}
+
+static void
+append_rgba (GtkSnapshot *snapshot,
+             guint32      c,
+             float        x,
+             float        y,
+             float        w,
+             float        h)
+{
+  GdkRGBA rgba;
+
+  if (w <= 0 || h <= 0)
+    return;
+  strata_rgba_from_u32 (&rgba, c);
+  gtk_snapshot_append_color (snapshot, &rgba, &GRAPHENE_RECT_INIT (x, y, w, h));
+}
+
+static void
+append_outline (GtkSnapshot *snapshot,
+                guint32      c,
+                float        x,
+                float        y,
+                float        w,
+                float        h,
+                float        width)
+{
+  GskRoundedRect r;
+  GdkRGBA rgba[4];
+  float widths[4] = { width, width, width, width };
+
+  strata_rgba_from_u32 (&rgba[0], c);
+  rgba[1] = rgba[2] = rgba[3] = rgba[0];
+  gsk_rounded_rect_init_from_rect (&r, &GRAPHENE_RECT_INIT (x, y, MAX (w, 1), h), 2);
+  gtk_snapshot_append_border (snapshot, &r, widths, rgba);
+}
+
+/* A label on the ruler, white on a rounded accent-coloured pill so it
+ * reads over the tick labels; @x is its middle. */
+static void
+append_pill (StrataTimelineView *self,
+             GtkSnapshot        *snapshot,
+             const char         *text,
+             float               x,
+             float               y_mid,
+             guint32             fill)
+{
+  PangoRectangle logical;
+  GskRoundedRect r;
+  GdkRGBA bg, fg = { 1, 1, 1, 1 };
+  float w, h;
+
+  pango_layout_set_text (self->layout, text, -1);
+  pango_layout_get_pixel_extents (self->layout, NULL, &logical);
+  w = logical.width + 10;
+  h = logical.height + 2;
+  x = roundf (x - w / 2);
+  strata_rgba_from_u32 (&bg, fill);
+  gsk_rounded_rect_init_from_rect (&r, &GRAPHENE_RECT_INIT (x, roundf (y_mid - h / 2), w, h), h / 2);
+  gtk_snapshot_push_rounded_clip (snapshot, &r);
+  gtk_snapshot_append_color (snapshot, &bg, &r.bounds);
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x + 5, roundf (y_mid - logical.height / 2.f)));
+  gtk_snapshot_append_layout (snapshot, self->layout, &fg);
+  gtk_snapshot_restore (snapshot);
+}
+
+static void
+append_text (StrataTimelineView *self,
+             GtkSnapshot        *snapshot,
+             const char         *text,
+             float               x,
+             float               y_mid,
+             guint32             c,
+             gboolean            right)
+{
+  PangoRectangle logical;
+  GdkRGBA rgba;
+
+  pango_layout_set_text (self->layout, text, -1);
+  pango_layout_get_pixel_extents (self->layout, NULL, &logical);
+  strata_rgba_from_u32 (&rgba, c);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (right ? x - logical.width : x,
+                                                          roundf (y_mid - logical.height / 2.f)));
+  gtk_snapshot_append_layout (snapshot, self->layout, &rgba);
+  gtk_snapshot_restore (snapshot);
+}
+
+static void
+snapshot_overview (StrataTimelineView *self,
+                   GtkSnapshot        *snapshot,
+                   int                 width)
+{
+  guint32 bg = self->dark ? 0x27292dffu : 0xf0f2f5ffu;
+  guint32 line = self->dark ? 0x3c3f46ffu : 0xd3d6dcffu;
+  guint32 dim = self->dark ? 0x00000070u : 0xffffff90u;
+  float x0 = self->style.name_width;
+  float w = MAX (1, width - (int) self->style.name_width);
+  double x_from, x_to;
+  gint64 full = MAX (self->end - self->start, 1);
+
+  append_rgba (snapshot, bg, 0, 0, width, OVERVIEW_HEIGHT);
+  append_rgba (snapshot, line, 0, OVERVIEW_HEIGHT - 1, width, 1);
+  append_text (self, snapshot, _("Overview"), 8, OVERVIEW_HEIGHT / 2.f,
+               self->dark ? 0x9297a0ffu : 0x7c818bffu, FALSE);
+
+  if (self->overview_painter == NULL)
+    return;
+
+  if (self->overview_node == NULL || self->overview_width != (int) w)
+    {
+      GtkSnapshot *s = gtk_snapshot_new ();
+      StrataPaintViewport vp = { self->start, self->end, (guint) w, OVERVIEW_HEIGHT - 10, 0 };
+
+      invalidate_overview (self);
+      strata_painter_paint (self->overview_painter, &vp, self->overview_list);
+      strata_timeline_render_rects (self->render, s, self->overview_list);
+      self->overview_node = gtk_snapshot_free_to_node (s);
+      self->overview_width = (int) w;
+    }
+
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x0, 5));
+  if (self->overview_node != NULL)
+    gtk_snapshot_append_node (snapshot, self->overview_node);
+  gtk_snapshot_restore (snapshot);
+
+  /* The visible window: the rest is veiled. */
+  x_from = x0 + (double) (self->from - self->start) / full * w;
+  x_to = x0 + (double) (self->to - self->start) / full * w;
+  append_rgba (snapshot, dim, x0, 1, x_from - x0, OVERVIEW_HEIGHT - 2);
+  append_rgba (snapshot, dim, x_to, 1, x0 + w - x_to, OVERVIEW_HEIGHT - 2);
+  append_outline (snapshot, ACCENT, floorf (x_from), 2, MAX (ceilf (x_to) - floorf (x_from), 3),
+                  OVERVIEW_HEIGHT - 4, 1.5f);
+}
+
+static void
+snapshot_item_outline (StrataTimelineView   *self,
+                       GtkSnapshot          *snapshot,
+                       const StrataZoomItem *item,
+                       guint32               color,
+                       float                 line)
+{
+  double y = strata_timeline_view_y_for_row (self, item->channel);
+  double x0, x1;
+  double left = self->style.name_width;
+  double right = gtk_widget_get_width (GTK_WIDGET (self));
+
+  if (y < 0)
+    return;
+  x0 = strata_timeline_view_x_for_time (self, item->start);
+  x1 = strata_timeline_view_x_for_time (self, item->end);
+  if (x1 < left || x0 > right)
+    return;
+  x0 = MAX (x0, left);
+  x1 = MIN (x1, right);
+  if (x1 - x0 < 3)
+    {
+      double mid = (x0 + x1) / 2;
+
+      x0 = mid - 1.5;
+      x1 = mid + 1.5;
+    }
+  append_outline (snapshot, color, floor (x0), y + 1, ceil (x1) - floor (x0), self->style.row_height - 2, line);
+}
+
+static void
+snapshot_chevrons (StrataTimelineView *self,
+                   GtkSnapshot        *snapshot)
+{
+  guint32 c = self->dark ? 0xc0c4ccffu : 0x5e636cffu;
+  GdkRGBA rgba;
+  cairo_t *cr = NULL;
+  double top = rows_top (self), bottom = top + rows_area_height (self);
+
+  if (self->trace == NULL)
+    return;
+  strata_rgba_from_u32 (&rgba, c);
+
+  for (guint i = 0; i < self->list->rows->len; i++)
+    {
+      const StrataPaintRow *row = &g_array_index (self->list->rows, StrataPaintRow, i);
+      double mid = OVERVIEW_HEIGHT + row->y + row->h / 2;
+      gboolean collapsed;
+
+      if (row->kind != STRATA_CHANNEL_PROCESS || mid < top || mid > bottom)
+        continue;
+      if (cr == NULL)
+        cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, top, 8, bottom - top));
+      collapsed = g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (row->channel));
+      gdk_cairo_set_source_rgba (cr, &rgba);
+      if (collapsed)
+        {
+          cairo_move_to (cr, 2, mid - 3.5);
+          cairo_line_to (cr, 6, mid);
+          cairo_line_to (cr, 2, mid + 3.5);
+        }
+      else
+        {
+          cairo_move_to (cr, 0.5, mid - 2);
+          cairo_line_to (cr, 7.5, mid - 2);
+          cairo_line_to (cr, 4, mid + 2.5);
+        }
+      cairo_close_path (cr);
+      cairo_fill (cr);
+    }
+  g_clear_pointer (&cr, cairo_destroy);
+}
+
+static void
+strata_timeline_view_snapshot (GtkWidget   *widget,
+                               GtkSnapshot *snapshot)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  double top = rows_top (self), area_h = rows_area_height (self);
+  double left = self->style.name_width;
+
+  ensure_render (self);
+
+  if (self->trace == NULL)
+    return;
+
+  snapshot_overview (self, snapshot, width);
+
+  paint (self, width, height);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (0, OVERVIEW_HEIGHT));
+  strata_timeline_render_rects (self->render, snapshot, self->list);
+  gtk_snapshot_restore (snapshot);
+
+  /* Search matches: a tint over the names of the matching rows. */
+  for (guint i = 0; i < self->matches->len; i++)
+    {
+      guint32 ch = g_array_index (self->matches, guint32, i);
+      double y = strata_timeline_view_y_for_row (self, ch);
+
+      if (y < top - self->style.row_height || y > top + area_h)
+        continue;
+      append_rgba (snapshot, (int) i == self->match_index ? 0xf6d32d90u : 0xf6d32d48u,
+                   0, MAX (y, top), left - 1, MIN (y + self->style.row_height, top + area_h) - MAX (y, top));
+    }
+
+  if (self->selection.kind == STRATA_TIMELINE_SELECTION_ROW)
+    {
+      double y = strata_timeline_view_y_for_row (self, self->selection.channel);
+
+      if (y >= top - self->style.row_height && y < top + area_h)
+        append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x30u, 0, MAX (y, top), width,
+                     MIN (y + self->style.row_height, top + area_h) - MAX (y, top));
+    }
+
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (left, top, width - left, area_h));
+
+  if (self->selection.kind == STRATA_TIMELINE_SELECTION_RANGE ||
+      (self->drag_mode == DRAG_RANGE && self->drag_moved))
+    {
+      double x0 = strata_timeline_view_x_for_time (self, self->selection.from);
+      double x1 = strata_timeline_view_x_for_time (self, self->selection.to);
+
+      append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x26u, x0, top, x1 - x0, area_h);
+      append_rgba (snapshot, ACCENT, floor (x0), top, 1, area_h);
+      append_rgba (snapshot, ACCENT, floor (x1), top, 1, area_h);
+    }
+
+  if (self->has_hover)
+    snapshot_item_outline (self, snapshot, &self->hover, self->dark ? 0xffffffb0u : 0x000000a0u, 1);
+  if (self->selection.kind == STRATA_TIMELINE_SELECTION_ITEM)
+    snapshot_item_outline (self, snapshot, &self->selection.item, ACCENT, 2);
+
+  for (guint i = 0; i < self->n_markers; i++)
+    {
+      double x = strata_timeline_view_x_for_time (self, self->markers[i]);
+
+      append_rgba (snapshot, 0xe01b24ffu, floor (x), top, 1, area_h);
+    }
+
+  gtk_snapshot_pop (snapshot);
+
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (0, OVERVIEW_HEIGHT));
+  strata_timeline_render_texts (self->render, snapshot, self->list);
+  gtk_snapshot_restore (snapshot);
+
+  snapshot_chevrons (self, snapshot);
+
+  /* The selected range and the markers on the ruler, with their length. */
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (left, OVERVIEW_HEIGHT, width - left, self->style.ruler_height));
+  if (self->selection.kind == STRATA_TIMELINE_SELECTION_RANGE)
+    {
+      double x0 = strata_timeline_view_x_for_time (self, self->selection.from);
+      double x1 = strata_timeline_view_x_for_time (self, self->selection.to);
+      g_autofree char *len = strata_format_duration (self->selection.to - self->selection.from);
+
+      append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x50u, x0, OVERVIEW_HEIGHT, x1 - x0, self->style.ruler_height);
+      append_pill (self, snapshot, len, (x0 + x1) / 2, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f, ACCENT);
+    }
+  for (guint i = 0; i < self->n_markers; i++)
+    {
+      double x = strata_timeline_view_x_for_time (self, self->markers[i]);
+
+      append_rgba (snapshot, 0xe01b24ffu, floor (x) - 1, OVERVIEW_HEIGHT, 3, self->style.ruler_height);
+    }
+  if (self->n_markers == 2)
+    {
+      double x = MAX (strata_timeline_view_x_for_time (self, self->markers[0]),
+                      strata_timeline_view_x_for_time (self, self->markers[1]));
+      g_autofree char *d = strata_format_duration (ABS (self->markers[1] - self->markers[0]));
+      g_autofree char *label = g_strdup_printf ("Δ %s", d);
+
+      double other = MIN (strata_timeline_view_x_for_time (self, self->markers[0]),
+                          strata_timeline_view_x_for_time (self, self->markers[1]));
+
+      append_pill (self, snapshot, label, (x + other) / 2, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f,
+                   0xe01b24ffu);
+    }
+  gtk_snapshot_pop (snapshot);
+}
+
+/* Hit testing ------------------------------------------------------------- */
+
+static gboolean
+same_activity (const StrataActivity *a,
+               const StrataZoomItem *item)
+{
+  return a->kind == item->kind && a->state == item->state && a->label == item->label &&
+         a->arg == item->arg &&
+         (a->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) == (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK);
+}
+
+/* A query cut the activity at a chunk's edge (and the raw store keeps it
+ * in pieces cut at buffer edges): follow its pieces in the raw store to
+ * its real start and end, so the tooltip tells the whole activity. */
+static void
+extend_to_whole (StrataTimelineView *self,
+                 StrataZoomItem     *item)
+{
+  StrataRawStore *raw = strata_zoom_tree_get_raw_store (self->tree);
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  gboolean more;
+
+  for (guint step = 0; step < 256 && (item->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE); step++)
+    {
+      more = FALSE;
+      g_array_set_size (found, 0);
+      strata_raw_store_query (raw, item->channel, item->start - 1, item->start + 1, found);
+      for (guint i = 0; i < found->len; i++)
+        {
+          const StrataActivity *a = &g_array_index (found, StrataActivity, i);
+
+          if (same_activity (a, item) && a->start < item->start && a->end >= item->start)
+            {
+              item->start = a->start;
+              item->flags = (item->flags & ~STRATA_ACTIVITY_FLAGS_START_SIDE) | (a->flags & STRATA_ACTIVITY_FLAGS_START_SIDE);
+              more = TRUE;
+              break;
+            }
+        }
+      if (!more)
+        break;
+    }
+
+  for (guint step = 0; step < 256 && (item->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER); step++)
+    {
+      more = FALSE;
+      g_array_set_size (found, 0);
+      strata_raw_store_query (raw, item->channel, item->end - 1, item->end + 1, found);
+      for (guint i = 0; i < found->len; i++)
+        {
+          const StrataActivity *a = &g_array_index (found, StrataActivity, i);
+
+          if (same_activity (a, item) && a->end > item->end && a->start <= item->end)
+            {
+              item->end = a->end;
+              item->flags = (item->flags & ~STRATA_ACTIVITY_FLAGS_END_SIDE) | (a->flags & STRATA_ACTIVITY_FLAGS_END_SIDE);
+              more = TRUE;
+              break;
+            }
+        }
+      if (!more)
+        break;
+    }
+}
+
+/**
+ * strata_timeline_view_hit:
+ * @item: (out): the item under (@x, @y)
+ *
+ * The item of the zoom tree under a point, at the level the frame is
+ * drawn from: a small query of that row around the pointer's time.
+ */
+gboolean
+strata_timeline_view_hit (StrataTimelineView *self,
+                          double              x,
+                          double              y,
+                          StrataZoomItem     *item)
+{
+  g_autoptr(GArray) found = NULL;
+  const StrataChannel *channels;
+  StrataZoomGeometry g;
+  guint n_channels;
+  guint32 ch;
+  double npp, row_y, best_score = G_MAXDOUBLE;
+  gboolean nested_strip;
+  gint64 t;
+  guint level;
+  int i;
+
+  if (self->trace == NULL || x < self->style.name_width || !strata_zoom_tree_get_geometry (self->tree, &g))
+    return FALSE;
+  i = row_index_at (self, y);
+  if (i < 0)
+    return FALSE;
+
+  ch = g_array_index (self->rows, guint32, i);
+  channels = self->channels, n_channels = self->n_channels;
+  if (ch >= n_channels || channels[ch].kind == STRATA_CHANNEL_PROCESS)
+    return FALSE;
+
+  npp = ns_per_pixel (self);
+  t = time_at (self, x);
+  level = strata_zoom_geometry_level_for_viewport (&g, self->to - self->from);
+  row_y = rows_top (self) + (double) i * self->style.row_height - scroll_y (self);
+  nested_strip = channels[ch].kind == STRATA_CHANNEL_CPU && y > row_y + self->style.row_height * 0.62;
+
+  found = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  strata_zoom_tree_query (self->tree, level, t - (gint64) ceil (3 * npp), t + (gint64) ceil (3 * npp) + 1,
+                          &ch, 1, found, NULL);
+
+  for (guint k = 0; k < found->len; k++)
+    {
+      const StrataZoomItem *it = &g_array_index (found, StrataZoomItem, k);
+      gboolean instant = it->end == it->start || it->kind == STRATA_ACTIVITY_WAKEUP ||
+                         it->kind == STRATA_ACTIVITY_EVENT;
+      guint depth = (it->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
+      double score;
+
+      if (instant)
+        {
+          double d = fabs ((double) (it->start - t)) / npp;
+
+          if (d > 3)
+            continue;
+          score = 1 + d / 10;
+        }
+      else if (it->start <= t && t < it->end)
+        score = (depth > 0) == nested_strip ? 0 : 2;
+      else
+        {
+          double d = (it->start > t ? it->start - t : t - it->end) / npp;
+
+          if (d > 1.5)
+            continue;
+          score = 3 + d;
+        }
+      if (it->kind == STRATA_ACTIVITY_IDLE)
+        score += 0.5;
+      if (score < best_score)
+        {
+          best_score = score;
+          *item = *it;
+        }
+    }
+
+  if (best_score == G_MAXDOUBLE)
+    return FALSE;
+  if (!(item->flags & STRATA_ZOOM_ITEM_AGGREGATE))
+    extend_to_whole (self, item);
+  return TRUE;
+}
+
+StrataItemInfo *
+strata_timeline_view_describe_at (StrataTimelineView *self,
+                                  double              x,
+                                  double              y)
+{
+  StrataZoomItem item;
+  int i;
+
+  if (self->trace == NULL || self->live)
+    return NULL;
+  if (x < self->style.name_width)
+    {
+      i = row_index_at (self, y);
+      return i >= 0 ? strata_item_info_new_for_row (self->trace, g_array_index (self->rows, guint32, i)) : NULL;
+    }
+  if (!strata_timeline_view_hit (self, x, y, &item))
+    return NULL;
+  return strata_item_info_new_for_item (self->trace, &item);
+}
+
+static gboolean
+strata_timeline_view_query_tooltip (GtkWidget  *widget,
+                                    int         x,
+                                    int         y,
+                                    gboolean    keyboard,
+                                    GtkTooltip *tooltip)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
+  g_autoptr(StrataItemInfo) info = NULL;
+  g_autofree char *markup = NULL;
+
+  if (keyboard || self->drag_mode != DRAG_NONE)
+    return FALSE;
+  info = strata_timeline_view_describe_at (self, x, y);
+  if (info == NULL)
+    return FALSE;
+  markup = strata_item_info_to_markup (info, 12);
+  gtk_tooltip_set_markup (tooltip, markup);
+  return TRUE;
+}
+
+/* Selection --------------------------------------------------------------- */
+
+const StrataTimelineSelection *
+strata_timeline_view_get_selection (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), NULL);
+  return &self->selection;
+}
+
+static void
+selection_changed (StrataTimelineView *self)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
+void
+strata_timeline_view_clear_selection (StrataTimelineView *self)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (self->selection.kind == STRATA_TIMELINE_SELECTION_NONE)
+    return;
+  self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
+  selection_changed (self);
+}
+
+static void
+scroll_to_row (StrataTimelineView *self,
+               guint32             channel)
+{
+  double page = rows_area_height (self);
+
+  for (guint i = 0; i < self->rows->len; i++)
+    if (g_array_index (self->rows, guint32, i) == channel)
+      {
+        double y = (double) i * self->style.row_height;
+        double v = gtk_adjustment_get_value (self->vadjustment);
+
+        if (y < v || y + self->style.row_height > v + page)
+          gtk_adjustment_set_value (self->vadjustment, MAX (0, y - page / 3));
+        gtk_widget_queue_draw (GTK_WIDGET (self));
+        return;
+      }
+}
+
+void
+strata_timeline_view_select_row (StrataTimelineView *self,
+                                 guint32             channel)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  self->selection.kind = STRATA_TIMELINE_SELECTION_ROW;
+  self->selection.channel = channel;
+  scroll_to_row (self, channel);
+  selection_changed (self);
+}
+
+/* Selects @item (an activity found elsewhere, the event list's) and
+ * scrolls its row into view. */
+void
+strata_timeline_view_select_item (StrataTimelineView   *self,
+                                  const StrataZoomItem *item)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (item != NULL);
+
+  self->selection.kind = STRATA_TIMELINE_SELECTION_ITEM;
+  self->selection.item = *item;
+  self->selection.channel = item->channel;
+  scroll_to_row (self, item->channel);
+  selection_changed (self);
+}
+
+/* Search ------------------------------------------------------------------ */
+
+static gboolean
+channel_matches (StrataTimelineView  *self,
+                 const StrataChannel *ch,
+                 guint32              channel,
+                 const char          *folded,
+                 gint64               number,
+                 gboolean             is_number)
+{
+  g_autofree char *name = NULL;
+
+  if (ch->kind == STRATA_CHANNEL_CPU)
+    return FALSE;
+  if (is_number)
+    return ch->id == number || (ch->kind == STRATA_CHANNEL_THREAD && ch->tgid == number);
+  name = g_utf8_casefold (strata_channel_display_name (self->trace, channel), -1);
+  return strstr (name, folded) != NULL;
+}
+
+/**
+ * strata_timeline_view_set_search:
+ * @text: (nullable): a name (a substring of a comm, any case) or a pid/tid
+ *
+ * Highlights the rows that match and selects the first.
+ *
+ * Returns: how many rows match
+ */
+guint
+strata_timeline_view_set_search (StrataTimelineView *self,
+                                 const char         *text)
+{
+  const StrataChannel *channels;
+  g_autofree char *folded = NULL;
+  guint n;
+  gint64 number = 0;
+  gboolean is_number;
+
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
+
+  g_array_set_size (self->matches, 0);
+  self->match_index = -1;
+  g_clear_pointer (&self->search, g_free);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+
+  if (self->trace == NULL || self->live || text == NULL || text[0] == '\0')
+    return 0;
+
+  self->search = g_strstrip (g_strdup (text));
+  folded = g_utf8_casefold (self->search, -1);
+  is_number = g_ascii_string_to_signed (self->search, 10, 0, G_MAXINT32, &number, NULL);
+  channels = self->channels, n = self->n_channels;
+
+  /* In row order, so stepping goes down the timeline; rows not shown
+   * (hidden, or in a collapsed process) match too and are shown. */
+  for (guint i = 0; self->base_rows != NULL && i < self->base_rows->len; i++)
+    {
+      guint32 ch = g_array_index (self->base_rows, guint32, i);
+
+      if (ch < n && channel_matches (self, &channels[ch], ch, folded, number, is_number))
+        g_array_append_val (self->matches, ch);
+    }
+
+  if (self->matches->len > 0)
+    strata_timeline_view_search_step (self, 1);
+  return self->matches->len;
+}
+
+/* Selects the next (@direction > 0) or previous match, wrapping round. */
+gboolean
+strata_timeline_view_search_step (StrataTimelineView *self,
+                                  int                 direction)
+{
+  const StrataChannel *channels;
+  guint32 ch;
+  guint n;
+  gboolean changed = FALSE;
+
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
+
+  if (self->matches->len == 0)
+    return FALSE;
+  if (self->match_index < 0)
+    self->match_index = direction >= 0 ? 0 : (int) self->matches->len - 1;
+  else
+    self->match_index = (self->match_index + (direction >= 0 ? 1 : -1) + (int) self->matches->len) %
+                        (int) self->matches->len;
+
+  ch = g_array_index (self->matches, guint32, self->match_index);
+  channels = self->channels, n = self->n_channels;
+  if (g_hash_table_remove (self->hidden, GUINT_TO_POINTER (ch)))
+    changed = TRUE;
+  if (ch < n && channels[ch].parent < n &&
+      g_hash_table_remove (self->collapsed, GUINT_TO_POINTER (channels[ch].parent)))
+    changed = TRUE;
+  if (changed)
+    rebuild_rows (self);
+  strata_timeline_view_select_row (self, ch);
+  return TRUE;
+}
+
+guint32
+strata_timeline_view_get_search_match (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), STRATA_CHANNEL_NONE);
+
+  if (self->match_index < 0 || (guint) self->match_index >= self->matches->len)
+    return STRATA_CHANNEL_NONE;
+  return g_array_index (self->matches, guint32, self->match_index);
+}
+
+/* Markers ----------------------------------------------------------------- */
+
+/* Two markers; a third replaces the older. */
+void
+strata_timeline_view_add_marker (StrataTimelineView *self,
+                                 gint64              t)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (self->n_markers == 2)
+    {
+      self->markers[0] = self->markers[1];
+      self->n_markers = 1;
+    }
+  self->markers[self->n_markers++] = t;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
+guint
+strata_timeline_view_get_markers (StrataTimelineView *self,
+                                  gint64             *markers)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
+
+  for (guint i = 0; markers != NULL && i < self->n_markers; i++)
+    markers[i] = self->markers[i];
+  return self->n_markers;
+}
+
+/* Input ------------------------------------------------------------------- */
+
+/**
+ * strata_timeline_view_handle_scroll:
+ * @wheel: the deltas are wheel clicks, not pixels (a touchpad)
+ *
+ * Ctrl+scroll zooms around the pointer; horizontal (or Shift+) scroll
+ * pans; vertical scroll moves the rows.
+ */
+gboolean
+strata_timeline_view_handle_scroll (StrataTimelineView *self,
+                                    double              x,
+                                    double              y,
+                                    double              dx,
+                                    double              dy,
+                                    GdkModifierType     state,
+                                    gboolean            wheel)
+{
+  double px_x = wheel ? dx * 60 : dx;
+  double px_y = wheel ? dy * 3 * self->style.row_height : dy;
+
+  if (self->trace == NULL)
+    return FALSE;
+
+  if (state & GDK_CONTROL_MASK)
+    {
+      double factor = wheel ? pow (WHEEL_ZOOM_STEP, dy) : exp (dy * 0.01);
+
+      push_history_for_burst (self);
+      strata_timeline_view_zoom (self, factor, x);
+      return TRUE;
+    }
+
+  if (state & GDK_SHIFT_MASK)
+    {
+      px_x = wheel ? dy * 60 : dy;
+      px_y = 0;
+    }
+
+  if (px_x != 0)
+    {
+      push_history_for_burst (self);
+      strata_timeline_view_pan (self, px_x);
+    }
+  if (px_y != 0 && self->vadjustment != NULL)
+    gtk_adjustment_set_value (self->vadjustment, gtk_adjustment_get_value (self->vadjustment) + px_y);
+  return TRUE;
+}
+
+static gboolean
+on_scroll (GtkEventControllerScroll *controller,
+           double                    dx,
+           double                    dy,
+           StrataTimelineView       *self)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
+  gboolean wheel = gtk_event_controller_scroll_get_unit (controller) == GDK_SCROLL_UNIT_WHEEL;
+
+  return strata_timeline_view_handle_scroll (self, self->pointer_x, self->pointer_y, dx, dy, state, wheel);
+}
+
+void
+strata_timeline_view_handle_drag_begin (StrataTimelineView *self,
+                                        double              x,
+                                        double              y)
+{
+  self->drag_x = x;
+  self->drag_y = y;
+  self->drag_from = self->from;
+  self->drag_to = self->to;
+  self->drag_scroll = scroll_y (self);
+  self->drag_moved = FALSE;
+
+  if (self->trace == NULL)
+    self->drag_mode = DRAG_NONE;
+  else if (y < OVERVIEW_HEIGHT)
+    self->drag_mode = x >= self->style.name_width ? DRAG_OVERVIEW : DRAG_NONE;
+  else if (y < rows_top (self))
+    self->drag_mode = x >= self->style.name_width ? DRAG_RANGE : DRAG_NONE;
+  else if (x < self->style.name_width)
+    self->drag_mode = DRAG_NAMES;
+  else
+    self->drag_mode = DRAG_PAN;
+
+  if (self->drag_mode == DRAG_OVERVIEW)
+    {
+      /* A press in the overview centres the window there. */
+      gint64 span = self->to - self->from;
+      gint64 t = self->start + (gint64) ((x - self->style.name_width) / area_width (self) *
+                                         (double) (self->end - self->start));
+
+      push_history (self);
+      strata_timeline_view_set_range (self, t - span / 2, t - span / 2 + span);
+      self->drag_from = self->from;
+      self->drag_to = self->to;
+    }
+  else if (self->drag_mode == DRAG_PAN)
+    push_history (self);
+}
+
+void
+strata_timeline_view_handle_drag_update (StrataTimelineView *self,
+                                         double              dx,
+                                         double              dy)
+{
+  double npp = (double) (self->drag_to - self->drag_from) / area_width (self);
+
+  if (fabs (dx) >= 3 || fabs (dy) >= 3)
+    self->drag_moved = TRUE;
+  if (!self->drag_moved)
+    return;
+
+  switch (self->drag_mode)
+    {
+    case DRAG_PAN:
+      {
+        gint64 dt = (gint64) llround (dx * npp);
+
+        strata_timeline_view_set_range (self, self->drag_from - dt, self->drag_to - dt);
+        if (self->vadjustment != NULL)
+          gtk_adjustment_set_value (self->vadjustment, self->drag_scroll - dy);
+      }
+      break;
+
+    case DRAG_NAMES:
+      if (self->vadjustment != NULL)
+        gtk_adjustment_set_value (self->vadjustment, self->drag_scroll - dy);
+      break;
+
+    case DRAG_OVERVIEW:
+      {
+        double full_npp = (double) (self->end - self->start) / area_width (self);
+        gint64 dt = (gint64) llround (dx * full_npp);
+
+        strata_timeline_view_set_range (self, self->drag_from + dt, self->drag_to + dt);
+      }
+      break;
+
+    case DRAG_RANGE:
+      {
+        gint64 a = time_at (self, self->drag_x);
+        gint64 b = time_at (self, self->drag_x + dx);
+
+        self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
+        self->selection.from = MAX (MIN (a, b), self->start);
+        self->selection.to = MIN (MAX (a, b), self->end);
+        gtk_widget_queue_draw (GTK_WIDGET (self));
+      }
+      break;
+
+    case DRAG_NONE:
+    default:
+      break;
+    }
+}
+
+static void
+select_at (StrataTimelineView *self,
+           double              x,
+           double              y)
+{
+  StrataZoomItem item;
+
+  if (!self->live && strata_timeline_view_hit (self, x, y, &item))
+    {
+      self->selection.kind = STRATA_TIMELINE_SELECTION_ITEM;
+      self->selection.item = item;
+      self->selection.channel = item.channel;
+      selection_changed (self);
+    }
+  else
+    strata_timeline_view_clear_selection (self);
+}
+
+void
+strata_timeline_view_handle_drag_end (StrataTimelineView *self,
+                                      double              dx,
+                                      double              dy)
+{
+  DragMode mode = self->drag_mode;
+
+  strata_timeline_view_handle_drag_update (self, dx, dy);
+  self->drag_mode = DRAG_NONE;
+
+  if (mode == DRAG_RANGE && self->drag_moved && self->selection.to > self->selection.from && !self->live)
+    {
+      self->selection.kind = STRATA_TIMELINE_SELECTION_RANGE;
+      selection_changed (self);
+    }
+  else if (mode == DRAG_RANGE && !self->drag_moved)
+    strata_timeline_view_clear_selection (self);
+  else if (mode == DRAG_PAN && !self->drag_moved)
+    select_at (self, self->drag_x, self->drag_y);
+  else if (mode == DRAG_NAMES && !self->drag_moved && !self->live)
+    {
+      int i = row_index_at (self, self->drag_y);
+
+      if (i >= 0)
+        {
+          guint32 ch = g_array_index (self->rows, guint32, i);
+          const StrataChannel *channels;
+          guint n;
+
+          channels = self->channels, n = self->n_channels;
+          /* A click on a process's name folds or unfolds its threads. */
+          if (ch < n && channels[ch].kind == STRATA_CHANNEL_PROCESS)
+            strata_timeline_view_set_expanded (self, ch,
+                                               g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (ch)));
+          self->selection.kind = STRATA_TIMELINE_SELECTION_ROW;
+          self->selection.channel = ch;
+          selection_changed (self);
+        }
+    }
+}
+
+static void
+on_drag_begin (GtkGestureDrag     *gesture,
+               double              x,
+               double              y,
+               StrataTimelineView *self)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  strata_timeline_view_handle_drag_begin (self, x, y);
+}
+
+static void
+on_drag_update (GtkGestureDrag     *gesture,
+                double              dx,
+                double              dy,
+                StrataTimelineView *self)
+{
+  strata_timeline_view_handle_drag_update (self, dx, dy);
+}
+
+static void
+on_drag_end (GtkGestureDrag     *gesture,
+             double              dx,
+             double              dy,
+             StrataTimelineView *self)
+{
+  strata_timeline_view_handle_drag_end (self, dx, dy);
+}
+
+/* A double click zooms to the activity under the pointer. */
+void
+strata_timeline_view_handle_press (StrataTimelineView *self,
+                                   int                 n_press,
+                                   double              x,
+                                   double              y)
+{
+  StrataZoomItem item;
+
+  if (n_press != 2 || x < self->style.name_width || y < rows_top (self))
+    return;
+  if (strata_timeline_view_hit (self, x, y, &item))
+    {
+      gint64 span = MAX (item.end - item.start, 1);
+      gint64 margin = span / 10 + 1;
+
+      strata_timeline_view_navigate_to (self, item.start - margin, item.end + margin);
+    }
+}
+
+static void
+on_pressed (GtkGestureClick    *gesture,
+            int                 n_press,
+            double              x,
+            double              y,
+            StrataTimelineView *self)
+{
+  strata_timeline_view_handle_press (self, n_press, x, y);
+}
+
+static void
+on_context_pressed (GtkGestureClick    *gesture,
+                    int                 n_press,
+                    double              x,
+                    double              y,
+                    StrataTimelineView *self)
+{
+  g_autoptr(GMenu) menu = NULL;
+  const StrataChannel *channels;
+  guint n;
+  int i = row_index_at (self, y);
+  guint32 ch;
+
+  if (i < 0 || self->trace == NULL)
+    return;
+  ch = g_array_index (self->rows, guint32, i);
+  channels = self->channels, n = self->n_channels;
+  self->menu_channel = ch;
+
+  menu = g_menu_new ();
+  g_menu_append (menu, is_pinned (self, ch) ? _("Unpin Row") : _("Pin Row to Top"), "timeline.toggle-pin");
+  g_menu_append (menu, _("Hide Row"), "timeline.hide-row");
+  if (ch < n && channels[ch].kind == STRATA_CHANNEL_PROCESS)
+    g_menu_append (menu, g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (ch))
+                           ? _("Expand Threads") : _("Collapse Threads"), "timeline.toggle-expand");
+  g_menu_append (menu, _("Show All Rows"), "timeline.show-all");
+
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->row_menu), G_MENU_MODEL (menu));
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &(GdkRectangle) { (int) x, (int) y, 1, 1 });
+  gtk_popover_popup (GTK_POPOVER (self->row_menu));
+}
+
+static void
+action_toggle_pin (GtkWidget  *widget,
+                   const char *name,
+                   GVariant   *param)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
+
+  strata_timeline_view_set_row_pinned (self, self->menu_channel, !is_pinned (self, self->menu_channel));
+}
+
+static void
+action_hide_row (GtkWidget  *widget,
+                 const char *name,
+                 GVariant   *param)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
+
+  strata_timeline_view_set_row_hidden (self, self->menu_channel, TRUE);
+}
+
+static void
+action_toggle_expand (GtkWidget  *widget,
+                      const char *name,
+                      GVariant   *param)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
+
+  strata_timeline_view_set_expanded (self, self->menu_channel,
+                                     g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (self->menu_channel)));
+}
+
+static void
+action_show_all (GtkWidget  *widget,
+                 const char *name,
+                 GVariant   *param)
+{
+  strata_timeline_view_show_all_rows (STRATA_TIMELINE_VIEW (widget));
+}
+
+static void
+on_zoom_begin (GtkGesture         *gesture,
+               GdkEventSequence   *sequence,
+               StrataTimelineView *self)
+{
+  double x, y;
+
+  push_history (self);
+  self->pinch_from = self->from;
+  self->pinch_to = self->to;
+  if (!gtk_gesture_get_bounding_box_center (gesture, &x, &y))
+    x = self->pointer_x;
+  self->pinch_x = x;
+}
+
+static void
+on_zoom_scale_changed (GtkGestureZoom     *gesture,
+                       double              scale,
+                       StrataTimelineView *self)
+{
+  double npp = (double) (self->pinch_to - self->pinch_from) / area_width (self);
+  gint64 anchor = self->pinch_from + (gint64) llround ((self->pinch_x - self->style.name_width) * npp);
+  double span = (self->pinch_to - self->pinch_from) / MAX (scale, 1e-3);
+  gint64 from = anchor - (gint64) llround ((self->pinch_x - self->style.name_width) * span / area_width (self));
+
+  strata_timeline_view_set_range (self, from, from + (gint64) llround (span));
+}
+
+/**
+ * strata_timeline_view_handle_key:
+ *
+ * W/S zoom in and out around the pointer (or the middle), A/D pan as in
+ * Perfetto and chrome://tracing; Home fits the trace; M drops a marker;
+ * Escape clears the selection; Alt+Left/Right go back and forward.
+ */
+gboolean
+strata_timeline_view_handle_key (StrataTimelineView *self,
+                                 guint               keyval,
+                                 GdkModifierType     state)
+{
+  double anchor = self->pointer_inside ? self->pointer_x : -1;
+
+  if (self->trace == NULL)
+    return FALSE;
+  if (state & (GDK_CONTROL_MASK | GDK_SUPER_MASK))
+    return FALSE;
+
+  if (state & GDK_ALT_MASK)
+    {
+      if (keyval == GDK_KEY_Left)
+        return strata_timeline_view_go_back (self), TRUE;
+      if (keyval == GDK_KEY_Right)
+        return strata_timeline_view_go_forward (self), TRUE;
+      return FALSE;
+    }
+
+  switch (keyval)
+    {
+    case GDK_KEY_w:
+    case GDK_KEY_W:
+      push_history_for_burst (self);
+      strata_timeline_view_zoom (self, 1 / KEY_ZOOM_STEP, anchor);
+      return TRUE;
+    case GDK_KEY_s:
+    case GDK_KEY_S:
+      push_history_for_burst (self);
+      strata_timeline_view_zoom (self, KEY_ZOOM_STEP, anchor);
+      return TRUE;
+    case GDK_KEY_a:
+    case GDK_KEY_A:
+    case GDK_KEY_Left:
+      push_history_for_burst (self);
+      strata_timeline_view_pan (self, -KEY_PAN_FRACTION * area_width (self));
+      return TRUE;
+    case GDK_KEY_d:
+    case GDK_KEY_D:
+    case GDK_KEY_Right:
+      push_history_for_burst (self);
+      strata_timeline_view_pan (self, KEY_PAN_FRACTION * area_width (self));
+      return TRUE;
+    case GDK_KEY_Up:
+      gtk_adjustment_set_value (self->vadjustment, gtk_adjustment_get_value (self->vadjustment) - self->style.row_height);
+      return TRUE;
+    case GDK_KEY_Down:
+      gtk_adjustment_set_value (self->vadjustment, gtk_adjustment_get_value (self->vadjustment) + self->style.row_height);
+      return TRUE;
+    case GDK_KEY_Home:
+      strata_timeline_view_fit (self);
+      return TRUE;
+    case GDK_KEY_m:
+    case GDK_KEY_M:
+      strata_timeline_view_add_marker (self, self->pointer_inside && self->pointer_x >= self->style.name_width
+                                               ? time_at (self, self->pointer_x)
+                                               : self->from + (self->to - self->from) / 2);
+      return TRUE;
+    case GDK_KEY_Escape:
+      if (self->selection.kind == STRATA_TIMELINE_SELECTION_NONE && self->n_markers > 0)
+        {
+          self->n_markers = 0;
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+        }
+      strata_timeline_view_clear_selection (self);
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+on_key_pressed (GtkEventControllerKey *controller,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                StrataTimelineView    *self)
+{
+  return strata_timeline_view_handle_key (self, keyval, state);
+}
+
+void
+strata_timeline_view_handle_motion (StrataTimelineView *self,
+                                    double              x,
+                                    double              y)
+{
+  StrataZoomItem item;
+  gboolean hit;
+
+  self->pointer_inside = TRUE;
+  self->pointer_x = x;
+  self->pointer_y = y;
+
+  if (self->drag_mode != DRAG_NONE)
+    return;
+  hit = strata_timeline_view_hit (self, x, y, &item);
+  if (hit != self->has_hover || (hit && memcmp (&item, &self->hover, sizeof item) != 0))
+    {
+      self->has_hover = hit;
+      if (hit)
+        self->hover = item;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static void
+on_motion (GtkEventControllerMotion *controller,
+           double                    x,
+           double                    y,
+           StrataTimelineView       *self)
+{
+  strata_timeline_view_handle_motion (self, x, y);
+}
+
+static void
+on_leave (GtkEventControllerMotion *controller,
+          StrataTimelineView       *self)
+{
+  self->pointer_inside = FALSE;
+  if (self->has_hover)
+    {
+      self->has_hover = FALSE;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+/* GObject ----------------------------------------------------------------- */
+
+static void
+strata_timeline_view_size_allocate (GtkWidget *widget,
+                                    int        width,
+                                    int        height,
+                                    int        baseline)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
+
+  if (self->trace != NULL)
+    {
+      gint64 from = self->from, to = self->to;
+
+      clamp_range (self, &from, &to);
+      self->from = from;
+      self->to = to;
+    }
+  update_adjustments (self);
+  gtk_popover_present (GTK_POPOVER (self->row_menu));
+}
+
+static void
+strata_timeline_view_measure (GtkWidget      *widget,
+                              GtkOrientation  orientation,
+                              int             for_size,
+                              int            *minimum,
+                              int            *natural,
+                              int            *minimum_baseline,
+                              int            *natural_baseline)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
+
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = self->style.name_width + 100;
+      *natural = self->style.name_width + 1000;
+    }
+  else
+    {
+      *minimum = OVERVIEW_HEIGHT + self->style.ruler_height + self->style.legend_height + self->style.row_height;
+      *natural = OVERVIEW_HEIGHT + self->style.ruler_height + self->style.legend_height +
+                 MAX (self->rows->len, 8) * self->style.row_height;
+    }
+}
+
+static void
+strata_timeline_view_dispose (GObject *object)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (object);
+
+  g_clear_pointer (&self->row_menu, gtk_widget_unparent);
+  strata_timeline_view_set_trace (self, NULL);
+  if (self->hadjustment != NULL)
+    g_signal_handlers_disconnect_by_data (self->hadjustment, self);
+  if (self->vadjustment != NULL)
+    g_signal_handlers_disconnect_by_data (self->vadjustment, self);
+  g_clear_object (&self->hadjustment);
+  g_clear_object (&self->vadjustment);
+
+  G_OBJECT_CLASS (strata_timeline_view_parent_class)->dispose (object);
+}
+
+static void
+strata_timeline_view_finalize (GObject *object)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (object);
+
+  g_clear_pointer (&self->list, strata_display_list_free);
+  g_clear_pointer (&self->overview_list, strata_display_list_free);
+  g_clear_pointer (&self->overview_node, gsk_render_node_unref);
+  g_clear_pointer (&self->render, strata_timeline_render_free);
+  g_clear_object (&self->layout);
+  g_clear_pointer (&self->rows, g_array_unref);
+  g_clear_pointer (&self->pinned, g_array_unref);
+  g_clear_pointer (&self->hidden, g_hash_table_unref);
+  g_clear_pointer (&self->collapsed, g_hash_table_unref);
+  g_clear_pointer (&self->back, g_array_unref);
+  g_clear_pointer (&self->forward, g_array_unref);
+  g_clear_pointer (&self->matches, g_array_unref);
+  g_clear_pointer (&self->search, g_free);
+  g_clear_pointer (&self->live_channels, g_array_unref);
+
+  G_OBJECT_CLASS (strata_timeline_view_parent_class)->finalize (object);
+}
+
+static void
+strata_timeline_view_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      g_value_set_object (value, self->trace);
+      break;
+    case PROP_CAN_GO_BACK:
+      g_value_set_boolean (value, self->back->len > 0);
+      break;
+    case PROP_CAN_GO_FORWARD:
+      g_value_set_boolean (value, self->forward->len > 0);
+      break;
+    case PROP_DARK:
+      g_value_set_boolean (value, self->dark);
+      break;
+    case PROP_HADJUSTMENT:
+      g_value_set_object (value, self->hadjustment);
+      break;
+    case PROP_VADJUSTMENT:
+      g_value_set_object (value, self->vadjustment);
+      break;
+    case PROP_HSCROLL_POLICY:
+      g_value_set_enum (value, self->hscroll_policy);
+      break;
+    case PROP_VSCROLL_POLICY:
+      g_value_set_enum (value, self->vscroll_policy);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+strata_timeline_view_set_property (GObject      *object,
+                                   guint         prop_id,
+                                   const GValue *value,
+                                   GParamSpec   *pspec)
+{
+  StrataTimelineView *self = STRATA_TIMELINE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      strata_timeline_view_set_trace (self, g_value_get_object (value));
+      break;
+    case PROP_DARK:
+      strata_timeline_view_set_dark (self, g_value_get_boolean (value));
+      break;
+    case PROP_HADJUSTMENT:
+      set_adjustment (self, &self->hadjustment, g_value_get_object (value), G_CALLBACK (hadjustment_changed));
+      break;
+    case PROP_VADJUSTMENT:
+      set_adjustment (self, &self->vadjustment, g_value_get_object (value), G_CALLBACK (vadjustment_changed));
+      break;
+    case PROP_HSCROLL_POLICY:
+      self->hscroll_policy = g_value_get_enum (value);
+      break;
+    case PROP_VSCROLL_POLICY:
+      self->vscroll_policy = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+strata_timeline_view_class_init (StrataTimelineViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = strata_timeline_view_dispose;
+  object_class->finalize = strata_timeline_view_finalize;
+  object_class->get_property = strata_timeline_view_get_property;
+  object_class->set_property = strata_timeline_view_set_property;
+
+  widget_class->snapshot = strata_timeline_view_snapshot;
+  widget_class->measure = strata_timeline_view_measure;
+  widget_class->size_allocate = strata_timeline_view_size_allocate;
+  widget_class->query_tooltip = strata_timeline_view_query_tooltip;
+
+  properties[PROP_TRACE] =
+    g_param_spec_object ("trace", NULL, NULL, STRATA_TYPE_TRACE,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_CAN_GO_BACK] =
+    g_param_spec_boolean ("can-go-back", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_CAN_GO_FORWARD] =
+    g_param_spec_boolean ("can-go-forward", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_DARK] =
+    g_param_spec_boolean ("dark", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
+  g_object_class_override_property (object_class, PROP_VADJUSTMENT, "vadjustment");
+  g_object_class_override_property (object_class, PROP_HSCROLL_POLICY, "hscroll-policy");
+  g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
+
+  signals[SIGNAL_SELECTION_CHANGED] =
+    g_signal_new ("selection-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_VIEW_CHANGED] =
+    g_signal_new ("view-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_install_action (widget_class, "timeline.toggle-pin", NULL, action_toggle_pin);
+  gtk_widget_class_install_action (widget_class, "timeline.hide-row", NULL, action_hide_row);
+  gtk_widget_class_install_action (widget_class, "timeline.toggle-expand", NULL, action_toggle_expand);
+  gtk_widget_class_install_action (widget_class, "timeline.show-all", NULL, action_show_all);
+
+  gtk_widget_class_set_css_name (widget_class, "timeline");
+}
+
+static void
+strata_timeline_view_init (StrataTimelineView *self)
+{
+  GtkEventController *controller;
+  GtkGesture *gesture;
+
+  strata_paint_style_init (&self->style);
+  self->style.row_height = 22;
+  self->style.name_width = 200;
+  self->list = strata_display_list_new ();
+  self->overview_list = strata_display_list_new ();
+  self->rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->pinned = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->hidden = g_hash_table_new (NULL, NULL);
+  self->collapsed = g_hash_table_new (NULL, NULL);
+  self->back = g_array_new (FALSE, FALSE, sizeof (View));
+  self->forward = g_array_new (FALSE, FALSE, sizeof (View));
+  self->matches = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->match_index = -1;
+  set_adjustment (self, &self->hadjustment, NULL, G_CALLBACK (hadjustment_changed));
+  set_adjustment (self, &self->vadjustment, NULL, G_CALLBACK (vadjustment_changed));
+
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
+
+  controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  g_signal_connect (controller, "scroll", G_CALLBACK (on_scroll), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+
+  controller = gtk_event_controller_motion_new ();
+  g_signal_connect (controller, "motion", G_CALLBACK (on_motion), self);
+  g_signal_connect (controller, "enter", G_CALLBACK (on_motion), self);
+  g_signal_connect (controller, "leave", G_CALLBACK (on_leave), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+
+  controller = gtk_event_controller_key_new ();
+  g_signal_connect (controller, "key-pressed", G_CALLBACK (on_key_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+
+  gesture = gtk_gesture_drag_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
+  g_signal_connect (gesture, "drag-begin", G_CALLBACK (on_drag_begin), self);
+  g_signal_connect (gesture, "drag-update", G_CALLBACK (on_drag_update), self);
+  g_signal_connect (gesture, "drag-end", G_CALLBACK (on_drag_end), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
+  g_signal_connect (gesture, "pressed", G_CALLBACK (on_pressed), self);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (gesture), GTK_PHASE_CAPTURE);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_SECONDARY);
+  g_signal_connect (gesture, "pressed", G_CALLBACK (on_context_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_zoom_new ();
+  g_signal_connect (gesture, "begin", G_CALLBACK (on_zoom_begin), self);
+  g_signal_connect (gesture, "scale-changed", G_CALLBACK (on_zoom_scale_changed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  self->row_menu = gtk_popover_menu_new_from_model (NULL);
+  gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);
+  gtk_widget_set_halign (self->row_menu, GTK_ALIGN_START);
+  gtk_widget_set_parent (self->row_menu, GTK_WIDGET (self));
+}
+
+GtkWidget *
+strata_timeline_view_new (void)
+{
+  return g_object_new (STRATA_TYPE_TIMELINE_VIEW, NULL);
+}

@@ -1,0 +1,1068 @@
+/* strata-window.c
+ *
+ * The main window. Opening a trace reads it and builds its zoom tree in a
+ * worker thread (a GTask around strata_trace_load_with_tree); the worker
+ * counts the activities it has made under a lock and hands the count to
+ * the main loop in at most one idle callback at a time, which shows it
+ * with the rate. The details panel describes the timeline's selection
+ * with the same fields as the tooltip (strata-item-info.c).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "strata-event-list.h"
+#include "strata-item-info.h"
+#include "strata-window.h"
+
+/* How often the timeline is given what the load has built so far. */
+#define LIVE_EVERY_USEC (250 * G_TIME_SPAN_MILLISECOND)
+
+/* Shared by the worker (which writes) and the main loop (which reads),
+ * under the lock. */
+typedef struct
+{
+  GMutex       lock;
+  guint64      n_events;
+  gint64       start;
+  gint64       horizon;
+  StrataTrace *trace;          /* the trace being built, once it has events */
+  GArray      *live_channels;  /* StrataChannel, fresh since the idle last ran */
+  gint64       last_live_usec;
+  gint64       live_every_usec; /* grows with what showing it costs */
+  gboolean     idle_pending;
+  gboolean     cancelled;
+  gint64       began_usec;
+  GWeakRef     window;
+} LoadProgress;
+
+struct _StrataWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  AdwWindowTitle       *window_title;
+  AdwSplitButton       *open_button;
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkLabel             *search_status;
+  GtkToggleButton      *search_button;
+  AdwToastOverlay      *toast_overlay;
+  GtkStack             *stack;
+  AdwStatusPage        *loading_page;
+  GtkProgressBar       *progress_bar;
+  GtkLabel             *progress_label;
+  GtkRevealer          *live_bar;
+  GtkLabel             *live_label;
+  GtkProgressBar       *live_progress;
+  GtkPaned             *paned;
+  GtkPaned             *events_paned;
+  StrataEventList      *event_list;
+  GtkToggleButton      *events_button;
+  gboolean              jumping;
+  StrataTimelineView   *timeline;
+  GtkWidget            *panel;
+  GtkLabel             *panel_title;
+  GtkGrid              *panel_grid;
+  GtkWidget            *zoom_to_button;
+  GtkWidget            *members_heading;
+  GtkListBox           *members_list;
+
+  GMenu                *recent_menu;
+  GSettings            *settings;
+  StrataTrace          *trace;
+  GFile                *file;
+  LoadProgress         *loading;
+  StrataItemInfo       *info;
+  GArray               *member_groups;   /* StrataMemberGroup */
+};
+
+G_DEFINE_FINAL_TYPE (StrataWindow, strata_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void update_actions (StrataWindow *self);
+
+/* Loading ----------------------------------------------------------------- */
+
+static void
+load_progress_free (gpointer data)
+{
+  LoadProgress *p = data;
+
+  g_mutex_clear (&p->lock);
+  g_weak_ref_clear (&p->window);
+  g_clear_object (&p->trace);
+  g_clear_pointer (&p->live_channels, g_array_unref);
+  g_free (p);
+}
+
+static gboolean
+load_cancelled (LoadProgress *p)
+{
+  gboolean cancelled;
+
+  g_mutex_lock (&p->lock);
+  cancelled = p->cancelled;
+  g_mutex_unlock (&p->lock);
+  return cancelled;
+}
+
+static void
+cancel_load (LoadProgress *p)
+{
+  g_mutex_lock (&p->lock);
+  p->cancelled = TRUE;
+  g_mutex_unlock (&p->lock);
+}
+
+static void
+show_progress (StrataWindow *self,
+               guint64       n,
+               gint64        start,
+               gint64        horizon,
+               gint64        began_usec)
+{
+  double secs = (g_get_monotonic_time () - began_usec) / (double) G_USEC_PER_SEC;
+  g_autofree char *text = NULL;
+  g_autofree char *covered = NULL;
+
+  /* The readers cannot say how far into the file they are, so the bars
+   * pulse; the count, the rate and the time read so far say how it goes. */
+  covered = strata_format_duration (horizon > start && start != G_MAXINT64 ? horizon - start : 0);
+  /* Translators: progress while reading a trace: events, their rate per
+   * second, and how much of the trace's time has been read */
+  text = g_strdup_printf (_("%.2f M events · %.2f M/s · %s read"), n / 1e6,
+                          secs > 0 ? n / 1e6 / secs : 0.0, covered);
+  gtk_progress_bar_pulse (self->progress_bar);
+  gtk_label_set_text (self->progress_label, text);
+  gtk_progress_bar_pulse (self->live_progress);
+  gtk_label_set_text (self->live_label, text);
+}
+
+static gboolean
+progress_idle (gpointer data)
+{
+  LoadProgress *p = data;
+  g_autoptr(StrataWindow) self = g_weak_ref_get (&p->window);
+  g_autoptr(GArray) channels = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  guint64 n;
+  gint64 start, horizon;
+
+  g_mutex_lock (&p->lock);
+  n = p->n_events;
+  start = p->start;
+  horizon = p->horizon;
+  channels = g_steal_pointer (&p->live_channels);
+  trace = p->trace != NULL ? g_object_ref (p->trace) : NULL;
+  p->idle_pending = FALSE;
+  g_mutex_unlock (&p->lock);
+
+  if (self == NULL || self->loading != p)
+    return G_SOURCE_REMOVE;
+
+  show_progress (self, n, start, horizon, p->began_usec);
+
+  /* The timeline is usable as soon as there is something to draw. */
+  if (channels != NULL && trace != NULL && channels->len > 0)
+    {
+      gboolean first = !strata_timeline_view_is_live (self->timeline);
+      gint64 t0 = g_get_monotonic_time (), spent;
+
+      strata_timeline_view_set_live (self->timeline, trace, g_steal_pointer (&channels), start, horizon);
+
+      /* The tree's unfinished chunks are computed on demand, so showing
+       * a growing trace costs more as it grows: the main loop keeps most
+       * of its time for the user (the frame costs about as much again). */
+      spent = g_get_monotonic_time () - t0;
+      g_mutex_lock (&p->lock);
+      p->live_every_usec = 8 * spent;
+      g_mutex_unlock (&p->lock);
+      if (first)
+        {
+          gtk_revealer_set_reveal_child (self->live_bar, TRUE);
+          gtk_widget_set_visible (self->panel, FALSE);
+          gtk_stack_set_visible_child_name (self->stack, "timeline");
+        }
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Called on the worker after each batch of events. */
+static gboolean
+load_progress (const StrataTraceProgress *progress,
+               gpointer                   data)
+{
+  LoadProgress *p = data;
+  gint64 now = g_get_monotonic_time ();
+  gboolean go_on;
+
+  g_mutex_lock (&p->lock);
+  go_on = !p->cancelled;
+  p->n_events = progress->n_events;
+  p->start = progress->start;
+  p->horizon = progress->horizon;
+  if (progress->tree != NULL && progress->start != G_MAXINT64 && progress->horizon > progress->start &&
+      now - p->last_live_usec >= MAX (LIVE_EVERY_USEC, p->live_every_usec))
+    {
+      GArray *channels = g_array_sized_new (FALSE, FALSE, sizeof (StrataChannel), progress->n_channels);
+
+      g_array_append_vals (channels, progress->channels, progress->n_channels);
+      g_clear_pointer (&p->live_channels, g_array_unref);
+      p->live_channels = channels;
+      if (p->trace == NULL)
+        p->trace = g_object_ref (progress->trace);
+      p->last_live_usec = now;
+    }
+  if (!p->idle_pending)
+    {
+      p->idle_pending = TRUE;
+      g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, progress_idle, p, NULL);
+    }
+  g_mutex_unlock (&p->lock);
+
+  return go_on;
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadProgress *p = task_data;
+  GFile *file = g_object_get_data (G_OBJECT (task), "file");
+  g_autofree char *path = g_file_get_path (file);
+  StrataZoomParams params;
+  GError *error = NULL;
+  StrataTrace *trace;
+
+  strata_zoom_params_init (&params);
+  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL,
+                                           &params, load_progress, p, &error);
+  if (trace == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, trace, g_object_unref);
+}
+
+static void
+show_trace (StrataWindow *self,
+            StrataTrace  *trace,
+            GFile        *file)
+{
+  const StrataSourceInfo *info = strata_trace_get_info (trace);
+  g_autofree char *basename = g_file_get_basename (file);
+  g_autofree char *span = strata_format_duration (strata_trace_get_end (trace) - strata_trace_get_start (trace));
+  g_autofree char *subtitle = NULL;
+  g_autofree char *uri = g_file_get_uri (file);
+  const GError *damage;
+
+  g_set_object (&self->trace, trace);
+  g_set_object (&self->file, file);
+  strata_timeline_view_set_trace (self->timeline, trace);
+  strata_event_list_set_trace (self->event_list, trace);
+
+  /* Translators: the window's subtitle: format, CPU count, length */
+  subtitle = g_strdup_printf (_("%s · %u CPUs · %s"), info->format, info->n_cpus, span);
+  adw_window_title_set_title (self->window_title, basename);
+  adw_window_title_set_subtitle (self->window_title, subtitle);
+  gtk_window_set_title (GTK_WINDOW (self), basename);
+  gtk_stack_set_visible_child_name (self->stack, "timeline");
+  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
+
+  {
+    GtkRecentData recent = {
+      .mime_type = (char *) "application/octet-stream",
+      .app_name = (char *) "strata",
+      .app_exec = (char *) "strata %u",
+    };
+
+    gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &recent);
+  }
+
+  damage = strata_trace_get_damage (trace);
+  if (damage != NULL)
+    {
+      /* Translators: shown when the end of a trace file is damaged */
+      g_autofree char *msg = g_strdup_printf (_("Shown up to the damage: %s"), damage->message);
+      AdwToast *toast = adw_toast_new (msg);
+
+      adw_toast_set_timeout (toast, 0);
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+    }
+  update_actions (self);
+}
+
+static void
+load_done (GObject      *object,
+           GAsyncResult *result,
+           gpointer      data)
+{
+  g_autoptr(StrataWindow) self = data;
+  GTask *task = G_TASK (result);
+  LoadProgress *p = g_task_get_task_data (task);
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  GFile *file = g_object_get_data (G_OBJECT (task), "file");
+
+  trace = g_task_propagate_pointer (task, &error);
+  if (load_cancelled (p) || self->loading != p)
+    return;
+  self->loading = NULL;
+  gtk_revealer_set_reveal_child (self->live_bar, FALSE);
+
+  if (trace == NULL)
+    {
+      AdwToast *toast = adw_toast_new (error->message);
+
+      adw_toast_set_timeout (toast, 0);
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+      strata_timeline_view_set_trace (self->timeline, self->trace);
+      gtk_stack_set_visible_child_name (self->stack, self->trace != NULL ? "timeline" : "empty");
+      update_actions (self);
+      return;
+    }
+
+  show_trace (self, trace, file);
+}
+
+/**
+ * strata_window_open:
+ * @file: a trace
+ *
+ * Reads @file in a worker thread; the window shows the progress and then
+ * the timeline, or a toast saying why the file cannot be read.
+ */
+void
+strata_window_open (StrataWindow *self,
+                    GFile        *file)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *basename = NULL;
+  LoadProgress *p;
+
+  g_return_if_fail (STRATA_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  if (self->loading != NULL)
+    cancel_load (self->loading);
+
+  p = g_new0 (LoadProgress, 1);
+  g_mutex_init (&p->lock);
+  g_weak_ref_init (&p->window, self);
+  p->began_usec = g_get_monotonic_time ();
+  self->loading = p;
+
+  basename = g_file_get_basename (file);
+  adw_status_page_set_description (self->loading_page, basename);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_label_set_text (self->progress_label, "");
+  gtk_stack_set_visible_child_name (self->stack, "loading");
+  update_actions (self);
+
+  task = g_task_new (NULL, NULL, load_done, g_object_ref (self));
+  g_task_set_source_tag (task, strata_window_open);
+  g_task_set_task_data (task, p, load_progress_free);
+  g_object_set_data_full (G_OBJECT (task), "file", g_object_ref (file), g_object_unref);
+  g_task_run_in_thread (task, load_thread);
+}
+
+gboolean
+strata_window_is_empty (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), FALSE);
+  return self->trace == NULL && self->loading == NULL;
+}
+
+StrataTimelineView *
+strata_window_get_timeline (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->timeline;
+}
+
+GtkWidget *
+strata_window_get_panel (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->panel;
+}
+
+/* Recent files ------------------------------------------------------------ */
+
+static int
+by_last_use (gconstpointer a,
+             gconstpointer b)
+{
+  GDateTime *ta = gtk_recent_info_get_modified ((GtkRecentInfo *) a);
+  GDateTime *tb = gtk_recent_info_get_modified ((GtkRecentInfo *) b);
+
+  return g_date_time_compare (tb, ta);
+}
+
+static void
+update_recent (StrataWindow *self)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  GList *items = gtk_recent_manager_get_items (manager);
+  guint n = 0;
+
+  g_menu_remove_all (self->recent_menu);
+  items = g_list_sort (items, by_last_use);
+  for (GList *l = items; l != NULL && n < 10; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      g_autoptr(GMenuItem) item = NULL;
+
+      if (!gtk_recent_info_has_application (info, "strata") ||
+          !gtk_recent_info_exists (info))
+        continue;
+      item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+      g_menu_item_set_action_and_target (item, "win.open-uri", "s", gtk_recent_info_get_uri (info));
+      g_menu_append_item (self->recent_menu, item);
+      n++;
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+
+  if (n == 0)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new (_("No Recent Traces"), "win.none");
+      g_menu_append_item (self->recent_menu, item);
+    }
+}
+
+/* The menu beside Open: the traces opened last, the newest first. */
+GMenuModel *
+strata_window_get_recent_menu (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return G_MENU_MODEL (self->recent_menu);
+}
+
+/* The panel --------------------------------------------------------------- */
+
+static void
+clear_grid (GtkGrid *grid)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (grid))) != NULL)
+    gtk_grid_remove (grid, child);
+}
+
+static void
+member_row_activated (GtkListBox    *list,
+                      GtkListBoxRow *row,
+                      StrataWindow  *self)
+{
+  int i = gtk_list_box_row_get_index (row);
+  const StrataMemberGroup *g;
+  gint64 margin;
+
+  if (self->member_groups == NULL || i < 0 || (guint) i >= self->member_groups->len)
+    return;
+  g = &g_array_index (self->member_groups, StrataMemberGroup, i);
+  margin = (g->last_end - g->first_start) / 10 + 1;
+  strata_timeline_view_navigate_to (self->timeline, g->first_start - margin, g->last_end + margin);
+}
+
+static void
+fill_panel (StrataWindow *self)
+{
+  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  StrataTrace *trace = strata_timeline_view_get_trace (self->timeline);
+  GtkWidget *child;
+
+  g_clear_pointer (&self->info, strata_item_info_free);
+  g_clear_pointer (&self->member_groups, g_array_unref);
+  clear_grid (self->panel_grid);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->members_list))) != NULL)
+    gtk_list_box_remove (self->members_list, child);
+  gtk_widget_set_visible (self->members_heading, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->members_list), FALSE);
+
+  if (trace != NULL)
+    switch (sel->kind)
+      {
+      case STRATA_TIMELINE_SELECTION_ITEM:
+        self->info = strata_item_info_new_for_item (trace, &sel->item);
+        break;
+      case STRATA_TIMELINE_SELECTION_ROW:
+        self->info = strata_item_info_new_for_row (trace, sel->channel);
+        break;
+      case STRATA_TIMELINE_SELECTION_RANGE:
+        {
+          guint n_rows;
+          const guint32 *rows = strata_timeline_view_get_rows (self->timeline, &n_rows);
+
+          self->info = strata_item_info_new_for_range (trace, rows, n_rows, sel->from, sel->to);
+        }
+        break;
+      case STRATA_TIMELINE_SELECTION_NONE:
+      default:
+        break;
+      }
+
+  gtk_widget_set_visible (self->panel, self->info != NULL);
+  update_actions (self);
+  if (self->info == NULL)
+    return;
+
+  gtk_label_set_text (self->panel_title, self->info->title);
+  for (guint i = 0; i < self->info->fields->len; i++)
+    {
+      const StrataInfoField *f = g_ptr_array_index (self->info->fields, i);
+      GtkWidget *key = gtk_label_new (f->key);
+      GtkWidget *value = gtk_label_new (f->value);
+
+      gtk_label_set_xalign (GTK_LABEL (key), 1);
+      gtk_label_set_yalign (GTK_LABEL (key), 0);
+      gtk_label_set_wrap (GTK_LABEL (key), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (key), 18);
+      gtk_widget_add_css_class (key, "dim-label");
+      gtk_label_set_xalign (GTK_LABEL (value), 0);
+      gtk_label_set_wrap (GTK_LABEL (value), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (value), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_max_width_chars (GTK_LABEL (value), 30);
+      gtk_label_set_selectable (GTK_LABEL (value), TRUE);
+      gtk_widget_set_hexpand (value, TRUE);
+      gtk_widget_add_css_class (value, "numeric");
+      gtk_grid_attach (self->panel_grid, key, 0, i, 1, 1);
+      gtk_grid_attach (self->panel_grid, value, 1, i, 1, 1);
+    }
+
+  if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM && (sel->item.flags & STRATA_ZOOM_ITEM_AGGREGATE))
+    {
+      self->member_groups = strata_item_info_group_members (trace, self->info->members);
+      for (guint i = 0; i < MIN (self->member_groups->len, 50); i++)
+        {
+          const StrataMemberGroup *g = &g_array_index (self->member_groups, StrataMemberGroup, i);
+          g_autofree char *d = strata_format_duration (g->duration);
+          g_autofree char *sub = g_strdup_printf (_("%u × · %s"), g->count, d);
+          GtkWidget *row = adw_action_row_new ();
+
+          adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), g->name);
+          adw_action_row_set_subtitle (ADW_ACTION_ROW (row), sub);
+          gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+          gtk_widget_set_tooltip_text (row, _("Zoom to these members"));
+          adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("zoom-in-symbolic"));
+          gtk_list_box_append (self->members_list, row);
+        }
+      gtk_widget_set_visible (self->members_heading, self->member_groups->len > 0);
+      gtk_widget_set_visible (GTK_WIDGET (self->members_list), self->member_groups->len > 0);
+    }
+}
+
+/* What Copy puts on the clipboard, and what the tests read. */
+char *
+strata_window_get_panel_text (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->info != NULL ? strata_item_info_to_text (self->info) : NULL;
+}
+
+/* The event list ------------------------------------------------------------ */
+
+StrataEventList *
+strata_window_get_event_list (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->event_list;
+}
+
+/* A row chosen in the list: the timeline centres on it, keeping its
+ * scale, and selects it. */
+static void
+event_selected (StrataEventList      *list,
+                const StrataActivity *a,
+                StrataWindow         *self)
+{
+  StrataZoomItem item = {
+    .start = a->start, .end = a->end, .channel = a->channel, .label = a->label, .arg = a->arg,
+    .kind = a->kind, .state = a->state, .flags = a->flags, .count = 1, .busy = a->end - a->start,
+  };
+  gint64 from, to, span;
+
+  strata_timeline_view_get_range (self->timeline, &from, &to);
+  span = to - from;
+  if (a->end - a->start > span)
+    span = (a->end - a->start) * 5 / 4 + 1;
+  self->jumping = TRUE;
+  strata_timeline_view_navigate_to (self->timeline, a->start - span / 2, a->start - span / 2 + span);
+  strata_timeline_view_select_item (self->timeline, &item);
+  self->jumping = FALSE;
+}
+
+/* The timeline moved: the list follows. */
+static void
+timeline_view_changed (StrataWindow *self)
+{
+  gint64 from;
+
+  if (self->jumping || !gtk_widget_get_visible (GTK_WIDGET (self->event_list)))
+    return;
+  strata_timeline_view_get_range (self->timeline, &from, NULL);
+  strata_event_list_follow (self->event_list, from);
+}
+
+static void
+events_toggled (GtkToggleButton *button,
+                StrataWindow    *self)
+{
+  gboolean on = gtk_toggle_button_get_active (button);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->event_list), on);
+  if (on)
+    {
+      gtk_paned_set_position (self->events_paned, MAX (gtk_widget_get_height (GTK_WIDGET (self->events_paned)) - 260, 200));
+      timeline_view_changed (self);
+    }
+}
+
+void
+strata_window_show_events (StrataWindow *self,
+                           gboolean      show)
+{
+  g_return_if_fail (STRATA_IS_WINDOW (self));
+  gtk_toggle_button_set_active (self->events_button, show);
+}
+
+/* Search ------------------------------------------------------------------ */
+
+/* strata_window_search: @text: (nullable): what to search, or %NULL to
+ * close the search bar */
+
+static void
+show_search_status (StrataWindow *self,
+                    guint         n)
+{
+  g_autofree char *text = NULL;
+  const char *query = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+
+  if (query[0] == '\0')
+    text = g_strdup ("");
+  else if (n == 0)
+    text = g_strdup (_("No match"));
+  else
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u row", "%u rows", n), n);
+  gtk_label_set_text (self->search_status, text);
+}
+
+static void
+search_changed (GtkSearchEntry *entry,
+                StrataWindow   *self)
+{
+  guint n = strata_timeline_view_set_search (self->timeline, gtk_editable_get_text (GTK_EDITABLE (entry)));
+
+  show_search_status (self, n);
+}
+
+void
+strata_window_search (StrataWindow *self,
+                      const char   *text)
+{
+  g_return_if_fail (STRATA_IS_WINDOW (self));
+
+  gtk_search_bar_set_search_mode (self->search_bar, text != NULL);
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), text != NULL ? text : "");
+  /* The entry reports changes after a delay; the caller wants them now. */
+  search_changed (self->search_entry, self);
+}
+
+static void
+search_activate (GtkSearchEntry *entry,
+                 StrataWindow   *self)
+{
+  strata_timeline_view_search_step (self->timeline, 1);
+}
+
+static void
+search_stop (GtkSearchEntry *entry,
+             StrataWindow   *self)
+{
+  gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
+}
+
+/* Actions ----------------------------------------------------------------- */
+
+static void
+update_actions (StrataWindow *self)
+{
+  gboolean have = strata_timeline_view_get_trace (self->timeline) != NULL &&
+                  self->loading == NULL;
+  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  gboolean can_back = FALSE, can_forward = FALSE;
+
+  g_object_get (self->timeline, "can-go-back", &can_back, "can-go-forward", &can_forward, NULL);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-fit", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-next", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-previous", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-all-rows", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.back", have && can_back);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.forward", have && can_forward);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-details", self->info != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-selection",
+                                 have && (sel->kind == STRATA_TIMELINE_SELECTION_ITEM ||
+                                          sel->kind == STRATA_TIMELINE_SELECTION_RANGE));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-open", self->loading != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.none", FALSE);
+}
+
+static void
+open_response (GtkNativeDialog *dialog,
+               int              response,
+               StrataWindow    *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      if (file != NULL)
+        strata_window_open (self, file);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+action_open (GtkWidget  *widget,
+             const char *name,
+             GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  g_autoptr(GtkFileFilter) traces = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  dialog = gtk_file_chooser_native_new (_("Open a Trace"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_file_filter_set_name (traces, _("Kernel traces"));
+  gtk_file_filter_add_mime_type (traces, "application/x-trace-cmd");
+  gtk_file_filter_add_mime_type (traces, "application/x-perf-data");
+  gtk_file_filter_add_mime_type (traces, "text/x-ftrace");
+  gtk_file_filter_add_suffix (traces, "dat");
+  gtk_file_filter_add_suffix (traces, "data");
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), traces);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), all);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+action_open_uri (GtkWidget  *widget,
+                 const char *name,
+                 GVariant   *param)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+
+  strata_window_open (STRATA_WINDOW (widget), file);
+}
+
+static void
+action_cancel_open (GtkWidget  *widget,
+                    const char *name,
+                    GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  /* The worker stops after its current batch and drops what it built;
+   * the window goes back to what it showed before. */
+  if (self->loading != NULL)
+    cancel_load (self->loading);
+  self->loading = NULL;
+  gtk_revealer_set_reveal_child (self->live_bar, FALSE);
+  strata_timeline_view_set_trace (self->timeline, self->trace);
+  gtk_stack_set_visible_child_name (self->stack, self->trace != NULL ? "timeline" : "empty");
+  update_actions (self);
+}
+
+static void
+action_zoom (GtkWidget  *widget,
+             const char *name,
+             GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  if (g_str_equal (name, "win.zoom-in"))
+    strata_timeline_view_zoom (self->timeline, 1 / 1.5, -1);
+  else if (g_str_equal (name, "win.zoom-out"))
+    strata_timeline_view_zoom (self->timeline, 1.5, -1);
+  else
+    strata_timeline_view_fit (self->timeline);
+}
+
+static void
+action_history (GtkWidget  *widget,
+                const char *name,
+                GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  if (g_str_equal (name, "win.back"))
+    strata_timeline_view_go_back (self->timeline);
+  else
+    strata_timeline_view_go_forward (self->timeline);
+}
+
+static void
+action_search (GtkWidget  *widget,
+               const char *name,
+               GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  if (g_str_equal (name, "win.search"))
+    {
+      gboolean on = !gtk_search_bar_get_search_mode (self->search_bar);
+
+      gtk_search_bar_set_search_mode (self->search_bar, on);
+      if (on)
+        gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+    }
+  else
+    strata_timeline_view_search_step (self->timeline, g_str_equal (name, "win.search-next") ? 1 : -1);
+}
+
+static void
+action_copy_details (GtkWidget  *widget,
+                     const char *name,
+                     GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+  g_autofree char *text = strata_window_get_panel_text (self);
+
+  if (text != NULL)
+    {
+      gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
+      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (_("Details copied")));
+    }
+}
+
+static void
+action_zoom_selection (GtkWidget  *widget,
+                       const char *name,
+                       GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  gint64 from = sel->from, to = sel->to, margin;
+
+  if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM)
+    {
+      from = sel->item.start;
+      to = sel->item.end;
+    }
+  else if (sel->kind != STRATA_TIMELINE_SELECTION_RANGE)
+    return;
+  margin = (to - from) / 10 + 1;
+  strata_timeline_view_navigate_to (self->timeline, from - margin, to + margin);
+}
+
+static void
+action_show_all_rows (GtkWidget  *widget,
+                      const char *name,
+                      GVariant   *param)
+{
+  strata_timeline_view_show_all_rows (STRATA_WINDOW (widget)->timeline);
+}
+
+static void
+action_toggle_events (GtkWidget  *widget,
+                      const char *name,
+                      GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  gtk_toggle_button_set_active (self->events_button, !gtk_toggle_button_get_active (self->events_button));
+}
+
+/* Drag and drop ----------------------------------------------------------- */
+
+static gboolean
+on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         StrataWindow  *self)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = gdk_file_list_get_files (g_value_get_boxed (value));
+  if (files == NULL)
+    return FALSE;
+  strata_window_open (self, files->data);
+  g_slist_free (files);
+  return TRUE;
+}
+
+/* GObject ----------------------------------------------------------------- */
+
+static void
+dark_changed (AdwStyleManager *manager,
+              GParamSpec      *pspec,
+              StrataWindow    *self)
+{
+  strata_timeline_view_set_dark (self->timeline, adw_style_manager_get_dark (manager));
+}
+
+static void
+strata_window_dispose (GObject *object)
+{
+  StrataWindow *self = STRATA_WINDOW (object);
+
+  if (self->loading != NULL)
+    cancel_load (self->loading);
+  self->loading = NULL;
+  g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
+  g_signal_handlers_disconnect_by_data (gtk_recent_manager_get_default (), self);
+  if (self->timeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->timeline, self);
+  if (self->event_list != NULL)
+    g_signal_handlers_disconnect_by_data (self->event_list, self);
+  g_clear_pointer (&self->info, strata_item_info_free);
+  g_clear_pointer (&self->member_groups, g_array_unref);
+  g_clear_object (&self->trace);
+  g_clear_object (&self->file);
+  g_clear_object (&self->recent_menu);
+  g_clear_object (&self->settings);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), STRATA_TYPE_WINDOW);
+
+  G_OBJECT_CLASS (strata_window_parent_class)->dispose (object);
+}
+
+static void
+strata_window_class_init (StrataWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = strata_window_dispose;
+
+  g_type_ensure (STRATA_TYPE_TIMELINE_VIEW);
+  g_type_ensure (STRATA_TYPE_EVENT_LIST);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/strata/Strata/strata-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, open_button);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, search_status);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, search_button);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, loading_page);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_bar);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_label);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_progress);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, paned);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, events_paned);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, event_list);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, events_button);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, panel);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, panel_title);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, panel_grid);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, zoom_to_button);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, members_heading);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, members_list);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
+  gtk_widget_class_install_action (widget_class, "win.open-uri", "s", action_open_uri);
+  gtk_widget_class_install_action (widget_class, "win.cancel-open", NULL, action_cancel_open);
+  gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, action_zoom);
+  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, action_zoom);
+  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, action_zoom);
+  gtk_widget_class_install_action (widget_class, "win.back", NULL, action_history);
+  gtk_widget_class_install_action (widget_class, "win.forward", NULL, action_history);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, action_search);
+  gtk_widget_class_install_action (widget_class, "win.search-next", NULL, action_search);
+  gtk_widget_class_install_action (widget_class, "win.search-previous", NULL, action_search);
+  gtk_widget_class_install_action (widget_class, "win.copy-details", NULL, action_copy_details);
+  gtk_widget_class_install_action (widget_class, "win.zoom-selection", NULL, action_zoom_selection);
+  gtk_widget_class_install_action (widget_class, "win.show-all-rows", NULL, action_show_all_rows);
+  gtk_widget_class_install_action (widget_class, "win.none", NULL, NULL);
+  gtk_widget_class_install_action (widget_class, "win.toggle-events", NULL, action_toggle_events);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "win.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.zoom-fit", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.forward", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.copy-details", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "win.search-next", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.toggle-events", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.search-previous", NULL);
+}
+
+static void
+timeline_history_changed (StrataWindow *self)
+{
+  update_actions (self);
+}
+
+static void
+strata_window_init (StrataWindow *self)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  GtkDropTarget *drop;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* GtkApplication adds its resource icons to the theme; a window made
+   * without one (the tests) needs them too. */
+  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (self))),
+                                    "/org/strata/Strata/icons");
+
+  self->recent_menu = g_menu_new ();
+  adw_split_button_set_menu_model (self->open_button, G_MENU_MODEL (self->recent_menu));
+  update_recent (self);
+  g_signal_connect_swapped (gtk_recent_manager_get_default (), "changed", G_CALLBACK (update_recent), self);
+
+  g_signal_connect (style, "notify::dark", G_CALLBACK (dark_changed), self);
+  strata_timeline_view_set_dark (self->timeline, adw_style_manager_get_dark (style));
+
+  g_signal_connect_swapped (self->timeline, "selection-changed", G_CALLBACK (fill_panel), self);
+  g_signal_connect_swapped (self->timeline, "notify::can-go-back", G_CALLBACK (timeline_history_changed), self);
+  g_signal_connect_swapped (self->timeline, "notify::can-go-forward", G_CALLBACK (timeline_history_changed), self);
+  g_signal_connect (self->members_list, "row-activated", G_CALLBACK (member_row_activated), self);
+  g_signal_connect (self->event_list, "activity-selected", G_CALLBACK (event_selected), self);
+  g_signal_connect_swapped (self->timeline, "view-changed", G_CALLBACK (timeline_view_changed), self);
+  g_signal_connect (self->events_button, "toggled", G_CALLBACK (events_toggled), self);
+
+  gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (search_changed), self);
+  g_signal_connect (self->search_entry, "activate", G_CALLBACK (search_activate), self);
+  g_signal_connect (self->search_entry, "stop-search", G_CALLBACK (search_stop), self);
+  g_object_bind_property (self->search_bar, "search-mode-enabled", self->search_button, "active",
+                          G_BINDING_SYNC_CREATE);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  gtk_paned_set_position (self->paned, 1000);
+  update_actions (self);
+}
+
+StrataWindow *
+strata_window_new (GtkApplication *application)
+{
+  return g_object_new (STRATA_TYPE_WINDOW, "application", application, NULL);
+}
