@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -56,6 +57,12 @@
 #define MAX_STATE_FLAGS    16
 #define STATE_CACHE_SIZE   16
 #define PERF_CONTEXT_MAX   ((guint64) -4095)
+
+/* Pseudo events that wait in the reorder buffer beside the real ones and
+ * are consumed when released: a thread's comm set by COMM, or inherited
+ * by FORK, so names are resolved in time order, not file order. */
+#define EVENT_COMM_SET     (STRATA_N_EVENT_TYPES + 1)
+#define EVENT_COMM_COPY    (STRATA_N_EVENT_TYPES + 2)
 
 /* ------------------------------------------------------------------ */
 /* Tracepoint formats: what the source needs of one event id.          */
@@ -187,6 +194,7 @@ struct _StrataPerfSource
   char              *kallsyms_text; /* from the tracing data, may be NULL */
 
   GHashTable        *comms;         /* tid → pool id, from COMM/FORK/THREAD_MAP */
+  GHashTable        *timed_comms;   /* the same, as of the last released event */
 
   /* Event names of the records that stand in for tracepoints. */
   guint32            name_lost;
@@ -1471,6 +1479,20 @@ sort_key_cmp (gconstpointer a,
   return x->index < y->index ? -1 : (x->index > y->index);
 }
 
+static guint32
+timed_comm_of (StrataPerfSource *self,
+               gint32            tid)
+{
+  gpointer found;
+
+  if (tid == 0)
+    return strata_string_pool_intern (self->strings, "swapper");
+  found = g_hash_table_lookup (self->timed_comms, GINT_TO_POINTER (tid));
+  if (found != NULL)
+    return GPOINTER_TO_UINT (found);
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid)));
+}
+
 /* Moves every pending event with ts <= @limit to the ready queue, in time
  * order (arrival order among equal times). */
 static void
@@ -1502,8 +1524,37 @@ flush_until (StrataPerfSource *self,
 
   while (released < n && keys[released].ts <= limit)
     {
-      g_array_append_vals (self->ready, &g_array_index (pending, StrataEvent, keys[released].index), 1);
+      StrataEvent *ev = &g_array_index (pending, StrataEvent, keys[released].index);
+
       released++;
+      if (ev->type == EVENT_COMM_SET)
+        {
+          g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->pid),
+                               GUINT_TO_POINTER (ev->u.exec.filename));
+          continue;
+        }
+      if (ev->type == EVENT_COMM_COPY)
+        {
+          guint32 parent = timed_comm_of (self, ev->u.fork.parent_pid);
+
+          if (parent != STRATA_STRING_NONE)
+            g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->u.fork.child_pid),
+                                 GUINT_TO_POINTER (parent));
+          continue;
+        }
+      if (ev->name == self->name_switch && ev->type == STRATA_EVENT_SCHED_SWITCH)
+        {
+          ev->u.sched_switch.prev_comm = timed_comm_of (self, ev->u.sched_switch.prev_pid);
+          ev->u.sched_switch.next_comm = timed_comm_of (self, ev->u.sched_switch.next_pid);
+        }
+      else if (ev->name == self->name_fork && ev->type == STRATA_EVENT_SCHED_PROCESS_FORK)
+        {
+          ev->u.fork.parent_comm = timed_comm_of (self, ev->u.fork.parent_pid);
+          ev->u.fork.child_comm = ev->u.fork.parent_comm;
+        }
+      else if (ev->name == self->name_exit && ev->type == STRATA_EVENT_SCHED_PROCESS_EXIT)
+        ev->u.exit.comm = timed_comm_of (self, ev->u.exit.pid);
+      g_array_append_vals (self->ready, ev, 1);
     }
 
   if (released > 0)
@@ -1761,6 +1812,12 @@ handle_task_record (StrataPerfSource  *self,
         tid = rd32 (self, body + 4);
         set_comm (self, tid, body + 8, len - 8 - trailer);
 
+        event_init (self, &ev, &s, offset);
+        ev.type = EVENT_COMM_SET;
+        ev.pid = tid;
+        ev.u.exec.filename = comm_of (self, tid);
+        push_event (self, &ev);
+
         if ((misc & PERF_RECORD_MISC_COMM_EXEC) && !self->has_exec_tp && s.has_time && s.time > 0)
           {
             event_init (self, &ev, &s, offset);
@@ -1799,6 +1856,14 @@ handle_task_record (StrataPerfSource  *self,
 
             if (parent != STRATA_STRING_NONE)
               g_hash_table_insert (self->comms, GINT_TO_POINTER (tid), GUINT_TO_POINTER (parent));
+
+            s.time = time;
+            s.has_time = time != 0 || s.has_time;
+            event_init (self, &ev, &s, offset);
+            ev.type = EVENT_COMM_COPY;
+            ev.u.fork.parent_pid = ptid;
+            ev.u.fork.child_pid = tid;
+            push_event (self, &ev);
           }
 
         if (time == 0 || time > (guint64) G_MAXINT64)
@@ -2621,6 +2686,7 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->comm_cache, g_free);
   g_clear_pointer (&self->kallsyms_text, g_free);
   g_clear_pointer (&self->comms, g_hash_table_unref);
+  g_clear_pointer (&self->timed_comms, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_array_unref);
   g_clear_pointer (&self->ready, g_array_unref);
   g_clear_error (&self->deferred_error);
@@ -2668,6 +2734,7 @@ strata_perf_source_init (StrataPerfSource *self)
   self->tp_infos = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->comm_cache = g_new0 (CommCacheEntry, COMM_CACHE_SIZE);
   self->comms = g_hash_table_new (NULL, NULL);
+  self->timed_comms = g_hash_table_new (NULL, NULL);
   self->pending = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
   self->ready = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
   self->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
