@@ -169,6 +169,7 @@ test_record_counts (gconstpointer data)
   guint64 total = 0;
 
   g_assert_cmpuint (g_hash_table_size (perf), >, 3);
+  g_assert_cmpuint (events->len, >, 0);
 
   g_hash_table_iter_init (&iter, perf);
   while (g_hash_table_iter_next (&iter, &key, &value))

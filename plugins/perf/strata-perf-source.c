@@ -165,6 +165,9 @@ struct _StrataPerfSource
   guint64           pos;
   guint64           data_end;
   guint64           data_offset;
+  guint64           data_size;     /* what the header says (file mode) */
+  gboolean          data_cut;      /* the file ends before the data does */
+  GError           *feature_damage;/* reported after the events */
 
   GArray           *attrs;         /* Attr */
   GHashTable       *ids;           /* sample id (guint64 *) → attr index + 1 */
@@ -2161,6 +2164,10 @@ next_record (StrataPerfSource  *self,
           if (avail > 0)
             return fail (self, error, STRATA_ERROR_TRUNCATED, self->decomp_from,
                          "the compressed data ends inside a record");
+          if (self->data_cut)
+            return fail (self, error, STRATA_ERROR_TRUNCATED, self->pos,
+                         "the file ends here, inside its data section of %" G_GUINT64_FORMAT
+                         " bytes at %" G_GUINT64_FORMAT, self->data_size, self->data_offset);
           return FALSE;
         }
 
@@ -2371,6 +2378,8 @@ fill_ready (StrataPerfSource *self,
 
       if (!next_record (self, &rec, &error) || !process_record (self, &rec, &error))
         {
+          if (error == NULL)
+            error = g_steal_pointer (&self->feature_damage);
           self->eof = TRUE;
           self->deferred_error = error;
           flush_until (self, G_MAXINT64);
@@ -2532,12 +2541,14 @@ read_file_header (StrataPerfSource  *self,
                  "(%" G_GSIZE_FORMAT " bytes)", data_off, self->map_len);
 
   self->data_offset = data_off;
+  self->data_size = data_size;
   self->pos = data_off;
   if (data_size > self->map_len - data_off)
     {
       /* Cut short: read what is there, the damage is reported where the
        * records stop. */
       self->data_end = self->map_len;
+      self->data_cut = TRUE;
     }
   else
     self->data_end = data_off + data_size;
@@ -2555,14 +2566,16 @@ read_file_header (StrataPerfSource  *self,
         if (!(features[feat / 64] & (G_GUINT64_CONSTANT (1) << (feat % 64))))
           continue;
 
+        /* Damage in the features leaves the records readable: it is
+         * reported after them. */
         if (table > self->map_len || self->map_len - table < 16 * (guint64) (n + 1))
           {
             /* A file cut inside its data has no features to read: the
              * data's damage is what the reader reports. */
-            if (data_size > self->map_len - data_off)
-              break;
-            return fail (self, error, STRATA_ERROR_TRUNCATED, table + 16 * n,
-                         "the feature table runs past the end of the file");
+            if (!self->data_cut)
+              fail (self, &self->feature_damage, STRATA_ERROR_TRUNCATED, table + 16 * n,
+                    "the feature table runs past the end of the file");
+            break;
           }
 
         off = rd64 (self, self->map + table + 16 * n);
@@ -2570,12 +2583,15 @@ read_file_header (StrataPerfSource  *self,
         n++;
 
         if (off > self->map_len || len > self->map_len - off || len > MAX_SECTION)
-          return fail (self, error, STRATA_ERROR_CORRUPT, table + 16 * (n - 1),
-                       "feature %u's section (%" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
-                       ") runs past the end of the file", feat, len, off);
+          {
+            fail (self, &self->feature_damage, STRATA_ERROR_CORRUPT, table + 16 * (n - 1),
+                  "feature %u's section (%" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
+                  ") runs past the end of the file", feat, len, off);
+            break;
+          }
 
-        if (!parse_feature (self, feat, self->map + off, len, off, error))
-          return FALSE;
+        if (!parse_feature (self, feat, self->map + off, len, off, &self->feature_damage))
+          break;
       }
   }
 
@@ -2690,6 +2706,7 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->pending, g_array_unref);
   g_clear_pointer (&self->ready, g_array_unref);
   g_clear_error (&self->deferred_error);
+  g_clear_error (&self->feature_damage);
   g_clear_pointer (&self->frames, g_array_unref);
   g_clear_pointer (&self->chains, g_array_unref);
   g_clear_pointer (&self->chain_ids, g_hash_table_unref);
