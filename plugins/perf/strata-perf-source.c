@@ -228,6 +228,8 @@ struct _StrataPerfSource
   GArray            *ksyms;         /* KernelSym, sorted; NULL until asked */
 
   guint64            record_counts[PERF_RECORD_MAX_TYPE];
+  guint64            inexact_samples;   /* whose fields do not fill the record */
+  guint64            unclaimed_samples; /* of an id no attr has */
 };
 
 G_DEFINE_FINAL_TYPE (StrataPerfSource, strata_perf_source, STRATA_TYPE_SOURCE)
@@ -1179,6 +1181,7 @@ parse_sample (StrataPerfSource  *self,
               const guint8      *p,
               gsize              len,
               Sample            *s,
+              gsize             *used,
               const char       **why)
 {
   guint64 st = a->sample_type;
@@ -1343,6 +1346,7 @@ parse_sample (StrataPerfSource  *self,
       pos += size;
     }
 
+  *used = pos;
   return TRUE;
 }
 
@@ -1663,14 +1667,21 @@ handle_sample (StrataPerfSource  *self,
   const char *why = NULL;
   StrataEvent ev;
   Sample s;
+  gsize used = 0;
 
   if (a == NULL)
-    return TRUE;  /* an id no attr claims: perf skips it too */
+    {
+      self->unclaimed_samples++;
+      return TRUE;  /* an id no attr claims: perf skips it too */
+    }
 
-  if (!parse_sample (self, a, body, len, &s, &why))
+  if (!parse_sample (self, a, body, len, &s, &used, &why))
     return fail (self, error, STRATA_ERROR_CORRUPT, offset,
                  "a sample of %" G_GSIZE_FORMAT " bytes ends inside %s",
                  len + 8, why);
+
+  if (used != len)
+    self->inexact_samples++;
 
   if (s.has_cpu && s.cpu >= MAX_CPU)
     return fail (self, error, STRATA_ERROR_CORRUPT, offset, "a sample on CPU %d", s.cpu);
@@ -2807,6 +2818,13 @@ strata_perf_source_get_n_callchains (StrataPerfSource *self)
 {
   g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), 0);
   return self->chains->len;
+}
+
+guint64
+strata_perf_source_get_inexact_samples (StrataPerfSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), 0);
+  return self->inexact_samples + self->unclaimed_samples;
 }
 
 gboolean

@@ -34,6 +34,10 @@ const guint64  *strata_perf_source_get_callchain       (StrataPerfSource *self,
                                                         guint32           id,
                                                         guint            *n_frames);
 guint           strata_perf_source_get_n_callchains    (StrataPerfSource *self);
+/* Samples whose fields, as their attr's sample_type and read_format lay
+ * them out, do not fill the record exactly, or whose id no attr has: 0
+ * for a file read right. */
+guint64         strata_perf_source_get_inexact_samples (StrataPerfSource *self);
 /* Whether the file's tracing data had sched_switch (so PERF_RECORD_SWITCH
  * records were not turned into switches). */
 gboolean        strata_perf_source_has_sched_switch    (StrataPerfSource *self);
