@@ -438,6 +438,25 @@ test_bit_flips (void)
     }
 }
 
+/* Inputs that crashed libtraceevent inside the reader (found by
+ * tests/fuzz/fuzz-perf): damaged printk formats and event formats in the
+ * tracing data. Now a clear error, or events. */
+static void
+test_fuzz_regressions (void)
+{
+  for (guint i = 1; i <= 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("perf-fuzz-%u.data", i);
+      g_autofree char *path = strata_test_fixture (name);
+      Outcome o = { 0 };
+
+      read_all (path, &o);
+      if (o.error != NULL)
+        assert_clear_error (o.error, name);
+      outcome_clear (&o);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -450,6 +469,7 @@ main (int   argc,
   g_test_add_func ("/strata/perf/damage/zero-and-oversized-records", test_bad_record_sizes);
   g_test_add_func ("/strata/perf/damage/lying-section-sizes", test_lying_sections);
   g_test_add_func ("/strata/perf/damage/bit-flips", test_bit_flips);
+  g_test_add_func ("/strata/perf/damage/fuzz-regressions", test_fuzz_regressions);
 
   return g_test_run ();
 }

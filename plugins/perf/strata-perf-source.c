@@ -33,7 +33,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -788,6 +790,35 @@ blob_block (Blob    *b,
   return copy;
 }
 
+/* The printk format lines ("ADDR : \"FORMAT\"") libtraceevent can take.
+ * It splits a line at its first ':', skips one byte and a quote, and
+ * reads before the start of what is left when that is under three bytes
+ * long. */
+static char *
+printk_formats_sane (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *kept = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *colon = strchr (lines[i], ':');
+      const char *fmt;
+
+      if (!g_ascii_isxdigit (lines[i][0]) || colon == NULL || colon[1] == '\0')
+        continue;
+      fmt = colon + 2;
+      if (*fmt == '"')
+        fmt++;
+      if (strlen (fmt) < 3)
+        continue;
+      g_string_append (kept, lines[i]);
+      g_string_append_c (kept, '\n');
+    }
+
+  return g_string_free (kept, FALSE);
+}
+
 static gboolean
 parse_tracing_data (StrataPerfSource  *self,
                     const guint8      *data,
@@ -903,7 +934,11 @@ parse_tracing_data (StrataPerfSource  *self,
   if ((block = blob_block (&b, 4, &block_len, error, "printk formats")) == NULL)
     return FALSE;
   if (block_len > 0)
-    tep_parse_printk_formats (self->tep, block);
+    {
+      g_autofree char *kept = printk_formats_sane (block);
+
+      tep_parse_printk_formats (self->tep, kept);
+    }
   g_free (block);
 
   if ((major > 0 || minor >= 6) && b.pos < b.len)
@@ -916,6 +951,77 @@ parse_tracing_data (StrataPerfSource  *self,
     }
 
   return TRUE;
+}
+
+extern void __sanitizer_set_death_callback (void (*callback) (void)) __attribute__((weak));
+
+#define PROBE_TIMEOUT_MS 5000
+
+/* libtraceevent trusts the event formats it parses: a damaged one can
+ * crash it. So the tracing data is parsed first in a child process, and
+ * only if that child survives, here. */
+static gboolean
+parse_tracing_data_checked (StrataPerfSource  *self,
+                            const guint8      *data,
+                            gsize              len,
+                            guint64            base,
+                            GError           **error)
+{
+  int status = 0;
+  pid_t pid, done = 0;
+  gint64 deadline;
+
+  if (self->tep != NULL)
+    return TRUE;
+
+  pid = fork ();
+  if (pid == 0)
+    {
+      /* Die of the signal: a sanitizer or fuzzer runtime would otherwise
+       * report the child's crash as the parent's. */
+      signal (SIGSEGV, SIG_DFL);
+      signal (SIGBUS, SIG_DFL);
+      signal (SIGABRT, SIG_DFL);
+      signal (SIGFPE, SIG_DFL);
+      signal (SIGILL, SIG_DFL);
+      if (__sanitizer_set_death_callback != NULL)
+        __sanitizer_set_death_callback (NULL);
+      alarm (PROBE_TIMEOUT_MS / 1000 + 1);
+      parse_tracing_data (self, data, len, base, NULL);
+      for (guint i = 0; i < self->attrs->len; i++)
+        {
+          const Attr *a = &g_array_index (self->attrs, Attr, i);
+
+          if (a->type == PERF_TYPE_TRACEPOINT)
+            resolve_tracepoint (self, a->config);
+        }
+      _exit (0);
+    }
+
+  if (pid > 0)
+    {
+      deadline = g_get_monotonic_time () + PROBE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
+      while ((done = waitpid (pid, &status, WNOHANG)) == 0 || (done < 0 && errno == EINTR))
+        {
+          if (g_get_monotonic_time () > deadline)
+            break;
+          g_usleep (200);
+        }
+      if (done == 0)
+        {
+          kill (pid, SIGKILL);
+          waitpid (pid, &status, 0);
+          return fail (self, error, STRATA_ERROR_CORRUPT, base,
+                       "libtraceevent did not finish parsing the tracing data's event formats");
+        }
+      if (done == pid && (WIFSIGNALED (status) || WEXITSTATUS (status) != 0))
+        return fail (self, error, STRATA_ERROR_CORRUPT, base,
+                     "libtraceevent crashed (%s) parsing the tracing data: its event "
+                     "formats are damaged",
+                     WIFSIGNALED (status) ? g_strsignal (WTERMSIG (status)) : "exit status");
+    }
+
+  return parse_tracing_data (self, data, len, base, error);
 }
 
 /* Once the attrs and the tracing data are both known. */
@@ -1561,6 +1667,8 @@ flush_until (StrataPerfSource *self,
         }
       else if (ev->name == self->name_exit && ev->type == STRATA_EVENT_SCHED_PROCESS_EXIT)
         ev->u.exit.comm = timed_comm_of (self, ev->u.exit.pid);
+      else if (ev->type == STRATA_EVENT_SAMPLE && ev->pid > 0)
+        ev->u.sample.comm = timed_comm_of (self, ev->pid);
       g_array_append_vals (self->ready, ev, 1);
     }
 
@@ -1993,7 +2101,7 @@ parse_feature (StrataPerfSource  *self,
   switch (feat)
     {
     case PERF_FEAT_TRACING_DATA:
-      if (!parse_tracing_data (self, p, len, offset, error))
+      if (!parse_tracing_data_checked (self, p, len, offset, error))
         return FALSE;
       resolve_attr_names (self);
       break;
@@ -2314,7 +2422,7 @@ process_record (StrataPerfSource  *self,
         if (padded > self->data_end - self->pos)
           return fail (self, error, STRATA_ERROR_TRUNCATED, rec->offset,
                        "the tracing data of %u bytes runs past the end of the file", size);
-        if (!parse_tracing_data (self, self->map + self->pos, size, self->pos, error))
+        if (!parse_tracing_data_checked (self, self->map + self->pos, size, self->pos, error))
           return FALSE;
         self->pos += padded;
         resolve_attr_names (self);

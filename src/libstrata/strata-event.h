@@ -108,6 +108,7 @@ typedef struct
       guint64 ip;
       guint64 period;
       guint32 callchain;   /* the source's call chain id, or G_MAXUINT32 */
+      guint32 comm;        /* the thread's name when known, or STRATA_STRING_NONE */
     } sample;              /* on the thread @pid, whatever ran on the CPU */
   } u;
 } StrataEvent;

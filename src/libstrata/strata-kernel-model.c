@@ -726,7 +726,7 @@ handle_event (StrataKernelModel *self,
       if (ev->pid > 0)
         {
           Thread *t = thread_at (self, get_thread (self, inst, ev->instance, ev->pid,
-                                                   STRATA_STRING_NONE, ts));
+                                                   ev->u.sample.comm, ts));
 
           emit (self, ts, ts, t->channel, STRATA_ACTIVITY_SAMPLE, 0, ev->name,
                 ev->u.sample.callchain == G_MAXUINT32 ? -1 : (gint32) ev->u.sample.callchain, 0);
