@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "strata-test-support.h"
 #include "../plugins/perf/strata-perf-format.h"
 #include "../plugins/perf/strata-perf-source.h"
@@ -505,6 +507,153 @@ test_samples_on_threads (void)
   g_assert_cmpuint (samples, >, 100);
 }
 
+/* The functions the samples' frames are named by equal those `perf script
+ * -F ip,sym` prints, run on the same file on the same machine, wherever
+ * perf names one (kernel frames from kallsyms, user frames from the mapped
+ * files; what perf leaves [unknown] is not compared). */
+static void
+test_symbols (void)
+{
+  const Recording *rec = &recordings[3];
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = load (rec, &source);
+  g_autofree char *path = strata_test_fixture ("perf-callchain.data.xz");
+  g_autofree char *quoted = g_shell_quote (path);
+  g_autofree char *cmd = g_strdup_printf ("perf script -F ip,sym -i %s", quoted);
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+  guint line = 0, compared = 0, kernel = 0, aliases = 0;
+  int status = 0;
+
+  g_assert_true (strata_test_have_program ("perf"));
+  g_spawn_command_line_sync (cmd, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  lines = g_strsplit (out, "\n", -1);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *ev = &g_array_index (events, StrataEvent, i);
+      const guint64 *frames;
+      guint n;
+
+      if (ev->type != STRATA_EVENT_SAMPLE)
+        continue;
+      frames = strata_perf_source_get_callchain (STRATA_PERF_SOURCE (source),
+                                                 ev->u.sample.callchain, &n);
+      for (guint f = 0; f < n; f++)
+        {
+          g_autofree char *ours = NULL;
+          guint64 addr;
+          char name[512];
+
+          /* The next frame line: "\tADDR NAME". */
+          while (lines[line] != NULL &&
+                 sscanf (lines[line], " %" G_GINT64_MODIFIER "x %511s", &addr, name) != 2)
+            line++;
+          g_assert_nonnull (lines[line]);
+          line++;
+          /* perf prints user addresses relative to their file. */
+          if (frames[f] >= G_GUINT64_CONSTANT (0xffff800000000000))
+            g_assert_cmphex (addr, ==, frames[f]);
+          if (strcmp (name, "[unknown]") == 0)
+            continue;
+
+          ours = strata_perf_source_symbolize (STRATA_PERF_SOURCE (source), ev->tgid, frames[f]);
+          if (g_str_has_prefix (ours, "[kernel] ") || strchr (ours, '+') != NULL)
+            continue;  /* not named here: perf found a file we do not have */
+          if (frames[f] >= G_GUINT64_CONSTANT (0xffff800000000000))
+            {
+              g_assert_cmpstr (ours, ==, name);
+              kernel++;
+            }
+          else if (strcmp (ours, name) != 0)
+            {
+              /* Another name of the same code (execve, __GI___execve), or
+               * a C++ name perf demangles and we do not. */
+              if (!g_str_has_prefix (ours, "_Z"))
+                aliases++;
+            }
+          compared++;
+        }
+    }
+
+  g_test_message ("%u frames named as perf names them (%u kernel, %u user under another "
+                  "name of the same address)", compared, kernel, aliases);
+  /* A symbol with several names (glibc's aliases) is named by one of them,
+   * perhaps not perf's: most user frames have one name only. */
+  g_assert_cmpuint (aliases * 10, <=, compared - kernel);
+  /* On the machine that recorded the file (or one running its kernel),
+   * every kernel frame perf names is named here too. */
+  if (strata_perf_source_kernel_symbols_known (STRATA_PERF_SOURCE (source)))
+    g_assert_cmpuint (kernel, >, 100);
+}
+
+/* The CLI through the source registry: info, stats (with the top
+ * functions of the samples, whose self counts add up to the samples with
+ * a call chain, in a time range that halves them), query and render. */
+static void
+test_cli (void)
+{
+  g_autofree char *path = strata_test_fixture ("perf-callchain.data.xz");
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *png = g_build_filename (dir, "perf.png", NULL);
+  const char *info[] = { "info", path, NULL };
+  const char *stats[] = { "stats", "--json", "-n", "100000", path, NULL };
+  const char *half[] = { "stats", "--json", "--to", "+74ms", path, NULL };
+  const char *query[] = { "query", "--json", "--px", "100000", path, NULL };
+  const char *render[] = { "render", path, "--width", "400", "--height", "200", "-o", png, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *samples;
+  JsonArray *functions;
+  guint64 self = 0, count;
+
+  g_assert_cmpint (strata_test_run_cli (info, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "perf.data"));
+  g_assert_nonnull (strstr (out, "cpu-clock"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (strata_test_run_cli (stats, &out, &err), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  samples = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "samples");
+  count = json_object_get_int_member (samples, "count");
+  g_assert_cmpuint (count, >, 100);
+  functions = json_object_get_array_member (samples, "functions");
+  g_assert_cmpuint (json_array_get_length (functions), >, 10);
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    {
+      JsonObject *fn = json_array_get_object_element (functions, i);
+
+      self += json_object_get_int_member (fn, "self");
+      g_assert_cmpint (json_object_get_int_member (fn, "total"), >=,
+                       json_object_get_int_member (fn, "self"));
+    }
+  g_assert_cmpuint (self, ==, count - json_object_get_int_member (samples, "without_callchain"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (strata_test_run_cli (half, &out, &err), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  samples = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "samples");
+  g_assert_cmpuint (json_object_get_int_member (samples, "count"), <, count);
+  g_assert_cmpuint (json_object_get_int_member (samples, "count"), >, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (strata_test_run_cli (query, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "sample"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (strata_test_run_cli (render, &out, &err), ==, 0);
+  g_assert_true (g_file_test (png, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -531,6 +680,8 @@ main (int   argc,
   g_test_add_func ("/strata/perf/callchains-equal-perf-report-dump", test_callchains);
   g_test_add_func ("/strata/perf/switch-events-drive-the-model", test_switch_events);
   g_test_add_func ("/strata/perf/samples-on-thread-rows", test_samples_on_threads);
+  g_test_add_func ("/strata/perf/symbols-equal-perf-script", test_symbols);
+  g_test_add_func ("/strata/perf/cli-info-stats-query-render", test_cli);
 
   return g_test_run ();
 }

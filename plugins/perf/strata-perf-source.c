@@ -38,6 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <traceevent/event-parse.h>
 #include <zstd.h>
 
@@ -150,6 +152,22 @@ typedef struct
   char   *name;
 } KernelSym;
 
+/* An executable mapping of a process (MMAP or MMAP2), for symbolization. */
+typedef struct
+{
+  guint64 start;
+  guint64 len;
+  guint64 pgoff;
+  guint32 file;      /* pool id of the path */
+} Map;
+
+/* One ELF file opened through libdwfl, on first use. */
+typedef struct
+{
+  Dwfl        *dwfl;
+  Dwfl_Module *module;
+} ElfFile;
+
 struct _StrataPerfSource
 {
   StrataSource      parent_instance;
@@ -228,6 +246,11 @@ struct _StrataPerfSource
   guint64            chain_lookup_hash;
 
   GArray            *ksyms;         /* KernelSym, sorted; NULL until asked */
+  gboolean           ksyms_usable;  /* the kallsyms describe the recorded kernel */
+  gint64             ksyms_delta;   /* machine address - recorded address (KASLR) */
+  guint64            kernel_text;   /* _text as the file's kernel MMAP says, or 0 */
+  GHashTable        *maps;          /* pid → GArray of Map (pid -1: the kernel) */
+  GHashTable        *elf_files;     /* path → ElfFile (NULL when not readable) */
 
   guint64            record_counts[PERF_RECORD_MAX_TYPE];
   guint64            inexact_samples;   /* whose fields do not fill the record */
@@ -1970,7 +1993,17 @@ handle_task_record (StrataPerfSource  *self,
         tid = rd32 (self, body + 8);
         ptid = rd32 (self, body + 12);
         time = rd64 (self, body + 16);
-        (void) ppid;
+
+        if (type == PERF_RECORD_FORK && pid != ppid &&
+            !g_hash_table_contains (self->maps, GINT_TO_POINTER (pid)))
+          {
+            /* A new process starts with its parent's mappings; fork()
+             * writes no MMAP records for them. */
+            GArray *parent_maps = g_hash_table_lookup (self->maps, GINT_TO_POINTER (ppid));
+
+            if (parent_maps != NULL)
+              g_hash_table_insert (self->maps, GINT_TO_POINTER (pid), g_array_copy (parent_maps));
+          }
 
         if (type == PERF_RECORD_FORK)
           {
@@ -2349,6 +2382,43 @@ next_record (StrataPerfSource  *self,
     }
 }
 
+/* Keeps the executable mappings: pid, start, len, pgoff, then (MMAP2)
+ * device or build id, prot and flags, then the path. */
+static void
+note_mmap (StrataPerfSource *self,
+           const Record     *rec)
+{
+  gsize fixed = rec->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
+  const guint8 *b = rec->body;
+  Map m;
+  gint32 pid;
+  GArray *maps;
+  gsize name_len;
+
+  if (rec->body_len <= fixed)
+    return;
+  if (rec->type == PERF_RECORD_MMAP2 && (rd32 (self, b + 56) & 4) == 0)
+    return;  /* not executable (prot PROT_EXEC) */
+
+  pid = rd32 (self, b);
+  m.start = rd64 (self, b + 8);
+  m.len = rd64 (self, b + 16);
+  m.pgoff = rd64 (self, b + 24);
+  name_len = strnlen ((const char *) b + fixed, rec->body_len - fixed);
+  m.file = strata_string_pool_intern_len (self->strings, (const char *) b + fixed, name_len);
+
+  if (pid == -1 && g_str_has_prefix ((const char *) b + fixed, "[kernel.kallsyms]"))
+    self->kernel_text = m.start;
+
+  maps = g_hash_table_lookup (self->maps, GINT_TO_POINTER (pid));
+  if (maps == NULL)
+    {
+      maps = g_array_new (FALSE, FALSE, sizeof (Map));
+      g_hash_table_insert (self->maps, GINT_TO_POINTER (pid), maps);
+    }
+  g_array_append_val (maps, m);
+}
+
 static gboolean
 handle_header_attr (StrataPerfSource  *self,
                     const Record      *rec,
@@ -2397,6 +2467,11 @@ process_record (StrataPerfSource  *self,
     case PERF_RECORD_SWITCH:
     case PERF_RECORD_SWITCH_CPU_WIDE:
       return handle_switch (self, rec->type, rec->misc, rec->body, rec->body_len, rec->offset);
+
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2:
+      note_mmap (self, rec);
+      return TRUE;
 
     case PERF_RECORD_FINISHED_ROUND:
       self->seen_round = TRUE;
@@ -2802,6 +2877,17 @@ strata_perf_source_open (StrataSource  *source,
 /* ------------------------------------------------------------------ */
 
 static void
+elf_file_free (gpointer data)
+{
+  ElfFile *f = data;
+
+  if (f == NULL)
+    return;
+  dwfl_end (f->dwfl);
+  g_free (f);
+}
+
+static void
 strata_perf_source_finalize (GObject *object)
 {
   StrataPerfSource *self = (StrataPerfSource *)object;
@@ -2821,6 +2907,8 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->comm_cache, g_free);
   g_clear_pointer (&self->kallsyms_text, g_free);
   g_clear_pointer (&self->comms, g_hash_table_unref);
+  g_clear_pointer (&self->maps, g_hash_table_unref);
+  g_clear_pointer (&self->elf_files, g_hash_table_unref);
   g_clear_pointer (&self->timed_comms, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_array_unref);
   g_clear_pointer (&self->ready, g_array_unref);
@@ -2839,6 +2927,22 @@ strata_perf_source_finalize (GObject *object)
   G_OBJECT_CLASS (strata_perf_source_parent_class)->finalize (object);
 }
 
+static const guint64 *
+source_get_callchain (StrataSource *source,
+                      guint32       id,
+                      guint        *n_frames)
+{
+  return strata_perf_source_get_callchain (STRATA_PERF_SOURCE (source), id, n_frames);
+}
+
+static char *
+source_symbolize (StrataSource *source,
+                  gint32        pid,
+                  guint64       address)
+{
+  return strata_perf_source_symbolize (STRATA_PERF_SOURCE (source), pid, address);
+}
+
 static void
 strata_perf_source_class_init (StrataPerfSourceClass *klass)
 {
@@ -2849,6 +2953,8 @@ strata_perf_source_class_init (StrataPerfSourceClass *klass)
   source_class->probe = strata_perf_source_probe;
   source_class->open = strata_perf_source_open;
   source_class->read_batch = strata_perf_source_read_batch;
+  source_class->get_callchain = source_get_callchain;
+  source_class->symbolize = source_symbolize;
 }
 
 static gboolean
@@ -2870,6 +2976,8 @@ strata_perf_source_init (StrataPerfSource *self)
   self->tp_infos = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->comm_cache = g_new0 (CommCacheEntry, COMM_CACHE_SIZE);
   self->comms = g_hash_table_new (NULL, NULL);
+  self->maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  self->elf_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, elf_file_free);
   self->timed_comms = g_hash_table_new (NULL, NULL);
   self->pending = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
   self->ready = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
@@ -2958,6 +3066,18 @@ ksym_cmp (gconstpointer a,
   return x->address < y->address ? -1 : (x->address > y->address);
 }
 
+static gboolean
+same_release (StrataPerfSource *self)
+{
+  const StrataSourceInfo *info = strata_source_get_info (STRATA_SOURCE (self));
+  g_autofree char *release = NULL;
+
+  if (info->kernel_release == NULL ||
+      !g_file_get_contents ("/proc/sys/kernel/osrelease", &release, NULL, NULL))
+    return FALSE;
+  return strcmp (g_strstrip (release), info->kernel_release) == 0;
+}
+
 static void
 load_kallsyms (StrataPerfSource *self)
 {
@@ -2982,7 +3102,18 @@ load_kallsyms (StrataPerfSource *self)
           KernelSym k = { g_ascii_strtoull (f[0], NULL, 16), g_strdup (f[2]) };
 
           if (k.address != 0)
-            g_array_append_val (self->ksyms, k);
+            {
+              /* The machine's kallsyms describe the recorded kernel if it
+               * runs the release the file names; another boot's layout
+               * differs by where _text is (KASLR), as perf relocates. */
+              if (text == machine && strcmp (k.name, "_text") == 0 && same_release (self))
+                {
+                  self->ksyms_usable = TRUE;
+                  if (self->kernel_text != 0)
+                    self->ksyms_delta = (gint64) (k.address - self->kernel_text);
+                }
+              g_array_append_val (self->ksyms, k);
+            }
           else
             g_free (k.name);
         }
@@ -2990,6 +3121,8 @@ load_kallsyms (StrataPerfSource *self)
     }
   g_strfreev (lines);
   g_array_sort (self->ksyms, ksym_cmp);
+  if (text == self->kallsyms_text)
+    self->ksyms_usable = self->ksyms->len > 0;
 }
 
 const char *
@@ -3003,8 +3136,10 @@ strata_perf_source_lookup_kernel (StrataPerfSource *self,
   if (self->ksyms == NULL)
     load_kallsyms (self);
 
+  address += self->ksyms_delta;
   hi = self->ksyms->len;
-  if (hi == 0 || address < g_array_index (self->ksyms, KernelSym, 0).address)
+  if (!self->ksyms_usable || hi == 0 ||
+      address < g_array_index (self->ksyms, KernelSym, 0).address)
     return NULL;
 
   while (hi - lo > 1)
@@ -3018,6 +3153,142 @@ strata_perf_source_lookup_kernel (StrataPerfSource *self,
     }
 
   return g_array_index (self->ksyms, KernelSym, lo).name;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+  .find_elf = dwfl_build_id_find_elf,
+  .find_debuginfo = dwfl_standard_find_debuginfo,
+  .section_address = dwfl_offline_section_address,
+};
+
+static ElfFile *
+open_elf (StrataPerfSource *self,
+          const char       *path)
+{
+  ElfFile *f;
+  gpointer found;
+
+  if (g_hash_table_lookup_extended (self->elf_files, path, NULL, &found))
+    return found;
+
+  f = NULL;
+  if (path[0] == '/' && g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      Dwfl *dwfl = dwfl_begin (&offline_callbacks);
+      Dwfl_Module *mod = dwfl != NULL ? dwfl_report_offline (dwfl, path, path, -1) : NULL;
+
+      if (mod != NULL && dwfl_report_end (dwfl, NULL, NULL) == 0)
+        {
+          f = g_new0 (ElfFile, 1);
+          f->dwfl = dwfl;
+          f->module = mod;
+        }
+      else if (dwfl != NULL)
+        dwfl_end (dwfl);
+    }
+
+  g_hash_table_insert (self->elf_files, g_strdup (path), f);
+  return f;
+}
+
+/* The function at file offset @offset of @f, through its program
+ * headers (the load bias of the module libdwfl chose added). */
+static const char *
+elf_function_at (ElfFile *f,
+                 guint64  offset)
+{
+  GElf_Addr bias = 0;
+  Elf *elf = dwfl_module_getelf (f->module, &bias);
+  size_t n = 0;
+
+  if (elf == NULL || elf_getphdrnum (elf, &n) != 0)
+    return NULL;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      GElf_Phdr mem, *ph = gelf_getphdr (elf, i, &mem);
+
+      if (ph != NULL && ph->p_type == PT_LOAD && offset >= ph->p_offset &&
+          offset < ph->p_offset + ph->p_filesz)
+        return dwfl_module_addrname (f->module, offset - ph->p_offset + ph->p_vaddr + bias);
+    }
+
+  return NULL;
+}
+
+static const Map *
+find_map (StrataPerfSource *self,
+          gint32            pid,
+          guint64           address)
+{
+  GArray *maps = g_hash_table_lookup (self->maps, GINT_TO_POINTER (pid));
+
+  /* The latest mapping wins: a later mmap replaces an earlier one. */
+  for (guint i = maps != NULL ? maps->len : 0; i > 0; i--)
+    {
+      const Map *m = &g_array_index (maps, Map, i - 1);
+
+      if (address >= m->start && address - m->start < m->len)
+        return m;
+    }
+  return NULL;
+}
+
+/**
+ * strata_perf_source_symbolize:
+ * @pid: the process the address is in (its tgid)
+ * @address: a code address from a sample
+ *
+ * Names the function at @address: kernel addresses from the tracing
+ * data's kallsyms or this machine's, when they describe the recorded
+ * kernel; user addresses through the mapped file with libdwfl. An address
+ * whose file is missing or has no symbol is named by its file and offset,
+ * "libc.so.6+0x2a1c0"; one outside every mapping by its value.
+ *
+ * Returns: (transfer full): the name
+ */
+char *
+strata_perf_source_symbolize (StrataPerfSource *self,
+                              gint32            pid,
+                              guint64           address)
+{
+  const Map *m;
+  const char *name;
+
+  g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), NULL);
+
+  if (address >= G_GUINT64_CONSTANT (0xffff800000000000))
+    {
+      name = strata_perf_source_lookup_kernel (self, address);
+      if (name != NULL)
+        return g_strdup (name);
+      return g_strdup_printf ("[kernel] 0x%" G_GINT64_MODIFIER "x", address);
+    }
+
+  m = find_map (self, pid, address);
+  if (m == NULL)
+    return g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", address);
+
+  {
+    const char *path = strata_string_pool_get (self->strings, m->file);
+    guint64 offset = address - m->start + m->pgoff;
+    ElfFile *f = open_elf (self, path);
+    g_autofree char *base = g_path_get_basename (path);
+
+    if (f != NULL && (name = elf_function_at (f, offset)) != NULL)
+      return g_strdup (name);
+    return g_strdup_printf ("%s+0x%" G_GINT64_MODIFIER "x", base, offset);
+  }
+}
+
+gboolean
+strata_perf_source_kernel_symbols_known (StrataPerfSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), FALSE);
+
+  if (self->ksyms == NULL)
+    load_kallsyms (self);
+  return self->ksyms_usable;
 }
 
 void

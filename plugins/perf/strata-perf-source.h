@@ -49,4 +49,11 @@ gboolean        strata_perf_source_get_order_overflow  (StrataPerfSource *self);
 const char     *strata_perf_source_lookup_kernel       (StrataPerfSource *self,
                                                         guint64           address);
 
+char           *strata_perf_source_symbolize           (StrataPerfSource *self,
+                                                        gint32            pid,
+                                                        guint64           address);
+/* Whether kernel addresses can be named: the file's tracing data had
+ * kallsyms, or this machine's describe the kernel that was recorded. */
+gboolean        strata_perf_source_kernel_symbols_known (StrataPerfSource *self);
+
 G_END_DECLS
