@@ -49,6 +49,8 @@
 
 /* The reorder buffer's bound, in events: past it the oldest half goes. */
 #define MAX_PENDING        (1u << 19)
+/* How much of the mapped file is read before its pages are given back. */
+#define DROP_STEP          (32u << 20)
 /* The largest output one COMPRESSED record may inflate to. */
 #define MAX_DECOMP         (256u << 20)
 /* Feature sections and the tracing data are read whole: a bound on them. */
@@ -187,6 +189,7 @@ struct _StrataPerfSource
   guint64           data_offset;
   guint64           data_size;     /* what the header says (file mode) */
   gboolean          data_cut;      /* the file ends before the data does */
+  guint64           dropped_until; /* pages of the map before this were given back */
   GError           *feature_damage;/* reported after the events */
 
   GArray           *attrs;         /* Attr */
@@ -196,6 +199,8 @@ struct _StrataPerfSource
   gint              sample_id_pos; /* u64 index of the id in a sample, or -1 */
   gint              trailer_id_pos;/* from the end of a record, or -1 */
   gboolean          identifier;
+  guint64           last_id;
+  Attr             *last_attr;     /* of last_id; NULL when attrs change */
 
   /* zstd: one stream across COMPRESSED records. */
   ZSTD_DStream     *zstd;
@@ -228,6 +233,8 @@ struct _StrataPerfSource
 
   /* The reorder buffer and the events ready to hand out. */
   GArray            *pending;       /* StrataEvent, in arrival order */
+  GArray            *runs;          /* guint32: where each ordered run of pending starts */
+  gint64             last_push_ts;
   GArray            *ready;         /* StrataEvent, in time order */
   gsize              ready_pos;
   gint64             round_limit;   /* what the next round may release */
@@ -1187,6 +1194,7 @@ add_attr (StrataPerfSource  *self,
     }
 
   g_array_append_val (self->attrs, a);
+  self->last_attr = NULL;  /* the array may have moved */
   index = self->attrs->len;
 
   if (n_ids > MAX_IDS)
@@ -1247,7 +1255,19 @@ static Attr *
 attr_for_id (StrataPerfSource *self,
              guint64           id)
 {
-  gpointer found = g_hash_table_lookup (self->ids, &id);
+  gpointer found;
+
+  /* Runs of samples of one event are the rule: remember the last id. */
+  if (self->last_attr != NULL && id == self->last_id)
+    return self->last_attr;
+
+  found = g_hash_table_lookup (self->ids, &id);
+  if (found != NULL)
+    {
+      self->last_id = id;
+      self->last_attr = &g_array_index (self->attrs, Attr, GPOINTER_TO_UINT (found) - 1);
+      return self->last_attr;
+    }
 
   if (found == NULL)
     return self->attrs->len == 1 ? &g_array_index (self->attrs, Attr, 0) : NULL;
@@ -1629,81 +1649,145 @@ timed_comm_of (StrataPerfSource *self,
   return GPOINTER_TO_UINT (g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid)));
 }
 
-/* Moves every pending event with ts <= @limit to the ready queue, in time
- * order (arrival order among equal times). */
+/* Hands one released event on: pseudo events update the comms, the
+ * records that stand in for tracepoints get their names as of now. */
 static void
-flush_until (StrataPerfSource *self,
-             gint64            limit)
+release_event (StrataPerfSource *self,
+               StrataEvent      *ev)
+{
+  if (ev->type == EVENT_COMM_SET)
+    {
+      g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->pid),
+                           GUINT_TO_POINTER (ev->u.exec.filename));
+      return;
+    }
+  if (ev->type == EVENT_COMM_COPY)
+    {
+      guint32 parent = timed_comm_of (self, ev->u.fork.parent_pid);
+
+      if (parent != STRATA_STRING_NONE)
+        g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->u.fork.child_pid),
+                             GUINT_TO_POINTER (parent));
+      return;
+    }
+  if (ev->name == self->name_switch && ev->type == STRATA_EVENT_SCHED_SWITCH)
+    {
+      ev->u.sched_switch.prev_comm = timed_comm_of (self, ev->u.sched_switch.prev_pid);
+      ev->u.sched_switch.next_comm = timed_comm_of (self, ev->u.sched_switch.next_pid);
+    }
+  else if (ev->name == self->name_fork && ev->type == STRATA_EVENT_SCHED_PROCESS_FORK)
+    {
+      ev->u.fork.parent_comm = timed_comm_of (self, ev->u.fork.parent_pid);
+      ev->u.fork.child_comm = ev->u.fork.parent_comm;
+    }
+  else if (ev->name == self->name_exit && ev->type == STRATA_EVENT_SCHED_PROCESS_EXIT)
+    ev->u.exit.comm = timed_comm_of (self, ev->u.exit.pid);
+  else if (ev->type == STRATA_EVENT_SAMPLE && ev->pid > 0)
+    ev->u.sample.comm = timed_comm_of (self, ev->pid);
+
+  g_array_append_vals (self->ready, ev, 1);
+}
+
+/* Many runs (a file far out of order): sort everything once, so the
+ * pending events become one run. */
+static void
+sort_pending (StrataPerfSource *self)
 {
   GArray *pending = self->pending;
-  g_autofree SortKey *keys = NULL;
-  g_autoptr(GArray) rest = NULL;
   guint n = pending->len;
-  guint released = 0;
+  g_autofree SortKey *keys = g_new (SortKey, MAX (n, 1));
+  GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), MAX (n, 16));
+  guint32 zero = 0;
 
-  if (n == 0)
-    return;
-
-  keys = g_new (SortKey, n);
   for (guint i = 0; i < n; i++)
     {
       keys[i].ts = g_array_index (pending, StrataEvent, i).ts;
       keys[i].index = i;
     }
   qsort (keys, n, sizeof *keys, sort_key_cmp);
+  for (guint i = 0; i < n; i++)
+    g_array_append_vals (sorted, &g_array_index (pending, StrataEvent, keys[i].index), 1);
 
-  if (self->ready_pos == self->ready->len)
+  g_array_unref (self->pending);
+  self->pending = sorted;
+  g_array_set_size (self->runs, 0);
+  if (n > 0)
+    g_array_append_val (self->runs, zero);
+}
+
+#define MAX_MERGE_RUNS 64
+
+/* Moves every pending event with ts <= @limit to the ready queue, in time
+ * order (arrival order among equal times). The pending events are runs
+ * already in order (each CPU's ring buffer is), so releasing them is a
+ * merge of the runs' heads; what is left of each run stays in order. */
+static void
+flush_until (StrataPerfSource *self,
+             gint64            limit)
+{
+  GArray *pending = self->pending;
+  guint n_runs, n = pending->len;
+  guint cur[MAX_MERGE_RUNS], end[MAX_MERGE_RUNS];
+  GArray *rest;
+  const StrataEvent *events;
+
+  if (n == 0)
+    return;
+  if (self->runs->len > MAX_MERGE_RUNS)
     {
-      g_array_set_size (self->ready, 0);
+      sort_pending (self);
+      pending = self->pending;
+    }
+
+  /* What is still to hand out moves to the front, so the ready queue
+   * holds at most a round and a batch, never the file. */
+  if (self->ready_pos > 0)
+    {
+      g_array_remove_range (self->ready, 0, self->ready_pos);
       self->ready_pos = 0;
     }
 
-  while (released < n && keys[released].ts <= limit)
+  n_runs = self->runs->len;
+  for (guint r = 0; r < n_runs; r++)
     {
-      StrataEvent *ev = &g_array_index (pending, StrataEvent, keys[released].index);
-
-      released++;
-      if (ev->type == EVENT_COMM_SET)
-        {
-          g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->pid),
-                               GUINT_TO_POINTER (ev->u.exec.filename));
-          continue;
-        }
-      if (ev->type == EVENT_COMM_COPY)
-        {
-          guint32 parent = timed_comm_of (self, ev->u.fork.parent_pid);
-
-          if (parent != STRATA_STRING_NONE)
-            g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->u.fork.child_pid),
-                                 GUINT_TO_POINTER (parent));
-          continue;
-        }
-      if (ev->name == self->name_switch && ev->type == STRATA_EVENT_SCHED_SWITCH)
-        {
-          ev->u.sched_switch.prev_comm = timed_comm_of (self, ev->u.sched_switch.prev_pid);
-          ev->u.sched_switch.next_comm = timed_comm_of (self, ev->u.sched_switch.next_pid);
-        }
-      else if (ev->name == self->name_fork && ev->type == STRATA_EVENT_SCHED_PROCESS_FORK)
-        {
-          ev->u.fork.parent_comm = timed_comm_of (self, ev->u.fork.parent_pid);
-          ev->u.fork.child_comm = ev->u.fork.parent_comm;
-        }
-      else if (ev->name == self->name_exit && ev->type == STRATA_EVENT_SCHED_PROCESS_EXIT)
-        ev->u.exit.comm = timed_comm_of (self, ev->u.exit.pid);
-      else if (ev->type == STRATA_EVENT_SAMPLE && ev->pid > 0)
-        ev->u.sample.comm = timed_comm_of (self, ev->pid);
-      g_array_append_vals (self->ready, ev, 1);
+      cur[r] = g_array_index (self->runs, guint32, r);
+      end[r] = r + 1 < n_runs ? g_array_index (self->runs, guint32, r + 1) : n;
     }
 
-  if (released > 0)
-    self->released_ts = MAX (self->released_ts, keys[released - 1].ts);
+  events = (const StrataEvent *) (gpointer) pending->data;
+  for (;;)
+    {
+      guint best = G_MAXUINT;
+      StrataEvent ev;
 
-  rest = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), MAX (n - released, 16));
-  for (guint i = released; i < n; i++)
-    g_array_append_vals (rest, &g_array_index (pending, StrataEvent, keys[i].index), 1);
+      for (guint r = 0; r < n_runs; r++)
+        if (cur[r] < end[r] &&
+            (best == G_MAXUINT || events[cur[r]].ts < events[cur[best]].ts))
+          best = r;   /* runs are in arrival order: ties go to the earlier */
+      if (best == G_MAXUINT || events[cur[best]].ts > limit)
+        break;
+
+      ev = events[cur[best]++];
+      self->released_ts = MAX (self->released_ts, ev.ts);
+      release_event (self, &ev);
+    }
+
+  /* The runs' leftovers, each still in order, become the pending runs. */
+  rest = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), 1024);
+  g_array_set_size (self->runs, 0);
+  for (guint r = 0; r < n_runs; r++)
+    if (cur[r] < end[r])
+      {
+        guint32 at = rest->len;
+
+        g_array_append_val (self->runs, at);
+        g_array_append_vals (rest, events + cur[r], end[r] - cur[r]);
+      }
+  self->last_push_ts = rest->len > 0 ? g_array_index (rest, StrataEvent, rest->len - 1).ts
+                                     : G_MININT64;
 
   g_array_unref (self->pending);
-  self->pending = g_steal_pointer (&rest);
+  self->pending = rest;
 }
 
 static void
@@ -1718,6 +1802,14 @@ push_event (StrataPerfSource  *self,
       self->out_of_order++;
     }
 
+  /* A step back in time starts a new run. */
+  if (self->pending->len == 0 || ev->ts < self->last_push_ts)
+    {
+      guint32 at = self->pending->len;
+
+      g_array_append_val (self->runs, at);
+    }
+  self->last_push_ts = ev->ts;
   g_array_append_vals (self->pending, ev, 1);
   self->max_ts = MAX (self->max_ts, ev->ts);
 
@@ -2327,6 +2419,20 @@ next_record (StrataPerfSource  *self,
         return fail (self, error, STRATA_ERROR_TRUNCATED, self->pos,
                      "the file ends inside a record's header");
 
+      /* The records behind are decoded and copied: their pages go back to
+       * the page cache, so resident memory does not grow with the file. */
+      if (self->pos - self->dropped_until > DROP_STEP)
+        {
+          guint64 until = (self->pos - 65536) & ~(guint64) (DROP_STEP - 1);
+
+          if (until > self->dropped_until)
+            {
+              madvise ((void *) (self->map + self->dropped_until), until - self->dropped_until,
+                       MADV_DONTNEED);
+              self->dropped_until = until;
+            }
+        }
+
       {
         const guint8 *h = self->map + self->pos;
         guint32 type = rd32 (self, h);
@@ -2911,6 +3017,7 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->elf_files, g_hash_table_unref);
   g_clear_pointer (&self->timed_comms, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_array_unref);
+  g_clear_pointer (&self->runs, g_array_unref);
   g_clear_pointer (&self->ready, g_array_unref);
   g_clear_error (&self->deferred_error);
   g_clear_error (&self->feature_damage);
@@ -2980,6 +3087,7 @@ strata_perf_source_init (StrataPerfSource *self)
   self->elf_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, elf_file_free);
   self->timed_comms = g_hash_table_new (NULL, NULL);
   self->pending = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
+  self->runs = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->ready = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
   self->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->chains = g_array_new (FALSE, FALSE, sizeof (Chain));
