@@ -106,6 +106,15 @@ typedef struct
   guint32 id;
 } CommCacheEntry;
 
+#define COMM_WORDS_SIZE 256
+
+typedef struct
+{
+  guint64  w[2];
+  guint32  id;
+  gboolean used;
+} CommWords;
+
 /* One perf_event_attr of the file (an evsel, in perf's words). */
 typedef struct
 {
@@ -201,6 +210,8 @@ struct _StrataPerfSource
   gboolean          identifier;
   guint64           last_id;
   Attr             *last_attr;     /* of last_id; NULL when attrs change */
+  guint64           id_base;       /* ids are few and close: attr index + 1 by id - base */
+  GArray           *id_table;      /* guint16, or NULL */
 
   /* zstd: one stream across COMPRESSED records. */
   ZSTD_DStream     *zstd;
@@ -219,6 +230,7 @@ struct _StrataPerfSource
   gboolean           has_exit_tp;
   gboolean           native_order;
   CommCacheEntry    *comm_cache;
+  CommWords         *comm_words;
   char              *kallsyms_text; /* from the tracing data, may be NULL */
 
   GHashTable        *comms;         /* tid → pool id, from COMM/FORK/THREAD_MAP */
@@ -233,10 +245,12 @@ struct _StrataPerfSource
 
   /* The reorder buffer and the events ready to hand out. */
   GArray            *pending;       /* StrataEvent, in arrival order */
-  GArray            *runs;          /* guint32: where each ordered run of pending starts */
+  GArray            *runs;          /* Run: the ordered runs of pending still to go */
+  guint              live;          /* pending events not handed out yet */
+  guint              overflow_check;/* live count at which the bound is checked */
+  guint              window;        /* the bound: MAX_PENDING */
   gint64             last_push_ts;
-  GArray            *ready;         /* StrataEvent, in time order */
-  gsize              ready_pos;
+  gint64             release_limit; /* events up to this time may be handed out */
   gint64             round_limit;   /* what the next round may release */
   gint64             max_ts;        /* the largest timestamp seen */
   gint64             released_ts;   /* the largest timestamp handed out */
@@ -599,6 +613,24 @@ read_string (StrataPerfSource        *self,
     {
       offset = f->offset;
       len = f->size;
+    }
+
+  /* A comm (char[16]): its two words are its key in a small cache. */
+  if (len == 16)
+    {
+      guint64 w[2];
+      guint slot;
+
+      memcpy (w, data + offset, 16);
+      slot = (guint) (((w[0] * 0x9e3779b97f4a7c15ull) ^ w[1]) >> 56) & (COMM_WORDS_SIZE - 1);
+      if (self->comm_words[slot].used && self->comm_words[slot].w[0] == w[0] &&
+          self->comm_words[slot].w[1] == w[1])
+        return self->comm_words[slot].id;
+      self->comm_words[slot].w[0] = w[0];
+      self->comm_words[slot].w[1] = w[1];
+      self->comm_words[slot].used = TRUE;
+      self->comm_words[slot].id = intern_cached (self, data + offset, strnlen (data + offset, len));
+      return self->comm_words[slot].id;
     }
 
   return intern_cached (self, data + offset, strnlen (data + offset, len));
@@ -1213,11 +1245,43 @@ add_attr (StrataPerfSource  *self,
 
 /* Where the id is in samples and in trailers: the same for every attr,
  * as perf requires of a file with several. */
+/* The kernel numbers sample ids from a counter: the ids of one file are
+ * usually a dense range, looked up by index rather than hashed. */
+static void
+build_id_table (StrataPerfSource *self)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  guint64 lo = G_MAXUINT64, hi = 0;
+
+  g_clear_pointer (&self->id_table, g_array_unref);
+  if (g_hash_table_size (self->ids) == 0 || self->attrs->len >= G_MAXUINT16)
+    return;
+
+  g_hash_table_iter_init (&iter, self->ids);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      lo = MIN (lo, *(guint64 *) key);
+      hi = MAX (hi, *(guint64 *) key);
+    }
+  if (hi - lo >= 65536)
+    return;
+
+  self->id_base = lo;
+  self->id_table = g_array_new (FALSE, TRUE, sizeof (guint16));
+  g_array_set_size (self->id_table, hi - lo + 1);
+  g_hash_table_iter_init (&iter, self->ids);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_array_index (self->id_table, guint16, *(guint64 *) key - lo) = GPOINTER_TO_UINT (value);
+}
+
 static void
 compute_id_positions (StrataPerfSource *self)
 {
   const Attr *a;
   guint64 st;
+
+  build_id_table (self);
 
   self->sample_id_pos = -1;
   self->trailer_id_pos = -1;
@@ -1260,6 +1324,18 @@ attr_for_id (StrataPerfSource *self,
   /* Runs of samples of one event are the rule: remember the last id. */
   if (self->last_attr != NULL && id == self->last_id)
     return self->last_attr;
+
+  if (self->id_table != NULL && id - self->id_base < self->id_table->len)
+    {
+      guint16 index = g_array_index (self->id_table, guint16, id - self->id_base);
+
+      if (index != 0)
+        {
+          self->last_id = id;
+          self->last_attr = &g_array_index (self->attrs, Attr, index - 1);
+          return self->last_attr;
+        }
+    }
 
   found = g_hash_table_lookup (self->ids, &id);
   if (found != NULL)
@@ -1624,6 +1700,13 @@ typedef struct
   guint32 index;
 } SortKey;
 
+/* A run of pending events already in time order: [start, end). */
+typedef struct
+{
+  guint32 start;
+  guint32 end;
+} Run;
+
 static int
 sort_key_cmp (gconstpointer a,
               gconstpointer b)
@@ -1649,9 +1732,10 @@ timed_comm_of (StrataPerfSource *self,
   return GPOINTER_TO_UINT (g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid)));
 }
 
-/* Hands one released event on: pseudo events update the comms, the
- * records that stand in for tracepoints get their names as of now. */
-static void
+/* Hands one released event on: pseudo events update the comms (and are
+ * not handed out: FALSE), the records that stand in for tracepoints get
+ * their names as of now. */
+static gboolean
 release_event (StrataPerfSource *self,
                StrataEvent      *ev)
 {
@@ -1659,7 +1743,7 @@ release_event (StrataPerfSource *self,
     {
       g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->pid),
                            GUINT_TO_POINTER (ev->u.exec.filename));
-      return;
+      return FALSE;
     }
   if (ev->type == EVENT_COMM_COPY)
     {
@@ -1668,7 +1752,7 @@ release_event (StrataPerfSource *self,
       if (parent != STRATA_STRING_NONE)
         g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->u.fork.child_pid),
                              GUINT_TO_POINTER (parent));
-      return;
+      return FALSE;
     }
   if (ev->name == self->name_switch && ev->type == STRATA_EVENT_SCHED_SWITCH)
     {
@@ -1685,109 +1769,134 @@ release_event (StrataPerfSource *self,
   else if (ev->type == STRATA_EVENT_SAMPLE && ev->pid > 0)
     ev->u.sample.comm = timed_comm_of (self, ev->pid);
 
-  g_array_append_vals (self->ready, ev, 1);
-}
-
-/* Many runs (a file far out of order): sort everything once, so the
- * pending events become one run. */
-static void
-sort_pending (StrataPerfSource *self)
-{
-  GArray *pending = self->pending;
-  guint n = pending->len;
-  g_autofree SortKey *keys = g_new (SortKey, MAX (n, 1));
-  GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), MAX (n, 16));
-  guint32 zero = 0;
-
-  for (guint i = 0; i < n; i++)
-    {
-      keys[i].ts = g_array_index (pending, StrataEvent, i).ts;
-      keys[i].index = i;
-    }
-  qsort (keys, n, sizeof *keys, sort_key_cmp);
-  for (guint i = 0; i < n; i++)
-    g_array_append_vals (sorted, &g_array_index (pending, StrataEvent, keys[i].index), 1);
-
-  g_array_unref (self->pending);
-  self->pending = sorted;
-  g_array_set_size (self->runs, 0);
-  if (n > 0)
-    g_array_append_val (self->runs, zero);
+  return TRUE;
 }
 
 #define MAX_MERGE_RUNS 64
 
-/* Moves every pending event with ts <= @limit to the ready queue, in time
- * order (arrival order among equal times). The pending events are runs
- * already in order (each CPU's ring buffer is), so releasing them is a
- * merge of the runs' heads; what is left of each run stays in order. */
+/* Copies the live runs to a new array, dropping what was handed out;
+ * with @sort, as one run in time order (arrival order among equal
+ * times), for a file too far out of order to merge. */
+static void
+compact_pending (StrataPerfSource *self,
+                 gboolean          sort)
+{
+  GArray *pending = self->pending;
+  GArray *rest = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), MAX (self->live, 1024));
+  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (Run));
+
+  for (guint r = 0; r < self->runs->len; r++)
+    {
+      const Run *run = &g_array_index (self->runs, Run, r);
+      Run moved = { rest->len, rest->len + (run->end - run->start) };
+
+      if (run->end == run->start)
+        continue;
+      g_array_append_vals (rest, &g_array_index (pending, StrataEvent, run->start),
+                           run->end - run->start);
+      g_array_append_val (runs, moved);
+    }
+
+  if (sort && rest->len > 0)
+    {
+      /* Arrival order is rest's order only within a run: sort by time,
+       * then by the run (earlier runs arrived first), then position. */
+      guint n = rest->len;
+      g_autofree SortKey *keys = g_new (SortKey, n);
+      GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), n);
+      Run all = { 0, n };
+
+      for (guint i = 0; i < n; i++)
+        {
+          keys[i].ts = g_array_index (rest, StrataEvent, i).ts;
+          keys[i].index = i;
+        }
+      qsort (keys, n, sizeof *keys, sort_key_cmp);
+      for (guint i = 0; i < n; i++)
+        g_array_append_vals (sorted, &g_array_index (rest, StrataEvent, keys[i].index), 1);
+      g_array_unref (rest);
+      rest = sorted;
+      g_array_set_size (runs, 0);
+      g_array_append_val (runs, all);
+    }
+
+  g_array_unref (self->pending);
+  self->pending = rest;
+  g_array_unref (self->runs);
+  self->runs = g_steal_pointer (&runs);
+  self->last_push_ts = rest->len > 0 ? g_array_index (rest, StrataEvent, rest->len - 1).ts
+                                     : G_MININT64;
+}
+
+/* Merges the runs' heads up to the release limit straight into @out:
+ * each CPU's ring buffer is in time order, so a round is a handful of
+ * ordered runs. Returns how many events were written. */
+static gsize
+drain (StrataPerfSource *self,
+       StrataEvent      *out,
+       gsize             room)
+{
+  gsize written = 0;
+  guint n_runs;
+  Run *runs;
+  StrataEvent *events;
+
+  if (self->live == 0 || room == 0)
+    return 0;
+  if (self->runs->len > MAX_MERGE_RUNS)
+    compact_pending (self, TRUE);
+
+  n_runs = self->runs->len;
+  runs = (Run *) (gpointer) self->runs->data;
+  events = (StrataEvent *) (gpointer) self->pending->data;
+
+  while (written < room)
+    {
+      guint best = G_MAXUINT;
+      StrataEvent *ev;
+
+      for (guint r = 0; r < n_runs; r++)
+        if (runs[r].start < runs[r].end &&
+            (best == G_MAXUINT || events[runs[r].start].ts < events[runs[best].start].ts))
+          best = r;   /* runs are in arrival order: ties go to the earlier */
+      if (best == G_MAXUINT || events[runs[best].start].ts > self->release_limit)
+        break;
+
+      ev = &events[runs[best].start++];
+      self->live--;
+      self->released_ts = MAX (self->released_ts, ev->ts);
+      if (release_event (self, ev))
+        out[written++] = *ev;
+    }
+
+  /* Drop exhausted runs; copy what is left once most of the array is
+   * handed out, so each event is copied about once. */
+  {
+    guint kept = 0;
+
+    for (guint r = 0; r < n_runs; r++)
+      if (runs[r].start < runs[r].end)
+        runs[kept++] = runs[r];
+    g_array_set_size (self->runs, kept);
+  }
+  if (self->live == 0)
+    {
+      g_array_set_size (self->pending, 0);
+      g_array_set_size (self->runs, 0);
+      self->last_push_ts = G_MININT64;
+    }
+  else if (self->pending->len > 65536 && self->live < self->pending->len / 2)
+    compact_pending (self, FALSE);
+
+  return written;
+}
+
+/* Lets every pending event up to @limit be handed out. */
 static void
 flush_until (StrataPerfSource *self,
              gint64            limit)
 {
-  GArray *pending = self->pending;
-  guint n_runs, n = pending->len;
-  guint cur[MAX_MERGE_RUNS], end[MAX_MERGE_RUNS];
-  GArray *rest;
-  const StrataEvent *events;
-
-  if (n == 0)
-    return;
-  if (self->runs->len > MAX_MERGE_RUNS)
-    {
-      sort_pending (self);
-      pending = self->pending;
-    }
-
-  /* What is still to hand out moves to the front, so the ready queue
-   * holds at most a round and a batch, never the file. */
-  if (self->ready_pos > 0)
-    {
-      g_array_remove_range (self->ready, 0, self->ready_pos);
-      self->ready_pos = 0;
-    }
-
-  n_runs = self->runs->len;
-  for (guint r = 0; r < n_runs; r++)
-    {
-      cur[r] = g_array_index (self->runs, guint32, r);
-      end[r] = r + 1 < n_runs ? g_array_index (self->runs, guint32, r + 1) : n;
-    }
-
-  events = (const StrataEvent *) (gpointer) pending->data;
-  for (;;)
-    {
-      guint best = G_MAXUINT;
-      StrataEvent ev;
-
-      for (guint r = 0; r < n_runs; r++)
-        if (cur[r] < end[r] &&
-            (best == G_MAXUINT || events[cur[r]].ts < events[cur[best]].ts))
-          best = r;   /* runs are in arrival order: ties go to the earlier */
-      if (best == G_MAXUINT || events[cur[best]].ts > limit)
-        break;
-
-      ev = events[cur[best]++];
-      self->released_ts = MAX (self->released_ts, ev.ts);
-      release_event (self, &ev);
-    }
-
-  /* The runs' leftovers, each still in order, become the pending runs. */
-  rest = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), 1024);
-  g_array_set_size (self->runs, 0);
-  for (guint r = 0; r < n_runs; r++)
-    if (cur[r] < end[r])
-      {
-        guint32 at = rest->len;
-
-        g_array_append_val (self->runs, at);
-        g_array_append_vals (rest, events + cur[r], end[r] - cur[r]);
-      }
-  self->last_push_ts = rest->len > 0 ? g_array_index (rest, StrataEvent, rest->len - 1).ts
-                                     : G_MININT64;
-
-  g_array_unref (self->pending);
-  self->pending = rest;
+  self->release_limit = MAX (self->release_limit, limit);
 }
 
 static void
@@ -1802,28 +1911,39 @@ push_event (StrataPerfSource  *self,
       self->out_of_order++;
     }
 
-  /* A step back in time starts a new run. */
-  if (self->pending->len == 0 || ev->ts < self->last_push_ts)
+  /* A step back in time, or a run already partly handed out, starts a
+   * new run. */
+  if (self->runs->len == 0 || ev->ts < self->last_push_ts ||
+      g_array_index (self->runs, Run, self->runs->len - 1).end != self->pending->len)
     {
-      guint32 at = self->pending->len;
+      Run run = { self->pending->len, self->pending->len };
 
-      g_array_append_val (self->runs, at);
+      g_array_append_val (self->runs, run);
     }
   self->last_push_ts = ev->ts;
   g_array_append_vals (self->pending, ev, 1);
+  g_array_index (self->runs, Run, self->runs->len - 1).end = self->pending->len;
+  self->live++;
   self->max_ts = MAX (self->max_ts, ev->ts);
 
-  if (self->pending->len >= MAX_PENDING)
+  if (self->live < self->window)
+    self->overflow_check = self->window;
+  else if (self->live >= self->overflow_check)
     {
       g_autofree SortKey *keys = NULL;
-      guint n = self->pending->len;
+      guint n;
       gint64 median;
+
+      compact_pending (self, FALSE);
+      n = self->pending->len;
+      /* Once more only when another half window has come in. */
+      self->overflow_check = self->live + self->window / 2;
 
       if (!self->order_overflow)
         g_message ("%s: more than %u events %s: they are sorted within a window of that "
                    "many events, so an event later in the file than that by more than "
                    "the window may be out of time order",
-                   self->display_name, MAX_PENDING,
+                   self->display_name, self->window,
                    self->seen_round ? "between two FINISHED_ROUND records"
                                     : "and no FINISHED_ROUND record");
       self->order_overflow = TRUE;
@@ -2666,31 +2786,6 @@ process_record (StrataPerfSource  *self,
     }
 }
 
-/* Reads records until @want events are ready, the data ends or damage. */
-static void
-fill_ready (StrataPerfSource *self,
-            gsize             want)
-{
-  while (!self->eof && self->ready->len - self->ready_pos < want)
-    {
-      GError *error = NULL;
-      Record rec;
-
-      if (!next_record (self, &rec, &error) || !process_record (self, &rec, &error))
-        {
-          if (error == NULL)
-            error = g_steal_pointer (&self->feature_damage);
-          self->eof = TRUE;
-          self->deferred_error = error;
-          flush_until (self, G_MAXINT64);
-          if (self->out_of_order > 0)
-            g_message ("%s: %" G_GUINT64_FORMAT " events came later in the file than the "
-                       "reorder window allows; their times were clamped",
-                       self->display_name, self->out_of_order);
-        }
-    }
-}
-
 static gssize
 strata_perf_source_read_batch (StrataSource  *source,
                                StrataEvent   *events,
@@ -2698,23 +2793,34 @@ strata_perf_source_read_batch (StrataSource  *source,
                                GError       **error)
 {
   StrataPerfSource *self = STRATA_PERF_SOURCE (source);
-  gsize n;
+  gsize n = 0;
 
-  fill_ready (self, n_events);
-
-  n = MIN (n_events, self->ready->len - self->ready_pos);
-  if (n > 0)
+  /* Hand out what may go, read records while there is room. */
+  for (;;)
     {
-      memcpy (events, &g_array_index (self->ready, StrataEvent, self->ready_pos),
-              n * sizeof (StrataEvent));
-      self->ready_pos += n;
-      if (self->ready_pos == self->ready->len)
+      GError *read_error = NULL;
+      Record rec;
+
+      n += drain (self, events + n, n_events - n);
+      if (n == n_events || self->eof)
+        break;
+
+      if (!next_record (self, &rec, &read_error) || !process_record (self, &rec, &read_error))
         {
-          g_array_set_size (self->ready, 0);
-          self->ready_pos = 0;
+          if (read_error == NULL)
+            read_error = g_steal_pointer (&self->feature_damage);
+          self->eof = TRUE;
+          self->deferred_error = read_error;
+          flush_until (self, G_MAXINT64);
+          if (self->out_of_order > 0)
+            g_message ("%s: %" G_GUINT64_FORMAT " events came later in the file than the "
+                       "reorder window allows; their times were clamped",
+                       self->display_name, self->out_of_order);
         }
-      return n;
     }
+
+  if (n > 0)
+    return n;
 
   if (self->deferred_error != NULL)
     {
@@ -3005,12 +3111,14 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->display_name, g_free);
   g_clear_pointer (&self->attrs, g_array_unref);
   g_clear_pointer (&self->ids, g_hash_table_unref);
+  g_clear_pointer (&self->id_table, g_array_unref);
   g_clear_pointer (&self->id_blocks, g_ptr_array_unref);
   g_clear_pointer (&self->zstd, ZSTD_freeDStream);
   g_clear_pointer (&self->decomp, g_free);
   g_clear_pointer (&self->tep, tep_free);
   g_clear_pointer (&self->tp_infos, g_hash_table_unref);
   g_clear_pointer (&self->comm_cache, g_free);
+  g_clear_pointer (&self->comm_words, g_free);
   g_clear_pointer (&self->kallsyms_text, g_free);
   g_clear_pointer (&self->comms, g_hash_table_unref);
   g_clear_pointer (&self->maps, g_hash_table_unref);
@@ -3018,7 +3126,6 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->timed_comms, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_array_unref);
   g_clear_pointer (&self->runs, g_array_unref);
-  g_clear_pointer (&self->ready, g_array_unref);
   g_clear_error (&self->deferred_error);
   g_clear_error (&self->feature_damage);
   g_clear_pointer (&self->frames, g_array_unref);
@@ -3082,13 +3189,15 @@ strata_perf_source_init (StrataPerfSource *self)
   self->id_blocks = g_ptr_array_new_with_free_func (g_free);
   self->tp_infos = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->comm_cache = g_new0 (CommCacheEntry, COMM_CACHE_SIZE);
+  self->comm_words = g_new0 (CommWords, COMM_WORDS_SIZE);
   self->comms = g_hash_table_new (NULL, NULL);
   self->maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
   self->elf_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, elf_file_free);
   self->timed_comms = g_hash_table_new (NULL, NULL);
   self->pending = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
-  self->runs = g_array_new (FALSE, FALSE, sizeof (guint32));
-  self->ready = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
+  self->runs = g_array_new (FALSE, FALSE, sizeof (Run));
+  self->overflow_check = self->window = MAX_PENDING;
+  self->release_limit = G_MININT64;
   self->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->chains = g_array_new (FALSE, FALSE, sizeof (Chain));
   self->chain_ids = g_hash_table_new_full (chain_hash, u64_equal, g_free,
@@ -3156,6 +3265,24 @@ strata_perf_source_has_sched_switch (StrataPerfSource *self)
 {
   g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), FALSE);
   return self->has_sched_switch;
+}
+
+void
+strata_perf_source_set_reorder_window (StrataPerfSource *self,
+                                       guint             n_events)
+{
+  g_return_if_fail (STRATA_IS_PERF_SOURCE (self));
+  g_return_if_fail (n_events >= 2);
+
+  self->window = n_events;
+  self->overflow_check = n_events;
+}
+
+guint64
+strata_perf_source_get_out_of_order (StrataPerfSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), 0);
+  return self->out_of_order;
 }
 
 gboolean

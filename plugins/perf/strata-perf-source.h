@@ -44,6 +44,11 @@ gboolean        strata_perf_source_has_sched_switch    (StrataPerfSource *self);
 /* Whether the time order could not be kept within the reorder buffer's
  * bound (a file without FINISHED_ROUND, or rounds larger than the bound). */
 gboolean        strata_perf_source_get_order_overflow  (StrataPerfSource *self);
+/* For tests: the reorder buffer's bound, in events (512K by default). */
+void            strata_perf_source_set_reorder_window  (StrataPerfSource *self,
+                                                        guint             n_events);
+/* Events that arrived after later ones were already handed out. */
+guint64         strata_perf_source_get_out_of_order    (StrataPerfSource *self);
 /* The name of a kernel address from the file's tracing data kallsyms or
  * the machine's /proc/kallsyms, or NULL. */
 const char     *strata_perf_source_lookup_kernel       (StrataPerfSource *self,
