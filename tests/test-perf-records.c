@@ -654,6 +654,62 @@ test_cli (void)
   g_assert_true (g_file_test (png, G_FILE_TEST_EXISTS));
 }
 
+static int
+event_cmp (gconstpointer a,
+           gconstpointer b)
+{
+  const StrataEvent *x = a, *y = b;
+
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  if (x->source_offset != y->source_offset)
+    return x->source_offset < y->source_offset ? -1 : 1;
+  return 0;
+}
+
+/* A reorder window smaller than a round: the source says the order could
+ * not be kept, yields every event all the same, and what it yields out of
+ * order is what it counted as such. */
+static void
+test_small_window (void)
+{
+  g_autofree char *path = strata_test_fixture ("perf-sched.data.xz");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataSource) whole_source = NULL;
+  g_autoptr(GArray) whole = strata_test_read_events (path, &whole_source, &error);
+  g_autoptr(StrataSource) source = strata_source_open (path, &error);
+  g_autoptr(GArray) events = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
+  StrataEvent batch[256];
+  guint64 backwards = 0;
+  gint64 latest = G_MININT64;
+  gssize n;
+
+  g_assert_no_error (error);
+  strata_perf_source_set_reorder_window (STRATA_PERF_SOURCE (source), 64);
+  while ((n = strata_source_read_batch (source, batch, G_N_ELEMENTS (batch), &error)) > 0)
+    g_array_append_vals (events, batch, n);
+  g_assert_no_error (error);
+
+  g_assert_true (strata_perf_source_get_order_overflow (STRATA_PERF_SOURCE (source)));
+  g_assert_false (strata_perf_source_get_order_overflow (STRATA_PERF_SOURCE (whole_source)));
+  for (guint i = 0; i < events->len; i++)
+    {
+      gint64 ts = g_array_index (events, StrataEvent, i).ts;
+
+      if (ts < latest)
+        backwards++;
+      latest = MAX (latest, ts);
+    }
+  g_assert_cmpuint (backwards, <=, strata_perf_source_get_out_of_order (STRATA_PERF_SOURCE (source)));
+
+  g_assert_cmpuint (events->len, ==, whole->len);
+  g_array_sort (events, event_cmp);
+  g_array_sort (whole, event_cmp);
+  for (guint i = 0; i < events->len; i++)
+    g_assert_cmpint (event_cmp (&g_array_index (events, StrataEvent, i),
+                                &g_array_index (whole, StrataEvent, i)), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -682,6 +738,7 @@ main (int   argc,
   g_test_add_func ("/strata/perf/samples-on-thread-rows", test_samples_on_threads);
   g_test_add_func ("/strata/perf/symbols-equal-perf-script", test_symbols);
   g_test_add_func ("/strata/perf/cli-info-stats-query-render", test_cli);
+  g_test_add_func ("/strata/perf/reorder-window-overflow", test_small_window);
 
   return g_test_run ();
 }

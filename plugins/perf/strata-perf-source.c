@@ -1945,7 +1945,7 @@ push_event (StrataPerfSource  *self,
                    "the window may be out of time order",
                    self->display_name, self->window,
                    self->seen_round ? "between two FINISHED_ROUND records"
-                                    : "and no FINISHED_ROUND record");
+                                    : "before any FINISHED_ROUND record");
       self->order_overflow = TRUE;
 
       keys = g_new (SortKey, n);
@@ -2814,7 +2814,8 @@ strata_perf_source_read_batch (StrataSource  *source,
           flush_until (self, G_MAXINT64);
           if (self->out_of_order > 0)
             g_message ("%s: %" G_GUINT64_FORMAT " events came later in the file than the "
-                       "reorder window allows; their times were clamped",
+                       "reorder window allows: they are out of time order (the kernel model "
+                       "clamps them)",
                        self->display_name, self->out_of_order);
         }
     }
