@@ -3319,7 +3319,6 @@ load_kallsyms (StrataPerfSource *self)
 {
   g_autofree char *machine = NULL;
   const char *text = self->kallsyms_text;
-  char **lines;
 
   self->ksyms = g_array_new (FALSE, FALSE, sizeof (KernelSym));
 
@@ -3328,34 +3327,38 @@ load_kallsyms (StrataPerfSource *self)
   if (text == NULL)
     return;
 
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
+  /* "ADDRESS TYPE NAME [MODULE]" lines; only text symbols name code. */
+  for (const char *line = text; *line != '\0';)
     {
-      char **f = g_strsplit_set (lines[i], " \t", 4);
+      const char *eol = strchr (line, '\n');
+      const char *end = eol != NULL ? eol : line + strlen (line);
+      char *after = NULL;
+      guint64 address = g_ascii_strtoull (line, &after, 16);
 
-      if (g_strv_length (f) >= 3 && strchr ("tTwW", f[1][0]) != NULL)
+      if (after != NULL && after + 3 < end && after[0] == ' ' && strchr ("tTwW", after[1]) != NULL &&
+          after[2] == ' ' && address != 0)
         {
-          KernelSym k = { g_ascii_strtoull (f[0], NULL, 16), g_strdup (f[2]) };
+          const char *name = after + 3;
+          const char *name_end = name;
+          KernelSym k;
 
-          if (k.address != 0)
+          while (name_end < end && *name_end != ' ' && *name_end != '\t')
+            name_end++;
+          k.address = address;
+          k.name = g_strndup (name, name_end - name);
+          /* The machine's kallsyms describe the recorded kernel if it
+           * runs the release the file names; another boot's layout
+           * differs by where _text is (KASLR), as perf relocates. */
+          if (text == machine && strcmp (k.name, "_text") == 0 && same_release (self))
             {
-              /* The machine's kallsyms describe the recorded kernel if it
-               * runs the release the file names; another boot's layout
-               * differs by where _text is (KASLR), as perf relocates. */
-              if (text == machine && strcmp (k.name, "_text") == 0 && same_release (self))
-                {
-                  self->ksyms_usable = TRUE;
-                  if (self->kernel_text != 0)
-                    self->ksyms_delta = (gint64) (k.address - self->kernel_text);
-                }
-              g_array_append_val (self->ksyms, k);
+              self->ksyms_usable = TRUE;
+              if (self->kernel_text != 0)
+                self->ksyms_delta = (gint64) (k.address - self->kernel_text);
             }
-          else
-            g_free (k.name);
+          g_array_append_val (self->ksyms, k);
         }
-      g_strfreev (f);
+      line = eol != NULL ? eol + 1 : end;
     }
-  g_strfreev (lines);
   g_array_sort (self->ksyms, ksym_cmp);
   if (text == self->kallsyms_text)
     self->ksyms_usable = self->ksyms->len > 0;
