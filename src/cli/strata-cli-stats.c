@@ -3,7 +3,8 @@
  * `strata-cli stats FILE`: how the CPUs were used (busy, idle, IRQ, softirq
  * shares of the trace's span), which threads ran most and how long they
  * waited, wakeup latencies (waking to running) per thread and overall, and
- * context switches.
+ * context switches; for traces with samples (perf.data), the top functions
+ * of the samples in a time range (--from, --to).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -15,6 +16,7 @@
 
 #include "strata-cli.h"
 #include "strata-cli-format.h"
+#include "strata-cli-samples.h"
 #include "strata-json-writer.h"
 
 static const char *
@@ -50,7 +52,8 @@ static void
 print_json (StrataTrace       *trace,
             const StrataStats *stats,
             const char        *path,
-            guint              top)
+            guint              top,
+            StrataCliSamples  *samples)
 {
   g_autoptr(StrataJsonWriter) w = strata_json_writer_new ();
   g_autofree char *out = NULL;
@@ -135,6 +138,7 @@ print_json (StrataTrace       *trace,
 
   strata_json_writer_key (w, "wakeup_latency");
   json_latency (w, &stats->wakeup);
+  strata_cli_samples_json (samples, w);
   strata_json_writer_end_object (w);
 
   out = strata_json_writer_finish (w);
@@ -230,10 +234,31 @@ print_human (StrataTrace       *trace,
   printf ("\n");
 }
 
+typedef struct
+{
+  StrataStatsBuilder *builder;
+  StrataCliSamples   *samples;
+} StatsSink;
+
+static void
+stats_sink (const StrataActivity *activity,
+            gpointer              user_data)
+{
+  StatsSink *sink = user_data;
+
+  strata_stats_builder_add (activity, sink->builder);
+  strata_cli_samples_add (sink->samples, activity);
+}
+
 int
 strata_cli_stats (int    argc,
                   char **argv)
 {
+  g_autoptr(StrataCliSamples) samples = strata_cli_samples_new ();
+  g_autofree char *from_text = NULL;
+  g_autofree char *to_text = NULL;
+  StatsSink sink;
+  gint64 from, to;
   g_autoptr(StrataTrace) trace = NULL;
   g_autoptr(StrataStatsBuilder) builder = NULL;
   g_autoptr(StrataStats) stats = NULL;
@@ -243,6 +268,8 @@ strata_cli_stats (int    argc,
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { "top", 'n', 0, G_OPTION_ARG_INT, &top, "Show the N threads that ran longest (default 20)", "N" },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &from_text, "Samples from T on (default: the trace's start)", "T" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to_text, "Samples before T (default: the trace's end)", "T" },
     { NULL }
   };
   const char *file;
@@ -257,20 +284,35 @@ strata_cli_stats (int    argc,
 
   /* The activities are accounted as they stream past, not kept. */
   builder = strata_stats_builder_new ();
+  sink.builder = builder;
+  sink.samples = samples;
   trace = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
-                                  strata_stats_builder_add, builder, &error);
+                                  stats_sink, &sink, &error);
   if (trace == NULL)
     {
       g_printerr ("strata-cli: %s\n", error->message);
       return STRATA_CLI_EXIT_FAILED;
     }
 
+  from = strata_trace_get_start (trace);
+  to = strata_trace_get_end (trace) + 1;
+  if ((from_text != NULL && !strata_parse_time (from_text, strata_trace_get_start (trace), &from, &error)) ||
+      (to_text != NULL && !strata_parse_time (to_text, strata_trace_get_start (trace), &to, &error)))
+    {
+      g_printerr ("strata-cli: %s\n", error->message);
+      return STRATA_CLI_EXIT_FAILED;
+    }
+  strata_cli_samples_resolve (samples, trace, from, to, top);
+
   stats = strata_stats_builder_finish (builder, trace);
 
   if (json)
-    print_json (trace, stats, file, top);
+    print_json (trace, stats, file, top, samples);
   else
-    print_human (trace, stats, file, top);
+    {
+      print_human (trace, stats, file, top);
+      strata_cli_samples_print (samples);
+    }
 
   return strata_cli_finish (trace);
 }

@@ -21,6 +21,7 @@ strata_activity_kind_to_string (StrataActivityKind kind)
     [STRATA_ACTIVITY_STATE] = "state",
     [STRATA_ACTIVITY_WAKEUP] = "wakeup",
     [STRATA_ACTIVITY_EVENT] = "event",
+    [STRATA_ACTIVITY_SAMPLE] = "sample",
   };
 
   if (kind >= STRATA_N_ACTIVITY_KINDS)

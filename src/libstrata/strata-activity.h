@@ -50,6 +50,8 @@ typedef enum
   STRATA_ACTIVITY_STATE,     /* thread row: a scheduling state; arg = CPU when running */
   STRATA_ACTIVITY_WAKEUP,    /* instant on the woken thread; arg = the waker's tid */
   STRATA_ACTIVITY_EVENT,     /* instant: any other event; label = its name, arg = pid */
+  STRATA_ACTIVITY_SAMPLE,    /* instant on a thread row: a profiler's sample; label = the
+                              * event's name, arg = the source's call chain id or -1 */
   STRATA_N_ACTIVITY_KINDS
 } StrataActivityKind;
 
@@ -90,6 +92,7 @@ strata_activity_is_instant (const StrataActivity *a)
 {
   return a->kind == STRATA_ACTIVITY_WAKEUP ||
          a->kind == STRATA_ACTIVITY_EVENT ||
+         a->kind == STRATA_ACTIVITY_SAMPLE ||
          (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_DEAD);
 }
 

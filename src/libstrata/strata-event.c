@@ -26,6 +26,7 @@ static const char *event_type_names[STRATA_N_EVENT_TYPES] = {
   [STRATA_EVENT_SOFTIRQ_ENTRY] = "softirq_entry",
   [STRATA_EVENT_SOFTIRQ_EXIT] = "softirq_exit",
   [STRATA_EVENT_LOST] = "lost_events",
+  [STRATA_EVENT_SAMPLE] = "sample",
 };
 
 const char *

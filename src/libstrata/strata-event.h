@@ -29,6 +29,7 @@ typedef enum
   STRATA_EVENT_SOFTIRQ_ENTRY,
   STRATA_EVENT_SOFTIRQ_EXIT,
   STRATA_EVENT_LOST,             /* the source says events were dropped here */
+  STRATA_EVENT_SAMPLE,           /* a profiler's sample (perf cpu-clock, cycles ...) */
   STRATA_N_EVENT_TYPES
 } StrataEventType;
 
@@ -103,6 +104,12 @@ typedef struct
     struct {
       guint64 count;       /* events dropped before this point on this CPU */
     } lost;
+    struct {
+      guint64 ip;
+      guint64 period;
+      guint32 callchain;   /* the source's call chain id, or G_MAXUINT32 */
+      guint32 comm;        /* the thread's name when known, or STRATA_STRING_NONE */
+    } sample;              /* on the thread @pid, whatever ran on the CPU */
   } u;
 } StrataEvent;
 

@@ -716,9 +716,25 @@ handle_event (StrataKernelModel *self,
               const StrataEvent *ev)
 {
   Instance *inst = get_instance (self, ev->instance);
-  Cpu *cpu = get_cpu (self, inst, ev->instance, ev->cpu, ev->ts);
+  Cpu *cpu;
   gint64 ts = ev->ts;
 
+  /* A sample belongs to its thread's row and says nothing of what the
+   * CPU's state machine tracks. */
+  if (ev->type == STRATA_EVENT_SAMPLE)
+    {
+      if (ev->pid > 0)
+        {
+          Thread *t = thread_at (self, get_thread (self, inst, ev->instance, ev->pid,
+                                                   ev->u.sample.comm, ts));
+
+          emit (self, ts, ts, t->channel, STRATA_ACTIVITY_SAMPLE, 0, ev->name,
+                ev->u.sample.callchain == G_MAXUINT32 ? -1 : (gint32) ev->u.sample.callchain, 0);
+        }
+      return;
+    }
+
+  cpu = get_cpu (self, inst, ev->instance, ev->cpu, ev->ts);
   if (cpu == NULL)
     return;
 

@@ -1496,6 +1496,7 @@ classify (StrataPainter        *self,
       return CLASS_INSTANT;
 
     case STRATA_ACTIVITY_EVENT:
+    case STRATA_ACTIVITY_SAMPLE:
       *lane = LANE_INSTANTS;
       *rgba = s->event;
       return CLASS_INSTANT;

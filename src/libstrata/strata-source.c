@@ -287,3 +287,54 @@ strata_source_open (const char  *path,
 
   return g_steal_pointer (&source);
 }
+
+/**
+ * strata_source_get_callchain:
+ * @id: a sample activity's arg
+ * @n_frames: (out): how many frames
+ *
+ * Returns: (nullable) (transfer none): the call chain's frames, innermost
+ *   first, or %NULL when the source has no call chains or no such id
+ */
+const guint64 *
+strata_source_get_callchain (StrataSource *self,
+                             guint32       id,
+                             guint        *n_frames)
+{
+  StrataSourceClass *klass;
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), NULL);
+  g_return_val_if_fail (n_frames != NULL, NULL);
+
+  klass = STRATA_SOURCE_GET_CLASS (self);
+  *n_frames = 0;
+  if (klass->get_callchain == NULL)
+    return NULL;
+  return klass->get_callchain (self, id, n_frames);
+}
+
+/**
+ * strata_source_symbolize:
+ * @pid: the process @address belongs to
+ * @address: a code address from a sample
+ *
+ * Names a code address, lazily: only what is asked for is looked up.
+ *
+ * Returns: (nullable) (transfer full): the function's name (or the
+ *   address, when the source cannot name it), %NULL when the source has
+ *   no symbols at all
+ */
+char *
+strata_source_symbolize (StrataSource *self,
+                         gint32        pid,
+                         guint64       address)
+{
+  StrataSourceClass *klass;
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), NULL);
+
+  klass = STRATA_SOURCE_GET_CLASS (self);
+  if (klass->symbolize == NULL)
+    return NULL;
+  return klass->symbolize (self, pid, address);
+}

@@ -63,8 +63,18 @@ struct _StrataSourceClass
                           gsize          n_events,
                           GError       **error);
 
+  /* Optional, for sources with samples: the frames of call chain @id (a
+   * sample activity's arg), innermost first; NULL for an unknown id. */
+  const guint64 *(*get_callchain) (StrataSource  *self,
+                                   guint32        id,
+                                   guint         *n_frames);
+  /* Optional: the name of the function at @address in process @pid. */
+  char     *(*symbolize)  (StrataSource  *self,
+                           gint32         pid,
+                           guint64        address);
+
   /*< private >*/
-  gpointer _reserved[8];
+  gpointer _reserved[6];
 };
 
 StrataSource           *strata_source_open            (const char    *path,
@@ -77,6 +87,12 @@ gssize                  strata_source_read_batch      (StrataSource  *self,
                                                        gsize          n_events,
                                                        GError       **error);
 void                    strata_source_ensure_builtin  (void);
+const guint64          *strata_source_get_callchain   (StrataSource  *self,
+                                                       guint32        id,
+                                                       guint         *n_frames);
+char                   *strata_source_symbolize       (StrataSource  *self,
+                                                       gint32         pid,
+                                                       guint64        address);
 
 /* For plugins. */
 StrataSourceInfo       *strata_source_get_info_mutable (StrataSource *self);

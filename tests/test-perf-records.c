@@ -1,0 +1,748 @@
+/* test-perf-records.c
+ *
+ * The perf.data reader against perf itself, on recordings made with
+ * `perf record` (tests/fixtures/perf-record.sh): file and pipe mode,
+ * zstd-compressed records, CLOCK_MONOTONIC, call chains, switch events.
+ * For each file perf's own view was saved beside it: `perf report
+ * --stats` (records per type and samples per event), `perf script -F
+ * event` (samples per event name), `perf report -D` (every call chain)
+ * and `perf sched timehist -s` (each thread's run time). The reader must
+ * agree with all of them, yield its events in time order, and feed the
+ * kernel model the same kind of rows ftrace does.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "strata-test-support.h"
+#include "../plugins/perf/strata-perf-format.h"
+#include "../plugins/perf/strata-perf-source.h"
+
+/* perf's names of the record types, as `perf report --stats` prints them. */
+static const struct { const char *name; guint type; } record_names[] = {
+  { "MMAP", PERF_RECORD_MMAP }, { "LOST", PERF_RECORD_LOST },
+  { "COMM", PERF_RECORD_COMM }, { "EXIT", PERF_RECORD_EXIT },
+  { "THROTTLE", PERF_RECORD_THROTTLE }, { "UNTHROTTLE", PERF_RECORD_UNTHROTTLE },
+  { "FORK", PERF_RECORD_FORK }, { "READ", PERF_RECORD_READ },
+  { "SAMPLE", PERF_RECORD_SAMPLE }, { "MMAP2", PERF_RECORD_MMAP2 },
+  { "AUX", PERF_RECORD_AUX }, { "ITRACE_START", PERF_RECORD_ITRACE_START },
+  { "LOST_SAMPLES", PERF_RECORD_LOST_SAMPLES }, { "SWITCH", PERF_RECORD_SWITCH },
+  { "SWITCH_CPU_WIDE", PERF_RECORD_SWITCH_CPU_WIDE },
+  { "NAMESPACES", PERF_RECORD_NAMESPACES }, { "KSYMBOL", PERF_RECORD_KSYMBOL },
+  { "BPF_EVENT", PERF_RECORD_BPF_EVENT }, { "CGROUP", PERF_RECORD_CGROUP },
+  { "TEXT_POKE", PERF_RECORD_TEXT_POKE }, { "ATTR", PERF_RECORD_HEADER_ATTR },
+  { "TRACING_DATA", PERF_RECORD_HEADER_TRACING_DATA },
+  { "BUILD_ID", PERF_RECORD_HEADER_BUILD_ID },
+  { "FINISHED_ROUND", PERF_RECORD_FINISHED_ROUND }, { "ID_INDEX", PERF_RECORD_ID_INDEX },
+  { "THREAD_MAP", PERF_RECORD_THREAD_MAP }, { "CPU_MAP", PERF_RECORD_CPU_MAP },
+  { "STAT_CONFIG", PERF_RECORD_STAT_CONFIG }, { "EVENT_UPDATE", PERF_RECORD_EVENT_UPDATE },
+  { "TIME_CONV", PERF_RECORD_TIME_CONV }, { "FEATURE", PERF_RECORD_HEADER_FEATURE },
+  { "COMPRESSED", PERF_RECORD_COMPRESSED }, { "FINISHED_INIT", PERF_RECORD_FINISHED_INIT },
+};
+
+static guint
+record_type_of (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (record_names); i++)
+    if (strcmp (record_names[i].name, name) == 0)
+      return record_names[i].type;
+  return 0;
+}
+
+static char *
+read_oracle (const char *name)
+{
+  g_autofree char *path = strata_test_fixture (name);
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+  return text;
+}
+
+/* "   SAMPLE events:   1373  (..%)" lines of the Aggregated stats. */
+static GHashTable *
+parse_stats (const char *text)
+{
+  GHashTable *counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  gboolean in_aggregated = FALSE;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char name[64];
+      guint64 n;
+
+      if (strstr (lines[i], "Aggregated stats:") != NULL)
+        {
+          in_aggregated = TRUE;
+          continue;
+        }
+      if (g_str_has_suffix (lines[i], " stats:"))
+        in_aggregated = FALSE;
+      if (in_aggregated && sscanf (lines[i], " %63s events: %" G_GUINT64_FORMAT, name, &n) == 2 &&
+          strcmp (name, "TOTAL") != 0)
+        g_hash_table_insert (counts, g_strdup (name), GSIZE_TO_POINTER (n));
+    }
+
+  return counts;
+}
+
+/* "    240 sched:sched_switch" lines: samples per event, the system dropped
+ * as the kernel model names tracepoints. */
+static GHashTable *
+parse_events (const char *text)
+{
+  GHashTable *counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char name[256];
+      guint64 n;
+      const char *colon;
+
+      if (sscanf (lines[i], " %" G_GUINT64_FORMAT " %255s", &n, name) != 2)
+        continue;
+      colon = strchr (name, ':');
+      g_hash_table_insert (counts, g_strdup (colon != NULL && strchr (colon + 1, ':') == NULL &&
+                                             strchr (name, '/') == NULL ? colon + 1 : name),
+                           GSIZE_TO_POINTER (n));
+    }
+
+  return counts;
+}
+
+typedef struct
+{
+  const char *fixture;     /* perf-sched: the .data.xz and its oracles */
+  gboolean    has_stats;
+  gboolean    timehist;
+  const char *clock;
+  const char *compression;
+  const char *version;
+} Recording;
+
+static const Recording recordings[] = {
+  { "perf-sched", TRUE, TRUE, "perf", "none", "2" },
+  { "perf-zstd", TRUE, TRUE, "perf", "zstd", "2" },
+  { "perf-mono", TRUE, TRUE, "mono", "none", "2" },
+  { "perf-callchain", TRUE, FALSE, "perf", "none", "2" },
+  { "perf-switch", TRUE, FALSE, "perf", "none", "2" },
+  { "perf-pipe-cpu", TRUE, FALSE, "perf", "none", "2 (pipe)" },
+  { "perf-pipe", FALSE, FALSE, "perf", "none", "2 (pipe)" },
+};
+
+static GArray *
+load (const Recording   *rec,
+      StrataSource     **source)
+{
+  g_autofree char *name = g_strdup_printf ("%s.data.xz", rec->fixture);
+  g_autofree char *path = strata_test_fixture (name);
+  g_autoptr(GError) error = NULL;
+  GArray *events = strata_test_read_events (path, source, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (events);
+  g_assert_true (STRATA_IS_PERF_SOURCE (*source));
+  return events;
+}
+
+/* Records per type equal perf's count, and nothing perf did not count. */
+static void
+test_record_counts (gconstpointer data)
+{
+  const Recording *rec = data;
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = load (rec, &source);
+  g_autofree char *name = g_strdup_printf ("%s.stats", rec->fixture);
+  g_autofree char *text = read_oracle (name);
+  g_autoptr(GHashTable) perf = parse_stats (text);
+  StrataPerfSource *perf_source = STRATA_PERF_SOURCE (source);
+  GHashTableIter iter;
+  gpointer key, value;
+  guint64 total = 0;
+
+  g_assert_cmpuint (g_hash_table_size (perf), >, 3);
+  g_assert_cmpuint (events->len, >, 0);
+
+  g_hash_table_iter_init (&iter, perf);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      guint type = record_type_of (key);
+
+      g_test_message ("%s: %s %" G_GSIZE_FORMAT, rec->fixture, (char *) key, GPOINTER_TO_SIZE (value));
+      g_assert_cmpuint (type, !=, 0);
+      g_assert_cmpuint (strata_perf_source_get_record_count (perf_source, type), ==,
+                        GPOINTER_TO_SIZE (value));
+      total += GPOINTER_TO_SIZE (value);
+    }
+
+  for (guint t = 0; t < PERF_RECORD_MAX_TYPE; t++)
+    total -= strata_perf_source_get_record_count (perf_source, t);
+  g_assert_cmpuint (total, ==, 0);
+}
+
+/* Samples per event name equal `perf script`'s. */
+static void
+test_sample_counts (gconstpointer data)
+{
+  const Recording *rec = data;
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = load (rec, &source);
+  g_autofree char *name = g_strdup_printf ("%s.events", rec->fixture);
+  g_autofree char *text = read_oracle (name);
+  g_autoptr(GHashTable) perf = parse_events (text);
+  g_autoptr(GHashTable) ours = strata_test_event_counts (source, events, 0);
+  GHashTableIter iter;
+  gpointer key, value;
+  guint64 samples = 0;
+
+  g_assert_cmpuint (g_hash_table_size (perf), >, 0);
+
+  g_hash_table_iter_init (&iter, perf);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_test_message ("%s: %s %" G_GSIZE_FORMAT, rec->fixture, (char *) key, GPOINTER_TO_SIZE (value));
+      g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (ours, key)), ==,
+                        GPOINTER_TO_SIZE (value));
+      samples += GPOINTER_TO_SIZE (value);
+    }
+
+  g_assert_cmpuint (samples, ==,
+                    strata_perf_source_get_record_count (STRATA_PERF_SOURCE (source),
+                                                         PERF_RECORD_SAMPLE));
+}
+
+/* Time order, the info, and the tracepoints decoded into typed events. */
+static void
+test_order_and_info (gconstpointer data)
+{
+  const Recording *rec = data;
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = load (rec, &source);
+  const StrataSourceInfo *info = strata_source_get_info (source);
+  guint typed = 0;
+
+  g_assert_cmpuint (events->len, >, 100);
+  for (guint i = 1; i < events->len; i++)
+    g_assert_cmpint (g_array_index (events, StrataEvent, i - 1).ts, <=,
+                     g_array_index (events, StrataEvent, i).ts);
+  g_assert_false (strata_perf_source_get_order_overflow (STRATA_PERF_SOURCE (source)));
+
+  g_assert_cmpstr (info->format, ==, "perf.data");
+  g_assert_cmpstr (info->version, ==, rec->version);
+  g_assert_cmpstr (info->clock, ==, rec->clock);
+  g_assert_cmpstr (info->compression, ==, rec->compression);
+  g_assert_cmpuint (info->n_cpus, >, 0);
+  g_assert_nonnull (info->kernel_release);
+  g_assert_nonnull (info->hostname);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *ev = &g_array_index (events, StrataEvent, i);
+
+      if (ev->type == STRATA_EVENT_SCHED_SWITCH)
+        {
+          typed++;
+          g_assert_cmpint (ev->cpu, >=, 0);
+          g_assert_cmpint (ev->u.sched_switch.prev_pid, >=, 0);
+          g_assert_cmpint (ev->u.sched_switch.next_pid, >=, 0);
+        }
+      if (ev->type == STRATA_EVENT_SAMPLE)
+        g_assert_cmpint (ev->pid, >=, 0);
+    }
+
+  if (strstr (rec->fixture, "callchain") == NULL && strstr (rec->fixture, "-cpu") == NULL)
+    g_assert_cmpuint (typed, >, 10);
+}
+
+/* Every sample's call chain, in order, equals the raw chain `perf report
+ * -D` dumps for it. */
+static void
+test_callchains (void)
+{
+  const Recording *rec = &recordings[3];
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = load (rec, &source);
+  g_autofree char *text = read_oracle ("perf-callchain.ips.xz");
+  g_auto(GStrv) chains = NULL;
+  guint chain = 0, checked = 0;
+
+  g_assert_cmpstr (rec->fixture, ==, "perf-callchain");
+
+  /* Blank lines separate the samples: a chain is a run of lines that are
+   * not blank. */
+  {
+    g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+    g_auto(GStrv) all = g_strsplit (text, "\n", -1);
+    GString *cur = NULL;
+
+    for (guint l = 0; all[l] != NULL; l++)
+      {
+        g_strstrip (all[l]);
+        if (*all[l] == '\0')
+          {
+            if (cur != NULL)
+              g_ptr_array_add (parts, g_string_free (g_steal_pointer (&cur), FALSE));
+            continue;
+          }
+        if (cur == NULL)
+          cur = g_string_new (NULL);
+        g_string_append_printf (cur, "%s\n", all[l]);
+      }
+    if (cur != NULL)
+      g_ptr_array_add (parts, g_string_free (g_steal_pointer (&cur), FALSE));
+    g_ptr_array_add (parts, NULL);
+    chains = g_strdupv ((char **) parts->pdata);
+  }
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *ev = &g_array_index (events, StrataEvent, i);
+      g_auto(GStrv) lines = NULL;
+      const guint64 *frames;
+      guint n, k = 0;
+
+      if (ev->type != STRATA_EVENT_SAMPLE)
+        continue;
+
+      g_assert_nonnull (chains[chain]);
+      lines = g_strsplit (chains[chain++], "\n", -1);
+      frames = strata_perf_source_get_callchain (STRATA_PERF_SOURCE (source),
+                                                 ev->u.sample.callchain, &n);
+      for (guint l = 0; lines[l] != NULL; l++)
+        {
+          g_autofree char *word = g_strstrip (g_strdup (lines[l]));
+
+          if (*word == '\0' || g_ascii_strtoull (word, NULL, 16) >= G_GUINT64_CONSTANT (0xfffffffffffff001))
+            continue;  /* perf's context markers, which the source drops */
+          g_assert_cmpuint (k, <, n);
+          g_assert_cmphex (frames[k], ==, g_ascii_strtoull (word, NULL, 16));
+          k++;
+        }
+      g_assert_cmpuint (k, ==, n);
+      checked++;
+    }
+
+  g_assert_null (chains[chain]);
+  g_assert_cmpuint (checked, >, 100);
+}
+
+/* Each thread's run time as `perf sched timehist -s` counts it: from a
+ * switch in to the switch out on the same CPU. perf counts nothing before
+ * a CPU's first switch or after its last, and neither does this sum (the
+ * model flags those segments START_UNSEEN and END_UNSEEN). Where the
+ * kernel dropped a switch-in (it does, on the way out of idle) the two
+ * tools guess differently what ran: the model only from the thread's own
+ * events on, perf from the last event of the CPU. Threads with such a
+ * gap are not compared; every other thread must agree within 0.1% (perf
+ * prints microseconds, truncated). */
+static void
+collect_running (const StrataActivity *a,
+                 gpointer              user_data)
+{
+  GArray *running = user_data;
+
+  if (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_RUNNING)
+    g_array_append_vals (running, a, 1);
+}
+
+static void
+test_timehist (gconstpointer data)
+{
+  const Recording *rec = data;
+  g_autofree char *name = g_strdup_printf ("%s.data.xz", rec->fixture);
+  g_autofree char *path = strata_test_fixture (name);
+  g_autofree char *th_name = g_strdup_printf ("%s.timehist", rec->fixture);
+  g_autofree char *text = read_oracle (th_name);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr(GArray) running = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  g_autoptr(GHashTable) by_tid = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) gaps = g_hash_table_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  const StrataChannel *channels;
+  guint n_channels, compared = 0, mismatches = 0;
+  gint64 start;
+
+  trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, collect_running,
+                                  running, &error);
+  g_assert_no_error (error);
+  channels = strata_trace_get_channels (trace, &n_channels);
+  start = strata_trace_get_start (trace);
+
+  /* A tid can have several channels (reuse): add them up, as perf does. */
+  for (guint i = 0; i < running->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (running, StrataActivity, i);
+      gint32 tid = channels[a->channel].id;
+      gsize old = GPOINTER_TO_SIZE (g_hash_table_lookup (by_tid, GINT_TO_POINTER (tid)));
+
+      if ((a->flags & STRATA_ACTIVITY_FLAG_LOST) ||
+          ((a->flags & STRATA_ACTIVITY_FLAG_START_UNSEEN) && a->start > start))
+        g_hash_table_add (gaps, GINT_TO_POINTER (tid));
+      if (a->flags & (STRATA_ACTIVITY_FLAG_START_UNSEEN | STRATA_ACTIVITY_FLAG_END_UNSEEN))
+        continue;
+      g_hash_table_insert (by_tid, GINT_TO_POINTER (tid),
+                           GSIZE_TO_POINTER (old + (gsize) (a->end - a->start)));
+    }
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *open = strrchr (lines[i], '[');
+      gint tid, parent;
+      guint count;
+      double ms;
+      gint64 theirs, ours, slack;
+
+      if (open == NULL || sscanf (open, "[%d] %d %u %lf", &tid, &parent, &count, &ms) != 4)
+        continue;
+      if (tid <= 0 || g_hash_table_contains (gaps, GINT_TO_POINTER (tid)))
+        continue;
+
+      theirs = (gint64) (ms * 1e6 + 0.5);
+      ours = GPOINTER_TO_SIZE (g_hash_table_lookup (by_tid, GINT_TO_POINTER (tid)));
+      slack = theirs / 1000;
+      if (ours < theirs - slack || ours >= theirs + 1000 + slack)
+        {
+          g_printerr ("%s: tid %d runs %" G_GINT64_FORMAT " ns here, %" G_GINT64_FORMAT
+                      " ns by perf sched timehist\n", rec->fixture, tid, ours, theirs);
+          mismatches++;
+        }
+      compared++;
+    }
+
+  g_test_message ("%s: %u threads compared, %u with a dropped switch left out",
+                  rec->fixture, compared, g_hash_table_size (gaps));
+  g_assert_cmpuint (mismatches, ==, 0);
+  g_assert_cmpuint (compared, >, 5);
+}
+
+/* Without sched_switch, the SWITCH_CPU_WIDE records drive the model: the
+ * workload's threads get running and sleeping rows, and each CPU's
+ * segments name the tasks. */
+static void
+test_switch_events (void)
+{
+  g_autofree char *path = strata_test_fixture ("perf-switch.data.xz");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  g_autoptr(StrataSource) source = NULL;
+  const StrataActivity *activities;
+  gsize n;
+  guint running = 0, sleeping = 0, tasks = 0, samples = 0;
+
+  g_assert_no_error (error);
+  source = g_object_ref (strata_trace_get_source (trace));
+  g_assert_false (strata_perf_source_has_sched_switch (STRATA_PERF_SOURCE (source)));
+  g_assert_cmpuint (strata_perf_source_get_record_count (STRATA_PERF_SOURCE (source),
+                                                         PERF_RECORD_SWITCH_CPU_WIDE), >, 100);
+
+  activities = strata_trace_get_activities (trace, &n);
+  for (gsize i = 0; i < n; i++)
+    {
+      const StrataActivity *a = &activities[i];
+
+      if (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_RUNNING)
+        running++;
+      if (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_SLEEPING)
+        sleeping++;
+      /* The workload's shell, and the ls it forks (named "sh" on the CPU
+       * row when switched in before its exec, as with sched_switch). */
+      if (a->kind == STRATA_ACTIVITY_TASK &&
+          strcmp (strata_trace_get_string (trace, a->label), "sh") == 0)
+        tasks++;
+      if (a->kind == STRATA_ACTIVITY_SAMPLE)
+        samples++;
+    }
+
+  g_assert_cmpuint (running, >, 100);
+  g_assert_cmpuint (sleeping, >, 10);
+  g_assert_cmpuint (tasks, >, 0);
+  g_assert_cmpuint (samples, >, 0);
+}
+
+/* Samples are instants on their thread's row, with their call chain. */
+static void
+test_samples_on_threads (void)
+{
+  g_autofree char *path = strata_test_fixture ("perf-callchain.data.xz");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  const StrataActivity *activities;
+  const StrataChannel *channels;
+  guint n_channels, samples = 0;
+  gsize n;
+  StrataPerfSource *source;
+
+  g_assert_no_error (error);
+  source = STRATA_PERF_SOURCE (strata_trace_get_source (trace));
+  activities = strata_trace_get_activities (trace, &n);
+  channels = strata_trace_get_channels (trace, &n_channels);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const StrataActivity *a = &activities[i];
+      guint frames;
+
+      if (a->kind != STRATA_ACTIVITY_SAMPLE)
+        continue;
+      samples++;
+      g_assert_cmpint (a->start, ==, a->end);
+      g_assert_cmpuint (channels[a->channel].kind, ==, STRATA_CHANNEL_THREAD);
+      g_assert_cmpint (a->arg, >=, 0);
+      g_assert_nonnull (strata_perf_source_get_callchain (source, a->arg, &frames));
+      g_assert_cmpuint (frames, >, 0);
+      g_assert_cmpstr (strata_trace_get_string (trace, a->label), ==, "cpu-clock");
+    }
+
+  g_assert_cmpuint (samples, >, 100);
+}
+
+/* The functions the samples' frames are named by equal those `perf script
+ * -F ip,sym` prints, run on the same file on the same machine, wherever
+ * perf names one (kernel frames from kallsyms, user frames from the mapped
+ * files; what perf leaves [unknown] is not compared). */
+static void
+test_symbols (void)
+{
+  const Recording *rec = &recordings[3];
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = load (rec, &source);
+  g_autofree char *path = strata_test_fixture ("perf-callchain.data.xz");
+  g_autofree char *quoted = g_shell_quote (path);
+  g_autofree char *cmd = g_strdup_printf ("perf script -F ip,sym -i %s", quoted);
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+  guint line = 0, compared = 0, kernel = 0, aliases = 0, samples = 0;
+  int status = 0;
+
+  g_assert_true (strata_test_have_program ("perf"));
+  g_spawn_command_line_sync (cmd, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  lines = g_strsplit (out, "\n", -1);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *ev = &g_array_index (events, StrataEvent, i);
+      const guint64 *frames;
+      guint n;
+
+      if (ev->type != STRATA_EVENT_SAMPLE)
+        continue;
+      /* The first samples are enough (libdw is slow under ASan). */
+      if (++samples > 100)
+        break;
+      frames = strata_perf_source_get_callchain (STRATA_PERF_SOURCE (source),
+                                                 ev->u.sample.callchain, &n);
+      for (guint f = 0; f < n; f++)
+        {
+          g_autofree char *ours = NULL;
+          guint64 addr;
+          char name[512];
+
+          /* The next frame line: "\tADDR NAME". */
+          while (lines[line] != NULL &&
+                 sscanf (lines[line], " %" G_GINT64_MODIFIER "x %511s", &addr, name) != 2)
+            line++;
+          g_assert_nonnull (lines[line]);
+          line++;
+          /* perf prints user addresses relative to their file. */
+          if (frames[f] >= G_GUINT64_CONSTANT (0xffff800000000000))
+            g_assert_cmphex (addr, ==, frames[f]);
+          if (strcmp (name, "[unknown]") == 0)
+            continue;
+
+          ours = strata_perf_source_symbolize (STRATA_PERF_SOURCE (source), ev->tgid, frames[f]);
+          if (g_str_has_prefix (ours, "[kernel] ") || strchr (ours, '+') != NULL)
+            continue;  /* not named here: perf found a file we do not have */
+          if (frames[f] >= G_GUINT64_CONSTANT (0xffff800000000000))
+            {
+              g_assert_cmpstr (ours, ==, name);
+              kernel++;
+            }
+          else if (strcmp (ours, name) != 0)
+            {
+              /* Another name of the same code (execve, __GI___execve), or
+               * a C++ name perf demangles and we do not. */
+              if (!g_str_has_prefix (ours, "_Z"))
+                aliases++;
+            }
+          compared++;
+        }
+    }
+
+  g_test_message ("%u frames named as perf names them (%u kernel, %u user under another "
+                  "name of the same address)", compared, kernel, aliases);
+  /* A symbol with several names (glibc's aliases) is named by one of them,
+   * perhaps not perf's: most user frames have one name only. */
+  g_assert_cmpuint (aliases * 5, <=, compared - kernel);
+  /* On the machine that recorded the file (or one running its kernel),
+   * every kernel frame perf names is named here too. */
+  if (strata_perf_source_kernel_symbols_known (STRATA_PERF_SOURCE (source)))
+    g_assert_cmpuint (kernel, >, 50);
+}
+
+/* The CLI through the source registry: info, stats (with the top
+ * functions of the samples, whose self counts add up to the samples with
+ * a call chain, in a time range that halves them), query and render. */
+static void
+test_cli (void)
+{
+  g_autofree char *path = strata_test_fixture ("perf-callchain.data.xz");
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *png = g_build_filename (dir, "perf.png", NULL);
+  const char *info[] = { "info", path, NULL };
+  /* Symbolizing is slow under ASan (libdw's allocations): a short range. */
+  const char *stats[] = { "stats", "--json", "-n", "100000", "--from", "+50ms", "--to", "+100ms", path, NULL };
+  const char *half[] = { "stats", "--json", "--from", "+50ms", "--to", "+75ms", path, NULL };
+  const char *query[] = { "query", "--json", "--px", "100000", path, NULL };
+  const char *render[] = { "render", path, "--width", "400", "--height", "200", "-o", png, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *samples;
+  JsonArray *functions;
+  guint64 self = 0, count;
+
+  g_assert_cmpint (strata_test_run_cli (info, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "perf.data"));
+  g_assert_nonnull (strstr (out, "cpu-clock"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (strata_test_run_cli (stats, &out, &err), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  samples = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "samples");
+  count = json_object_get_int_member (samples, "count");
+  g_assert_cmpuint (count, >, 20);
+  functions = json_object_get_array_member (samples, "functions");
+  g_assert_cmpuint (json_array_get_length (functions), >, 5);
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    {
+      JsonObject *fn = json_array_get_object_element (functions, i);
+
+      self += json_object_get_int_member (fn, "self");
+      g_assert_cmpint (json_object_get_int_member (fn, "total"), >=,
+                       json_object_get_int_member (fn, "self"));
+    }
+  g_assert_cmpuint (self, ==, count - json_object_get_int_member (samples, "without_callchain"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (strata_test_run_cli (half, &out, &err), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  samples = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "samples");
+  g_assert_cmpuint (json_object_get_int_member (samples, "count"), <, count);
+  g_assert_cmpuint (json_object_get_int_member (samples, "count"), >, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (strata_test_run_cli (query, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "sample"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (strata_test_run_cli (render, &out, &err), ==, 0);
+  g_assert_true (g_file_test (png, G_FILE_TEST_EXISTS));
+}
+
+static int
+event_cmp (gconstpointer a,
+           gconstpointer b)
+{
+  const StrataEvent *x = a, *y = b;
+
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  if (x->source_offset != y->source_offset)
+    return x->source_offset < y->source_offset ? -1 : 1;
+  return 0;
+}
+
+/* A reorder window smaller than a round: the source says the order could
+ * not be kept, yields every event all the same, and what it yields out of
+ * order is what it counted as such. */
+static void
+test_small_window (void)
+{
+  g_autofree char *path = strata_test_fixture ("perf-sched.data.xz");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataSource) whole_source = NULL;
+  g_autoptr(GArray) whole = strata_test_read_events (path, &whole_source, &error);
+  g_autoptr(StrataSource) source = strata_source_open (path, &error);
+  g_autoptr(GArray) events = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
+  StrataEvent batch[256];
+  guint64 backwards = 0;
+  gint64 latest = G_MININT64;
+  gssize n;
+
+  g_assert_no_error (error);
+  strata_perf_source_set_reorder_window (STRATA_PERF_SOURCE (source), 64);
+  while ((n = strata_source_read_batch (source, batch, G_N_ELEMENTS (batch), &error)) > 0)
+    g_array_append_vals (events, batch, n);
+  g_assert_no_error (error);
+
+  g_assert_true (strata_perf_source_get_order_overflow (STRATA_PERF_SOURCE (source)));
+  g_assert_false (strata_perf_source_get_order_overflow (STRATA_PERF_SOURCE (whole_source)));
+  for (guint i = 0; i < events->len; i++)
+    {
+      gint64 ts = g_array_index (events, StrataEvent, i).ts;
+
+      if (ts < latest)
+        backwards++;
+      latest = MAX (latest, ts);
+    }
+  g_assert_cmpuint (backwards, <=, strata_perf_source_get_out_of_order (STRATA_PERF_SOURCE (source)));
+
+  g_assert_cmpuint (events->len, ==, whole->len);
+  g_array_sort (events, event_cmp);
+  g_array_sort (whole, event_cmp);
+  for (guint i = 0; i < events->len; i++)
+    g_assert_cmpint (event_cmp (&g_array_index (events, StrataEvent, i),
+                                &g_array_index (whole, StrataEvent, i)), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (recordings); i++)
+    {
+      const Recording *rec = &recordings[i];
+      g_autofree char *p1 = g_strdup_printf ("/strata/perf/%s/records-equal-perf-report-stats", rec->fixture);
+      g_autofree char *p2 = g_strdup_printf ("/strata/perf/%s/samples-equal-perf-script", rec->fixture);
+      g_autofree char *p3 = g_strdup_printf ("/strata/perf/%s/time-order-and-info", rec->fixture);
+      g_autofree char *p4 = g_strdup_printf ("/strata/perf/%s/run-time-equals-timehist", rec->fixture);
+
+      if (rec->has_stats)
+        {
+          g_test_add_data_func (p1, rec, test_record_counts);
+          g_test_add_data_func (p2, rec, test_sample_counts);
+        }
+      g_test_add_data_func (p3, rec, test_order_and_info);
+      if (rec->timehist)
+        g_test_add_data_func (p4, rec, test_timehist);
+    }
+  g_test_add_func ("/strata/perf/callchains-equal-perf-report-dump", test_callchains);
+  g_test_add_func ("/strata/perf/switch-events-drive-the-model", test_switch_events);
+  g_test_add_func ("/strata/perf/samples-on-thread-rows", test_samples_on_threads);
+  g_test_add_func ("/strata/perf/symbols-equal-perf-script", test_symbols);
+  g_test_add_func ("/strata/perf/cli-info-stats-query-render", test_cli);
+  g_test_add_func ("/strata/perf/reorder-window-overflow", test_small_window);
+
+  return g_test_run ();
+}
