@@ -235,9 +235,8 @@ strata_cli_stats (int    argc,
                   char **argv)
 {
   g_autoptr(StrataTrace) trace = NULL;
-  g_autoptr(StrataStatsBuilder) builder = NULL;
-  g_autoptr(StrataStats) stats = NULL;
-  g_autoptr(GError) error = NULL;
+  StrataCliIndexOptions index;
+  const StrataStats *stats;
   gboolean json = FALSE;
   int top = 20;
   const GOptionEntry entries[] = {
@@ -248,24 +247,22 @@ strata_cli_stats (int    argc,
   const char *file;
 
   file = strata_cli_parse_file_args ("stats", "CPU usage, thread times and wakeup latencies",
-                                     entries, NULL, &argc, &argv);
+                                     entries, strata_cli_index_option_group (&index), &argc, &argv);
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;
 
   if (top < 0)
     top = G_MAXINT;
 
-  /* The activities are accounted as they stream past, not kept. */
-  builder = strata_stats_builder_new ();
-  trace = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
-                                  strata_stats_builder_add, builder, &error);
+  /* The index keeps the statistics; the pass that builds it accounts the
+   * activities as they stream past, without keeping them. */
+  trace = strata_cli_open_trace (file, NULL, &index);
+  g_free (index.index_path);
   if (trace == NULL)
-    {
-      g_printerr ("strata-cli: %s\n", error->message);
-      return STRATA_CLI_EXIT_FAILED;
-    }
+    return STRATA_CLI_EXIT_FAILED;
 
-  stats = strata_stats_builder_finish (builder, trace);
+  stats = strata_trace_get_stats (trace);
+  g_assert (stats != NULL);
 
   if (json)
     print_json (trace, stats, file, top);

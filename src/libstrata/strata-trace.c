@@ -16,7 +16,10 @@
 
 #include "config.h"
 
+#include "strata-index.h"
+#include "strata-index-private.h"
 #include "strata-kernel-model.h"
+#include "strata-stats.h"
 #include "strata-trace.h"
 
 #define BATCH_SIZE 4096
@@ -40,6 +43,13 @@ struct _StrataTrace
   StrataActivityFunc sink;
   gpointer           sink_data;
   StrataZoomTree    *tree;
+  StrataTraceProgressFunc progress;
+  gpointer           progress_data;
+
+  /* Opened from an index: no source, its description kept here. */
+  StrataSourceInfo  *info;
+  StrataStats       *stats;
+  char              *index_path;
 };
 
 G_DEFINE_FINAL_TYPE (StrataTrace, strata_trace, G_TYPE_OBJECT)
@@ -58,6 +68,9 @@ strata_trace_finalize (GObject *object)
   g_clear_pointer (&self->event_counts, g_array_unref);
   g_clear_error (&self->damage);
   g_clear_pointer (&self->tree, strata_zoom_tree_free);
+  g_clear_pointer (&self->info, strata_source_info_free);
+  g_clear_pointer (&self->stats, strata_stats_free);
+  g_clear_pointer (&self->index_path, g_free);
 
   G_OBJECT_CLASS (strata_trace_parent_class)->finalize (object);
 }
@@ -185,6 +198,9 @@ read_events (StrataTrace        *self,
                                   (StrataForeachOpenFunc) strata_kernel_model_foreach_open, model);
 
       g_async_queue_push (reader.free, batch);
+
+      if (self->progress != NULL && (self->n_events / BATCH_SIZE) % 64 == 0)
+        self->progress (self->n_events, self->progress_data);
     }
 
   g_thread_join (thread);
@@ -248,6 +264,16 @@ strata_trace_load_full (const char            *path,
  *
  * Returns: (transfer full): the trace, or %NULL with @error set
  */
+static StrataTrace *
+load (const char              *path,
+      StrataTraceLoadFlags     flags,
+      StrataActivityFunc       sink,
+      gpointer                 sink_data,
+      const StrataZoomParams  *params,
+      StrataTraceProgressFunc  progress,
+      gpointer                 progress_data,
+      GError                 **error);
+
 StrataTrace *
 strata_trace_load_with_tree (const char              *path,
                              StrataTraceLoadFlags     flags,
@@ -255,6 +281,34 @@ strata_trace_load_with_tree (const char              *path,
                              gpointer                 sink_data,
                              const StrataZoomParams  *params,
                              GError                 **error)
+{
+  return load (path, flags, sink, sink_data, params, NULL, NULL, error);
+}
+
+/* The pass that builds an index: the tree, the activities to @sink, and
+ * @progress now and then. */
+StrataTrace *
+strata_trace_load_for_index (const char              *path,
+                             StrataActivityFunc       sink,
+                             gpointer                 sink_data,
+                             const StrataZoomParams  *params,
+                             StrataTraceProgressFunc  progress,
+                             gpointer                 progress_data,
+                             GError                 **error)
+{
+  return load (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, sink, sink_data, params,
+               progress, progress_data, error);
+}
+
+static StrataTrace *
+load (const char              *path,
+      StrataTraceLoadFlags     flags,
+      StrataActivityFunc       sink,
+      gpointer                 sink_data,
+      const StrataZoomParams  *params,
+      StrataTraceProgressFunc  progress,
+      gpointer                 progress_data,
+      GError                 **error)
 {
   g_autoptr(StrataTrace) self = NULL;
   g_autoptr(StrataKernelModel) model = NULL;
@@ -269,6 +323,8 @@ strata_trace_load_with_tree (const char              *path,
   self->keep_activities = !(flags & STRATA_TRACE_LOAD_NO_ACTIVITIES);
   self->sink = sink;
   self->sink_data = sink_data;
+  self->progress = progress;
+  self->progress_data = progress_data;
   if (params != NULL && !(self->tree = strata_zoom_tree_new (params, error)))
     return NULL;
   self->source = strata_source_open (path, error);
@@ -333,6 +389,8 @@ const StrataSourceInfo *
 strata_trace_get_info (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  if (self->info != NULL)
+    return self->info;
   return strata_source_get_info (self->source);
 }
 
@@ -432,4 +490,76 @@ strata_trace_get_damage (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
   return self->damage;
+}
+
+/* A trace opened from an index: what the pass found, without the pass. */
+StrataTrace *
+strata_trace_new_from_parts (StrataTraceParts *parts)
+{
+  StrataTrace *self = g_object_new (STRATA_TYPE_TRACE, NULL);
+
+  self->info = g_steal_pointer (&parts->info);
+  self->strings = g_steal_pointer (&parts->strings);
+  g_array_unref (self->channels);
+  self->channels = g_steal_pointer (&parts->channels);
+  g_array_unref (self->switches);
+  self->switches = g_steal_pointer (&parts->switches);
+  g_array_unref (self->event_counts);
+  self->event_counts = g_steal_pointer (&parts->event_counts);
+  self->n_events = parts->n_events;
+  self->start = parts->start;
+  self->end = parts->end;
+  self->damage = g_steal_pointer (&parts->damage);
+  self->tree = g_steal_pointer (&parts->tree);
+  self->stats = g_steal_pointer (&parts->stats);
+  self->index_path = g_steal_pointer (&parts->index_path);
+
+  return self;
+}
+
+void
+strata_trace_set_stats (StrataTrace *self,
+                        StrataStats *stats)
+{
+  g_return_if_fail (STRATA_IS_TRACE (self));
+
+  g_clear_pointer (&self->stats, strata_stats_free);
+  self->stats = stats;
+}
+
+/**
+ * strata_trace_get_stats:
+ *
+ * Returns: (nullable): the statistics, if the trace came through an index
+ *   (which keeps them) or was loaded to build one
+ */
+const StrataStats *
+strata_trace_get_stats (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->stats;
+}
+
+/* Returns: (nullable): the index the trace was opened from */
+const char *
+strata_trace_get_index_path (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->index_path;
+}
+
+/**
+ * strata_trace_get_index_damage:
+ *
+ * Returns: (nullable): what the queries so far found damaged in the index
+ *   the trace was opened from; the answers may then be incomplete (never
+ *   wrong otherwise), and the index should be rebuilt
+ */
+const char *
+strata_trace_get_index_damage (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  if (self->index_path == NULL || self->tree == NULL)
+    return NULL;
+  return strata_zoom_tree_get_damage (self->tree);
 }
