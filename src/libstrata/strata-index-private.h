@@ -17,6 +17,7 @@
 
 #include <glib.h>
 
+#include "strata-index.h"
 #include "strata-raw-store.h"
 #include "strata-stats.h"
 #include "strata-trace.h"
@@ -174,6 +175,12 @@ const char     *strata_index_map_get_damage  (StrataIndexMap *self);
 
 guint64         strata_index_checksum     (const void      *data,
                                            gsize            size);
+
+StrataTrace    *strata_index_open_map     (StrataIndexMap             *map,
+                                           const char                 *index_path,
+                                           const StrataSourceIdentity *identity,
+                                           const StrataZoomParams     *params,
+                                           GError                    **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataIndexMap, strata_index_map_unref)
 

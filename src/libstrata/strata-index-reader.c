@@ -363,6 +363,23 @@ strata_index_open (const char                 *index_path,
                    GError                    **error)
 {
   g_autoptr(StrataIndexMap) map = NULL;
+
+  g_return_val_if_fail (index_path != NULL, NULL);
+
+  map = strata_index_map_new (index_path, error);
+  if (map == NULL)
+    return NULL;
+  return strata_index_open_map (map, index_path, identity, params, error);
+}
+
+/* strata_index_open() of an index already in memory (the fuzzer's). */
+StrataTrace *
+strata_index_open_map (StrataIndexMap             *map,
+                       const char                 *index_path,
+                       const StrataSourceIdentity *identity,
+                       const StrataZoomParams     *params,
+                       GError                    **error)
+{
   StrataTraceParts parts = { 0 };
   const StrataIndexHeader *h;
   const StrataIndexLevel *levels;
@@ -373,19 +390,14 @@ strata_index_open (const char                 *index_path,
   gsize size;
   guint n_channels;
 
-  g_return_val_if_fail (index_path != NULL, NULL);
-
-  map = strata_index_map_new (index_path, error);
-  if (map == NULL)
-    return NULL;
-
   data = strata_index_map_get_data (map, &size);
   if (size < sizeof (StrataIndexHeader))
     {
       /* Say what it is before saying it is short. */
       StrataIndexHeader copy = { 0 };
 
-      memcpy (&copy, data, size);
+      if (size > 0)
+        memcpy (&copy, data, size);
       check_header (map, &copy, identity, params, error);
       return NULL;
     }
@@ -472,7 +484,7 @@ strata_index_open (const char                 *index_path,
   if (parts.tree == NULL)
     goto fail;
 
-  parts.index_path = g_strdup (index_path);
+  parts.index_path = g_strdup (index_path != NULL ? index_path : "(memory)");
   return strata_trace_new_from_parts (&parts);
 
 fail:
