@@ -1,0 +1,114 @@
+/* strata-bench-index.c
+ *
+ * What the index buys once it is built: run as a fresh process after the
+ * index exists, it times opening the trace through it (the source's
+ * identity, the header and the small sections, the views) up to the first
+ * answer a viewer needs (the whole trace at one screen's resolution), then
+ * the latency of display requests (strata_zoom_tree_query_spans) over
+ * random viewports, from a thousandth of the trace to all of it, on the
+ * mapped tree, and the pages the process touched (its peak RSS).
+ *
+ * Usage: strata-bench-index TRACE [--index PATH] [--queries N]
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "strata.h"
+
+static int
+compare_gint64 (const void *a,
+                const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autofree char *index_path = NULL;
+  int n_queries = 1000;
+  GOptionEntry entries[] = {
+    { "index", 0, 0, G_OPTION_ARG_FILENAME, &index_path, "The index (default: beside the trace)", "PATH" },
+    { "queries", 'q', 0, G_OPTION_ARG_INT, &n_queries, "Random viewports (default 1000)", "N" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("TRACE - time the open through the index and its queries");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  g_autofree gint64 *latencies = NULL;
+  StrataIndexOptions options = { 0 };
+  StrataZoomGeometry g;
+  struct rusage usage;
+  gint64 t0, t_open, t_first, start, end, span;
+  guint level, n_spans;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 2 || n_queries < 1)
+    {
+      g_printerr ("%s\n", error != NULL ? error->message : "usage: strata-bench-index TRACE");
+      return 2;
+    }
+
+  options.index_path = index_path;
+  t0 = g_get_monotonic_time ();
+  trace = strata_index_load_trace (argv[1], NULL, &options, &error);
+  if (trace == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  t_open = g_get_monotonic_time ();
+  if (strata_trace_get_index_path (trace) == NULL)
+    {
+      g_printerr ("no index: it was built now; run again\n");
+      return 1;
+    }
+
+  start = strata_trace_get_start (trace);
+  end = strata_trace_get_end (trace) + 1;
+  span = MAX (end - start, 1);
+  if (!strata_zoom_tree_get_geometry (strata_trace_get_zoom_tree (trace), &g))
+    return 1;
+  level = strata_zoom_geometry_level_for_viewport (&g, span);
+  strata_zoom_tree_query_spans (strata_trace_get_zoom_tree (trace), level, start, end, NULL, 0, result, NULL);
+  strata_zoom_result_get_spans (result, &n_spans);
+  t_first = g_get_monotonic_time ();
+
+  latencies = g_new (gint64, n_queries);
+  for (int q = 0; q < n_queries; q++)
+    {
+      double fraction = exp (g_rand_double_range (rand, log (1e-3), 0));
+      gint64 len = MAX ((gint64) (span * fraction), 1);
+      gint64 from = start + (gint64) (g_rand_double (rand) * (double) (span - len));
+      gint64 q0;
+
+      level = strata_zoom_geometry_level_for_viewport (&g, len);
+      q0 = g_get_monotonic_time ();
+      strata_zoom_tree_query_spans (strata_trace_get_zoom_tree (trace), level, from, from + len,
+                                    NULL, 0, result, NULL);
+      latencies[q] = g_get_monotonic_time () - q0;
+    }
+  qsort (latencies, n_queries, sizeof (gint64), compare_gint64);
+  getrusage (RUSAGE_SELF, &usage);
+
+  printf ("open_ms %.3f\nfirst_query_ms %.3f\nopen_to_first_answer_ms %.3f\n"
+          "query_p50_us %" G_GINT64_FORMAT "\nquery_p90_us %" G_GINT64_FORMAT "\n"
+          "query_p99_us %" G_GINT64_FORMAT "\nquery_max_us %" G_GINT64_FORMAT "\n"
+          "first_spans %u\npeak_rss_kb %ld\n",
+          (t_open - t0) / 1e3, (t_first - t_open) / 1e3, (t_first - t0) / 1e3,
+          latencies[n_queries / 2], latencies[n_queries * 9 / 10], latencies[n_queries * 99 / 100],
+          latencies[n_queries - 1], n_spans, usage.ru_maxrss);
+  return 0;
+}
