@@ -108,18 +108,30 @@ read_latency (GVariant      *v,
 }
 
 static StrataStats *
-read_stats (GVariantDict *dict)
+read_stats (GVariantDict *dict,
+            guint         n_channels)
 {
   g_autoptr(GVariant) wakeup = NULL, cpus = NULL, threads = NULL;
+  const StrataCpuStats *cpu_rows;
+  const StrataThreadStats *thread_rows;
+  gsize cpus_size, threads_size;
   StrataStats *stats;
-  GVariantIter iter;
-  GVariant *child;
 
   wakeup = g_variant_dict_lookup_value (dict, "stats-wakeup", G_VARIANT_TYPE ("(xxxxu)"));
-  cpus = g_variant_dict_lookup_value (dict, "stats-cpus", G_VARIANT_TYPE ("a(uiqxxxxxt)"));
-  threads = g_variant_dict_lookup_value (dict, "stats-threads", G_VARIANT_TYPE ("a(uiiqxxxxxxt(xxxxu))"));
+  cpus = g_variant_dict_lookup_value (dict, "stats-cpus", G_VARIANT_TYPE_BYTESTRING);
+  threads = g_variant_dict_lookup_value (dict, "stats-threads", G_VARIANT_TYPE_BYTESTRING);
   if (wakeup == NULL || cpus == NULL || threads == NULL)
     return NULL;
+  cpu_rows = g_variant_get_fixed_array (cpus, &cpus_size, 1);
+  thread_rows = g_variant_get_fixed_array (threads, &threads_size, 1);
+  if (cpus_size % sizeof (StrataCpuStats) != 0 || threads_size % sizeof (StrataThreadStats) != 0)
+    return NULL;
+  for (gsize i = 0; i < cpus_size / sizeof (StrataCpuStats); i++)
+    if (cpu_rows[i].channel >= n_channels)
+      return NULL;
+  for (gsize i = 0; i < threads_size / sizeof (StrataThreadStats); i++)
+    if (thread_rows[i].channel >= n_channels)
+      return NULL;
 
   stats = g_new0 (StrataStats, 1);
   if (!g_variant_dict_lookup (dict, "stats-span", "(xxt)", &stats->start, &stats->end, &stats->switches))
@@ -130,31 +142,8 @@ read_stats (GVariantDict *dict)
   read_latency (wakeup, &stats->wakeup);
   stats->cpus = g_array_new (FALSE, TRUE, sizeof (StrataCpuStats));
   stats->threads = g_array_new (FALSE, TRUE, sizeof (StrataThreadStats));
-
-  g_variant_iter_init (&iter, cpus);
-  while ((child = g_variant_iter_next_value (&iter)) != NULL)
-    {
-      StrataCpuStats c = { 0 };
-
-      g_variant_get (child, "(uiqxxxxxt)", &c.channel, &c.cpu, &c.instance, &c.busy, &c.idle,
-                     &c.unknown, &c.irq, &c.softirq, &c.switches);
-      g_array_append_val (stats->cpus, c);
-      g_variant_unref (child);
-    }
-
-  g_variant_iter_init (&iter, threads);
-  while ((child = g_variant_iter_next_value (&iter)) != NULL)
-    {
-      StrataThreadStats t = { 0 };
-      g_autoptr(GVariant) lat = NULL;
-
-      g_variant_get (child, "(uiiqxxxxxxt@(xxxxu))", &t.channel, &t.tid, &t.tgid, &t.instance,
-                     &t.running, &t.runnable, &t.woken, &t.sleeping, &t.blocked, &t.other,
-                     &t.switches_in, &lat);
-      read_latency (lat, &t.wakeup);
-      g_array_append_val (stats->threads, t);
-      g_variant_unref (child);
-    }
+  g_array_append_vals (stats->cpus, cpu_rows, cpus_size / sizeof (StrataCpuStats));
+  g_array_append_vals (stats->threads, thread_rows, threads_size / sizeof (StrataThreadStats));
 
   return stats;
 }
@@ -243,7 +232,7 @@ read_meta (const guint8      *data,
       parts->damage = g_error_new_literal (STRATA_ERROR, code, message);
     }
 
-  parts->stats = read_stats (dict);
+  parts->stats = read_stats (dict, n_channels);
   if (parts->stats == NULL)
     return corrupt (error, "the statistics are missing");
 
