@@ -1014,6 +1014,49 @@ test_disk_full (void)
   g_assert_null (g_dir_read_name (listing));
 }
 
+/* The build interrupted in the middle of writing (the file size limit's
+ * signal kills the process there): nothing is left in the folder, not
+ * even a temporary file. */
+static void
+test_interrupted (void)
+{
+  if (g_test_subprocess ())
+    {
+      const char *sub = g_getenv ("STRATA_TEST_INTERRUPTED_DIR");
+      g_autofree char *trace_path = strata_test_fixture ("sched-small.dat");
+      g_autofree char *index_path = g_build_filename (sub, "interrupted" STRATA_INDEX_SUFFIX, NULL);
+      g_autoptr(StrataTrace) want = reference ("sched-small.dat");
+      g_autoptr(GError) error = NULL;
+      struct rlimit small = { 64 * 1024, 64 * 1024 }, no_core = { 0, 0 };
+      StrataSourceIdentity id;
+
+      g_assert_true (strata_source_identity_compute (trace_path, &id, &error));
+      g_assert_cmpint (setrlimit (RLIMIT_CORE, &no_core), ==, 0);
+      g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+      signal (SIGXFSZ, SIG_DFL);
+      g_printerr ("writing\n");
+      strata_index_write (want, &id, index_path, &error);
+      g_printerr ("not interrupted\n");
+      return;
+    }
+
+  {
+    g_autofree char *dir = strata_test_tmpdir ();
+    g_autofree char *sub = g_build_filename (dir, "interrupted", NULL);
+    g_autoptr(GDir) listing = NULL;
+
+    g_assert_cmpint (g_mkdir_with_parents (sub, 0755), ==, 0);
+    g_setenv ("STRATA_TEST_INTERRUPTED_DIR", sub, TRUE);
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_failed ();
+    g_test_trap_assert_stderr ("*writing*");
+    g_test_trap_assert_stderr_unmatched ("*not interrupted*");
+
+    listing = g_dir_open (sub, 0, NULL);
+    g_assert_null (g_dir_read_name (listing));
+  }
+}
+
 static void
 test_default_place (void)
 {
@@ -1174,6 +1217,7 @@ main (int    argc,
   g_test_add_func ("/strata/index/fault/wrong-version", test_wrong_version);
   g_test_add_func ("/strata/index/fault/source-changed", test_source_changed);
   g_test_add_func ("/strata/index/fault/disk-full", test_disk_full);
+  g_test_add_func ("/strata/index/fault/interrupted", test_interrupted);
   g_test_add_func ("/strata/index/place", test_default_place);
   g_test_add_func ("/strata/index/cli/damaged-chunk", test_cli_damaged_chunk);
   g_test_add_func ("/strata/index/cli/same-answers", test_cli_same_answers);

@@ -3,9 +3,10 @@
  * Writes a trace that one pass built (its zoom tree finished) into an
  * index file: sections one after the other, each 64-byte aligned, every
  * array with a checksum per block, the header last, at offset 0. The file
- * is written under a temporary name in the same folder, synced, and
- * renamed into place only when complete: a full disk, a failed write or
- * an interruption leave nothing under the final name.
+ * is written unnamed in the same folder (O_TMPFILE; a temporary name
+ * where the file system has no unnamed files), synced, and given its name
+ * only when complete: a full disk, a failed write or an interruption
+ * leave nothing under the final name, and (unnamed) nothing at all.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -313,6 +314,7 @@ strata_index_write (StrataTrace                *trace,
   StrataZoomTreeState state;
   StrataIndexHeader h = { 0 };
   Writer w = { 0 };
+  gboolean anonymous;
   guint n_channels;
   int fd;
 
@@ -322,7 +324,10 @@ strata_index_write (StrataTrace                *trace,
   dir = g_path_get_dirname (index_path);
   base = g_path_get_basename (index_path);
   tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0644);
+  fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  anonymous = fd >= 0;
+  if (!anonymous)
+    fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0)
     {
       int saved = errno;
@@ -335,7 +340,8 @@ strata_index_write (StrataTrace                *trace,
   if (w.file == NULL)
     {
       close (fd);
-      g_unlink (tmp);
+      if (!anonymous)
+        g_unlink (tmp);
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: cannot write", tmp);
       return FALSE;
     }
@@ -396,6 +402,27 @@ strata_index_write (StrataTrace                *trace,
     w.error = errno != 0 ? errno : EIO;
   if (w.error == 0 && fsync (fd) != 0)
     w.error = errno;
+
+  /* Named only now, under a name of its own, then renamed over the final
+   * one (linkat cannot replace a file). */
+  if (w.error == 0 && anonymous)
+    {
+      g_autofree char *proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+      int linked = -1;
+
+      for (int tries = 0; linked != 0 && tries < 8; tries++)
+        {
+          g_free (tmp);
+          tmp = g_strdup_printf ("%s/.%s.%08x", dir, base, g_random_int ());
+          linked = linkat (AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+          if (linked != 0 && errno != EEXIST)
+            break;
+        }
+      if (linked != 0)
+        w.error = errno != 0 ? errno : EIO;
+      else
+        anonymous = FALSE;   /* named now: a failure below removes it */
+    }
   if (fclose (w.file) != 0 && w.error == 0)
     w.error = errno;
 
@@ -403,7 +430,8 @@ strata_index_write (StrataTrace                *trace,
     w.error = errno;
   if (w.error != 0)
     {
-      g_unlink (tmp);
+      if (!anonymous)
+        g_unlink (tmp);
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: %s", index_path, g_strerror (w.error));
       return FALSE;
     }
