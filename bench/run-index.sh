@@ -112,15 +112,16 @@ bench_file () {
   echo
   echo "Second open, in a fresh process (page cache warm), medians of $RUNS:"
   echo
-  echo "| open ms | first answer ms | open to first answer ms | query p50 µs | p90 µs | p99 µs | max µs | peak RSS of the reader |"
-  echo "|---|---|---|---|---|---|---|---|"
-  printf '| %s | %s | %s | %s | %s | %s | %s | %.0f MB |\n' \
+  echo "| open ms | first answer ms | open to first answer ms | query p50 µs | p90 µs | p99 µs | max µs | peak RSS of the reader | of which its own (anon) | mapped file pages |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %.0f MB | %.0f MB | %.0f MB |\n' \
     "$(median_of open_ms "$TMP"/open.*)" "$(median_of first_query_ms "$TMP"/open.*)" \
     "$(median_of open_to_first_answer_ms "$TMP"/open.*)" "$(median_of query_p50_us "$TMP"/open.*)" \
     "$(median_of query_p90_us "$TMP"/open.*)" "$(median_of query_p99_us "$TMP"/open.*)" \
-    "$(median_of query_max_us "$TMP"/open.*)" "$(( $(median_of peak_rss_kb "$TMP"/open.*) / 1024 ))"
+    "$(median_of query_max_us "$TMP"/open.*)" "$(( $(median_of peak_rss_kb "$TMP"/open.*) / 1024 ))" \
+    "$(( $(median_of rss_anon_kb "$TMP"/open.*) / 1024 ))" "$(( $(median_of rss_file_kb "$TMP"/open.*) / 1024 ))"
 }
 
-echo "## Index benchmark: $(uname -r), $(nproc) CPUs, $(trace-cmd --version 2>/dev/null | head -1 | tr -d '\n'), seed $SEED"
+echo "## Index benchmark: $(uname -r), $(nproc) CPUs, $(trace-cmd --version 2>&1 | grep -m1 version | tr -d '\n'), seed $SEED"
 bench_file "trace.dat v7, uncompressed" "$TMP/trace.dat"
 bench_file "trace.dat v7, zstd" "$TMP/trace-zstd.dat"

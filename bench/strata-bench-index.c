@@ -20,9 +20,24 @@
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "strata.h"
+
+/* The process's resident pages of one kind, from /proc/self/status:
+ * RssAnon (its own memory) or RssFile (pages of mapped files, the index's
+ * among them, which the kernel can drop and read again). */
+static long
+rss_kb (const char *key)
+{
+  g_autofree char *text = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL) || (line = strstr (text, key)) == NULL)
+    return -1;
+  return strtol (line + strlen (key) + 1, NULL, 10);
+}
 
 static int
 compare_gint64 (const void *a,
@@ -119,9 +134,9 @@ main (int    argc,
   printf ("open_ms %.3f\nfirst_query_ms %.3f\nopen_to_first_answer_ms %.3f\n"
           "query_p50_us %" G_GINT64_FORMAT "\nquery_p90_us %" G_GINT64_FORMAT "\n"
           "query_p99_us %" G_GINT64_FORMAT "\nquery_max_us %" G_GINT64_FORMAT "\n"
-          "first_spans %u\npeak_rss_kb %ld\n",
+          "first_spans %u\npeak_rss_kb %ld\nrss_anon_kb %ld\nrss_file_kb %ld\n",
           (t_open - t0) / 1e3, (t_first - t_open) / 1e3, (t_first - t0) / 1e3,
           latencies[n_queries / 2], latencies[n_queries * 9 / 10], latencies[n_queries * 99 / 100],
-          latencies[n_queries - 1], n_spans, usage.ru_maxrss);
+          latencies[n_queries - 1], n_spans, usage.ru_maxrss, rss_kb ("RssAnon:"), rss_kb ("RssFile:"));
   return 0;
 }
