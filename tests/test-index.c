@@ -764,10 +764,10 @@ first_chunk (const guint8 *data,
   g_assert_not_reached ();
 }
 
-/* A flipped bit in a chunk: the index opens (nothing is read yet), the
- * query that reaches the chunk notices, answers from the raw store (so
- * the answer is still right) and says the index is damaged; rebuilt, it
- * is sound again. */
+/* A flipped bit in a chunk's items: the index opens (nothing is read
+ * yet), the query that reads those items notices, answers that channel's
+ * part of the chunk from the raw store (so the answer is still right) and
+ * says the index is damaged; rebuilt, it is sound again. */
 static void
 test_flipped_chunk (void)
 {
@@ -781,7 +781,6 @@ test_flipped_chunk (void)
   g_autoptr(GArray) b = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   StrataZoomTree *want_tree, *got_tree;
   StrataZoomGeometry g;
-  StrataZoomQueryStats qs;
   guint rank, level;
   gint64 from, to;
 
@@ -805,9 +804,8 @@ test_flipped_chunk (void)
   to = strata_zoom_geometry_chunk_start (&g, level, rec->index + 1);
 
   strata_zoom_tree_query (want_tree, level, from, to, NULL, 0, a, NULL);
-  strata_zoom_tree_query (got_tree, level, from, to, NULL, 0, b, &qs);
+  strata_zoom_tree_query (got_tree, level, from, to, NULL, 0, b, NULL);
   assert_arrays_equal (a, b);
-  g_assert_cmpuint (qs.n_precomputed, ==, 0);
   g_assert_nonnull (strata_trace_get_index_damage (got));
   g_assert_nonnull (strstr (strata_trace_get_index_damage (got), "chunk"));
 

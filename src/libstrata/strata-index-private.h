@@ -26,7 +26,7 @@
 G_BEGIN_DECLS
 
 #define STRATA_INDEX_MAGIC       "STRATAIX"
-#define STRATA_INDEX_VERSION     1
+#define STRATA_INDEX_VERSION     2
 #define STRATA_INDEX_BYTE_ORDER  0x01020304u
 #define STRATA_INDEX_ALIGN       64
 
@@ -35,6 +35,7 @@ G_BEGIN_DECLS
 #define STRATA_INDEX_FENCE_BLOCK     256   /* 4 KiB of fences */
 #define STRATA_INDEX_CHUNK_BLOCK     64    /* chunk records */
 #define STRATA_INDEX_LANE_BLOCK      68    /* lane records: 4 channels */
+#define STRATA_INDEX_ITEM_BLOCK      64    /* a chunk's items: 3 KiB */
 
 #define STRATA_RAW_STORE_FENCE_STEP  64
 
@@ -109,7 +110,9 @@ typedef struct
 } StrataIndexLevel;
 
 /* A chunk: at offset, n_channels ChannelSpan (12 bytes each), padded to 8,
- * then n_items StrataZoomItem. */
+ * n_items StrataZoomItem, then a checksum per STRATA_INDEX_ITEM_BLOCK
+ * items: a query checks the spans when it finds the chunk, and only the
+ * blocks of the items of the channels it reads. */
 typedef struct
 {
   gint64  index;
@@ -118,7 +121,8 @@ typedef struct
   guint32 n_items;
   guint32 at_end;
   guint32 reserved;
-  guint64 checksum;            /* XXH3-64 of the chunk's bytes */
+  guint64 checksum;            /* XXH3-64 of the spans, padding included */
+  guint64 sums_checksum;       /* XXH3-64 of the items' block checksums */
 } StrataIndexChunk;
 
 /* One lane of one channel in the raw store. */
@@ -146,7 +150,7 @@ typedef struct
 } StrataIndexSpan;
 
 G_STATIC_ASSERT (sizeof (StrataIndexHeader) % 8 == 0);
-G_STATIC_ASSERT (sizeof (StrataIndexChunk) == 40);
+G_STATIC_ASSERT (sizeof (StrataIndexChunk) == 48);
 G_STATIC_ASSERT (sizeof (StrataIndexLane) == 40);
 G_STATIC_ASSERT (sizeof (StrataIndexSpan) == 12);
 

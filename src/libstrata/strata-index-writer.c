@@ -267,16 +267,21 @@ write_levels (Writer         *w,
           rec.n_items = view.n_items;
           rec.at_end = view.at_end;
           {
-            /* The checksum covers the bytes as written, padding included. */
-            g_autofree guint8 *bytes = g_malloc (spans_size + 8 + items_size);
-            gsize pos = 0;
+            /* The spans' checksum covers the bytes as written, padding
+             * included; the items have one per block. */
+            g_autofree guint8 *bytes = g_malloc (spans_size + 8);
+            g_autofree guint64 *sums = g_new (guint64, view.n_items / STRATA_INDEX_ITEM_BLOCK + 1);
+            guint n_sums = 0;
 
             memcpy (bytes, view.channels, spans_size);
-            pos = spans_size;
-            memset (bytes + pos, 0, (8 - spans_size % 8) % 8);
-            pos += (8 - spans_size % 8) % 8;
-            memcpy (bytes + pos, view.items, items_size);
-            rec.checksum = strata_index_checksum (bytes, pos + items_size);
+            memset (bytes + spans_size, 0, (8 - spans_size % 8) % 8);
+            rec.checksum = strata_index_checksum (bytes, spans_size + (8 - spans_size % 8) % 8);
+            for (guint first = 0; first < view.n_items; first += STRATA_INDEX_ITEM_BLOCK)
+              sums[n_sums++] = strata_index_checksum (view.items + first,
+                                                      MIN (STRATA_INDEX_ITEM_BLOCK, view.n_items - first) *
+                                                      sizeof (StrataZoomItem));
+            put (w, sums, n_sums * sizeof (guint64));
+            rec.sums_checksum = strata_index_checksum (sums, n_sums * sizeof (guint64));
           }
           g_array_append_val (records, rec);
         }

@@ -78,7 +78,18 @@ typedef struct
   StrataZoomItem *items;
   guint           n_items;
   gboolean        at_end;
+  StrataCheckedArray *check;   /* mapped from an index: its items' blocks */
 } Chunk;
+
+/* Whether the items of @span can be read: always in memory; mapped from
+ * an index, their blocks are checked the first time. */
+static inline gboolean
+chunk_check_span (const Chunk       *chunk,
+                  const ChannelSpan *span)
+{
+  return chunk->check == NULL ||
+         strata_checked_array_check (chunk->check, span->first, (guint64) span->first + span->n_items);
+}
 
 typedef struct
 {
@@ -106,10 +117,12 @@ typedef struct
   GArray    *spans;          /* ChannelSpan, scratch */
   GArray    *items;          /* StrataZoomItem, scratch */
 
-  /* Mapped from an index instead of chunks: the chunk index, and for each
-   * chunk whether its bytes were checked (1) or found damaged (2). */
+  /* Mapped from an index instead of chunks: the chunk index, for each
+   * chunk whether its spans were checked (1) or found damaged (2), and the
+   * checked arrays of their items, made when first found. */
   StrataCheckedArray records;  /* StrataIndexChunk, by index */
   gint      *record_state;
+  StrataCheckedArray **record_items;
 } Level;
 
 struct _StrataZoomTree
@@ -353,6 +366,13 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_array_unref (level->spans);
       g_array_unref (level->items);
       strata_checked_array_clear (&level->records);
+      for (guint i = 0; level->record_items != NULL && i < level->records.n; i++)
+        if (level->record_items[i] != NULL)
+          {
+            strata_checked_array_clear (level->record_items[i]);
+            g_free (level->record_items[i]);
+          }
+      g_free (level->record_items);
       g_free (level->record_state);
     }
   g_clear_pointer (&self->map, strata_index_map_unref);
@@ -604,6 +624,7 @@ chunk_new (StrataZoomTree *self,
 
   chunk->index = index;
   chunk->at_end = FALSE;
+  chunk->check = NULL;
   chunk->n_channels = spans->len;
   memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
   chunk->n_items = items->len;
@@ -1467,7 +1488,9 @@ strata_zoom_tree_get_size (StrataZoomTree *self)
   return self->size;
 }
 
-/* Chunk @i of a mapped level, its bytes checked the first time. */
+/* Chunk @i of a mapped level: its spans and the checksums of its items'
+ * blocks are checked the first time it is found; the items, block by
+ * block, when a query reads them (chunk_check_span()). */
 static gboolean
 mapped_chunk (StrataZoomTree *self,
               Level          *level,
@@ -1477,6 +1500,9 @@ mapped_chunk (StrataZoomTree *self,
   const StrataIndexChunk *rec = (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
   gsize spans_size = (gsize) rec->n_channels * sizeof (ChannelSpan);
   gsize padded = (spans_size + 7) & ~(gsize) 7;
+  guint64 items_offset = rec->offset + padded;
+  guint64 sums_offset = items_offset + (guint64) rec->n_items * sizeof (StrataZoomItem);
+  guint64 n_sums = ((guint64) rec->n_items + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
   gint state = g_atomic_int_get (&level->record_state[i]);
   gsize map_size;
   const guint8 *base = strata_index_map_get_data (self->map, &map_size);
@@ -1485,12 +1511,15 @@ mapped_chunk (StrataZoomTree *self,
     return FALSE;
   if (state == 0)
     {
-      gboolean ok = strata_index_map_contains (self->map, rec->offset, padded + (guint64) rec->n_items *
-                                               sizeof (StrataZoomItem), 1) &&
-                    rec->offset % 8 == 0 &&
-                    strata_index_map_verify (self->map, base + rec->offset,
-                                             padded + (gsize) rec->n_items * sizeof (StrataZoomItem),
-                                             rec->checksum);
+      StrataCheckedArray *items = g_new0 (StrataCheckedArray, 1);
+      gboolean ok = rec->offset % 8 == 0 &&
+                    strata_index_map_contains (self->map, rec->offset, padded, 1) &&
+                    strata_checked_array_init (items, self->map, items_offset, sums_offset, rec->n_items,
+                                               sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK,
+                                               "chunk items") &&
+                    strata_index_map_verify (self->map, base + rec->offset, padded, rec->checksum) &&
+                    strata_index_map_verify (self->map, base + sums_offset, n_sums * sizeof (guint64),
+                                             rec->sums_checksum);
 
       for (guint c = 0; ok && c < rec->n_channels; c++)
         {
@@ -1500,10 +1529,17 @@ mapped_chunk (StrataZoomTree *self,
         }
       if (!ok)
         {
+          strata_checked_array_clear (items);
+          g_free (items);
           strata_index_map_note_damage (self->map, "chunk %" G_GINT64_FORMAT " fails its checksum",
                                         rec->index);
           g_atomic_int_set (&level->record_state[i], 2);
           return FALSE;
+        }
+      if (!g_atomic_pointer_compare_and_exchange (&level->record_items[i], NULL, items))
+        {
+          strata_checked_array_clear (items);
+          g_free (items);
         }
       g_atomic_int_set (&level->record_state[i], 1);
     }
@@ -1513,7 +1549,8 @@ mapped_chunk (StrataZoomTree *self,
   out->n_channels = rec->n_channels;
   out->channels = (ChannelSpan *)(gpointer)(base + rec->offset);
   out->n_items = rec->n_items;
-  out->items = (StrataZoomItem *)(gpointer)(base + rec->offset + padded);
+  out->items = (StrataZoomItem *)(gpointer)(base + items_offset);
+  out->check = g_atomic_pointer_get (&level->record_items[i]);
   return TRUE;
 }
 
@@ -1709,6 +1746,8 @@ strata_zoom_tree_get_chunk_items (StrataZoomTree *self,
   current_geometry (self, &g, &root);
   if (level < g.n_levels && find_chunk (self, &self->levels[root + level], index, &chunk))
     span = find_span (&chunk, channel);
+  if (span != NULL && !chunk_check_span (&chunk, span))
+    span = NULL;
   if (span != NULL)
     g_array_append_vals (out, &chunk.items[span->first], span->n_items);
   g_rw_lock_reader_unlock (&self->lock);
@@ -1958,6 +1997,10 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
         {
           guint32 channel = channels != NULL ? channels[c] : c;
           const ChannelSpan *cs = chunk != NULL ? find_span (chunk, channel) : NULL;
+
+          /* A damaged block of items: computed from the raw store instead. */
+          if (cs != NULL && !chunk_check_span (chunk, cs))
+            cs = NULL;
           StrataZoomSpan span = { channel, 0, index, NULL };
           guint offset = G_MAXUINT;
 
@@ -2124,7 +2167,8 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
 
   if (level->record_state != NULL)
     {
-      if (level_record (level, i) == NULL || !mapped_chunk (self, level, i, &chunk))
+      if (level_record (level, i) == NULL || !mapped_chunk (self, level, i, &chunk) ||
+          !strata_checked_array_check (chunk.check, 0, chunk.n_items))
         return FALSE;
     }
   else
@@ -2187,6 +2231,7 @@ strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
           return NULL;
         }
       level->record_state = g_new0 (gint, levels[r].n_chunks + 1);
+      level->record_items = g_new0 (StrataCheckedArray *, levels[r].n_chunks + 1);
       level->n_plain = levels[r].n_plain;
     }
 
