@@ -512,6 +512,17 @@ strata_index_load_trace (const char               *trace_path,
           trace = strata_index_open (path, &identity, params, &local);
           if (trace != NULL)
             return trace;
+
+          /* A stale index beside a trace in a folder we cannot write: the
+           * last rebuild went to the cache. */
+          if (options == NULL || options->index_path == NULL)
+            {
+              g_autofree char *cache = strata_index_cache_path (&identity);
+
+              if (g_strcmp0 (cache, path) != 0 && g_file_test (cache, G_FILE_TEST_EXISTS) &&
+                  (trace = strata_index_open (cache, &identity, params, NULL)) != NULL)
+                return trace;
+            }
           note (options, "index %s: %s; rebuilding it", path, local->message);
           g_clear_error (&local);
         }
