@@ -518,6 +518,60 @@ test_round_trip_streams (void)
       }
 }
 
+/* Several threads querying one mapped tree at once, as a viewer's workers
+ * would: each chunk and lane is checked and set up on first use by
+ * whichever thread gets there first. */
+typedef struct
+{
+  StrataZoomTree *want;
+  StrataZoomTree *got;
+  gint64          first;
+  gint64          last;
+  guint32         seed;
+} QueryThread;
+
+static gpointer
+query_thread (gpointer data)
+{
+  QueryThread *qt = data;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (qt->seed);
+  StrataZoomGeometry g;
+
+  g_assert_true (strata_zoom_tree_get_geometry (qt->want, &g));
+  for (guint level = 0; level < g.n_levels; level++)
+    assert_queries_equal (qt->want, qt->got, level, qt->first, qt->last, rand);
+  return NULL;
+}
+
+static void
+test_threads (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-small.dat");
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *index = g_build_filename (dir, "threads" STRATA_INDEX_SUFFIX, NULL);
+  g_autoptr(StrataTrace) want = reference ("sched-small.dat");
+  g_autoptr(StrataTrace) got = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataSourceIdentity id;
+  QueryThread qts[4];
+  GThread *threads[4];
+
+  g_assert_true (strata_source_identity_compute (path, &id, &error));
+  g_assert_true (strata_index_write (want, &id, index, &error));
+  got = strata_index_open (index, &id, NULL, &error);
+  g_assert_no_error (error);
+
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      qts[t] = (QueryThread) { strata_trace_get_zoom_tree (want), strata_trace_get_zoom_tree (got),
+                               strata_trace_get_start (want), strata_trace_get_end (want), 1000 + t };
+      threads[t] = g_thread_new ("query", query_thread, &qts[t]);
+    }
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    g_thread_join (threads[t]);
+  g_assert_null (strata_trace_get_index_damage (got));
+}
+
 /* Faults. */
 
 typedef struct
@@ -1207,6 +1261,7 @@ main (int    argc,
 
   g_test_add_func ("/strata/index/round-trip/fixtures", test_round_trip_fixtures);
   g_test_add_func ("/strata/index/round-trip/generated-streams", test_round_trip_streams);
+  g_test_add_func ("/strata/index/round-trip/threads", test_threads);
   g_test_add_func ("/strata/index/fault/truncated", test_truncated);
   g_test_add_func ("/strata/index/fault/flipped-header", test_flipped_header);
   g_test_add_func ("/strata/index/fault/flipped-sections", test_flipped_sections);
