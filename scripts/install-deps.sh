@@ -9,6 +9,7 @@ PACKAGES="
   libglib2.0-dev libjson-glib-dev
   libtraceevent-dev libtracecmd-dev libtracefs-dev trace-cmd
   libzstd-dev libelf-dev libdw-dev
+  libxxhash-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream
   xvfb xauth xz-utils time

@@ -205,6 +205,9 @@ strata_test_run_cli (const char * const *args,
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *index_dir = g_build_filename (dir, "index-cache", NULL);
+  g_auto(GStrv) envp = NULL;
   const char *cli = g_getenv ("STRATA_CLI");
   int status = 0;
 
@@ -214,7 +217,12 @@ strata_test_run_cli (const char * const *args,
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
 
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, out, err, &status, &error);
+  /* The CLI's indexes go to this test's own folder: the first run builds
+   * them, the next ones in the same test open them, and none outlives the
+   * test (nor a build of another index version). */
+  envp = g_environ_setenv (g_get_environ (), "STRATA_INDEX_DIR", index_dir, TRUE);
+
+  g_spawn_sync (NULL, (char **) argv->pdata, envp, 0, NULL, NULL, out, err, &status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (status));
 

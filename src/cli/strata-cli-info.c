@@ -233,6 +233,7 @@ strata_cli_info (int    argc,
                  char **argv)
 {
   g_autoptr(StrataTrace) trace = NULL;
+  StrataCliIndexOptions index;
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
@@ -240,11 +241,14 @@ strata_cli_info (int    argc,
   };
   const char *file;
 
-  file = strata_cli_parse_file_args ("info", "describe a trace", entries, NULL, &argc, &argv);
+  file = strata_cli_parse_file_args ("info", "describe a trace", entries,
+                                     strata_cli_index_option_group (&index), &argc, &argv);
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;
 
-  trace = strata_cli_load_trace (file);
+  /* Any tree will do: info reads the index's description only. */
+  trace = strata_cli_open_trace (file, NULL, &index);
+  g_free (index.index_path);
   if (trace == NULL)
     return STRATA_CLI_EXIT_FAILED;
 

@@ -143,6 +143,9 @@ strata_cli_query (int    argc,
   g_autofree char *from_text = NULL;
   g_autofree char *to_text = NULL;
   StrataCliZoomOptions zoom;
+  StrataCliIndexOptions index;
+  g_autofree char *zoom_buffers = NULL;
+  g_autofree char *index_path = NULL;
   GOptionGroup *group = strata_cli_zoom_option_group (&zoom);
   gboolean json = FALSE;
   int level = -1;
@@ -163,6 +166,7 @@ strata_cli_query (int    argc,
   const char *file;
   gint64 from, to;
 
+  strata_cli_add_index_options (group, &index);
   file = strata_cli_parse_file_args ("query",
                                      "the items a viewer draws for a viewport. Times are ns "
                                      "(229760484430), seconds (229.760484430), a number with a "
@@ -176,8 +180,9 @@ strata_cli_query (int    argc,
       return STRATA_CLI_EXIT_FAILED;
     }
 
-  trace = strata_cli_load_trace_with_tree (file, &zoom);
-  g_free (zoom.buffers);
+  zoom_buffers = zoom.buffers;
+  index_path = index.index_path;
+  trace = strata_cli_open_trace (file, &zoom, &index);
   if (trace == NULL)
     return STRATA_CLI_EXIT_FAILED;
   tree = strata_trace_get_zoom_tree (trace);
@@ -223,6 +228,17 @@ strata_cli_query (int    argc,
   strata_zoom_tree_query (tree, level, from, to,
                           channels->len > 0 ? (const guint32 *)(gpointer)channels->data : NULL,
                           channels->len, items, &stats);
+  /* A damaged index may have left something out: rebuild, ask again. */
+  if (strata_cli_rebuild_if_damaged (&trace, file, &zoom, &index))
+    {
+      if (trace == NULL)
+        return STRATA_CLI_EXIT_FAILED;
+      tree = strata_trace_get_zoom_tree (trace);
+      g_array_set_size (items, 0);
+      strata_zoom_tree_query (tree, level, from, to,
+                              channels->len > 0 ? (const guint32 *)(gpointer)channels->data : NULL,
+                              channels->len, items, &stats);
+    }
 
   if (json)
     {

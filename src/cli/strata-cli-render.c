@@ -114,6 +114,11 @@ strata_cli_render (int    argc,
   g_autoptr(GError) error = NULL;
   g_autofree char *from_s = NULL, *to_s = NULL, *output = NULL;
   StrataCliZoomOptions zoom_options;
+  StrataCliIndexOptions index;
+  g_autofree char *zoom_buffers = NULL;
+  g_autofree char *index_path = NULL;
+  GOptionGroup *group = strata_cli_zoom_option_group (&zoom_options);
+  gboolean rebuilt = FALSE;
   StrataPaintStyle style;
   StrataPaintViewport viewport = { 0 };
   gboolean dark = FALSE;
@@ -145,8 +150,10 @@ strata_cli_render (int    argc,
                                      "from the trace's start (+10ms). The picture has the row names on\n"
                                      "the left, a ruler on top (times since the trace's start) and a\n"
                                      "legend at the bottom.",
-                                     entries, strata_cli_zoom_option_group (&zoom_options),
+                                     entries, (strata_cli_add_index_options (group, &index), group),
                                      &argc, &argv);
+  zoom_buffers = zoom_options.buffers;
+  index_path = index.index_path;
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;
 
@@ -170,8 +177,7 @@ strata_cli_render (int    argc,
       return STRATA_CLI_EXIT_FAILED;
     }
 
-  trace = strata_cli_load_trace_with_tree (file, &zoom_options);
-  g_free (zoom_options.buffers);
+  trace = strata_cli_open_trace (file, &zoom_options, &index);
   if (trace == NULL)
     return STRATA_CLI_EXIT_FAILED;
 
@@ -191,6 +197,9 @@ strata_cli_render (int    argc,
       return STRATA_CLI_EXIT_FAILED;
     }
 
+paint:
+  g_clear_pointer (&painter, strata_painter_free);
+  g_clear_pointer (&list, strata_display_list_free);
   painter = strata_painter_new_for_trace (trace);
   strata_painter_set_style (painter, &style);
   strata_painter_get_rows (painter, &n_rows);
@@ -204,6 +213,14 @@ strata_cli_render (int    argc,
 
   list = strata_display_list_new ();
   strata_painter_paint (painter, &viewport, list);
+  /* A damaged index may have left something out: rebuild, draw again. */
+  if (!rebuilt && strata_cli_rebuild_if_damaged (&trace, file, &zoom_options, &index))
+    {
+      if (trace == NULL)
+        return STRATA_CLI_EXIT_FAILED;
+      rebuilt = TRUE;
+      goto paint;
+    }
 
   surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
   cr = cairo_create (surface);

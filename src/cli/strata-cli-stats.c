@@ -234,20 +234,11 @@ print_human (StrataTrace       *trace,
   printf ("\n");
 }
 
-typedef struct
-{
-  StrataStatsBuilder *builder;
-  StrataCliSamples   *samples;
-} StatsSink;
-
 static void
-stats_sink (const StrataActivity *activity,
-            gpointer              user_data)
+samples_sink (const StrataActivity *activity,
+              gpointer              user_data)
 {
-  StatsSink *sink = user_data;
-
-  strata_stats_builder_add (activity, sink->builder);
-  strata_cli_samples_add (sink->samples, activity);
+  strata_cli_samples_add (user_data, activity);
 }
 
 int
@@ -257,12 +248,12 @@ strata_cli_stats (int    argc,
   g_autoptr(StrataCliSamples) samples = strata_cli_samples_new ();
   g_autofree char *from_text = NULL;
   g_autofree char *to_text = NULL;
-  StatsSink sink;
-  gint64 from, to;
   g_autoptr(StrataTrace) trace = NULL;
-  g_autoptr(StrataStatsBuilder) builder = NULL;
-  g_autoptr(StrataStats) stats = NULL;
+  g_autoptr(StrataTrace) sampled = NULL;
   g_autoptr(GError) error = NULL;
+  StrataCliIndexOptions index;
+  const StrataStats *stats;
+  gint64 from, to;
   gboolean json = FALSE;
   int top = 20;
   const GOptionEntry entries[] = {
@@ -275,24 +266,22 @@ strata_cli_stats (int    argc,
   const char *file;
 
   file = strata_cli_parse_file_args ("stats", "CPU usage, thread times and wakeup latencies",
-                                     entries, NULL, &argc, &argv);
+                                     entries, strata_cli_index_option_group (&index), &argc, &argv);
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;
 
   if (top < 0)
     top = G_MAXINT;
 
-  /* The activities are accounted as they stream past, not kept. */
-  builder = strata_stats_builder_new ();
-  sink.builder = builder;
-  sink.samples = samples;
-  trace = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
-                                  stats_sink, &sink, &error);
+  /* The index keeps the statistics; the pass that builds it accounts the
+   * activities as they stream past, without keeping them. */
+  trace = strata_cli_open_trace (file, NULL, &index);
+  g_free (index.index_path);
   if (trace == NULL)
-    {
-      g_printerr ("strata-cli: %s\n", error->message);
-      return STRATA_CLI_EXIT_FAILED;
-    }
+    return STRATA_CLI_EXIT_FAILED;
+
+  stats = strata_trace_get_stats (trace);
+  g_assert (stats != NULL);
 
   from = strata_trace_get_start (trace);
   to = strata_trace_get_end (trace) + 1;
@@ -302,9 +291,20 @@ strata_cli_stats (int    argc,
       g_printerr ("strata-cli: %s\n", error->message);
       return STRATA_CLI_EXIT_FAILED;
     }
-  strata_cli_samples_resolve (samples, trace, from, to, top);
 
-  stats = strata_stats_builder_finish (builder, trace);
+  /* Call chains live in the source, not (yet) in the index: a perf.data
+   * is read once more for its samples, their chains and their symbols. */
+  if (g_strcmp0 (strata_trace_get_info (trace)->format, "perf.data") == 0)
+    {
+      sampled = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
+                                        samples_sink, samples, &error);
+      if (sampled == NULL)
+        {
+          g_printerr ("strata-cli: %s\n", error->message);
+          return STRATA_CLI_EXIT_FAILED;
+        }
+      strata_cli_samples_resolve (samples, sampled, from, to, top);
+    }
 
   if (json)
     print_json (trace, stats, file, top, samples);

@@ -71,6 +71,7 @@ strata_cli_tree (int    argc,
   g_autoptr(GPtrArray) levels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr(GArray) summaries = g_array_new (FALSE, TRUE, sizeof (LevelSummary));
   StrataCliZoomOptions zoom;
+  StrataCliIndexOptions index;
   GOptionGroup *group = strata_cli_zoom_option_group (&zoom);
   gboolean json = FALSE;
   int columns = 64;
@@ -87,17 +88,23 @@ strata_cli_tree (int    argc,
   guint64 n_raw;
   gsize tree_size;
 
+  strata_cli_add_index_options (group, &index);
   file = strata_cli_parse_file_args ("tree", "the zoom tree's shape", entries, group, &argc, &argv);
   if (file == NULL)
     return STRATA_CLI_EXIT_FAILED;
   columns = CLAMP (columns, 8, 1000);
 
   began = g_get_monotonic_time ();
-  trace = strata_cli_load_trace_with_tree (file, &zoom);
+  trace = strata_cli_open_trace (file, &zoom, &index);
   took = g_get_monotonic_time () - began;
-  g_free (zoom.buffers);
   if (trace == NULL)
-    return STRATA_CLI_EXIT_FAILED;
+    {
+      g_free (zoom.buffers);
+      g_free (index.index_path);
+      return STRATA_CLI_EXIT_FAILED;
+    }
+
+again:
 
   tree = strata_trace_get_zoom_tree (trace);
   params = strata_zoom_tree_get_params (tree);
@@ -106,6 +113,8 @@ strata_cli_tree (int    argc,
   if (!strata_zoom_tree_get_geometry (tree, &g))
     {
       g_printerr ("strata-cli tree: %s: no activities, so no tree\n", file);
+      g_free (zoom.buffers);
+      g_free (index.index_path);
       return MAX (strata_cli_finish (trace), STRATA_CLI_EXIT_FAILED);
     }
 
@@ -129,6 +138,23 @@ strata_cli_tree (int    argc,
       g_ptr_array_add (levels, chunks);
       g_array_append_val (summaries, s);
     }
+
+  /* The chunk index was read: if it was found damaged, the listing may
+   * miss chunks, so rebuild and list again. */
+  if (strata_cli_rebuild_if_damaged (&trace, file, &zoom, &index))
+    {
+      if (trace == NULL)
+        {
+          g_free (zoom.buffers);
+          g_free (index.index_path);
+          return STRATA_CLI_EXIT_FAILED;
+        }
+      g_ptr_array_set_size (levels, 0);
+      g_array_set_size (summaries, 0);
+      goto again;
+    }
+  g_free (zoom.buffers);
+  g_free (index.index_path);
 
   if (json)
     {

@@ -26,6 +26,7 @@ static const struct {
   { "tree", strata_cli_tree, "The zoom tree one pass builds: levels, chunks, depth, size" },
   { "query", strata_cli_query, "What a viewer draws for a viewport, from the zoom tree" },
   { "render", strata_cli_render, "Draw the timeline (or a part of it) into a PNG" },
+  { "index", strata_cli_index, "Build the trace's index (every command builds it on first use)" },
 };
 
 static void
@@ -193,6 +194,15 @@ zoom_params_from_options (const StrataCliZoomOptions  *options,
     }
 
   return TRUE;
+}
+
+/* The parameters the zoom options ask for. */
+gboolean
+strata_cli_zoom_params (const StrataCliZoomOptions  *options,
+                        StrataZoomParams            *params,
+                        GError                     **error)
+{
+  return zoom_params_from_options (options, params, error);
 }
 
 /* Loads a trace and builds its zoom tree in the same pass. */

@@ -55,4 +55,29 @@ StrataTrace  *strata_cli_load_trace_with_tree (const char                 *path,
                                                const StrataCliZoomOptions *options);
 int          strata_cli_finish     (StrataTrace  *trace);
 
+/* The index every command goes through (strata-cli-index.c):
+ * --index PATH, --no-index, --rebuild-index. */
+typedef struct
+{
+  char     *index_path;
+  gboolean  no_index;
+  gboolean  rebuild;
+} StrataCliIndexOptions;
+
+int           strata_cli_index                (int                          argc,
+                                               char                       **argv);
+gboolean      strata_cli_zoom_params          (const StrataCliZoomOptions  *options,
+                                               StrataZoomParams            *params,
+                                               GError                     **error);
+GOptionGroup *strata_cli_index_option_group   (StrataCliIndexOptions       *options);
+void          strata_cli_add_index_options    (GOptionGroup                *group,
+                                               StrataCliIndexOptions       *options);
+StrataTrace  *strata_cli_open_trace           (const char                  *path,
+                                               const StrataCliZoomOptions  *zoom,
+                                               const StrataCliIndexOptions *options);
+gboolean      strata_cli_rebuild_if_damaged   (StrataTrace                **trace,
+                                               const char                  *path,
+                                               const StrataCliZoomOptions  *zoom,
+                                               const StrataCliIndexOptions *options);
+
 G_END_DECLS

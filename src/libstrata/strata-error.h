@@ -25,6 +25,7 @@ typedef enum
   STRATA_ERROR_CORRUPT,         /* a structure is present but invalid */
   STRATA_ERROR_UNSUPPORTED,     /* valid, but a version or feature we do not read */
   STRATA_ERROR_IO,              /* the operating system refused a read */
+  STRATA_ERROR_STALE,           /* an index built from another file, or with other parameters */
 } StrataErrorCode;
 
 GQuark strata_error_quark (void);

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "strata-error.h"
+#include "strata-index-private.h"
 #include "strata-raw-store.h"
 
 /* Lanes of a channel: nesting depths 0..15, then the instants. */
@@ -18,13 +20,9 @@
  * array of their own: a look-up searches the fences (a few cache lines)
  * and then one block of the lane, instead of jumping across a lane of
  * millions of activities. */
-#define FENCE_STEP 64
+#define FENCE_STEP STRATA_RAW_STORE_FENCE_STEP
 
-typedef struct
-{
-  gint64 start;
-  gint64 end;
-} Fence;
+typedef StrataRawStoreFence Fence;
 
 typedef struct
 {
@@ -32,10 +30,36 @@ typedef struct
   GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities */
 } Channel;
 
+/* A lane of a store mapped from an index: its arrays, checked block by
+ * block as they are read. */
+typedef struct
+{
+  StrataCheckedArray acts;
+  StrataCheckedArray fences;
+  gboolean           bad;
+} MappedLane;
+
+/* A lane as the look-ups see it, in memory or mapped. */
+typedef struct
+{
+  const StrataActivity *acts;
+  guint                 n;
+  const Fence          *fences;
+  guint                 n_fences;
+  StrataCheckedArray   *acts_check;    /* NULL in memory */
+  StrataCheckedArray   *fences_check;
+} LaneView;
+
 struct _StrataRawStore
 {
   GArray  *channels;       /* Channel, indexed by channel */
   guint64  size;
+
+  /* Mapped from an index instead. */
+  StrataIndexMap      *map;
+  guint32              n_mapped;   /* channels */
+  StrataCheckedArray   dir;        /* StrataIndexLane, channel * N_LANES + lane */
+  MappedLane         **mapped;     /* created on first use */
 };
 
 StrataRawStore *
@@ -53,6 +77,20 @@ strata_raw_store_free (StrataRawStore *self)
 {
   if (self == NULL)
     return;
+
+  if (self->map != NULL)
+    {
+      for (guint64 i = 0; i < (guint64) self->n_mapped * N_LANES; i++)
+        if (self->mapped[i] != NULL)
+          {
+            strata_checked_array_clear (&self->mapped[i]->acts);
+            strata_checked_array_clear (&self->mapped[i]->fences);
+            g_free (self->mapped[i]);
+          }
+      g_free (self->mapped);
+      strata_checked_array_clear (&self->dir);
+      strata_index_map_unref (self->map);
+    }
 
   for (guint i = 0; i < self->channels->len; i++)
     {
@@ -88,38 +126,128 @@ before_time (gint64   start,
   return instants ? start < t : (end < t || (end == t && start < t));
 }
 
+static MappedLane *
+mapped_lane (StrataRawStore *self,
+             guint32         channel,
+             guint           l)
+{
+  guint64 i = (guint64) channel * N_LANES + l;
+  MappedLane *lane = g_atomic_pointer_get (&self->mapped[i]);
+  const StrataIndexLane *rec;
+  MappedLane *fresh;
+
+  if (lane != NULL)
+    return lane;
+
+  if (!strata_checked_array_check (&self->dir, i, i + 1))
+    return NULL;
+  rec = (const StrataIndexLane *)(gconstpointer)(self->dir.data + i * sizeof (StrataIndexLane));
+
+  fresh = g_new0 (MappedLane, 1);
+  if (rec->n > 0 &&
+      (rec->n_fences != (rec->n + FENCE_STEP - 1) / FENCE_STEP ||
+       !strata_checked_array_init (&fresh->acts, self->map, rec->offset, rec->sums_offset, rec->n,
+                                   sizeof (StrataActivity), STRATA_INDEX_ACTIVITY_BLOCK, "raw store") ||
+       !strata_checked_array_init (&fresh->fences, self->map, rec->fences_offset, rec->fence_sums_offset,
+                                   rec->n_fences, sizeof (Fence), STRATA_INDEX_FENCE_BLOCK, "raw store fences")))
+    {
+      fresh->bad = TRUE;
+      strata_index_map_note_damage (self->map, "raw store: lane %u of channel %u is out of bounds", l, channel);
+    }
+
+  if (!g_atomic_pointer_compare_and_exchange (&self->mapped[i], NULL, fresh))
+    {
+      strata_checked_array_clear (&fresh->acts);
+      strata_checked_array_clear (&fresh->fences);
+      g_free (fresh);
+    }
+  return g_atomic_pointer_get (&self->mapped[i]);
+}
+
+/* The lane @l of @channel, or FALSE when it has none (or is damaged). */
+static gboolean
+lane_view (StrataRawStore *self,
+           guint32         channel,
+           guint           l,
+           LaneView       *v)
+{
+  memset (v, 0, sizeof *v);
+
+  if (self->map != NULL)
+    {
+      MappedLane *lane;
+
+      if (channel >= self->n_mapped || (lane = mapped_lane (self, channel, l)) == NULL ||
+          lane->bad || lane->acts.n == 0)
+        return FALSE;
+      v->acts = (const StrataActivity *)(gconstpointer) lane->acts.data;
+      v->n = lane->acts.n;
+      v->fences = (const Fence *)(gconstpointer) lane->fences.data;
+      v->n_fences = lane->fences.n;
+      v->acts_check = &lane->acts;
+      v->fences_check = &lane->fences;
+      return TRUE;
+    }
+
+  if (channel >= self->channels->len)
+    return FALSE;
+  {
+    Channel *ch = &g_array_index (self->channels, Channel, channel);
+
+    if (ch->lanes[l] == NULL || ch->lanes[l]->len == 0)
+      return FALSE;
+    v->acts = (const StrataActivity *)(gconstpointer) ch->lanes[l]->data;
+    v->n = ch->lanes[l]->len;
+    v->fences = (const Fence *)(gconstpointer) ch->fences[l]->data;
+    v->n_fences = ch->fences[l]->len;
+  }
+  return TRUE;
+}
+
+/* Whether activity @i of the lane is sound to read. */
+static inline gboolean
+lane_check (LaneView *v,
+            guint     i)
+{
+  return v->acts_check == NULL || strata_checked_array_check (v->acts_check, i, i + 1);
+}
+
+/* G_MAXUINT when the lane was found damaged. */
 static guint
-lower_bound (GArray   *lane,
-             GArray   *fences,
+lower_bound (LaneView *v,
              gint64    t,
              gboolean  instants)
 {
-  guint lo = 0, hi = lane->len;
+  guint lo = 0, hi = v->n;
 
   /* The block: the last fence before t starts it, the next one ends it. */
-  if (fences != NULL && fences->len > 1)
+  if (v->n_fences > 1)
     {
-      guint flo = 0, fhi = fences->len;
+      guint flo = 0, fhi = v->n_fences;
 
       while (flo < fhi)
         {
           guint mid = flo + (fhi - flo) / 2;
-          const Fence *f = &g_array_index (fences, Fence, mid);
+          const Fence *f = &v->fences[mid];
 
+          if (v->fences_check != NULL && !strata_checked_array_check (v->fences_check, mid, mid + 1))
+            return G_MAXUINT;
           if (before_time (f->start, f->end, t, instants))
             flo = mid + 1;
           else
             fhi = mid;
         }
       lo = flo > 0 ? (flo - 1) * FENCE_STEP : 0;
-      hi = MIN (lane->len, (gsize) flo * FENCE_STEP + 1);
+      hi = MIN (v->n, (gsize) flo * FENCE_STEP + 1);
     }
 
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      const StrataActivity *a = &g_array_index (lane, StrataActivity, mid);
+      const StrataActivity *a = &v->acts[mid];
 
+      if (!lane_check (v, mid))
+        return G_MAXUINT;
       if (before_time (a->start, a->end, t, instants))
         lo = mid + 1;
       else
@@ -160,6 +288,8 @@ strata_raw_store_add (const StrataActivity *activity,
   guint l = lane_of (activity);
   Channel *ch;
   GArray *lane;
+
+  g_return_if_fail (self->map == NULL);
 
   if (activity->channel >= self->channels->len)
     g_array_set_size (self->channels, activity->channel + 1);
@@ -235,25 +365,102 @@ strata_raw_store_get_lane (StrataRawStore *self,
                            guint          *first,
                            guint          *end)
 {
-  GArray *array;
+  LaneView v;
   guint i;
 
   g_return_val_if_fail (self != NULL && first != NULL && end != NULL && lane < N_LANES, NULL);
 
   *first = *end = 0;
-  if (channel >= self->channels->len)
-    return NULL;
-  array = g_array_index (self->channels, Channel, channel).lanes[lane];
-  if (array == NULL || array->len == 0)
+  if (!lane_view (self, channel, lane, &v))
     return NULL;
 
-  *first = lower_bound (array, g_array_index (self->channels, Channel, channel).fences[lane],
-                        t0, lane == INSTANT_LANE);
-  for (i = *first; i < array->len && g_array_index (array, StrataActivity, i).start < t1; i++)
+  *first = lower_bound (&v, t0, lane == INSTANT_LANE);
+  if (*first == G_MAXUINT)
+    {
+      *first = 0;
+      return NULL;
+    }
+  for (i = *first; i < v.n && lane_check (&v, i) && v.acts[i].start < t1; i++)
     ;
   *end = i;
 
-  return (const StrataActivity *)(gpointer) array->data;
+  return v.acts;
+}
+
+/**
+ * strata_raw_store_check:
+ * @from: the first activity of the lane to be read
+ * @to: one past the last
+ *
+ * For a caller walking a lane that strata_raw_store_get_lane() gave
+ * beyond [first, end): whether those activities are sound to read. In
+ * memory they always are; mapped from an index, their blocks are checked.
+ */
+gboolean
+strata_raw_store_check (StrataRawStore *self,
+                        guint32         channel,
+                        guint           lane,
+                        guint           from,
+                        guint           to)
+{
+  LaneView v;
+
+  if (self->map == NULL)
+    return TRUE;
+  if (!lane_view (self, channel, lane, &v))
+    return FALSE;
+  return strata_checked_array_check (v.acts_check, from, to);
+}
+
+/* For the index writer: a lane and its fences, in place. */
+const StrataActivity *
+strata_raw_store_peek_lane (StrataRawStore             *self,
+                            guint32                     channel,
+                            guint                       lane,
+                            guint                      *n,
+                            const StrataRawStoreFence **fences,
+                            guint                      *n_fences)
+{
+  LaneView v;
+
+  *n = *n_fences = 0;
+  *fences = NULL;
+  if (!lane_view (self, channel, lane, &v) ||
+      (v.acts_check != NULL && !strata_checked_array_check (v.acts_check, 0, v.n)))
+    return NULL;
+  *n = v.n;
+  *fences = v.fences;
+  *n_fences = v.n_fences;
+  return v.acts;
+}
+
+/* A store whose lanes are views over an index's bytes; nothing is read
+ * until a look-up needs it. */
+StrataRawStore *
+strata_raw_store_new_mapped (StrataIndexMap  *map,
+                             guint32          n_channels,
+                             guint64          size,
+                             guint64          lanes_offset,
+                             guint64          lanes_sums_offset,
+                             GError         **error)
+{
+  StrataRawStore *self = strata_raw_store_new ();
+
+  self->map = strata_index_map_ref (map);
+  self->size = size;
+  self->mapped = g_new0 (MappedLane *, (gsize) n_channels * N_LANES);
+  if (!strata_checked_array_init (&self->dir, map, lanes_offset, lanes_sums_offset,
+                                  (guint64) n_channels * N_LANES, sizeof (StrataIndexLane),
+                                  STRATA_INDEX_LANE_BLOCK, "raw store lanes"))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT, "the raw store's lanes are out of bounds");
+      self->n_mapped = 0;
+      strata_raw_store_free (self);
+      return NULL;
+    }
+  self->n_mapped = n_channels;
+
+  return self;
 }
 
 /* One more than the highest channel that has an activity. */
@@ -262,7 +469,7 @@ strata_raw_store_get_n_channels (StrataRawStore *self)
 {
   g_return_val_if_fail (self != NULL, 0);
 
-  return self->channels->len;
+  return self->map != NULL ? self->n_mapped : self->channels->len;
 }
 
 /**
@@ -284,25 +491,24 @@ strata_raw_store_query (StrataRawStore *self,
                         gint64          t1,
                         GArray         *out)
 {
-  Channel *ch;
-
   g_return_if_fail (self != NULL);
 
-  if (channel >= self->channels->len || t1 <= t0)
+  if (t1 <= t0)
     return;
-  ch = &g_array_index (self->channels, Channel, channel);
 
   for (guint l = 0; l < N_LANES; l++)
     {
-      GArray *lane = ch->lanes[l];
       gboolean instants = l == INSTANT_LANE;
+      LaneView v;
+      guint i;
 
-      if (lane == NULL)
+      if (!lane_view (self, channel, l, &v))
         continue;
 
-      for (guint i = lower_bound (lane, ch->fences[l], t0, instants); i < lane->len; i++)
+      i = lower_bound (&v, t0, instants);
+      for (; i < v.n && lane_check (&v, i); i++)
         {
-          const StrataActivity *a = &g_array_index (lane, StrataActivity, i);
+          const StrataActivity *a = &v.acts[i];
 
           if (a->start >= t1)
             break;

@@ -16,7 +16,10 @@
 
 #include "config.h"
 
+#include "strata-index.h"
+#include "strata-index-private.h"
 #include "strata-kernel-model.h"
+#include "strata-stats.h"
 #include "strata-trace.h"
 
 #define BATCH_SIZE 4096
@@ -42,6 +45,11 @@ struct _StrataTrace
   StrataZoomTree    *tree;
   StrataTraceProgressFunc progress;
   gpointer           progress_data;
+
+  /* Opened from an index: no source, its description kept here. */
+  StrataSourceInfo  *info;
+  StrataStats       *stats;
+  char              *index_path;
 };
 
 G_DEFINE_FINAL_TYPE (StrataTrace, strata_trace, G_TYPE_OBJECT)
@@ -60,6 +68,9 @@ strata_trace_finalize (GObject *object)
   g_clear_pointer (&self->event_counts, g_array_unref);
   g_clear_error (&self->damage);
   g_clear_pointer (&self->tree, strata_zoom_tree_free);
+  g_clear_pointer (&self->info, strata_source_info_free);
+  g_clear_pointer (&self->stats, strata_stats_free);
+  g_clear_pointer (&self->index_path, g_free);
 
   G_OBJECT_CLASS (strata_trace_parent_class)->finalize (object);
 }
@@ -303,6 +314,21 @@ strata_trace_load_with_tree (const char              *path,
   return strata_trace_load_with_progress (path, flags, sink, sink_data, params, NULL, NULL, error);
 }
 
+/* The pass that builds an index: the tree, the activities to @sink (not
+ * kept), and @progress after each batch. */
+StrataTrace *
+strata_trace_load_for_index (const char              *path,
+                             StrataActivityFunc       sink,
+                             gpointer                 sink_data,
+                             const StrataZoomParams  *params,
+                             StrataTraceProgressFunc  progress,
+                             gpointer                 progress_data,
+                             GError                 **error)
+{
+  return strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, sink, sink_data,
+                                          params, progress, progress_data, error);
+}
+
 /**
  * strata_trace_load_with_progress:
  * @progress: (nullable): told after each batch of events what the load
@@ -404,6 +430,8 @@ const StrataSourceInfo *
 strata_trace_get_info (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  if (self->info != NULL)
+    return self->info;
   return strata_source_get_info (self->source);
 }
 
@@ -503,4 +531,76 @@ strata_trace_get_damage (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
   return self->damage;
+}
+
+/* A trace opened from an index: what the pass found, without the pass. */
+StrataTrace *
+strata_trace_new_from_parts (StrataTraceParts *parts)
+{
+  StrataTrace *self = g_object_new (STRATA_TYPE_TRACE, NULL);
+
+  self->info = g_steal_pointer (&parts->info);
+  self->strings = g_steal_pointer (&parts->strings);
+  g_array_unref (self->channels);
+  self->channels = g_steal_pointer (&parts->channels);
+  g_array_unref (self->switches);
+  self->switches = g_steal_pointer (&parts->switches);
+  g_array_unref (self->event_counts);
+  self->event_counts = g_steal_pointer (&parts->event_counts);
+  self->n_events = parts->n_events;
+  self->start = parts->start;
+  self->end = parts->end;
+  self->damage = g_steal_pointer (&parts->damage);
+  self->tree = g_steal_pointer (&parts->tree);
+  self->stats = g_steal_pointer (&parts->stats);
+  self->index_path = g_steal_pointer (&parts->index_path);
+
+  return self;
+}
+
+void
+strata_trace_set_stats (StrataTrace *self,
+                        StrataStats *stats)
+{
+  g_return_if_fail (STRATA_IS_TRACE (self));
+
+  g_clear_pointer (&self->stats, strata_stats_free);
+  self->stats = stats;
+}
+
+/**
+ * strata_trace_get_stats:
+ *
+ * Returns: (nullable): the statistics, if the trace came through an index
+ *   (which keeps them) or was loaded to build one
+ */
+const StrataStats *
+strata_trace_get_stats (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->stats;
+}
+
+/* Returns: (nullable): the index the trace was opened from */
+const char *
+strata_trace_get_index_path (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->index_path;
+}
+
+/**
+ * strata_trace_get_index_damage:
+ *
+ * Returns: (nullable): what the queries so far found damaged in the index
+ *   the trace was opened from; the answers may then be incomplete (never
+ *   wrong otherwise), and the index should be rebuilt
+ */
+const char *
+strata_trace_get_index_damage (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  if (self->index_path == NULL || self->tree == NULL)
+    return NULL;
+  return strata_zoom_tree_get_damage (self->tree);
 }

@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include "strata-index-private.h"
 #include "strata-zoom-chunk.h"
 
 
@@ -118,13 +119,18 @@ strata_zoom_compute_chunk_full (StrataRawStore           *store,
  * join the run of the one before it (from that one's start to its end is
  * more than a pixel). */
 static guint
-reset_point (const StrataActivity *lane,
+reset_point (StrataRawStore       *store,
+             guint32               channel,
+             guint                 l,
+             const StrataActivity *lane,
              guint                 k,
              gint64                s,
              gint64                e,
              gint64                pixel)
 {
-  while (k > 0 && strata_activity_overlaps (&lane[k - 1], s, e))
+  /* Walking back leaves the part of the lane that the look-up checked. */
+  while (k > 0 && strata_raw_store_check (store, channel, l, k - 1, k) &&
+         strata_activity_overlaps (&lane[k - 1], s, e))
     {
       StrataActivity a = lane[k], before = lane[k - 1];
 
@@ -196,7 +202,7 @@ strata_zoom_compute_window (StrataRawStore           *store,
       if (lane == NULL || first >= end)
         continue;
 
-      for (guint k = reset_point (lane, first, s, e, pixel); k < end; k++)
+      for (guint k = reset_point (store, channel, l, lane, first, s, e, pixel); k < end; k++)
         {
           StrataActivity a = lane[k];
 

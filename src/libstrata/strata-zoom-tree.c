@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 
 #include "strata-error.h"
+#include "strata-index-private.h"
 #include "strata-zoom-chunk.h"
 #include "strata-zoom-tree.h"
 
@@ -66,6 +67,9 @@ typedef struct
   guint32 n_items;
 } ChannelSpan;
 
+/* An index stores a chunk's spans as they are in memory. */
+G_STATIC_ASSERT (sizeof (ChannelSpan) == sizeof (StrataIndexSpan));
+
 typedef struct
 {
   gint64          index;
@@ -74,7 +78,18 @@ typedef struct
   StrataZoomItem *items;
   guint           n_items;
   gboolean        at_end;
+  StrataCheckedArray *check;   /* mapped from an index: its items' blocks */
 } Chunk;
+
+/* Whether the items of @span can be read: always in memory; mapped from
+ * an index, their blocks are checked the first time. */
+static inline gboolean
+chunk_check_span (const Chunk       *chunk,
+                  const ChannelSpan *span)
+{
+  return chunk->check == NULL ||
+         strata_checked_array_check (chunk->check, span->first, (guint64) span->first + span->n_items);
+}
 
 typedef struct
 {
@@ -101,6 +116,13 @@ typedef struct
   guint      n_plain;        /* dense chunks where aggregation did not pay */
   GArray    *spans;          /* ChannelSpan, scratch */
   GArray    *items;          /* StrataZoomItem, scratch */
+
+  /* Mapped from an index instead of chunks: the chunk index, for each
+   * chunk whether its spans were checked (1) or found damaged (2), and the
+   * checked arrays of their items, made when first found. */
+  StrataCheckedArray records;  /* StrataIndexChunk, by index */
+  gint      *record_state;
+  StrataCheckedArray **record_items;
 } Level;
 
 struct _StrataZoomTree
@@ -110,6 +132,7 @@ struct _StrataZoomTree
   guint                n_ranks;
   Level                levels[MAX_RANKS];
   StrataRawStore      *raw;
+  StrataIndexMap      *map;       /* when opened from an index */
   GRWLock              lock;
   GPtrArray           *arena;     /* blocks the chunks live in */
   GPtrArray           *big;       /* chunks too big for a block */
@@ -342,7 +365,17 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
       g_array_unref (level->items);
+      strata_checked_array_clear (&level->records);
+      for (guint i = 0; level->record_items != NULL && i < level->records.n; i++)
+        if (level->record_items[i] != NULL)
+          {
+            strata_checked_array_clear (level->record_items[i]);
+            g_free (level->record_items[i]);
+          }
+      g_free (level->record_items);
+      g_free (level->record_state);
     }
+  g_clear_pointer (&self->map, strata_index_map_unref);
   g_clear_pointer (&self->arena, g_ptr_array_unref);
   g_clear_pointer (&self->big, g_ptr_array_unref);
   g_clear_pointer (&self->raw, strata_raw_store_free);
@@ -591,6 +624,7 @@ chunk_new (StrataZoomTree *self,
 
   chunk->index = index;
   chunk->at_end = FALSE;
+  chunk->check = NULL;
   chunk->n_channels = spans->len;
   memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
   chunk->n_items = items->len;
@@ -1454,26 +1488,132 @@ strata_zoom_tree_get_size (StrataZoomTree *self)
   return self->size;
 }
 
-static Chunk *
-find_chunk (Level  *level,
-            gint64  index)
+/* Chunk @i of a mapped level: its spans and the checksums of its items'
+ * blocks are checked the first time it is found; the items, block by
+ * block, when a query reads them (chunk_check_span()). */
+static gboolean
+mapped_chunk (StrataZoomTree *self,
+              Level          *level,
+              guint           i,
+              Chunk          *out)
 {
-  guint lo = 0, hi = level->chunks->len;
+  const StrataIndexChunk *rec = (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
+  gsize spans_size = (gsize) rec->n_channels * sizeof (ChannelSpan);
+  gsize padded = (spans_size + 7) & ~(gsize) 7;
+  guint64 items_offset = rec->offset + padded;
+  guint64 sums_offset = items_offset + (guint64) rec->n_items * sizeof (StrataZoomItem);
+  guint64 n_sums = ((guint64) rec->n_items + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
+  gint state = g_atomic_int_get (&level->record_state[i]);
+  gsize map_size;
+  const guint8 *base = strata_index_map_get_data (self->map, &map_size);
+
+  if (state == 2)
+    return FALSE;
+  if (state == 0)
+    {
+      StrataCheckedArray *items = g_new0 (StrataCheckedArray, 1);
+      gboolean ok = rec->offset % 8 == 0 &&
+                    strata_index_map_contains (self->map, rec->offset, padded, 1) &&
+                    strata_checked_array_init (items, self->map, items_offset, sums_offset, rec->n_items,
+                                               sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK,
+                                               "chunk items") &&
+                    strata_index_map_verify (self->map, base + rec->offset, padded, rec->checksum) &&
+                    strata_index_map_verify (self->map, base + sums_offset, n_sums * sizeof (guint64),
+                                             rec->sums_checksum);
+
+      for (guint c = 0; ok && c < rec->n_channels; c++)
+        {
+          const ChannelSpan *span = (const ChannelSpan *)(gconstpointer)(base + rec->offset) + c;
+
+          ok = span->first <= rec->n_items && span->n_items <= rec->n_items - span->first;
+        }
+      if (!ok)
+        {
+          strata_checked_array_clear (items);
+          g_free (items);
+          strata_index_map_note_damage (self->map, "chunk %" G_GINT64_FORMAT " fails its checksum",
+                                        rec->index);
+          g_atomic_int_set (&level->record_state[i], 2);
+          return FALSE;
+        }
+      if (!g_atomic_pointer_compare_and_exchange (&level->record_items[i], NULL, items))
+        {
+          strata_checked_array_clear (items);
+          g_free (items);
+        }
+      g_atomic_int_set (&level->record_state[i], 1);
+    }
+
+  out->index = rec->index;
+  out->at_end = rec->at_end != 0;
+  out->n_channels = rec->n_channels;
+  out->channels = (ChannelSpan *)(gpointer)(base + rec->offset);
+  out->n_items = rec->n_items;
+  out->items = (StrataZoomItem *)(gpointer)(base + items_offset);
+  out->check = g_atomic_pointer_get (&level->record_items[i]);
+  return TRUE;
+}
+
+static guint
+level_n_chunks (Level *level)
+{
+  return level->record_state != NULL ? (guint) level->records.n : level->chunks->len;
+}
+
+/* The record of chunk @i of a mapped level, checked; NULL if damaged. */
+static const StrataIndexChunk *
+level_record (Level *level,
+              guint  i)
+{
+  if (!strata_checked_array_check (&level->records, i, i + 1))
+    return NULL;
+  return (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
+}
+
+/* The pre-calculated chunk @index of @level, in place: FALSE if there is
+ * none (or, mapped from an index, it is damaged: the query then computes
+ * it from the raw store, as it would a chunk never stored). */
+static gboolean
+find_chunk (StrataZoomTree *self,
+            Level          *level,
+            gint64          index,
+            Chunk          *out)
+{
+  guint lo = 0, hi = level_n_chunks (level);
 
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      Chunk *chunk = g_ptr_array_index (level->chunks, mid);
+      gint64 at;
 
-      if (chunk->index == index)
-        return chunk;
-      if (chunk->index < index)
+      if (level->record_state != NULL)
+        {
+          const StrataIndexChunk *rec = level_record (level, mid);
+
+          if (rec == NULL)
+            return FALSE;
+          at = rec->index;
+          if (at == index)
+            return mapped_chunk (self, level, mid, out);
+        }
+      else
+        {
+          Chunk *chunk = g_ptr_array_index (level->chunks, mid);
+
+          at = chunk->index;
+          if (at == index)
+            {
+              *out = *chunk;
+              return TRUE;
+            }
+        }
+      if (at < index)
         lo = mid + 1;
       else
         hi = mid;
     }
 
-  return NULL;
+  return FALSE;
 }
 
 static const ChannelSpan *
@@ -1520,10 +1660,27 @@ strata_zoom_tree_list_chunks (StrataZoomTree *self,
     {
       Level *l = &self->levels[root + level];
 
-      for (guint i = 0; i < l->chunks->len; i++)
+      for (guint i = 0; i < level_n_chunks (l); i++)
         {
-          const Chunk *chunk = g_ptr_array_index (l->chunks, i);
-          StrataZoomChunkInfo info = {
+          Chunk record_chunk = { 0 };
+          const Chunk *chunk = &record_chunk;
+          StrataZoomChunkInfo info;
+
+          if (l->record_state != NULL)
+            {
+              const StrataIndexChunk *rec = level_record (l, i);
+
+              if (rec == NULL)
+                break;
+              record_chunk.index = rec->index;
+              record_chunk.n_channels = rec->n_channels;
+              record_chunk.n_items = rec->n_items;
+              record_chunk.at_end = rec->at_end != 0;
+            }
+          else
+            chunk = g_ptr_array_index (l->chunks, i);
+
+          info = (StrataZoomChunkInfo) {
             .level = level,
             .index = chunk->index,
             .start = strata_zoom_geometry_chunk_start (&g, level, chunk->index),
@@ -1580,19 +1737,19 @@ strata_zoom_tree_get_chunk_items (StrataZoomTree *self,
 {
   StrataZoomGeometry g;
   const ChannelSpan *span = NULL;
-  Chunk *chunk = NULL;
+  Chunk chunk;
   guint root;
 
   g_return_val_if_fail (self != NULL && out != NULL, FALSE);
 
   g_rw_lock_reader_lock (&self->lock);
   current_geometry (self, &g, &root);
-  if (level < g.n_levels)
-    chunk = find_chunk (&self->levels[root + level], index);
-  if (chunk != NULL)
-    span = find_span (chunk, channel);
+  if (level < g.n_levels && find_chunk (self, &self->levels[root + level], index, &chunk))
+    span = find_span (&chunk, channel);
+  if (span != NULL && !chunk_check_span (&chunk, span))
+    span = NULL;
   if (span != NULL)
-    g_array_append_vals (out, &chunk->items[span->first], span->n_items);
+    g_array_append_vals (out, &chunk.items[span->first], span->n_items);
   g_rw_lock_reader_unlock (&self->lock);
 
   return span != NULL;
@@ -1827,7 +1984,8 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
 
   for (gint64 index = first; index <= last; index++)
     {
-      Chunk *chunk = find_chunk (l, index);
+      Chunk found;
+      Chunk *chunk = find_chunk (self, l, index, &found) ? &found : NULL;
 
       if (stats != NULL)
         {
@@ -1839,6 +1997,10 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
         {
           guint32 channel = channels != NULL ? channels[c] : c;
           const ChannelSpan *cs = chunk != NULL ? find_span (chunk, channel) : NULL;
+
+          /* A damaged block of items: computed from the raw store instead. */
+          if (cs != NULL && !chunk_check_span (chunk, cs))
+            cs = NULL;
           StrataZoomSpan span = { channel, 0, index, NULL };
           guint offset = G_MAXUINT;
 
@@ -1963,4 +2125,133 @@ strata_zoom_tree_query (StrataZoomTree       *self,
           g_array_set_size (out, kept);
         }
     }
+}
+
+/* For the index writer and reader. */
+
+void
+strata_zoom_tree_get_state (StrataZoomTree      *self,
+                            StrataZoomTreeState *state)
+{
+  state->n_ranks = self->n_ranks;
+  state->first = self->first;
+  state->last = self->last;
+  state->n_buffers = self->n_buffers;
+  state->n_left_out = self->n_left_out;
+  state->size = self->size;
+}
+
+/* The chunks of rank @rank (not level: the file keeps ranks, which do not
+ * depend on where the trace ends). */
+guint
+strata_zoom_tree_get_n_rank_chunks (StrataZoomTree *self,
+                                    guint           rank,
+                                    guint          *n_plain)
+{
+  g_return_val_if_fail (rank < self->n_ranks, 0);
+
+  *n_plain = self->levels[rank].n_plain;
+  return level_n_chunks (&self->levels[rank]);
+}
+
+gboolean
+strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
+                                  guint                rank,
+                                  guint                i,
+                                  StrataZoomChunkView *view)
+{
+  Level *level = &self->levels[rank];
+  Chunk chunk;
+
+  g_return_val_if_fail (rank < self->n_ranks && i < level_n_chunks (level), FALSE);
+
+  if (level->record_state != NULL)
+    {
+      if (level_record (level, i) == NULL || !mapped_chunk (self, level, i, &chunk) ||
+          !strata_checked_array_check (chunk.check, 0, chunk.n_items))
+        return FALSE;
+    }
+  else
+    chunk = *(Chunk *) g_ptr_array_index (level->chunks, i);
+
+  view->index = chunk.index;
+  view->at_end = chunk.at_end;
+  view->n_channels = chunk.n_channels;
+  view->channels = (const StrataIndexSpan *)(gconstpointer) chunk.channels;
+  view->n_items = chunk.n_items;
+  view->items = chunk.items;
+  return TRUE;
+}
+
+/**
+ * strata_zoom_tree_new_mapped:
+ * @levels: (array): one per rank, as the index has them
+ * @raw: (transfer full): the raw store, mapped from the same index
+ *
+ * A finished tree whose chunk index is a view over @map: nothing of the
+ * chunks is read until a query needs it, and each chunk's checksum is
+ * verified then.
+ */
+StrataZoomTree *
+strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
+                             const StrataZoomTreeState *state,
+                             StrataIndexMap            *map,
+                             const StrataIndexLevel    *levels,
+                             StrataRawStore            *raw,
+                             GError                   **error)
+{
+  g_autoptr(StrataZoomTree) self = strata_zoom_tree_new (params, error);
+
+  if (self == NULL)
+    {
+      strata_raw_store_free (raw);
+      return NULL;
+    }
+  strata_raw_store_free (self->raw);
+  self->raw = raw;
+
+  if (state->n_ranks != self->n_ranks)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%u levels, where the parameters make %u", state->n_ranks, self->n_ranks);
+      return NULL;
+    }
+
+  self->map = strata_index_map_ref (map);
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      Level *level = &self->levels[r];
+
+      if (!strata_checked_array_init (&level->records, map, levels[r].chunks_offset, levels[r].sums_offset,
+                                      levels[r].n_chunks, sizeof (StrataIndexChunk),
+                                      STRATA_INDEX_CHUNK_BLOCK, "chunk index"))
+        {
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                       "the chunk index of level %u is out of bounds", r);
+          return NULL;
+        }
+      level->record_state = g_new0 (gint, levels[r].n_chunks + 1);
+      level->record_items = g_new0 (StrataCheckedArray *, levels[r].n_chunks + 1);
+      level->n_plain = levels[r].n_plain;
+    }
+
+  self->first = state->first;
+  self->last = state->last;
+  self->n_buffers = state->n_buffers;
+  self->n_left_out = state->n_left_out;
+  self->size = state->size;
+  self->started = TRUE;
+  self->finished = TRUE;
+  self->horizon = G_MAXINT64;
+
+  return g_steal_pointer (&self);
+}
+
+/* Returns: (nullable): what a query found damaged in the index the tree
+ * was opened from, if anything: its answers may then miss what was there */
+const char *
+strata_zoom_tree_get_damage (StrataZoomTree *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return strata_index_map_get_damage (self->map);
 }

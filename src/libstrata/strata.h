@@ -11,6 +11,7 @@
 #include "strata-aggregator.h"
 #include "strata-error.h"
 #include "strata-event.h"
+#include "strata-index.h"
 #include "strata-kernel-model.h"
 #include "strata-painter.h"
 #include "strata-raw-store.h"

@@ -1,0 +1,161 @@
+/* strata-bench-index.c
+ *
+ * What the index buys once it is built: run as a fresh process after the
+ * index exists, it times opening the trace through it (the source's
+ * identity, the header and the small sections, the views) up to the first
+ * answer a viewer needs (the whole trace at one screen's resolution), then
+ * the latency of display requests (strata_zoom_tree_query_spans) over
+ * random viewports, from a thousandth of the trace to all of it, over a
+ * screen of rows (a random block of 60 contiguous channels, as the
+ * zoom-tree benchmark asks), on the mapped tree, and the pages the process
+ * touched (its peak RSS).
+ *
+ * With --in-memory the trace is read without the index (one pass, the
+ * tree built in memory) and the same queries are timed on that tree, to
+ * show what answering from the mapped file costs against memory.
+ *
+ * Usage: strata-bench-index TRACE [--index PATH] [--queries N] [--rows N] [--in-memory]
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "strata.h"
+
+/* The process's resident pages of one kind, from /proc/self/status:
+ * RssAnon (its own memory) or RssFile (pages of mapped files, the index's
+ * among them, which the kernel can drop and read again). */
+static long
+rss_kb (const char *key)
+{
+  g_autofree char *text = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL) || (line = strstr (text, key)) == NULL)
+    return -1;
+  return strtol (line + strlen (key) + 1, NULL, 10);
+}
+
+static int
+compare_gint64 (const void *a,
+                const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autofree char *index_path = NULL;
+  int n_queries = 1000, n_rows = 60;
+  gboolean in_memory = FALSE;
+  GOptionEntry entries[] = {
+    { "index", 0, 0, G_OPTION_ARG_FILENAME, &index_path, "The index (default: beside the trace)", "PATH" },
+    { "queries", 'q', 0, G_OPTION_ARG_INT, &n_queries, "Random viewports (default 1000)", "N" },
+    { "rows", 'r', 0, G_OPTION_ARG_INT, &n_rows, "Visible channels (default 60)", "N" },
+    { "in-memory", 0, 0, G_OPTION_ARG_NONE, &in_memory, "Without the index: the tree in memory", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("TRACE - time the open through the index and its queries");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
+  g_autofree gint64 *latencies = NULL;
+  g_autofree gint64 *warm = NULL;
+  StrataIndexOptions options = { 0 };
+  StrataZoomGeometry g;
+  struct rusage usage;
+  gint64 t0, t_open, t_first, start, end, span;
+  g_autofree guint32 *rows = NULL;
+  guint level, n_spans, n_channels;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 2 || n_queries < 1)
+    {
+      g_printerr ("%s\n", error != NULL ? error->message : "usage: strata-bench-index TRACE");
+      return 2;
+    }
+
+  options.index_path = index_path;
+  if (in_memory)
+    options.flags = STRATA_INDEX_OPEN_BYPASS;
+  t0 = g_get_monotonic_time ();
+  trace = strata_index_load_trace (argv[1], NULL, &options, &error);
+  if (trace == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  t_open = g_get_monotonic_time ();
+  if (!in_memory && strata_trace_get_index_path (trace) == NULL)
+    {
+      g_printerr ("no index: it was built now; run again\n");
+      return 1;
+    }
+
+  start = strata_trace_get_start (trace);
+  end = strata_trace_get_end (trace) + 1;
+  span = MAX (end - start, 1);
+  if (!strata_zoom_tree_get_geometry (strata_trace_get_zoom_tree (trace), &g))
+    return 1;
+  strata_trace_get_channels (trace, &n_channels);
+  n_rows = CLAMP (n_rows, 1, (int) n_channels);
+  rows = g_new (guint32, n_rows);
+  for (int r = 0; r < n_rows; r++)
+    rows[r] = r;
+  level = strata_zoom_geometry_level_for_viewport (&g, span);
+  strata_zoom_tree_query_spans (strata_trace_get_zoom_tree (trace), level, start, end, rows, n_rows, result, NULL);
+  strata_zoom_result_get_spans (result, &n_spans);
+  t_first = g_get_monotonic_time ();
+
+  latencies = g_new (gint64, n_queries);
+  warm = g_new (gint64, n_queries);
+  for (int pass = 0; pass < 2; pass++)
+  {
+  /* The second pass asks the same viewports again: their pages are in
+   * memory and checked by then. */
+  g_autoptr(GRand) viewports = g_rand_new_with_seed (7);
+  gint64 *out = pass == 0 ? latencies : warm;
+
+  for (int q = 0; q < n_queries; q++)
+    {
+      double fraction = exp (g_rand_double_range (viewports, log (1e-3), 0));
+      gint64 len = MAX ((gint64) (span * fraction), 1);
+      gint64 from = start + (gint64) (g_rand_double (viewports) * (double) (span - len));
+      gint64 q0;
+
+      guint32 first_row = g_rand_int_range (viewports, 0, n_channels - n_rows + 1);
+
+      for (int r = 0; r < n_rows; r++)
+        rows[r] = first_row + r;
+      level = strata_zoom_geometry_level_for_viewport (&g, len);
+      q0 = g_get_monotonic_time ();
+      strata_zoom_tree_query_spans (strata_trace_get_zoom_tree (trace), level, from, from + len,
+                                    rows, n_rows, result, NULL);
+      out[q] = g_get_monotonic_time () - q0;
+    }
+  }
+  qsort (latencies, n_queries, sizeof (gint64), compare_gint64);
+  qsort (warm, n_queries, sizeof (gint64), compare_gint64);
+  getrusage (RUSAGE_SELF, &usage);
+
+  printf ("open_ms %.3f\nfirst_query_ms %.3f\nopen_to_first_answer_ms %.3f\n"
+          "query_p50_us %" G_GINT64_FORMAT "\nquery_p90_us %" G_GINT64_FORMAT "\n"
+          "query_p99_us %" G_GINT64_FORMAT "\nquery_max_us %" G_GINT64_FORMAT "\n"
+          "query_warm_p50_us %" G_GINT64_FORMAT "\nquery_warm_p99_us %" G_GINT64_FORMAT "\n"
+          "first_spans %u\npeak_rss_kb %ld\nrss_anon_kb %ld\nrss_file_kb %ld\n",
+          (t_open - t0) / 1e3, (t_first - t_open) / 1e3, (t_first - t0) / 1e3,
+          latencies[n_queries / 2], latencies[n_queries * 9 / 10], latencies[n_queries * 99 / 100],
+          latencies[n_queries - 1], warm[n_queries / 2], warm[n_queries * 99 / 100], n_spans, usage.ru_maxrss, rss_kb ("RssAnon:"), rss_kb ("RssFile:"));
+  return 0;
+}

@@ -1,0 +1,323 @@
+/* strata-index-private.h
+ *
+ * The index file's layout (docs/index-format.md says it in prose) and what
+ * the writer, the reader, the raw store and the zoom tree share to turn the
+ * tree into a file and the file back into a tree. A tree opened from an
+ * index is the same StrataZoomTree as one built in memory: its chunk index
+ * and its raw store lanes are views over the mapped bytes, so the query
+ * code is the same code. Every big array of the file is a "checked array":
+ * cut into blocks, each with its own XXH3 checksum, verified the first time
+ * a block is touched, so a query touches (and checks) only the pages it
+ * reads.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "strata-index.h"
+#include "strata-raw-store.h"
+#include "strata-stats.h"
+#include "strata-trace.h"
+#include "strata-zoom-tree.h"
+
+G_BEGIN_DECLS
+
+#define STRATA_INDEX_MAGIC       "STRATAIX"
+#define STRATA_INDEX_VERSION     2
+#define STRATA_INDEX_BYTE_ORDER  0x01020304u
+#define STRATA_INDEX_ALIGN       64
+
+/* Elements per checksummed block of each kind of array. */
+#define STRATA_INDEX_ACTIVITY_BLOCK  128   /* 4 KiB of activities */
+#define STRATA_INDEX_FENCE_BLOCK     256   /* 4 KiB of fences */
+#define STRATA_INDEX_CHUNK_BLOCK     64    /* chunk records */
+#define STRATA_INDEX_LANE_BLOCK      68    /* lane records: 4 channels */
+#define STRATA_INDEX_ITEM_BLOCK      64    /* a chunk's items: 3 KiB */
+
+#define STRATA_RAW_STORE_FENCE_STEP  64
+
+typedef enum
+{
+  STRATA_INDEX_SECTION_META,      /* a GVariant: the trace's description, counts, stats */
+  STRATA_INDEX_SECTION_STRINGS,   /* guint32 count, guint32 offsets[count + 1], bytes */
+  STRATA_INDEX_SECTION_CHANNELS,  /* StrataChannel[] */
+  STRATA_INDEX_SECTION_LEVELS,    /* StrataIndexLevel[n_ranks] */
+  STRATA_INDEX_N_SECTIONS
+} StrataIndexSectionId;
+
+typedef struct
+{
+  guint64 offset;
+  guint64 size;
+  guint64 checksum;     /* XXH3-64 of the section's bytes */
+} StrataIndexSection;
+
+typedef struct
+{
+  char    magic[8];
+  guint32 version;
+  guint32 header_size;
+  guint32 byte_order;
+  guint32 activity_size;       /* sizeof (StrataActivity) */
+  guint32 item_size;           /* sizeof (StrataZoomItem) */
+  guint32 channel_size;        /* sizeof (StrataChannel) */
+  guint64 file_size;
+
+  /* The source trace, so a stale index is noticed. */
+  guint64 source_size;
+  gint64  source_mtime_ns;
+  guint64 source_sample_hash;
+
+  /* The tree's parameters (the threads are not one: they do not change
+   * the tree). */
+  guint32 zoom_factor;
+  guint32 pixels_per_chunk;
+  guint32 density_threshold;
+  guint32 buffer_criterion;
+  gint64  buffer_interval;
+  guint32 buffer_count;
+  guint32 min_reduction;
+
+  /* The tree's state at the end of the pass. */
+  gint64  first;
+  gint64  last;
+  guint64 n_buffers;
+  guint64 n_left_out;
+  guint64 tree_size;
+  guint64 n_activities;
+  guint32 n_ranks;
+  guint32 n_raw_channels;
+
+  /* The raw store's lane directory: n_raw_channels * 17 StrataIndexLane. */
+  guint64 lanes_offset;
+  guint64 lanes_sums_offset;
+
+  StrataIndexSection sections[STRATA_INDEX_N_SECTIONS];
+
+  guint64 checksum;            /* XXH3-64 of every byte above */
+} StrataIndexHeader;
+
+/* One rank of the tree: its chunk index. */
+typedef struct
+{
+  guint64 chunks_offset;       /* StrataIndexChunk[n_chunks], by index */
+  guint64 sums_offset;         /* guint64 per STRATA_INDEX_CHUNK_BLOCK records */
+  guint32 n_chunks;
+  guint32 n_plain;
+} StrataIndexLevel;
+
+/* A chunk: at offset, n_channels ChannelSpan (12 bytes each), padded to 8,
+ * n_items StrataZoomItem, then a checksum per STRATA_INDEX_ITEM_BLOCK
+ * items: a query checks the spans when it finds the chunk, and only the
+ * blocks of the items of the channels it reads. */
+typedef struct
+{
+  gint64  index;
+  guint64 offset;
+  guint32 n_channels;
+  guint32 n_items;
+  guint32 at_end;
+  guint32 reserved;
+  guint64 checksum;            /* XXH3-64 of the spans, padding included */
+  guint64 sums_checksum;       /* XXH3-64 of the items' block checksums */
+} StrataIndexChunk;
+
+/* One lane of one channel in the raw store. */
+typedef struct
+{
+  guint64 offset;              /* StrataActivity[n] */
+  guint64 sums_offset;         /* guint64 per STRATA_INDEX_ACTIVITY_BLOCK activities */
+  guint64 fences_offset;       /* StrataRawStoreFence[n_fences] */
+  guint64 fence_sums_offset;   /* guint64 per STRATA_INDEX_FENCE_BLOCK fences */
+  guint32 n;
+  guint32 n_fences;
+} StrataIndexLane;
+
+typedef struct
+{
+  gint64 start;
+  gint64 end;
+} StrataRawStoreFence;
+
+typedef struct
+{
+  guint32 channel;
+  guint32 first;
+  guint32 n_items;
+} StrataIndexSpan;
+
+G_STATIC_ASSERT (sizeof (StrataIndexHeader) % 8 == 0);
+G_STATIC_ASSERT (sizeof (StrataIndexChunk) == 48);
+G_STATIC_ASSERT (sizeof (StrataIndexLane) == 40);
+G_STATIC_ASSERT (sizeof (StrataIndexSpan) == 12);
+
+/* The mapped file, shared by the tree, its raw store and the trace. */
+typedef struct _StrataIndexMap StrataIndexMap;
+
+StrataIndexMap *strata_index_map_new      (const char      *path,
+                                           GError         **error);
+StrataIndexMap *strata_index_map_new_from_bytes (GBytes    *bytes);
+StrataIndexMap *strata_index_map_ref      (StrataIndexMap  *self);
+void            strata_index_map_unref    (StrataIndexMap  *self);
+const guint8   *strata_index_map_get_data (StrataIndexMap  *self,
+                                           gsize           *size);
+gboolean        strata_index_map_contains (StrataIndexMap  *self,
+                                           guint64          offset,
+                                           guint64          count,
+                                           guint64          elem_size);
+gboolean        strata_index_map_verify   (StrataIndexMap  *self,
+                                           const void      *data,
+                                           gsize            size,
+                                           guint64          checksum);
+void            strata_index_map_note_damage (StrataIndexMap *self,
+                                              const char     *format,
+                                              ...) G_GNUC_PRINTF (2, 3);
+const char     *strata_index_map_get_damage  (StrataIndexMap *self);
+
+guint64         strata_index_checksum     (const void      *data,
+                                           gsize            size);
+
+StrataTrace    *strata_index_open_map     (StrataIndexMap             *map,
+                                           const char                 *index_path,
+                                           const StrataSourceIdentity *identity,
+                                           const StrataZoomParams     *params,
+                                           GError                    **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataIndexMap, strata_index_map_unref)
+
+/* An array in the file whose blocks are checked when first touched. */
+typedef struct
+{
+  StrataIndexMap *map;
+  const guint8   *data;
+  const guint64  *sums;
+  guint64         n;
+  guint32         elem_size;
+  guint32         per_block;
+  guint32        *checked;     /* bitmap: verified blocks, allocated on first use */
+  guint32        *bad;         /* bitmap: blocks that failed */
+  const char     *what;
+} StrataCheckedArray;
+
+gboolean strata_checked_array_init  (StrataCheckedArray *self,
+                                     StrataIndexMap     *map,
+                                     guint64             offset,
+                                     guint64             sums_offset,
+                                     guint64             n,
+                                     guint32             elem_size,
+                                     guint32             per_block,
+                                     const char         *what);
+void     strata_checked_array_clear (StrataCheckedArray *self);
+gboolean strata_checked_array_check_slow (StrataCheckedArray *self,
+                                          guint64             from,
+                                          guint64             to);
+
+/* Whether elements [from, to) are sound; a block found damaged is
+ * reported to the map once and stays damaged. */
+static inline gboolean
+strata_checked_array_check (StrataCheckedArray *self,
+                            guint64             from,
+                            guint64             to)
+{
+  if (self == NULL || self->map == NULL)
+    return TRUE;
+  if (from < to && to - from == 1 && self->checked != NULL)
+    {
+      guint64 b = from / self->per_block;
+
+      if (g_atomic_int_get ((gint *) &self->checked[b / 32]) & (1u << (b % 32)))
+        return TRUE;
+    }
+  return strata_checked_array_check_slow (self, from, to);
+}
+
+/* What the writer needs of the raw store and the tree, and what the reader
+ * gives them back. */
+const StrataActivity *strata_raw_store_peek_lane (StrataRawStore             *self,
+                                                  guint32                     channel,
+                                                  guint                       lane,
+                                                  guint                      *n,
+                                                  const StrataRawStoreFence **fences,
+                                                  guint                      *n_fences);
+StrataRawStore *strata_raw_store_new_mapped     (StrataIndexMap             *map,
+                                                 guint32                     n_channels,
+                                                 guint64                     size,
+                                                 guint64                     lanes_offset,
+                                                 guint64                     lanes_sums_offset,
+                                                 GError                    **error);
+gboolean        strata_raw_store_check          (StrataRawStore             *self,
+                                                 guint32                     channel,
+                                                 guint                       lane,
+                                                 guint                       from,
+                                                 guint                       to);
+
+typedef struct
+{
+  gint64                index;
+  gboolean              at_end;
+  guint                 n_channels;
+  const StrataIndexSpan *channels;
+  guint                 n_items;
+  const StrataZoomItem *items;
+} StrataZoomChunkView;
+
+typedef struct
+{
+  guint   n_ranks;
+  gint64  first;
+  gint64  last;
+  guint64 n_buffers;
+  guint64 n_left_out;
+  guint64 size;
+} StrataZoomTreeState;
+
+void     strata_zoom_tree_get_state       (StrataZoomTree       *self,
+                                           StrataZoomTreeState  *state);
+guint    strata_zoom_tree_get_n_rank_chunks (StrataZoomTree     *self,
+                                             guint               rank,
+                                             guint              *n_plain);
+gboolean strata_zoom_tree_peek_rank_chunk (StrataZoomTree       *self,
+                                           guint                 rank,
+                                           guint                 i,
+                                           StrataZoomChunkView  *view);
+StrataZoomTree *strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
+                                             const StrataZoomTreeState *state,
+                                             StrataIndexMap            *map,
+                                             const StrataIndexLevel    *levels,
+                                             StrataRawStore            *raw,
+                                             GError                   **error);
+const char *strata_zoom_tree_get_damage   (StrataZoomTree       *self);
+
+/* The trace's side. */
+typedef struct
+{
+  StrataSourceInfo *info;          /* taken */
+  StrataStringPool *strings;       /* taken */
+  GArray           *channels;      /* StrataChannel, taken */
+  GArray           *switches;      /* guint64, taken */
+  GArray           *event_counts;  /* StrataEventCount, taken */
+  guint64           n_events;
+  gint64            start;
+  gint64            end;
+  GError           *damage;        /* taken */
+  StrataZoomTree   *tree;          /* taken */
+  StrataStats      *stats;         /* taken */
+  char             *index_path;    /* taken */
+} StrataTraceParts;
+
+StrataTrace *strata_trace_new_from_parts (StrataTraceParts *parts);
+StrataTrace *strata_trace_load_for_index (const char              *path,
+                                          StrataActivityFunc       sink,
+                                          gpointer                 sink_data,
+                                          const StrataZoomParams  *params,
+                                          StrataTraceProgressFunc  progress,
+                                          gpointer                 progress_data,
+                                          GError                 **error);
+void         strata_trace_set_stats      (StrataTrace      *self,
+                                          StrataStats      *stats);
+void         strata_source_info_free     (StrataSourceInfo *info);
+
+G_END_DECLS

@@ -1,0 +1,445 @@
+/* strata-index-writer.c
+ *
+ * Writes a trace that one pass built (its zoom tree finished) into an
+ * index file: sections one after the other, each 64-byte aligned, every
+ * array with a checksum per block, the header last, at offset 0. The file
+ * is written unnamed in the same folder (O_TMPFILE; a temporary name
+ * where the file system has no unnamed files), synced, and given its name
+ * only when complete: a full disk, a failed write or an interruption
+ * leave nothing under the final name, and (unnamed) nothing at all.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "strata-error.h"
+#include "strata-index.h"
+#include "strata-index-private.h"
+
+typedef struct
+{
+  FILE       *file;
+  const char *path;
+  guint64     offset;
+  int         error;     /* errno of the first failure */
+} Writer;
+
+static void
+put (Writer     *w,
+     const void *data,
+     gsize       size)
+{
+  if (w->error != 0 || size == 0)
+    return;
+  if (fwrite (data, 1, size, w->file) != size)
+    w->error = errno != 0 ? errno : EIO;
+  w->offset += size;
+}
+
+static void
+align (Writer *w)
+{
+  static const guint8 zeros[STRATA_INDEX_ALIGN];
+
+  put (w, zeros, (STRATA_INDEX_ALIGN - w->offset % STRATA_INDEX_ALIGN) % STRATA_INDEX_ALIGN);
+}
+
+/* Writes @n elements and then their block checksums; returns the offset
+ * of the elements, *sums_offset that of the checksums. */
+static guint64
+put_checked (Writer     *w,
+             const void *data,
+             guint64     n,
+             gsize       elem_size,
+             guint       per_block,
+             guint64    *sums_offset)
+{
+  const guint8 *bytes = data;
+  guint64 offset;
+
+  align (w);
+  offset = w->offset;
+  put (w, data, n * elem_size);
+  align (w);
+  *sums_offset = w->offset;
+  for (guint64 first = 0; first < n; first += per_block)
+    {
+      guint64 sum = strata_index_checksum (bytes + first * elem_size,
+                                           MIN (per_block, n - first) * elem_size);
+
+      put (w, &sum, sizeof sum);
+    }
+  return offset;
+}
+
+static void
+put_section (Writer             *w,
+             StrataIndexSection *section,
+             const void         *data,
+             gsize               size)
+{
+  align (w);
+  section->offset = w->offset;
+  section->size = size;
+  section->checksum = strata_index_checksum (data, size);
+  put (w, data, size);
+}
+
+static GVariant *
+latency_variant (const StrataLatency *l)
+{
+  return g_variant_new ("(xxxxu)", l->p50, l->p90, l->p99, l->max, l->count);
+}
+
+static GVariant *
+meta_variant (StrataTrace *trace)
+{
+  const StrataSourceInfo *info = strata_trace_get_info (trace);
+  const StrataStats *stats = strata_trace_get_stats (trace);
+  const StrataEventCount *counts;
+  const GError *damage = strata_trace_get_damage (trace);
+  g_autoptr(GVariantDict) dict = g_variant_dict_new (NULL);
+  GVariantBuilder b;
+  guint n_counts, n_channels;
+
+  g_variant_dict_insert (dict, "format", "s", info->format ? info->format : "");
+  g_variant_dict_insert (dict, "version", "s", info->version ? info->version : "");
+  g_variant_dict_insert (dict, "compression", "s", info->compression ? info->compression : "");
+  g_variant_dict_insert (dict, "clock", "s", info->clock ? info->clock : "");
+  g_variant_dict_insert (dict, "n-cpus", "u", info->n_cpus);
+  if (info->hostname != NULL)
+    g_variant_dict_insert (dict, "hostname", "s", info->hostname);
+  if (info->kernel_release != NULL)
+    g_variant_dict_insert (dict, "kernel-release", "s", info->kernel_release);
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("as"));
+  for (guint i = 0; i < info->instances->len; i++)
+    g_variant_builder_add (&b, "s", g_ptr_array_index (info->instances, i));
+  g_variant_dict_insert_value (dict, "instances", g_variant_builder_end (&b));
+
+  g_variant_dict_insert_value (dict, "lost-per-cpu",
+                               g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, info->lost_per_cpu->data,
+                                                          info->lost_per_cpu->len, sizeof (guint64)));
+  g_variant_dict_insert (dict, "lost-events", "t", info->lost_events);
+  g_variant_dict_insert (dict, "lost-unknown", "b", info->lost_unknown);
+  g_variant_dict_insert (dict, "first-ts", "x", info->first_ts);
+  g_variant_dict_insert (dict, "last-ts", "x", info->last_ts);
+
+  g_variant_dict_insert (dict, "n-events", "t", strata_trace_get_n_events (trace));
+  g_variant_dict_insert (dict, "start", "x", strata_trace_get_start (trace));
+  g_variant_dict_insert (dict, "end", "x", strata_trace_get_end (trace));
+  if (damage != NULL)
+    g_variant_dict_insert (dict, "damage", "(us)", (guint32) damage->code, damage->message);
+
+  counts = strata_trace_get_event_counts (trace, &n_counts);
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(ut)"));
+  for (guint i = 0; i < n_counts; i++)
+    g_variant_builder_add (&b, "(ut)", counts[i].name, counts[i].count);
+  g_variant_dict_insert_value (dict, "event-counts", g_variant_builder_end (&b));
+
+  strata_trace_get_channels (trace, &n_channels);
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("at"));
+  for (guint i = 0; i < n_channels; i++)
+    g_variant_builder_add (&b, "t", strata_trace_get_context_switches (trace, i));
+  g_variant_dict_insert_value (dict, "switches", g_variant_builder_end (&b));
+
+  if (stats != NULL)
+    {
+      g_variant_dict_insert (dict, "stats-span", "(xxt)", stats->start, stats->end, stats->switches);
+      g_variant_dict_insert_value (dict, "stats-wakeup", latency_variant (&stats->wakeup));
+
+      /* The per-CPU and per-thread rows as they are in memory (the header
+       * records the layout): with tens of thousands of threads, reading
+       * them field by field was most of the time an open took. */
+      g_variant_dict_insert_value (dict, "stats-cpus",
+                                   g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, stats->cpus->data,
+                                                              stats->cpus->len * sizeof (StrataCpuStats), 1));
+      g_variant_dict_insert_value (dict, "stats-threads",
+                                   g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, stats->threads->data,
+                                                              stats->threads->len * sizeof (StrataThreadStats), 1));
+    }
+
+  return g_variant_ref_sink (g_variant_dict_end (dict));
+}
+
+static GByteArray *
+strings_table (StrataStringPool *pool)
+{
+  GByteArray *out = g_byte_array_new ();
+  guint32 n = strata_string_pool_get_size (pool);
+  guint32 offset = 0;
+
+  g_byte_array_append (out, (const guint8 *) &n, sizeof n);
+  for (guint32 i = 0; i <= n; i++)
+    {
+      g_byte_array_append (out, (const guint8 *) &offset, sizeof offset);
+      if (i < n)
+        offset += strlen (strata_string_pool_get (pool, i));
+    }
+  for (guint32 i = 0; i < n; i++)
+    {
+      const char *s = strata_string_pool_get (pool, i);
+
+      g_byte_array_append (out, (const guint8 *) s, strlen (s));
+    }
+  return out;
+}
+
+static void
+write_raw_store (Writer            *w,
+                 StrataRawStore    *raw,
+                 StrataIndexHeader *h)
+{
+  guint n_channels = strata_raw_store_get_n_channels (raw);
+  g_autoptr(GArray) lanes = g_array_new (FALSE, TRUE, sizeof (StrataIndexLane));
+
+  g_array_set_size (lanes, (gsize) n_channels * STRATA_RAW_STORE_N_LANES);
+  for (guint32 c = 0; c < n_channels; c++)
+    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+      {
+        StrataIndexLane *rec = &g_array_index (lanes, StrataIndexLane, (gsize) c * STRATA_RAW_STORE_N_LANES + l);
+        const StrataRawStoreFence *fences;
+        const StrataActivity *acts;
+        guint n, n_fences;
+
+        acts = strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences);
+        if (acts == NULL || n == 0)
+          continue;
+        rec->n = n;
+        rec->n_fences = n_fences;
+        rec->offset = put_checked (w, acts, n, sizeof *acts, STRATA_INDEX_ACTIVITY_BLOCK, &rec->sums_offset);
+        rec->fences_offset = put_checked (w, fences, n_fences, sizeof *fences, STRATA_INDEX_FENCE_BLOCK,
+                                          &rec->fence_sums_offset);
+      }
+
+  h->n_raw_channels = n_channels;
+  h->n_activities = strata_raw_store_get_size (raw);
+  h->lanes_offset = put_checked (w, lanes->data, lanes->len, sizeof (StrataIndexLane),
+                                 STRATA_INDEX_LANE_BLOCK, &h->lanes_sums_offset);
+}
+
+static GArray *
+write_levels (Writer         *w,
+              StrataZoomTree *tree,
+              guint           n_ranks)
+{
+  GArray *levels = g_array_new (FALSE, TRUE, sizeof (StrataIndexLevel));
+  g_autoptr(GArray) records = g_array_new (FALSE, TRUE, sizeof (StrataIndexChunk));
+
+  g_array_set_size (levels, n_ranks);
+  for (guint r = 0; r < n_ranks; r++)
+    {
+      StrataIndexLevel *level = &g_array_index (levels, StrataIndexLevel, r);
+      guint n = strata_zoom_tree_get_n_rank_chunks (tree, r, &level->n_plain);
+
+      g_array_set_size (records, 0);
+      for (guint i = 0; i < n; i++)
+        {
+          StrataIndexChunk rec = { 0 };
+          StrataZoomChunkView view;
+          gsize spans_size, items_size;
+          guint8 pad[8] = { 0 };
+          guint64 start_offset;
+
+          if (!strata_zoom_tree_peek_rank_chunk (tree, r, i, &view))
+            continue;
+          spans_size = view.n_channels * sizeof (StrataIndexSpan);
+          items_size = view.n_items * sizeof (StrataZoomItem);
+
+          align (w);
+          start_offset = w->offset;
+          put (w, view.channels, spans_size);
+          put (w, pad, (8 - spans_size % 8) % 8);
+          put (w, view.items, items_size);
+
+          rec.index = view.index;
+          rec.offset = start_offset;
+          rec.n_channels = view.n_channels;
+          rec.n_items = view.n_items;
+          rec.at_end = view.at_end;
+          {
+            /* The spans' checksum covers the bytes as written, padding
+             * included; the items have one per block. */
+            g_autofree guint8 *bytes = g_malloc (spans_size + 8);
+            g_autofree guint64 *sums = g_new (guint64, view.n_items / STRATA_INDEX_ITEM_BLOCK + 1);
+            guint n_sums = 0;
+
+            memcpy (bytes, view.channels, spans_size);
+            memset (bytes + spans_size, 0, (8 - spans_size % 8) % 8);
+            rec.checksum = strata_index_checksum (bytes, spans_size + (8 - spans_size % 8) % 8);
+            for (guint first = 0; first < view.n_items; first += STRATA_INDEX_ITEM_BLOCK)
+              sums[n_sums++] = strata_index_checksum (view.items + first,
+                                                      MIN (STRATA_INDEX_ITEM_BLOCK, view.n_items - first) *
+                                                      sizeof (StrataZoomItem));
+            put (w, sums, n_sums * sizeof (guint64));
+            rec.sums_checksum = strata_index_checksum (sums, n_sums * sizeof (guint64));
+          }
+          g_array_append_val (records, rec);
+        }
+
+      level->n_chunks = records->len;
+      level->chunks_offset = put_checked (w, records->data, records->len, sizeof (StrataIndexChunk),
+                                          STRATA_INDEX_CHUNK_BLOCK, &level->sums_offset);
+    }
+
+  return levels;
+}
+
+/**
+ * strata_index_write:
+ * @trace: a trace loaded with its zoom tree, the tree finished
+ * @identity: the source file's identity
+ * @index_path: where the index goes
+ *
+ * Writes the index of @trace. Nothing is left under @index_path unless the
+ * whole file was written.
+ */
+gboolean
+strata_index_write (StrataTrace                *trace,
+                    const StrataSourceIdentity *identity,
+                    const char                 *index_path,
+                    GError                    **error)
+{
+  StrataZoomTree *tree = strata_trace_get_zoom_tree (trace);
+  g_autofree char *dir = NULL, *base = NULL, *tmp = NULL;
+  g_autoptr(GVariant) meta = NULL;
+  g_autoptr(GByteArray) strings = NULL;
+  g_autoptr(GArray) levels = NULL;
+  const StrataZoomParams *params;
+  const StrataChannel *channels;
+  StrataZoomTreeState state;
+  StrataIndexHeader h = { 0 };
+  Writer w = { 0 };
+  gboolean anonymous;
+  guint n_channels;
+  int fd;
+
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), FALSE);
+  g_return_val_if_fail (tree != NULL && strata_zoom_tree_is_finished (tree), FALSE);
+
+  dir = g_path_get_dirname (index_path);
+  base = g_path_get_basename (index_path);
+  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  anonymous = fd >= 0;
+  if (!anonymous)
+    fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: %s", index_path, g_strerror (saved));
+      return FALSE;
+    }
+  w.file = fdopen (fd, "w");
+  w.path = tmp;
+  if (w.file == NULL)
+    {
+      close (fd);
+      if (!anonymous)
+        g_unlink (tmp);
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: cannot write", tmp);
+      return FALSE;
+    }
+  setvbuf (w.file, NULL, _IOFBF, 1 << 20);
+
+  /* Room for the header, written last. */
+  put (&w, &h, sizeof h);
+
+  meta = meta_variant (trace);
+  put_section (&w, &h.sections[STRATA_INDEX_SECTION_META],
+               g_variant_get_data (meta), g_variant_get_size (meta));
+  strings = strings_table (strata_trace_get_strings (trace));
+  put_section (&w, &h.sections[STRATA_INDEX_SECTION_STRINGS], strings->data, strings->len);
+  channels = strata_trace_get_channels (trace, &n_channels);
+  put_section (&w, &h.sections[STRATA_INDEX_SECTION_CHANNELS], channels,
+               (gsize) n_channels * sizeof (StrataChannel));
+
+  write_raw_store (&w, strata_zoom_tree_get_raw_store (tree), &h);
+
+  strata_zoom_tree_get_state (tree, &state);
+  levels = write_levels (&w, tree, state.n_ranks);
+  put_section (&w, &h.sections[STRATA_INDEX_SECTION_LEVELS], levels->data,
+               levels->len * sizeof (StrataIndexLevel));
+  align (&w);
+
+  memcpy (h.magic, STRATA_INDEX_MAGIC, sizeof h.magic);
+  h.version = STRATA_INDEX_VERSION;
+  h.header_size = sizeof h;
+  h.byte_order = STRATA_INDEX_BYTE_ORDER;
+  h.activity_size = sizeof (StrataActivity);
+  h.item_size = sizeof (StrataZoomItem);
+  h.channel_size = sizeof (StrataChannel);
+  h.file_size = w.offset;
+  h.source_size = identity->size;
+  h.source_mtime_ns = identity->mtime_ns;
+  h.source_sample_hash = identity->sample_hash;
+
+  params = strata_zoom_tree_get_params (tree);
+  h.zoom_factor = params->zoom_factor;
+  h.pixels_per_chunk = params->pixels_per_chunk;
+  h.density_threshold = params->density_threshold;
+  h.buffer_criterion = params->buffer_criterion;
+  h.buffer_interval = params->buffer_interval;
+  h.buffer_count = params->buffer_count;
+  h.min_reduction = params->min_reduction;
+
+  h.first = state.first;
+  h.last = state.last;
+  h.n_buffers = state.n_buffers;
+  h.n_left_out = state.n_left_out;
+  h.tree_size = state.size;
+  h.n_ranks = state.n_ranks;
+  h.checksum = strata_index_checksum (&h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
+
+  if (w.error == 0 && fflush (w.file) != 0)
+    w.error = errno;
+  if (w.error == 0 && pwrite (fd, &h, sizeof h, 0) != (gssize) sizeof h)
+    w.error = errno != 0 ? errno : EIO;
+  if (w.error == 0 && fsync (fd) != 0)
+    w.error = errno;
+
+  /* Named only now, under a name of its own, then renamed over the final
+   * one (linkat cannot replace a file). */
+  if (w.error == 0 && anonymous)
+    {
+      g_autofree char *proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+      int linked = -1;
+
+      for (int tries = 0; linked != 0 && tries < 8; tries++)
+        {
+          g_free (tmp);
+          tmp = g_strdup_printf ("%s/.%s.%08x", dir, base, g_random_int ());
+          linked = linkat (AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+          if (linked != 0 && errno != EEXIST)
+            break;
+        }
+      if (linked != 0)
+        w.error = errno != 0 ? errno : EIO;
+      else
+        anonymous = FALSE;   /* named now: a failure below removes it */
+    }
+  if (fclose (w.file) != 0 && w.error == 0)
+    w.error = errno;
+
+  if (w.error == 0 && g_rename (tmp, index_path) != 0)
+    w.error = errno;
+  if (w.error != 0)
+    {
+      if (!anonymous)
+        g_unlink (tmp);
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: %s", index_path, g_strerror (w.error));
+      return FALSE;
+    }
+
+  return TRUE;
+}

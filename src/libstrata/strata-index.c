@@ -1,0 +1,584 @@
+/* strata-index.c
+ *
+ * What the index's writer and reader share: the mapped file and its
+ * damage report, checked arrays (blocks verified on first touch), the
+ * source's identity, where an index lives, and the one entry point the
+ * CLI and the viewer use, strata_index_load_trace(): open the index if it
+ * is sound and matches, else build it in one pass and open that.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <xxhash.h>
+
+#include "strata-error.h"
+#include "strata-index.h"
+#include "strata-index-private.h"
+
+struct _StrataIndexMap
+{
+  gatomicrefcount ref_count;
+  GMappedFile    *file;
+  GBytes         *bytes;
+  const guint8   *data;
+  gsize           size;
+  gint            damaged;
+  GMutex          lock;
+  char           *damage;
+};
+
+guint64
+strata_index_checksum (const void *data,
+                       gsize       size)
+{
+  return XXH3_64bits (data, size);
+}
+
+static StrataIndexMap *
+map_new (void)
+{
+  StrataIndexMap *self = g_new0 (StrataIndexMap, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  g_mutex_init (&self->lock);
+  return self;
+}
+
+StrataIndexMap *
+strata_index_map_new (const char  *path,
+                      GError     **error)
+{
+  g_autoptr(GError) local = NULL;
+  GMappedFile *file = g_mapped_file_new (path, FALSE, &local);
+  StrataIndexMap *self;
+
+  if (file == NULL)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_NOT_FOUND, "%s", local->message);
+      return NULL;
+    }
+
+  self = map_new ();
+  self->file = file;
+  self->data = (const guint8 *) g_mapped_file_get_contents (file);
+  self->size = g_mapped_file_get_length (file);
+
+  return self;
+}
+
+StrataIndexMap *
+strata_index_map_new_from_bytes (GBytes *bytes)
+{
+  StrataIndexMap *self = map_new ();
+
+  self->bytes = g_bytes_ref (bytes);
+  self->data = g_bytes_get_data (bytes, &self->size);
+  return self;
+}
+
+StrataIndexMap *
+strata_index_map_ref (StrataIndexMap *self)
+{
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+strata_index_map_unref (StrataIndexMap *self)
+{
+  if (self == NULL || !g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_clear_pointer (&self->file, g_mapped_file_unref);
+  g_clear_pointer (&self->bytes, g_bytes_unref);
+  g_mutex_clear (&self->lock);
+  g_free (self->damage);
+  g_free (self);
+}
+
+const guint8 *
+strata_index_map_get_data (StrataIndexMap *self,
+                           gsize          *size)
+{
+  *size = self->size;
+  return self->data;
+}
+
+/* Whether @count elements of @elem_size at @offset lie inside the file
+ * and are aligned for reading in place. */
+gboolean
+strata_index_map_contains (StrataIndexMap *self,
+                           guint64         offset,
+                           guint64         count,
+                           guint64         elem_size)
+{
+  if (count == 0)
+    return offset <= self->size;
+  if (elem_size > 0 && count > G_MAXUINT64 / elem_size)
+    return FALSE;
+  if (offset % 8 != 0 || offset > self->size)
+    return FALSE;
+  return count * elem_size <= self->size - offset;
+}
+
+/* The checksums are not looked at in a fuzzing build, so the fuzzer gets
+ * past them to the structure behind. */
+gboolean
+strata_index_map_verify (StrataIndexMap *self,
+                         const void     *data,
+                         gsize           size,
+                         guint64         checksum)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  (void) strata_index_checksum (data, size);
+  return TRUE;
+#else
+  return strata_index_checksum (data, size) == checksum;
+#endif
+}
+
+void
+strata_index_map_note_damage (StrataIndexMap *self,
+                              const char     *format,
+                              ...)
+{
+  va_list args;
+
+  g_mutex_lock (&self->lock);
+  if (self->damage == NULL)
+    {
+      va_start (args, format);
+      self->damage = g_strdup_vprintf (format, args);
+      va_end (args);
+    }
+  g_mutex_unlock (&self->lock);
+  g_atomic_int_set (&self->damaged, 1);
+}
+
+/* Returns: (nullable): what was found damaged first, if anything was */
+const char *
+strata_index_map_get_damage (StrataIndexMap *self)
+{
+  const char *damage;
+
+  if (self == NULL || !g_atomic_int_get (&self->damaged))
+    return NULL;
+  g_mutex_lock (&self->lock);
+  damage = self->damage;
+  g_mutex_unlock (&self->lock);
+  return damage;
+}
+
+/* Checked arrays. */
+
+gboolean
+strata_checked_array_init (StrataCheckedArray *self,
+                           StrataIndexMap     *map,
+                           guint64             offset,
+                           guint64             sums_offset,
+                           guint64             n,
+                           guint32             elem_size,
+                           guint32             per_block,
+                           const char         *what)
+{
+  guint64 n_blocks = (n + per_block - 1) / per_block;
+
+  memset (self, 0, sizeof *self);
+  if (n > G_MAXUINT32 ||
+      !strata_index_map_contains (map, offset, n, elem_size) ||
+      !strata_index_map_contains (map, sums_offset, n_blocks, sizeof (guint64)))
+    return FALSE;
+
+  self->map = map;
+  self->data = strata_index_map_get_data (map, &(gsize){ 0 }) + offset;
+  self->sums = (const guint64 *)(gconstpointer)(strata_index_map_get_data (map, &(gsize){ 0 }) + sums_offset);
+  self->n = n;
+  self->elem_size = elem_size;
+  self->per_block = per_block;
+  self->what = what;
+  return TRUE;
+}
+
+void
+strata_checked_array_clear (StrataCheckedArray *self)
+{
+  g_clear_pointer (&self->checked, g_free);
+  g_clear_pointer (&self->bad, g_free);
+}
+
+static guint32 *
+bitmap (guint32 **slot,
+        guint64   n_blocks)
+{
+  guint32 *bits = g_atomic_pointer_get (slot);
+
+  if (bits == NULL)
+    {
+      guint32 *fresh = g_new0 (guint32, n_blocks / 32 + 1);
+
+      if (!g_atomic_pointer_compare_and_exchange (slot, NULL, fresh))
+        g_free (fresh);
+      bits = g_atomic_pointer_get (slot);
+    }
+  return bits;
+}
+
+gboolean
+strata_checked_array_check_slow (StrataCheckedArray *self,
+                                 guint64             from,
+                                 guint64             to)
+{
+  guint64 n_blocks = (self->n + self->per_block - 1) / self->per_block;
+  guint32 *checked, *bad;
+  gboolean ok = TRUE;
+
+  to = MIN (to, self->n);
+  if (from >= to)
+    return TRUE;
+
+  checked = bitmap (&self->checked, n_blocks);
+  bad = bitmap (&self->bad, n_blocks);
+
+  for (guint64 b = from / self->per_block; b <= (to - 1) / self->per_block; b++)
+    {
+      guint32 bit = 1u << (b % 32);
+      guint64 first = b * self->per_block;
+      guint64 len = MIN (self->per_block, self->n - first);
+
+      if (g_atomic_int_get ((gint *) &checked[b / 32]) & bit)
+        continue;
+      if (g_atomic_int_get ((gint *) &bad[b / 32]) & bit)
+        {
+          ok = FALSE;
+          continue;
+        }
+      if (strata_index_map_verify (self->map, self->data + first * self->elem_size,
+                                   len * self->elem_size, self->sums[b]))
+        g_atomic_int_or ((guint *) &checked[b / 32], bit);
+      else
+        {
+          g_atomic_int_or ((guint *) &bad[b / 32], bit);
+          strata_index_map_note_damage (self->map, "%s: block %" G_GUINT64_FORMAT
+                                        " fails its checksum", self->what, b);
+          ok = FALSE;
+        }
+    }
+
+  return ok;
+}
+
+/* The source's identity. */
+
+#define SAMPLE_SIZE   4096
+#define N_SAMPLES     16
+
+/**
+ * strata_source_identity_compute:
+ * @identity: (out): the file's size, modification time and a hash of its
+ *   first and last 64 KiB and 16 blocks between them
+ *
+ * What the index remembers of its trace: reading it costs the same for a
+ * trace of any size.
+ */
+gboolean
+strata_source_identity_compute (const char            *path,
+                                StrataSourceIdentity  *identity,
+                                GError               **error)
+{
+  g_autofree guint8 *buf = g_malloc (64 * 1024);
+  XXH3_state_t *state;
+  struct stat st;
+  int fd;
+
+  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0 || fstat (fd, &st) != 0)
+    {
+      int saved = errno;
+
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_NOT_FOUND,
+                   "%s: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+
+  identity->size = st.st_size;
+  identity->mtime_ns = (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
+
+  state = XXH3_createState ();
+  XXH3_64bits_reset (state);
+  XXH3_64bits_update (state, &identity->size, sizeof identity->size);
+  for (guint i = 0; i < N_SAMPLES + 2; i++)
+    {
+      gsize want = i < 2 ? 64 * 1024 : SAMPLE_SIZE;
+      guint64 offset;
+      gssize got;
+
+      if (i == 0)
+        offset = 0;
+      else if (i == 1)
+        offset = identity->size > want ? identity->size - want : 0;
+      else
+        offset = identity->size / (N_SAMPLES + 1) * (i - 1);
+      got = pread (fd, buf, want, offset);
+      if (got < 0)
+        {
+          int saved = errno;
+
+          XXH3_freeState (state);
+          close (fd);
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: %s", path, g_strerror (saved));
+          return FALSE;
+        }
+      XXH3_64bits_update (state, buf, got);
+    }
+  identity->sample_hash = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+  close (fd);
+
+  return TRUE;
+}
+
+/* In the user's cache, named by the source's identity. */
+char *
+strata_index_cache_path (const StrataSourceIdentity *identity)
+{
+  guint64 key = XXH3_64bits (identity, sizeof *identity);
+  g_autofree char *name = g_strdup_printf ("%016" G_GINT64_MODIFIER "x" STRATA_INDEX_SUFFIX, key);
+
+  return g_build_filename (g_get_user_cache_dir (), "strata", name, NULL);
+}
+
+/**
+ * strata_index_default_path:
+ *
+ * Where the index of @trace_path goes: $STRATA_INDEX_DIR if set (the
+ * tests use it, so the fixtures' folder stays clean), else beside the
+ * trace (FILE.strata-index) when that folder is writable, else the user's
+ * cache ($XDG_CACHE_HOME/strata), named by the source's identity.
+ */
+char *
+strata_index_default_path (const char                 *trace_path,
+                           const StrataSourceIdentity *identity)
+{
+  const char *dir = g_getenv ("STRATA_INDEX_DIR");
+  g_autofree char *parent = NULL;
+  g_autofree char *beside = NULL;
+
+  if (dir != NULL && dir[0] != '\0')
+    {
+      guint64 key = XXH3_64bits (identity, sizeof *identity);
+      g_autofree char *name = g_strdup_printf ("%016" G_GINT64_MODIFIER "x" STRATA_INDEX_SUFFIX, key);
+
+      return g_build_filename (dir, name, NULL);
+    }
+
+  beside = g_strconcat (trace_path, STRATA_INDEX_SUFFIX, NULL);
+  parent = g_path_get_dirname (trace_path);
+  if (g_file_test (beside, G_FILE_TEST_EXISTS) ? access (beside, R_OK) == 0 : access (parent, W_OK) == 0)
+    return g_steal_pointer (&beside);
+
+  return strata_index_cache_path (identity);
+}
+
+static void
+note (const StrataIndexOptions *options,
+      const char               *format,
+      ...) G_GNUC_PRINTF (2, 3);
+
+static void
+note (const StrataIndexOptions *options,
+      const char               *format,
+      ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  if (options == NULL || options->note == NULL)
+    return;
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  options->note (message, options->note_data);
+}
+
+typedef struct
+{
+  const StrataIndexOptions *options;
+  guint64                   total;
+  guint64                   rchar0;
+  guint64                   n_reports;
+} Progress;
+
+/* How much of the file the pass has read: the process's read bytes, as
+ * the kernel counts them. */
+static guint64
+read_bytes (void)
+{
+  g_autofree char *text = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/io", &text, NULL, NULL))
+    return 0;
+  line = strstr (text, "rchar:");
+  return line != NULL ? g_ascii_strtoull (line + 6, NULL, 10) : 0;
+}
+
+static gboolean
+on_progress (const StrataTraceProgress *progress,
+             gpointer                   user_data)
+{
+  Progress *p = user_data;
+  guint64 bytes;
+
+  /* Reports come after every batch; /proc/self/io is read for one in 64. */
+  if (p->n_reports++ % 64 != 0)
+    return TRUE;
+  bytes = p->total > 0 ? MIN (read_bytes () - p->rchar0, p->total) : 0;
+  p->options->progress (progress->n_events, bytes, p->total, p->options->progress_data);
+  return TRUE;
+}
+
+static gboolean
+try_write (StrataTrace                *trace,
+           const StrataSourceIdentity *identity,
+           const char                 *path,
+           GError                    **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  return strata_index_write (trace, identity, path, error);
+}
+
+/**
+ * strata_index_load_trace:
+ * @trace_path: a trace file
+ * @params: (nullable): the zoom tree's parameters, %NULL for the defaults
+ * @options: (nullable): where the index is, what to do, what to say
+ *
+ * The trace through its index: mapped from the index when one is there,
+ * sound, of this version, built from this very file and with these
+ * parameters; otherwise (said once through @options->note) built in one
+ * pass, written beside the trace or in the cache, and opened from there.
+ * If no index can be written, the trace built in memory is returned.
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_index_load_trace (const char               *trace_path,
+                         const StrataZoomParams   *params,
+                         const StrataIndexOptions *options,
+                         GError                  **error)
+{
+  g_autoptr(StrataTrace) built = NULL;
+  g_autoptr(StrataStatsBuilder) stats = NULL;
+  g_autoptr(GError) local = NULL;
+  g_autofree char *path = NULL;
+  StrataIndexOpenFlags flags = options != NULL ? options->flags : 0;
+  StrataSourceIdentity identity;
+  StrataZoomParams defaults;
+  StrataTrace *trace;
+  Progress progress = { options, 0, 0 };
+
+  g_return_val_if_fail (trace_path != NULL, NULL);
+
+  if (params == NULL)
+    {
+      strata_zoom_params_init (&defaults);
+      params = &defaults;
+    }
+
+  if (!(flags & STRATA_INDEX_OPEN_BYPASS))
+    {
+      if (!strata_source_identity_compute (trace_path, &identity, error))
+        return NULL;
+
+      path = options != NULL && options->index_path != NULL
+               ? g_strdup (options->index_path)
+               : strata_index_default_path (trace_path, &identity);
+
+      if (!(flags & STRATA_INDEX_OPEN_REBUILD) && g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          trace = strata_index_open (path, &identity, params, &local);
+          if (trace != NULL)
+            return trace;
+
+          /* A stale index beside a trace in a folder we cannot write: the
+           * last rebuild went to the cache. */
+          if (options == NULL || options->index_path == NULL)
+            {
+              g_autofree char *cache = strata_index_cache_path (&identity);
+
+              if (g_strcmp0 (cache, path) != 0 && g_file_test (cache, G_FILE_TEST_EXISTS) &&
+                  (trace = strata_index_open (cache, &identity, params, NULL)) != NULL)
+                return trace;
+            }
+          note (options, "index %s: %s; rebuilding it", path, local->message);
+          g_clear_error (&local);
+        }
+    }
+
+  stats = strata_stats_builder_new ();
+  if (options != NULL && options->progress != NULL)
+    {
+      progress.total = flags & STRATA_INDEX_OPEN_BYPASS ? 0 : identity.size;
+      progress.rchar0 = read_bytes ();
+    }
+  built = strata_trace_load_for_index (trace_path, strata_stats_builder_add, stats, params,
+                                       options != NULL && options->progress != NULL ? on_progress : NULL,
+                                       &progress, error);
+  if (built == NULL)
+    return NULL;
+  strata_trace_set_stats (built, strata_stats_builder_finish (stats, built));
+
+  if (flags & STRATA_INDEX_OPEN_BYPASS)
+    return g_steal_pointer (&built);
+
+  if (!try_write (built, &identity, path, &local))
+    {
+      g_autofree char *cache = strata_index_cache_path (&identity);
+
+      /* Beside the trace was not writable after all: the cache. */
+      if ((options == NULL || options->index_path == NULL) && g_strcmp0 (cache, path) != 0)
+        {
+          g_autoptr(GError) second = NULL;
+
+          if (try_write (built, &identity, cache, &second))
+            {
+              g_clear_error (&local);
+              g_free (path);
+              path = g_steal_pointer (&cache);
+            }
+        }
+      if (local != NULL)
+        {
+          note (options, "index not written: %s", local->message);
+          return g_steal_pointer (&built);
+        }
+    }
+
+  trace = strata_index_open (path, &identity, params, &local);
+  if (trace == NULL)
+    {
+      note (options, "index %s: %s", path, local->message);
+      return g_steal_pointer (&built);
+    }
+
+  return trace;
+}
