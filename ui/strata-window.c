@@ -86,7 +86,7 @@ static void update_actions (StrataWindow *self);
 /* Loading ----------------------------------------------------------------- */
 
 static void
-load_progress_free (gpointer data)
+load_progress_clear (gpointer data)
 {
   LoadProgress *p = data;
 
@@ -94,7 +94,14 @@ load_progress_free (gpointer data)
   g_weak_ref_clear (&p->window);
   g_clear_object (&p->trace);
   g_clear_pointer (&p->live_channels, g_array_unref);
-  g_free (p);
+}
+
+/* The task and a pending progress idle each hold a reference: the load
+ * can end while the idle is still queued. */
+static void
+load_progress_free (gpointer data)
+{
+  g_atomic_rc_box_release_full (data, load_progress_clear);
 }
 
 static gboolean
@@ -218,7 +225,8 @@ load_progress (const StrataTraceProgress *progress,
   if (!p->idle_pending)
     {
       p->idle_pending = TRUE;
-      g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, progress_idle, p, NULL);
+      g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, progress_idle, g_atomic_rc_box_acquire (p),
+                       load_progress_free);
     }
   g_mutex_unlock (&p->lock);
 
@@ -349,7 +357,7 @@ strata_window_open (StrataWindow *self,
   if (self->loading != NULL)
     cancel_load (self->loading);
 
-  p = g_new0 (LoadProgress, 1);
+  p = g_atomic_rc_box_new0 (LoadProgress);
   g_mutex_init (&p->lock);
   g_weak_ref_init (&p->window, self);
   p->began_usec = g_get_monotonic_time ();
