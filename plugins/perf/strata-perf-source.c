@@ -1853,7 +1853,8 @@ drain (StrataPerfSource *self,
   while (written < room)
     {
       guint best = G_MAXUINT;
-      StrataEvent *ev;
+      gint64 bound;
+      guint32 i, end;
 
       for (guint r = 0; r < n_runs; r++)
         if (runs[r].start < runs[r].end &&
@@ -1862,11 +1863,30 @@ drain (StrataPerfSource *self,
       if (best == G_MAXUINT || events[runs[best].start].ts > self->release_limit)
         break;
 
-      ev = &events[runs[best].start++];
-      self->live--;
-      self->released_ts = MAX (self->released_ts, ev->ts);
-      if (release_event (self, ev))
-        out[written++] = *ev;
+      /* The best run goes on being the best up to the other runs' heads
+       * (a tie with an earlier run goes to that one): take its events up
+       * to there in one go instead of choosing again for each. */
+      bound = self->release_limit;
+      for (guint r = 0; r < n_runs; r++)
+        if (r != best && runs[r].start < runs[r].end)
+          {
+            gint64 head = events[runs[r].start].ts;
+
+            bound = MIN (bound, r < best ? head - 1 : head);
+          }
+
+      i = runs[best].start;
+      end = runs[best].end;
+      while (i < end && written < room && events[i].ts <= bound)
+        {
+          StrataEvent *ev = &events[i++];
+
+          self->live--;
+          if (release_event (self, ev))
+            out[written++] = *ev;
+        }
+      self->released_ts = MAX (self->released_ts, events[i - 1].ts);
+      runs[best].start = i;
     }
 
   /* Drop exhausted runs; copy what is left once most of the array is
