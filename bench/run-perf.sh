@@ -70,8 +70,12 @@ run () {
 }
 declare -A N
 
-run stats "$RUNS" "$CLI" stats "$FILE"
-run info "$RUNS" "$CLI" info "$FILE"
+READER=$BUILD/bench/strata-bench-read
+if [[ -x $READER ]]; then
+  run read "$RUNS" "$READER" "$FILE"
+fi
+run stats "$RUNS" "$CLI" stats --no-index "$FILE"
+run info "$RUNS" "$CLI" info --no-index "$FILE"
 run timehist "$RUNS" perf sched timehist -s -i "$FILE"
 run script 1 perf script -i "$FILE"
 
@@ -88,6 +92,9 @@ echo "$(uname -r), $(nproc) CPUs, $(perf --version); $SAMPLES tracepoint samples
 echo
 echo "| reader | runs | median s | samples/s | time / strata-cli stats | peak RSS |"
 echo "|---|---|---|---|---|---|"
+if [[ -n ${T[read]:-} ]]; then
+  row "strata-bench-read (the reader alone: read, decode, reorder)" read
+fi
 row "strata-cli stats (read, decode, reorder, kernel model, statistics)" stats
 row "strata-cli info (the same pass, activities kept)" info
 row "perf sched timehist -s" timehist

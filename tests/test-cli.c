@@ -166,6 +166,35 @@ test_stats_json (void)
   g_assert_cmpint (json_object_get_int_member (root, "context_switches"), ==, stats->switches);
 }
 
+/* stats --no-index takes its own single pass (statistics and samples
+ * from the activity stream, no tree); through a fresh index it reads the
+ * numbers the index's build kept and the samples in a second pass. The
+ * two must print the same, in JSON and as text. */
+static void
+test_stats_no_index_agrees (void)
+{
+  const char *fixtures[] = { "sched-small.dat", "perf-callchain.data.xz", "perf-sched.data.xz" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    for (guint json = 0; json < 2; json++)
+      {
+        g_autofree char *path = strata_test_fixture (fixtures[i]);
+        g_autofree char *dir = strata_test_tmpdir ();
+        g_autofree char *base = g_strdup_printf ("agree-%u-%u.idx", i, json);
+        g_autofree char *index = g_build_filename (dir, base, NULL);
+        g_autofree char *out_direct = NULL, *err_direct = NULL;
+        g_autofree char *out_index = NULL, *err_index = NULL;
+        const char *direct[] = { "stats", json ? "--json" : "--top=5", "--no-index", path, NULL };
+        const char *indexed[] = { "stats", json ? "--json" : "--top=5", "--index", index, path, NULL };
+
+        g_assert_cmpint (strata_test_run_cli (direct, &out_direct, &err_direct), ==, 0);
+        g_assert_cmpint (strata_test_run_cli (indexed, &out_index, &err_index), ==, 0);
+        g_assert_true (g_file_test (index, G_FILE_TEST_EXISTS));
+        g_assert_cmpstr (out_direct, ==, out_index);
+        g_assert_cmpuint (strlen (out_direct), >, 100);
+      }
+}
+
 static void
 test_stats_human (void)
 {
@@ -306,6 +335,7 @@ main (int    argc,
   g_test_add_func ("/strata/cli/info-json", test_info_json);
   g_test_add_func ("/strata/cli/stats-json", test_stats_json);
   g_test_add_func ("/strata/cli/stats-human", test_stats_human);
+  g_test_add_func ("/strata/cli/stats-no-index-agrees", test_stats_no_index_agrees);
   g_test_add_func ("/strata/cli/tree-json", test_tree_json);
   g_test_add_func ("/strata/cli/query-json-conserves", test_query_json_conserves);
   g_test_add_func ("/strata/cli/query-bad-arguments", test_query_bad_arguments);

@@ -1853,7 +1853,8 @@ drain (StrataPerfSource *self,
   while (written < room)
     {
       guint best = G_MAXUINT;
-      StrataEvent *ev;
+      gint64 bound;
+      guint32 i, end;
 
       for (guint r = 0; r < n_runs; r++)
         if (runs[r].start < runs[r].end &&
@@ -1862,11 +1863,30 @@ drain (StrataPerfSource *self,
       if (best == G_MAXUINT || events[runs[best].start].ts > self->release_limit)
         break;
 
-      ev = &events[runs[best].start++];
-      self->live--;
-      self->released_ts = MAX (self->released_ts, ev->ts);
-      if (release_event (self, ev))
-        out[written++] = *ev;
+      /* The best run goes on being the best up to the other runs' heads
+       * (a tie with an earlier run goes to that one): take its events up
+       * to there in one go instead of choosing again for each. */
+      bound = self->release_limit;
+      for (guint r = 0; r < n_runs; r++)
+        if (r != best && runs[r].start < runs[r].end)
+          {
+            gint64 head = events[runs[r].start].ts;
+
+            bound = MIN (bound, r < best ? head - 1 : head);
+          }
+
+      i = runs[best].start;
+      end = runs[best].end;
+      while (i < end && written < room && events[i].ts <= bound)
+        {
+          StrataEvent *ev = &events[i++];
+
+          self->live--;
+          if (release_event (self, ev))
+            out[written++] = *ev;
+        }
+      self->released_ts = MAX (self->released_ts, events[i - 1].ts);
+      runs[best].start = i;
     }
 
   /* Drop exhausted runs; copy what is left once most of the array is
@@ -1899,10 +1919,21 @@ flush_until (StrataPerfSource *self,
   self->release_limit = MAX (self->release_limit, limit);
 }
 
-static void
-push_event (StrataPerfSource  *self,
-            const StrataEvent *ev)
+/* A new event at the end of the reorder buffer, for the caller to decode
+ * into in place and then hand to push_commit(): no copy on the way in. */
+static inline StrataEvent *
+pending_slot (StrataPerfSource *self)
 {
+  g_array_set_size (self->pending, self->pending->len + 1);
+  return &g_array_index (self->pending, StrataEvent, self->pending->len - 1);
+}
+
+/* Takes the event pending_slot() gave into the buffer's runs. */
+static void
+push_commit (StrataPerfSource *self)
+{
+  const StrataEvent *ev = &g_array_index (self->pending, StrataEvent, self->pending->len - 1);
+
   if (ev->ts < self->released_ts)
     {
       /* Earlier than what was handed out already: the file's order is
@@ -1914,14 +1945,13 @@ push_event (StrataPerfSource  *self,
   /* A step back in time, or a run already partly handed out, starts a
    * new run. */
   if (self->runs->len == 0 || ev->ts < self->last_push_ts ||
-      g_array_index (self->runs, Run, self->runs->len - 1).end != self->pending->len)
+      g_array_index (self->runs, Run, self->runs->len - 1).end != self->pending->len - 1)
     {
-      Run run = { self->pending->len, self->pending->len };
+      Run run = { self->pending->len - 1, self->pending->len - 1 };
 
       g_array_append_val (self->runs, run);
     }
   self->last_push_ts = ev->ts;
-  g_array_append_vals (self->pending, ev, 1);
   g_array_index (self->runs, Run, self->runs->len - 1).end = self->pending->len;
   self->live++;
   self->max_ts = MAX (self->max_ts, ev->ts);
@@ -1959,6 +1989,14 @@ push_event (StrataPerfSource  *self,
       median = keys[n / 2].ts;
       flush_until (self, median);
     }
+}
+
+static void
+push_event (StrataPerfSource  *self,
+            const StrataEvent *ev)
+{
+  *pending_slot (self) = *ev;
+  push_commit (self);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2029,12 +2067,19 @@ handle_sample (StrataPerfSource  *self,
   if (s.has_cpu && s.cpu >= MAX_CPU)
     return fail (self, error, STRATA_ERROR_CORRUPT, offset, "a sample on CPU %d", s.cpu);
 
-  event_init (self, &ev, &s, offset);
-
   if (a->tp != NULL && s.raw != NULL)
-    decode_tracepoint (self, a->tp, &s, &ev);
+    {
+      /* Decoded where it waits: the common case copies nothing. */
+      StrataEvent *slot = pending_slot (self);
+
+      event_init (self, slot, &s, offset);
+      decode_tracepoint (self, a->tp, &s, slot);
+      push_commit (self);
+      return TRUE;
+    }
   else
     {
+      event_init (self, &ev, &s, offset);
       guint64 frames[512];
       guint n = 0;
 

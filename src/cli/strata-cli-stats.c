@@ -241,6 +241,22 @@ samples_sink (const StrataActivity *activity,
   strata_cli_samples_add (user_data, activity);
 }
 
+typedef struct
+{
+  StrataStatsBuilder *builder;
+  StrataCliSamples   *samples;
+} StatsSink;
+
+static void
+stats_sink (const StrataActivity *activity,
+            gpointer              user_data)
+{
+  StatsSink *sink = user_data;
+
+  strata_stats_builder_add (activity, sink->builder);
+  strata_cli_samples_add (sink->samples, activity);
+}
+
 int
 strata_cli_stats (int    argc,
                   char **argv)
@@ -251,6 +267,8 @@ strata_cli_stats (int    argc,
   g_autoptr(StrataTrace) trace = NULL;
   g_autoptr(StrataTrace) sampled = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(StrataStatsBuilder) builder = NULL;
+  g_autoptr(StrataStats) own_stats = NULL;
   StrataCliIndexOptions index;
   const StrataStats *stats;
   gint64 from, to;
@@ -273,14 +291,37 @@ strata_cli_stats (int    argc,
   if (top < 0)
     top = G_MAXINT;
 
-  /* The index keeps the statistics; the pass that builds it accounts the
-   * activities as they stream past, without keeping them. */
-  trace = strata_cli_open_trace (file, NULL, &index);
-  g_free (index.index_path);
-  if (trace == NULL)
-    return STRATA_CLI_EXIT_FAILED;
+  if (index.no_index)
+    {
+      StatsSink sink;
 
-  stats = strata_trace_get_stats (trace);
+      /* Without the index, one pass: the statistics and the samples taken
+       * from the activities as they stream past, with no zoom tree built
+       * only to be thrown away and no second read for the samples. */
+      g_free (index.index_path);
+      builder = strata_stats_builder_new ();
+      sink.builder = builder;
+      sink.samples = samples;
+      trace = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
+                                      stats_sink, &sink, &error);
+      if (trace == NULL)
+        {
+          g_printerr ("strata-cli: %s\n", error->message);
+          return STRATA_CLI_EXIT_FAILED;
+        }
+      own_stats = strata_stats_builder_finish (builder, trace);
+      stats = own_stats;
+    }
+  else
+    {
+      /* The index keeps the statistics; the pass that builds it accounts
+       * the activities as they stream past, without keeping them. */
+      trace = strata_cli_open_trace (file, NULL, &index);
+      g_free (index.index_path);
+      if (trace == NULL)
+        return STRATA_CLI_EXIT_FAILED;
+      stats = strata_trace_get_stats (trace);
+    }
   g_assert (stats != NULL);
 
   from = strata_trace_get_start (trace);
@@ -294,7 +335,11 @@ strata_cli_stats (int    argc,
 
   /* Call chains live in the source, not (yet) in the index: a perf.data
    * is read once more for its samples, their chains and their symbols. */
-  if (g_strcmp0 (strata_trace_get_info (trace)->format, "perf.data") == 0)
+  if (g_strcmp0 (strata_trace_get_info (trace)->format, "perf.data") != 0)
+    ;
+  else if (own_stats != NULL)
+    strata_cli_samples_resolve (samples, trace, from, to, top);
+  else
     {
       sampled = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
                                         samples_sink, samples, &error);

@@ -1,0 +1,73 @@
+/* strata-bench-read.c
+ *
+ * The reader alone: opens a trace through strata_source_open() and pulls
+ * every event out of it in batches of the size the trace loader uses,
+ * with no kernel model, zoom tree or statistics behind it, then prints
+ * how many events there were, a checksum of their times and fields (so
+ * two versions of a reader can be checked to yield the same events) and
+ * how long it took. This is the reader thread's share of a load, which
+ * bench/run-perf.sh reports beside the whole pass.
+ *
+ * Usage: strata-bench-read FILE
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+
+#include "strata.h"
+
+#define BATCH 4096
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataSource) source = NULL;
+  g_autofree StrataEvent *events = NULL;
+  guint64 n = 0, sum = 0;
+  gint64 t0, t1;
+  gssize got;
+
+  if (argc != 2)
+    {
+      fprintf (stderr, "usage: %s FILE\n", argv[0]);
+      return 2;
+    }
+
+  strata_source_ensure_builtin ();
+  events = g_new (StrataEvent, BATCH);
+  t0 = g_get_monotonic_time ();
+  source = strata_source_open (argv[1], &error);
+  if (source == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return 1;
+    }
+
+  while ((got = strata_source_read_batch (source, events, BATCH, &error)) > 0)
+    for (gssize i = 0; i < got; i++)
+      {
+        const guint32 *u = (const guint32 *) (gconstpointer) &events[i].u;
+
+        n++;
+        sum = sum * 31 + (guint64) events[i].ts + events[i].type + events[i].name +
+              (guint32) events[i].cpu + (guint32) events[i].pid;
+        for (guint k = 0; k < sizeof events[i].u / 4; k++)
+          sum = sum * 7 + u[k];
+      }
+  t1 = g_get_monotonic_time ();
+
+  if (got < 0)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return 1;
+    }
+
+  printf ("%" G_GUINT64_FORMAT " events, checksum %016" G_GINT64_MODIFIER "x, %.3f s, %.2f M events/s\n",
+          n, sum, (t1 - t0) / 1e6, n / ((t1 - t0) / 1e6) / 1e6);
+  return 0;
+}
