@@ -359,8 +359,13 @@ test_rect_count_bounded (void)
 
         paint_all_rows (painter, from, to, widths[w], list);
         g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+        /* The level whose pixel matches the screen's, no coarser unless
+         * the viewport would overlap more than two of its chunks. */
         g_assert_cmpuint (list->level, ==,
-                          strata_zoom_geometry_level_for_viewport (&g, to - from));
+                          strata_zoom_geometry_level_for_frame (&g, to - from, widths[w]));
+        g_assert_cmpint (strata_zoom_geometry_pixel (&g, list->level), <=, MAX ((to - from) / widths[w], 1));
+        g_assert_cmpuint (list->level, <=, strata_zoom_geometry_level_for_viewport (&g, to - from));
+        g_assert_cmpuint (list->stats.n_chunks, <=, 2);
         g_test_message ("width %u, 1/%" G_GINT64_FORMAT " of the trace: %u items, %u rects",
                         widths[w], div, list->n_items, list->rects->len);
         assert_bounded (list);

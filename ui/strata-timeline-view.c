@@ -1313,7 +1313,8 @@ strata_timeline_view_hit (StrataTimelineView *self,
 
   npp = ns_per_pixel (self);
   t = time_at (self, x);
-  level = strata_zoom_geometry_level_for_viewport (&g, self->to - self->from);
+  /* The level the painter drew the frame from. */
+  level = strata_zoom_geometry_level_for_frame (&g, self->to - self->from, area_width (self));
   row_y = rows_top (self) + (double) i * self->style.row_height - scroll_y (self);
   nested_strip = channels[ch].kind == STRATA_CHANNEL_CPU && y > row_y + self->style.row_height * 0.62;
 

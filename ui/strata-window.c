@@ -1,10 +1,15 @@
 /* strata-window.c
  *
- * The main window. Opening a trace reads it and builds its zoom tree in a
- * worker thread (a GTask around strata_trace_load_with_tree); the worker
- * counts the activities it has made under a lock and hands the count to
- * the main loop in at most one idle callback at a time, which shows it
- * with the rate. The details panel describes the timeline's selection
+ * The main window. Opening a trace goes through its persistent index: a
+ * sound one (strata_index_find(), wherever the index module looks) is
+ * mapped at once and shown with no progress at all. Otherwise the trace is
+ * read and its zoom tree built in a worker thread (a GTask around
+ * strata_trace_load_with_progress); the worker counts the activities it
+ * has made under a lock and hands the count to the main loop in at most
+ * one idle callback at a time, which shows it with the rate, and at the
+ * end writes the index (strata_index_store()) so the next open is
+ * instant. A stale or damaged index, or one that cannot be written, is
+ * said once in a toast. The details panel describes the timeline's selection
  * with the same fields as the tooltip (strata-item-info.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -15,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "strata-event-list.h"
+#include "strata-index.h"
 #include "strata-item-info.h"
 #include "strata-window.h"
 
@@ -37,6 +43,10 @@ typedef struct
   gboolean     cancelled;
   gint64       began_usec;
   GWeakRef     window;
+  /* Set before the worker starts: where the new index goes (NULL: none). */
+  char                 *index_path;
+  StrataSourceIdentity  identity;
+  GString              *notes;     /* what the index module said, under the lock */
 } LoadProgress;
 
 struct _StrataWindow
@@ -94,6 +104,9 @@ load_progress_clear (gpointer data)
   g_weak_ref_clear (&p->window);
   g_clear_object (&p->trace);
   g_clear_pointer (&p->live_channels, g_array_unref);
+  g_free (p->index_path);
+  if (p->notes != NULL)
+    g_string_free (p->notes, TRUE);
 }
 
 /* The task and a pending progress idle each hold a reference: the load
@@ -233,6 +246,21 @@ load_progress (const StrataTraceProgress *progress,
   return go_on;
 }
 
+/* The index module's notes, from the worker: kept for load_done(). */
+static void
+load_note (const char *message,
+           gpointer    data)
+{
+  LoadProgress *p = data;
+
+  g_mutex_lock (&p->lock);
+  if (p->notes == NULL)
+    p->notes = g_string_new (message);
+  else
+    g_string_append_printf (p->notes, "\n%s", message);
+  g_mutex_unlock (&p->lock);
+}
+
 static void
 load_thread (GTask        *task,
              gpointer      source_object,
@@ -242,17 +270,61 @@ load_thread (GTask        *task,
   LoadProgress *p = task_data;
   GFile *file = g_object_get_data (G_OBJECT (task), "file");
   g_autofree char *path = g_file_get_path (file);
+  g_autoptr(StrataStatsBuilder) stats = NULL;
+  g_autoptr(StrataTrace) built = NULL;
   StrataZoomParams params;
   GError *error = NULL;
-  StrataTrace *trace;
 
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL,
+  /* The statistics go into the index as the CLI's pass puts them. */
+  if (p->index_path != NULL)
+    stats = strata_stats_builder_new ();
+  built = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES,
+                                           stats != NULL ? strata_stats_builder_add : NULL, stats,
                                            &params, load_progress, p, &error);
-  if (trace == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, trace, g_object_unref);
+  if (built == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  /* Written here, off the main loop, and mapped back: the next open of
+   * this trace is instant, and this one's tree no longer sits in memory. */
+  if (p->index_path != NULL && !load_cancelled (p))
+    {
+      StrataIndexOptions options = { .note = load_note, .note_data = p };
+
+      g_task_return_pointer (task,
+                             strata_index_store (built, stats, &p->identity, p->index_path, &params, &options),
+                             g_object_unref);
+      return;
+    }
+  g_task_return_pointer (task, g_steal_pointer (&built), g_object_unref);
+}
+
+/* The same, on the main loop, while looking for the index. */
+static void
+load_note_main (const char *message,
+                gpointer    data)
+{
+  GString *notes = data;
+
+  if (notes->len > 0)
+    g_string_append_c (notes, '\n');
+  g_string_append (notes, message);
+}
+
+static void
+toast_notes (StrataWindow *self,
+             const char   *notes)
+{
+  /* Translators: shown when a trace's saved index cannot be used or
+   * written; the details follow */
+  g_autofree char *msg = g_strdup_printf (_("Index: %s"), notes);
+  AdwToast *toast = adw_toast_new (msg);
+
+  adw_toast_set_timeout (toast, 10);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
 static void
@@ -314,12 +386,20 @@ load_done (GObject      *object,
   g_autoptr(StrataTrace) trace = NULL;
   g_autoptr(GError) error = NULL;
   GFile *file = g_object_get_data (G_OBJECT (task), "file");
+  g_autofree char *notes = NULL;
 
   trace = g_task_propagate_pointer (task, &error);
   if (load_cancelled (p) || self->loading != p)
     return;
   self->loading = NULL;
   gtk_revealer_set_reveal_child (self->live_bar, FALSE);
+
+  g_mutex_lock (&p->lock);
+  if (p->notes != NULL)
+    notes = g_string_free (g_steal_pointer (&p->notes), FALSE);
+  g_mutex_unlock (&p->lock);
+  if (notes != NULL)
+    toast_notes (self, notes);
 
   if (trace == NULL)
     {
@@ -340,8 +420,10 @@ load_done (GObject      *object,
  * strata_window_open:
  * @file: a trace
  *
- * Reads @file in a worker thread; the window shows the progress and then
- * the timeline, or a toast saying why the file cannot be read.
+ * Shows @file from its index if a sound one exists (at once, before this
+ * returns); otherwise reads @file in a worker thread, the window showing
+ * the progress and then the timeline, or a toast saying why the file
+ * cannot be read, and writes the index for the next time.
  */
 void
 strata_window_open (StrataWindow *self,
@@ -349,6 +431,11 @@ strata_window_open (StrataWindow *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autofree char *basename = NULL;
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *index_path = NULL;
+  g_autoptr(GString) notes = g_string_new (NULL);
+  StrataSourceIdentity identity;
+  gboolean indexed = FALSE;
   LoadProgress *p;
 
   g_return_if_fail (STRATA_IS_WINDOW (self));
@@ -356,11 +443,39 @@ strata_window_open (StrataWindow *self,
 
   if (self->loading != NULL)
     cancel_load (self->loading);
+  self->loading = NULL;
+
+  /* The identity reads a few sampled blocks and the index is mapped, its
+   * blocks checked when first touched: quick enough for the main loop.
+   * A file that cannot even be read is left to the load to report. */
+  if (path != NULL && strata_source_identity_compute (path, &identity, NULL))
+    {
+      StrataIndexOptions options = { .note = load_note_main, .note_data = notes };
+      StrataZoomParams params;
+      g_autoptr(StrataTrace) trace = NULL;
+
+      strata_zoom_params_init (&params);
+      trace = strata_index_find (path, &identity, &params, &options, &index_path);
+      if (notes->len > 0)
+        toast_notes (self, notes->str);
+      if (trace != NULL)
+        {
+          gtk_revealer_set_reveal_child (self->live_bar, FALSE);
+          show_trace (self, trace, file);
+          return;
+        }
+      indexed = TRUE;
+    }
 
   p = g_atomic_rc_box_new0 (LoadProgress);
   g_mutex_init (&p->lock);
   g_weak_ref_init (&p->window, self);
   p->began_usec = g_get_monotonic_time ();
+  if (indexed)
+    {
+      p->index_path = g_steal_pointer (&index_path);
+      p->identity = identity;
+    }
   self->loading = p;
 
   basename = g_file_get_basename (file);

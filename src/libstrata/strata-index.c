@@ -467,6 +467,154 @@ try_write (StrataTrace                *trace,
 }
 
 /**
+ * strata_index_find:
+ * @trace_path: a trace file
+ * @identity: @trace_path's identity (strata_source_identity_compute())
+ * @params: (nullable): the zoom tree's parameters, %NULL for the defaults
+ * @options: (nullable): where the index is, what to do, what to say
+ * @write_path: (out) (optional): where a new index should go, when there
+ *   is no sound one
+ *
+ * The lookup half of strata_index_load_trace(), for a caller that builds
+ * the trace its own way (the viewer, which shows it while it loads): the
+ * trace mapped from its index if a sound one is where the index of
+ * @trace_path lives ($STRATA_INDEX_DIR, beside the trace, or the cache),
+ * else %NULL, having said once through @options->note why an index that
+ * is there is not used.
+ *
+ * Returns: (transfer full) (nullable): the trace from its index
+ */
+StrataTrace *
+strata_index_find (const char                 *trace_path,
+                   const StrataSourceIdentity *identity,
+                   const StrataZoomParams     *params,
+                   const StrataIndexOptions   *options,
+                   char                      **write_path)
+{
+  g_autoptr(GError) local = NULL;
+  g_autofree char *path = NULL;
+  StrataIndexOpenFlags flags = options != NULL ? options->flags : 0;
+  StrataZoomParams defaults;
+  StrataTrace *trace = NULL;
+
+  g_return_val_if_fail (trace_path != NULL, NULL);
+  g_return_val_if_fail (identity != NULL, NULL);
+
+  if (write_path != NULL)
+    *write_path = NULL;
+  if (params == NULL)
+    {
+      strata_zoom_params_init (&defaults);
+      params = &defaults;
+    }
+
+  path = options != NULL && options->index_path != NULL
+           ? g_strdup (options->index_path)
+           : strata_index_default_path (trace_path, identity);
+
+  if (!(flags & STRATA_INDEX_OPEN_REBUILD) && g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      trace = strata_index_open (path, identity, params, &local);
+      if (trace != NULL)
+        return trace;
+
+      /* A stale index beside a trace in a folder we cannot write: the
+       * last rebuild went to the cache. */
+      if (options == NULL || options->index_path == NULL)
+        {
+          g_autofree char *cache = strata_index_cache_path (identity);
+
+          if (g_strcmp0 (cache, path) != 0 && g_file_test (cache, G_FILE_TEST_EXISTS) &&
+              (trace = strata_index_open (cache, identity, params, NULL)) != NULL)
+            return trace;
+        }
+      note (options, "index %s: %s; rebuilding it", path, local->message);
+    }
+
+  if (write_path != NULL)
+    *write_path = g_steal_pointer (&path);
+  return NULL;
+}
+
+/**
+ * strata_index_store:
+ * @built: a trace just built from its source
+ * @stats: (nullable): the statistics gathered from the pass's activities;
+ *   finished here and kept with @built
+ * @identity: the source's identity, computed before the pass
+ * @index_path: where strata_index_find() said the index goes
+ * @params: (nullable): the zoom tree's parameters, %NULL for the defaults
+ * @options: (nullable): what to say (@options->index_path set means
+ *   nowhere else may be written)
+ *
+ * The writing half of strata_index_load_trace(): writes @built's index to
+ * @index_path (or, when that folder is not writable after all, the
+ * cache) and opens it, so the trace is mapped rather than held in memory.
+ * What goes wrong is said once through @options->note, and @built is
+ * returned.
+ *
+ * Returns: (transfer full): the trace from its new index, or @built
+ */
+StrataTrace *
+strata_index_store (StrataTrace                *built,
+                    StrataStatsBuilder         *stats,
+                    const StrataSourceIdentity *identity,
+                    const char                 *index_path,
+                    const StrataZoomParams     *params,
+                    const StrataIndexOptions   *options)
+{
+  g_autoptr(GError) local = NULL;
+  g_autofree char *path = NULL;
+  StrataZoomParams defaults;
+  StrataTrace *trace;
+
+  g_return_val_if_fail (STRATA_IS_TRACE (built), NULL);
+  g_return_val_if_fail (identity != NULL, NULL);
+  g_return_val_if_fail (index_path != NULL, NULL);
+
+  if (params == NULL)
+    {
+      strata_zoom_params_init (&defaults);
+      params = &defaults;
+    }
+  if (stats != NULL)
+    strata_trace_set_stats (built, strata_stats_builder_finish (stats, built));
+
+  path = g_strdup (index_path);
+  if (!try_write (built, identity, path, &local))
+    {
+      g_autofree char *cache = strata_index_cache_path (identity);
+
+      /* Beside the trace was not writable after all: the cache. */
+      if ((options == NULL || options->index_path == NULL) && g_strcmp0 (cache, path) != 0)
+        {
+          g_autoptr(GError) second = NULL;
+
+          if (try_write (built, identity, cache, &second))
+            {
+              g_clear_error (&local);
+              g_free (path);
+              path = g_steal_pointer (&cache);
+            }
+        }
+      if (local != NULL)
+        {
+          note (options, "index not written: %s", local->message);
+          return g_object_ref (built);
+        }
+    }
+
+  trace = strata_index_open (path, identity, params, &local);
+  if (trace == NULL)
+    {
+      note (options, "index %s: %s", path, local->message);
+      return g_object_ref (built);
+    }
+
+  return trace;
+}
+
+/**
  * strata_index_load_trace:
  * @trace_path: a trace file
  * @params: (nullable): the zoom tree's parameters, %NULL for the defaults
@@ -488,7 +636,6 @@ strata_index_load_trace (const char               *trace_path,
 {
   g_autoptr(StrataTrace) built = NULL;
   g_autoptr(StrataStatsBuilder) stats = NULL;
-  g_autoptr(GError) local = NULL;
   g_autofree char *path = NULL;
   StrataIndexOpenFlags flags = options != NULL ? options->flags : 0;
   StrataSourceIdentity identity;
@@ -508,30 +655,9 @@ strata_index_load_trace (const char               *trace_path,
     {
       if (!strata_source_identity_compute (trace_path, &identity, error))
         return NULL;
-
-      path = options != NULL && options->index_path != NULL
-               ? g_strdup (options->index_path)
-               : strata_index_default_path (trace_path, &identity);
-
-      if (!(flags & STRATA_INDEX_OPEN_REBUILD) && g_file_test (path, G_FILE_TEST_EXISTS))
-        {
-          trace = strata_index_open (path, &identity, params, &local);
-          if (trace != NULL)
-            return trace;
-
-          /* A stale index beside a trace in a folder we cannot write: the
-           * last rebuild went to the cache. */
-          if (options == NULL || options->index_path == NULL)
-            {
-              g_autofree char *cache = strata_index_cache_path (&identity);
-
-              if (g_strcmp0 (cache, path) != 0 && g_file_test (cache, G_FILE_TEST_EXISTS) &&
-                  (trace = strata_index_open (cache, &identity, params, NULL)) != NULL)
-                return trace;
-            }
-          note (options, "index %s: %s; rebuilding it", path, local->message);
-          g_clear_error (&local);
-        }
+      trace = strata_index_find (trace_path, &identity, params, options, &path);
+      if (trace != NULL)
+        return trace;
     }
 
   stats = strata_stats_builder_new ();
@@ -545,40 +671,12 @@ strata_index_load_trace (const char               *trace_path,
                                        &progress, error);
   if (built == NULL)
     return NULL;
-  strata_trace_set_stats (built, strata_stats_builder_finish (stats, built));
 
   if (flags & STRATA_INDEX_OPEN_BYPASS)
-    return g_steal_pointer (&built);
-
-  if (!try_write (built, &identity, path, &local))
     {
-      g_autofree char *cache = strata_index_cache_path (&identity);
-
-      /* Beside the trace was not writable after all: the cache. */
-      if ((options == NULL || options->index_path == NULL) && g_strcmp0 (cache, path) != 0)
-        {
-          g_autoptr(GError) second = NULL;
-
-          if (try_write (built, &identity, cache, &second))
-            {
-              g_clear_error (&local);
-              g_free (path);
-              path = g_steal_pointer (&cache);
-            }
-        }
-      if (local != NULL)
-        {
-          note (options, "index not written: %s", local->message);
-          return g_steal_pointer (&built);
-        }
-    }
-
-  trace = strata_index_open (path, &identity, params, &local);
-  if (trace == NULL)
-    {
-      note (options, "index %s: %s", path, local->message);
+      strata_trace_set_stats (built, strata_stats_builder_finish (stats, built));
       return g_steal_pointer (&built);
     }
 
-  return trace;
+  return strata_index_store (built, stats, &identity, path, params, options);
 }

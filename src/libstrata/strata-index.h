@@ -78,6 +78,18 @@ StrataTrace *strata_index_load_trace        (const char                 *trace_p
                                              const StrataIndexOptions   *options,
                                              GError                    **error);
 
+StrataTrace *strata_index_find              (const char                 *trace_path,
+                                             const StrataSourceIdentity *identity,
+                                             const StrataZoomParams     *params,
+                                             const StrataIndexOptions   *options,
+                                             char                      **write_path);
+StrataTrace *strata_index_store             (StrataTrace                *built,
+                                             StrataStatsBuilder         *stats,
+                                             const StrataSourceIdentity *identity,
+                                             const char                 *index_path,
+                                             const StrataZoomParams     *params,
+                                             const StrataIndexOptions   *options);
+
 const char  *strata_trace_get_index_path    (StrataTrace                *trace);
 const char  *strata_trace_get_index_damage  (StrataTrace                *trace);
 const StrataStats *strata_trace_get_stats   (StrataTrace                *trace);

@@ -1927,7 +1927,7 @@ paint_legend (StrataPainter     *self,
  * @list: cleared, then filled with the frame
  *
  * Paints one frame: one query of the zoom tree for the visible rows, at
- * the level for (to - from) / width ns per pixel, folded into at most a
+ * the level whose pixel matches (to - from) / width ns, folded into at most a
  * few rectangles per pixel column of each row; text where it fits; the
  * ruler, the row names and the legend around it as the style asks.
  */
@@ -2007,9 +2007,10 @@ strata_painter_paint (StrataPainter             *self,
           row_of[ch] = i;
         }
 
-      /* The seed's level: the finest whose chunk holds the viewport, so
-       * the frame is one query of at most two chunks. */
-      list->level = strata_zoom_geometry_level_for_viewport (&g, list->to - list->from);
+      /* The level whose pixel matches the screen's: about one to F items
+       * per screen pixel and row, whatever the trace's size, and still one
+       * query of at most two chunks. */
+      list->level = strata_zoom_geometry_level_for_frame (&g, list->to - list->from, viewport->width);
       strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
                                     (const guint32 *)(gpointer) self->query->data, self->query->len,
                                     self->result, &list->stats);

@@ -153,3 +153,26 @@ strata_zoom_geometry_level_for_viewport (const StrataZoomGeometry *self,
 
   return level;
 }
+
+/* The level a frame of @duration ns over @width pixels is painted from:
+ * the one whose pixel matches the screen's (the coarsest no longer than
+ * it), so a row gets about one to F items per screen pixel and no more;
+ * coarser still if the viewport would then overlap more than two of its
+ * chunks (a viewport wider than W / F pixels). */
+guint
+strata_zoom_geometry_level_for_frame (const StrataZoomGeometry *self,
+                                      gint64                    duration,
+                                      guint                     width)
+{
+  gint64 ns_per_pixel;
+  guint by_pixel, by_viewport;
+
+  if (width == 0 || duration <= 0)
+    return strata_zoom_geometry_level_for_viewport (self, MAX (duration, 1));
+
+  ns_per_pixel = MAX (duration / (gint64) width, 1);
+  by_pixel = strata_zoom_geometry_level_for_pixel (self, ns_per_pixel);
+  by_viewport = strata_zoom_geometry_level_for_viewport (self, duration);
+
+  return MIN (by_pixel, by_viewport);
+}

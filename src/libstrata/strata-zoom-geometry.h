@@ -56,5 +56,8 @@ guint    strata_zoom_geometry_level_for_pixel (const StrataZoomGeometry *self,
                                                gint64                    ns_per_pixel);
 guint    strata_zoom_geometry_level_for_viewport (const StrataZoomGeometry *self,
                                                   gint64                    duration);
+guint    strata_zoom_geometry_level_for_frame (const StrataZoomGeometry *self,
+                                               gint64                    duration,
+                                               guint                     width);
 
 G_END_DECLS
