@@ -44,13 +44,12 @@
 #include "strata-error.h"
 #include "strata-ftrace-dat-private.h"
 #include "strata-tracecmd-private.h"
+#include "../strata-task-state-format.h"
 
 #define TRACE_DAT_MAGIC     "\x17\x08\x44tracing"
 #define TRACE_DAT_MAGIC_LEN 10
-#define MAX_STATE_FLAGS     32
 #define PROBE_TIMEOUT_MS    30000
 
-#define STATE_CACHE_SIZE 16
 #define COMM_CACHE_SIZE  1024
 #define COMM_CACHE_LEN   16
 #define MAX_TABLE_ID     65536
@@ -82,17 +81,8 @@ typedef struct
   struct tep_format_field *common_pid;
   struct tep_format_field *fields[7];
 
-  /* sched_switch: the prev_state letters of the event's print format. */
-  guint64                  state_bits[MAX_STATE_FLAGS];
-  char                     state_letters[MAX_STATE_FLAGS][4];
-  guint                    n_state_flags;
-  guint64                  state_mask;
-  guint64                  preempt_bit;
-
-  /* prev_state values seen so far and what they mean: a handful per file. */
-  guint64                  state_cache_value[STATE_CACHE_SIZE];
-  guint8                   state_cache_state[STATE_CACHE_SIZE];
-  guint8                   state_cache_used[STATE_CACHE_SIZE];
+  /* sched_switch: what its prev_state means. */
+  StrataTaskStateFormat    states;
 } EventInfo;
 
 /* The field order of EventInfo.fields for each type. */
@@ -603,79 +593,6 @@ strata_ftrace_dat_source_probe (const guint8 *head,
   return 0;
 }
 
-/* Finds the __print_flags() table of prev_state in sched_switch's print
- * format, wherever the ternaries around it put it. */
-static struct tep_print_arg *
-find_print_flags (struct tep_print_arg *arg,
-                  guint                 depth)
-{
-  for (; arg != NULL && depth < 64; arg = arg->next)
-    {
-      struct tep_print_arg *found = NULL;
-
-      switch (arg->type)
-        {
-        case TEP_PRINT_FLAGS:
-          return arg;
-        case TEP_PRINT_OP:
-          if ((found = find_print_flags (arg->op.left, depth + 1)) == NULL)
-            found = find_print_flags (arg->op.right, depth + 1);
-          break;
-        case TEP_PRINT_TYPE:
-          found = find_print_flags (arg->typecast.item, depth + 1);
-          break;
-        default:
-          break;
-        }
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
-}
-
-/* The kernel prints prev_state as the letters of the set bits of
- * TASK_REPORT, "R" when none is set, and a "+" for the bit just above them
- * (TASK_REPORT_MAX: preempted while runnable). The letters and bits come from
- * the file's own format, since they changed between kernel versions. */
-static void
-resolve_task_states (EventInfo        *info,
-                     struct tep_event *event)
-{
-  struct tep_print_arg *flags = find_print_flags (event->print_fmt.args, 0);
-  guint64 all = 0;
-
-  if (flags == NULL)
-    return;
-
-  for (struct tep_print_flag_sym *sym = flags->flags.flags;
-       sym != NULL && info->n_state_flags < MAX_STATE_FLAGS;
-       sym = sym->next)
-    {
-      guint64 bit;
-      char *end;
-
-      if (sym->value == NULL || sym->str == NULL)
-        continue;
-      bit = g_ascii_strtoull (sym->value, &end, 0);
-      if (bit == 0 || *end != '\0')
-        continue;
-      info->state_bits[info->n_state_flags] = bit;
-      g_strlcpy (info->state_letters[info->n_state_flags], sym->str,
-                 sizeof info->state_letters[0]);
-      info->n_state_flags++;
-      all |= bit;
-    }
-
-  if (all == 0)
-    return;
-
-  info->state_mask = all;
-  /* The highest state bit, shifted once: TASK_REPORT_MAX. */
-  info->preempt_bit = (G_GUINT64_CONSTANT (1) << (63 - __builtin_clzll (all))) << 1;
-}
-
 static struct tep_format_field *
 field (struct tep_event *event,
        const char       *name)
@@ -725,7 +642,7 @@ resolve_event (StrataFtraceDatSource *self,
       f[SW_NEXT_PID] = field (event, "next_pid");
       f[SW_NEXT_PRIO] = field (event, "next_prio");
       n_required = 7;
-      resolve_task_states (info, event);
+      strata_task_state_format_init (&info->states, event);
       break;
     case STRATA_EVENT_SCHED_WAKING:
     case STRATA_EVENT_SCHED_WAKEUP:
@@ -901,9 +818,6 @@ read_string (StrataFtraceDatSource   *self,
   return strata_string_pool_intern_len (strings, data + offset, len);
 }
 
-static guint8 decode_task_state_letters (EventInfo *info,
-                                         gint64     state);
-
 static guint32
 decode_task_state (StrataFtraceDatSource *self,
                    EventInfo             *info,
@@ -914,50 +828,7 @@ decode_task_state (StrataFtraceDatSource *self,
   if (!read_number (self, info->fields[SW_PREV_STATE], record, &state))
     return STRATA_TASK_STATE_UNKNOWN;
 
-  {
-    guint slot = (guint) (state ^ (state >> 8)) & (STATE_CACHE_SIZE - 1);
-
-    if (info->state_cache_used[slot] && info->state_cache_value[slot] == (guint64) state)
-      return info->state_cache_state[slot];
-
-    info->state_cache_value[slot] = state;
-    info->state_cache_state[slot] = decode_task_state_letters (info, state);
-    info->state_cache_used[slot] = TRUE;
-    return info->state_cache_state[slot];
-  }
-}
-
-static guint8
-decode_task_state_letters (EventInfo *info,
-                           gint64     state)
-{
-  char letters[64];
-  gsize len = 0;
-
-  if (info->state_mask == 0)
-    return state == 0 ? STRATA_TASK_STATE_RUNNABLE : STRATA_TASK_STATE_UNKNOWN;
-
-  if ((state & info->state_mask) == 0)
-    letters[len++] = 'R';
-  else
-    for (guint i = 0; i < info->n_state_flags; i++)
-      if (state & info->state_bits[i])
-        {
-          gsize l = strlen (info->state_letters[i]);
-
-          if (len + l + 2 >= sizeof letters)
-            break;
-          if (len > 0)
-            letters[len++] = '|';
-          memcpy (letters + len, info->state_letters[i], l);
-          len += l;
-        }
-
-  if (state & info->preempt_bit)
-    letters[len++] = '+';
-  letters[len] = '\0';
-
-  return strata_task_state_from_letters (letters, len);
+  return strata_task_state_format_decode (&info->states, state);
 }
 
 static void

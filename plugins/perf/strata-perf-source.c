@@ -46,6 +46,7 @@
 #include "strata-error.h"
 #include "strata-perf-format.h"
 #include "strata-perf-source.h"
+#include "../strata-task-state-format.h"
 
 /* The reorder buffer's bound, in events: past it the oldest half goes. */
 #define MAX_PENDING        (1u << 19)
@@ -60,8 +61,6 @@
 #define MAX_CPU            8192
 #define COMM_CACHE_SIZE    256
 #define COMM_CACHE_LEN     24
-#define MAX_STATE_FLAGS    16
-#define STATE_CACHE_SIZE   16
 #define PERF_CONTEXT_MAX   ((guint64) -4095)
 
 /* Pseudo events that wait in the reorder buffer beside the real ones and
@@ -80,14 +79,7 @@ typedef struct
   struct tep_format_field *common_pid;
   struct tep_format_field *fields[7];
 
-  guint64                  state_bits[MAX_STATE_FLAGS];
-  char                     state_letters[MAX_STATE_FLAGS][4];
-  guint                    n_state_flags;
-  guint64                  state_mask;
-  guint64                  preempt_bit;
-  guint64                  state_cache_value[STATE_CACHE_SIZE];
-  guint8                   state_cache_state[STATE_CACHE_SIZE];
-  guint8                   state_cache_used[STATE_CACHE_SIZE];
+  StrataTaskStateFormat    states;
 } TpInfo;
 
 enum { SW_PREV_COMM, SW_PREV_PID, SW_PREV_PRIO, SW_PREV_STATE, SW_NEXT_COMM, SW_NEXT_PID, SW_NEXT_PRIO };
@@ -336,75 +328,6 @@ fail (StrataPerfSource  *self,
 /* ------------------------------------------------------------------ */
 /* Tracepoint decoding (the same normalisation as the trace.dat reader). */
 
-static struct tep_print_arg *
-find_print_flags (struct tep_print_arg *arg,
-                  guint                 depth)
-{
-  for (; arg != NULL && depth < 64; arg = arg->next)
-    {
-      struct tep_print_arg *found = NULL;
-
-      switch (arg->type)
-        {
-        case TEP_PRINT_FLAGS:
-          return arg;
-        case TEP_PRINT_OP:
-          if ((found = find_print_flags (arg->op.left, depth + 1)) == NULL)
-            found = find_print_flags (arg->op.right, depth + 1);
-          break;
-        case TEP_PRINT_TYPE:
-          found = find_print_flags (arg->typecast.item, depth + 1);
-          break;
-        default:
-          break;
-        }
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
-}
-
-/* prev_state's letters and bits come from the file's own print format,
- * since they changed between kernel versions; the bit above them is
- * "preempted while runnable". */
-static void
-resolve_task_states (TpInfo           *info,
-                     struct tep_event *event)
-{
-  struct tep_print_arg *flags = find_print_flags (event->print_fmt.args, 0);
-  guint64 all = 0;
-
-  if (flags == NULL)
-    return;
-
-  for (struct tep_print_flag_sym *sym = flags->flags.flags;
-       sym != NULL && info->n_state_flags < MAX_STATE_FLAGS;
-       sym = sym->next)
-    {
-      guint64 bit;
-      char *end;
-
-      if (sym->value == NULL || sym->str == NULL)
-        continue;
-      bit = g_ascii_strtoull (sym->value, &end, 0);
-      if (bit == 0 || *end != '\0')
-        continue;
-      info->state_bits[info->n_state_flags] = bit;
-      g_strlcpy (info->state_letters[info->n_state_flags], sym->str,
-                 sizeof info->state_letters[0]);
-      info->n_state_flags++;
-      all |= bit;
-    }
-
-  if (all == 0)
-    return;
-
-  info->state_mask = all;
-  info->preempt_bit = (G_GUINT64_CONSTANT (1) << (63 - __builtin_clzll (all))) << 1;
-}
-
 static TpInfo *
 resolve_tracepoint (StrataPerfSource *self,
                     guint64           config)
@@ -443,7 +366,7 @@ resolve_tracepoint (StrataPerfSource *self,
       f[SW_NEXT_PID] = tep_find_field (event, "next_pid");
       f[SW_NEXT_PRIO] = tep_find_field (event, "next_prio");
       n_required = 7;
-      resolve_task_states (info, event);
+      strata_task_state_format_init (&info->states, event);
       break;
     case STRATA_EVENT_SCHED_WAKING:
     case STRATA_EVENT_SCHED_WAKEUP:
@@ -636,58 +559,17 @@ read_string (StrataPerfSource        *self,
   return intern_cached (self, data + offset, strnlen (data + offset, len));
 }
 
-static guint8
-decode_task_state_letters (TpInfo *info,
-                           gint64  state)
-{
-  char letters[64];
-  gsize len = 0;
-
-  if (info->state_mask == 0)
-    return state == 0 ? STRATA_TASK_STATE_RUNNABLE : STRATA_TASK_STATE_UNKNOWN;
-
-  if ((state & info->state_mask) == 0)
-    letters[len++] = 'R';
-  else
-    for (guint i = 0; i < info->n_state_flags; i++)
-      if (state & info->state_bits[i])
-        {
-          gsize l = strlen (info->state_letters[i]);
-
-          if (len + l + 2 >= sizeof letters)
-            break;
-          if (len > 0)
-            letters[len++] = '|';
-          memcpy (letters + len, info->state_letters[i], l);
-          len += l;
-        }
-
-  if (state & info->preempt_bit)
-    letters[len++] = '+';
-  letters[len] = '\0';
-
-  return strata_task_state_from_letters (letters, len);
-}
-
 static guint32
 decode_task_state (StrataPerfSource  *self,
                    TpInfo            *info,
                    struct tep_record *record)
 {
   gint64 state;
-  guint slot;
 
   if (!read_number (self, info->fields[SW_PREV_STATE], record, &state))
     return STRATA_TASK_STATE_UNKNOWN;
 
-  slot = (guint) (state ^ (state >> 8)) & (STATE_CACHE_SIZE - 1);
-  if (info->state_cache_used[slot] && info->state_cache_value[slot] == (guint64) state)
-    return info->state_cache_state[slot];
-
-  info->state_cache_value[slot] = state;
-  info->state_cache_state[slot] = decode_task_state_letters (info, state);
-  info->state_cache_used[slot] = TRUE;
-  return info->state_cache_state[slot];
+  return strata_task_state_format_decode (&info->states, state);
 }
 
 static void
