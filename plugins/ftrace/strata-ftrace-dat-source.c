@@ -44,7 +44,7 @@
 #include "strata-error.h"
 #include "strata-ftrace-dat-private.h"
 #include "strata-tracecmd-private.h"
-#include "../strata-task-state-format.h"
+#include "../strata-tracepoint-fields.h"
 
 #define TRACE_DAT_MAGIC     "\x17\x08\x44tracing"
 #define TRACE_DAT_MAGIC_LEN 10
@@ -78,21 +78,10 @@ typedef struct
 {
   guint32                  type;
   guint32                  name;
-  struct tep_format_field *common_pid;
-  struct tep_format_field *fields[7];
+  StrataTracepointFields   tp;
 
-  /* sched_switch: what its prev_state means. */
-  StrataTaskStateFormat    states;
 } EventInfo;
 
-/* The field order of EventInfo.fields for each type. */
-enum { SW_PREV_COMM, SW_PREV_PID, SW_PREV_PRIO, SW_PREV_STATE, SW_NEXT_COMM, SW_NEXT_PID, SW_NEXT_PRIO };
-enum { WK_COMM, WK_PID, WK_PRIO, WK_TARGET_CPU };
-enum { FK_PARENT_COMM, FK_PARENT_PID, FK_CHILD_COMM, FK_CHILD_PID };
-enum { EX_FILENAME, EX_PID, EX_OLD_PID };
-enum { XT_COMM, XT_PID, XT_PRIO };
-enum { IRQ_IRQ, IRQ_NAME, IRQ_RET };
-enum { SI_VEC };
 
 /* One CPU of one buffer instance: a time-ordered run of records, read
  * page by page here (kbuf != NULL) or, for files whose timestamps
@@ -593,13 +582,6 @@ strata_ftrace_dat_source_probe (const guint8 *head,
   return 0;
 }
 
-static struct tep_format_field *
-field (struct tep_event *event,
-       const char       *name)
-{
-  return tep_find_field (event, name);
-}
-
 static EventInfo *
 resolve_event (StrataFtraceDatSource *self,
                int                    id)
@@ -607,8 +589,6 @@ resolve_event (StrataFtraceDatSource *self,
   StrataStringPool *strings = strata_source_get_strings (STRATA_SOURCE (self));
   struct tep_event *event = tep_find_event (self->tep, id);
   EventInfo *info = g_new0 (EventInfo, 1);
-  struct tep_format_field **f = info->fields;
-  guint n_required = 0;
 
   g_hash_table_insert (self->events, GINT_TO_POINTER (id), info);
   if (id >= 0 && id < MAX_TABLE_ID)
@@ -628,77 +608,7 @@ resolve_event (StrataFtraceDatSource *self,
     }
 
   info->name = strata_string_pool_intern (strings, event->name);
-  info->type = strata_event_type_from_name (event->name);
-  info->common_pid = tep_find_common_field (event, "common_pid");
-
-  switch (info->type)
-    {
-    case STRATA_EVENT_SCHED_SWITCH:
-      f[SW_PREV_COMM] = field (event, "prev_comm");
-      f[SW_PREV_PID] = field (event, "prev_pid");
-      f[SW_PREV_PRIO] = field (event, "prev_prio");
-      f[SW_PREV_STATE] = field (event, "prev_state");
-      f[SW_NEXT_COMM] = field (event, "next_comm");
-      f[SW_NEXT_PID] = field (event, "next_pid");
-      f[SW_NEXT_PRIO] = field (event, "next_prio");
-      n_required = 7;
-      strata_task_state_format_init (&info->states, event);
-      break;
-    case STRATA_EVENT_SCHED_WAKING:
-    case STRATA_EVENT_SCHED_WAKEUP:
-    case STRATA_EVENT_SCHED_WAKEUP_NEW:
-      f[WK_COMM] = field (event, "comm");
-      f[WK_PID] = field (event, "pid");
-      f[WK_PRIO] = field (event, "prio");
-      f[WK_TARGET_CPU] = field (event, "target_cpu");
-      n_required = 2;
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_FORK:
-      f[FK_PARENT_COMM] = field (event, "parent_comm");
-      f[FK_PARENT_PID] = field (event, "parent_pid");
-      f[FK_CHILD_COMM] = field (event, "child_comm");
-      f[FK_CHILD_PID] = field (event, "child_pid");
-      n_required = 4;
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_EXEC:
-      f[EX_FILENAME] = field (event, "filename");
-      f[EX_PID] = field (event, "pid");
-      f[EX_OLD_PID] = field (event, "old_pid");
-      n_required = 2;
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_EXIT:
-      f[XT_COMM] = field (event, "comm");
-      f[XT_PID] = field (event, "pid");
-      f[XT_PRIO] = field (event, "prio");
-      n_required = 2;
-      break;
-    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
-      f[IRQ_IRQ] = field (event, "irq");
-      f[IRQ_NAME] = field (event, "name");
-      n_required = 1;
-      break;
-    case STRATA_EVENT_IRQ_HANDLER_EXIT:
-      f[IRQ_IRQ] = field (event, "irq");
-      f[IRQ_RET] = field (event, "ret");
-      n_required = 1;
-      break;
-    case STRATA_EVENT_SOFTIRQ_ENTRY:
-    case STRATA_EVENT_SOFTIRQ_EXIT:
-      f[SI_VEC] = field (event, "vec");
-      n_required = 1;
-      break;
-    default:
-      break;
-    }
-
-  /* A format without the fields the model needs (another kernel's idea of
-   * the event) is kept by name rather than decoded wrongly. */
-  for (guint i = 0; i < n_required; i++)
-    if (f[i] == NULL)
-      {
-        info->type = STRATA_EVENT_OTHER;
-        break;
-      }
+  info->type = strata_tracepoint_fields_resolve (&info->tp, event);
 
   return info;
 }
@@ -825,10 +735,10 @@ decode_task_state (StrataFtraceDatSource *self,
 {
   gint64 state;
 
-  if (!read_number (self, info->fields[SW_PREV_STATE], record, &state))
+  if (!read_number (self, info->tp.fields[SW_PREV_STATE], record, &state))
     return STRATA_TASK_STATE_UNKNOWN;
 
-  return strata_task_state_format_decode (&info->states, state);
+  return strata_task_state_format_decode (&info->tp.states, state);
 }
 
 static void
@@ -865,10 +775,10 @@ decode_record (StrataFtraceDatSource *self,
   if (info == NULL)
     info = resolve_event (self, id);
 
-  f = info->fields;
+  f = info->tp.fields;
   event->type = info->type;
   event->name = info->name;
-  event->pid = read_i32 (self, info->common_pid, record, -1);
+  event->pid = read_i32 (self, info->tp.common_pid, record, -1);
 
   switch (info->type)
     {

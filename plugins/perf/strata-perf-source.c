@@ -46,7 +46,7 @@
 #include "strata-error.h"
 #include "strata-perf-format.h"
 #include "strata-perf-source.h"
-#include "../strata-task-state-format.h"
+#include "../strata-tracepoint-fields.h"
 
 /* The reorder buffer's bound, in events: past it the oldest half goes. */
 #define MAX_PENDING        (1u << 19)
@@ -76,19 +76,10 @@ typedef struct
 {
   guint32                  type;
   guint32                  name;
-  struct tep_format_field *common_pid;
-  struct tep_format_field *fields[7];
+  StrataTracepointFields   tp;
 
-  StrataTaskStateFormat    states;
 } TpInfo;
 
-enum { SW_PREV_COMM, SW_PREV_PID, SW_PREV_PRIO, SW_PREV_STATE, SW_NEXT_COMM, SW_NEXT_PID, SW_NEXT_PRIO };
-enum { WK_COMM, WK_PID, WK_PRIO, WK_TARGET_CPU };
-enum { FK_PARENT_COMM, FK_PARENT_PID, FK_CHILD_COMM, FK_CHILD_PID };
-enum { EX_FILENAME, EX_PID, EX_OLD_PID };
-enum { XT_COMM, XT_PID, XT_PRIO };
-enum { IRQ_IRQ, IRQ_NAME, IRQ_RET };
-enum { SI_VEC };
 
 typedef struct
 {
@@ -334,8 +325,6 @@ resolve_tracepoint (StrataPerfSource *self,
 {
   struct tep_event *event;
   TpInfo *info;
-  struct tep_format_field **f;
-  guint n_required = 0;
 
   if (self->tep == NULL || config > G_MAXINT32)
     return NULL;
@@ -350,77 +339,8 @@ resolve_tracepoint (StrataPerfSource *self,
 
   info = g_new0 (TpInfo, 1);
   g_hash_table_insert (self->tp_infos, GINT_TO_POINTER ((gint) config), info);
-  f = info->fields;
   info->name = strata_string_pool_intern (self->strings, event->name);
-  info->type = strata_event_type_from_name (event->name);
-  info->common_pid = tep_find_common_field (event, "common_pid");
-
-  switch (info->type)
-    {
-    case STRATA_EVENT_SCHED_SWITCH:
-      f[SW_PREV_COMM] = tep_find_field (event, "prev_comm");
-      f[SW_PREV_PID] = tep_find_field (event, "prev_pid");
-      f[SW_PREV_PRIO] = tep_find_field (event, "prev_prio");
-      f[SW_PREV_STATE] = tep_find_field (event, "prev_state");
-      f[SW_NEXT_COMM] = tep_find_field (event, "next_comm");
-      f[SW_NEXT_PID] = tep_find_field (event, "next_pid");
-      f[SW_NEXT_PRIO] = tep_find_field (event, "next_prio");
-      n_required = 7;
-      strata_task_state_format_init (&info->states, event);
-      break;
-    case STRATA_EVENT_SCHED_WAKING:
-    case STRATA_EVENT_SCHED_WAKEUP:
-    case STRATA_EVENT_SCHED_WAKEUP_NEW:
-      f[WK_COMM] = tep_find_field (event, "comm");
-      f[WK_PID] = tep_find_field (event, "pid");
-      f[WK_PRIO] = tep_find_field (event, "prio");
-      f[WK_TARGET_CPU] = tep_find_field (event, "target_cpu");
-      n_required = 2;
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_FORK:
-      f[FK_PARENT_COMM] = tep_find_field (event, "parent_comm");
-      f[FK_PARENT_PID] = tep_find_field (event, "parent_pid");
-      f[FK_CHILD_COMM] = tep_find_field (event, "child_comm");
-      f[FK_CHILD_PID] = tep_find_field (event, "child_pid");
-      n_required = 4;
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_EXEC:
-      f[EX_FILENAME] = tep_find_field (event, "filename");
-      f[EX_PID] = tep_find_field (event, "pid");
-      f[EX_OLD_PID] = tep_find_field (event, "old_pid");
-      n_required = 2;
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_EXIT:
-      f[XT_COMM] = tep_find_field (event, "comm");
-      f[XT_PID] = tep_find_field (event, "pid");
-      f[XT_PRIO] = tep_find_field (event, "prio");
-      n_required = 2;
-      break;
-    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
-      f[IRQ_IRQ] = tep_find_field (event, "irq");
-      f[IRQ_NAME] = tep_find_field (event, "name");
-      n_required = 1;
-      break;
-    case STRATA_EVENT_IRQ_HANDLER_EXIT:
-      f[IRQ_IRQ] = tep_find_field (event, "irq");
-      f[IRQ_RET] = tep_find_field (event, "ret");
-      n_required = 1;
-      break;
-    case STRATA_EVENT_SOFTIRQ_ENTRY:
-    case STRATA_EVENT_SOFTIRQ_EXIT:
-      f[SI_VEC] = tep_find_field (event, "vec");
-      n_required = 1;
-      break;
-    default:
-      break;
-    }
-
-  for (guint i = 0; i < n_required; i++)
-    if (f[i] == NULL)
-      {
-        info->type = STRATA_EVENT_OTHER;
-        break;
-      }
+  info->type = strata_tracepoint_fields_resolve (&info->tp, event);
 
   return info;
 }
@@ -566,10 +486,10 @@ decode_task_state (StrataPerfSource  *self,
 {
   gint64 state;
 
-  if (!read_number (self, info->fields[SW_PREV_STATE], record, &state))
+  if (!read_number (self, info->tp.fields[SW_PREV_STATE], record, &state))
     return STRATA_TASK_STATE_UNKNOWN;
 
-  return strata_task_state_format_decode (&info->states, state);
+  return strata_task_state_format_decode (&info->tp.states, state);
 }
 
 static void
@@ -579,7 +499,7 @@ decode_tracepoint (StrataPerfSource *self,
                    StrataEvent      *event)
 {
   struct tep_record record = { 0 };
-  struct tep_format_field **f = info->fields;
+  struct tep_format_field **f = info->tp.fields;
 
   record.data = (void *) s->raw;
   record.size = s->raw_size;
@@ -589,7 +509,7 @@ decode_tracepoint (StrataPerfSource *self,
   event->type = info->type;
   event->name = info->name;
   if (!s->has_tid)
-    event->pid = read_i32 (self, info->common_pid, &record, -1);
+    event->pid = read_i32 (self, info->tp.common_pid, &record, -1);
 
   switch (info->type)
     {
