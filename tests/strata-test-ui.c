@@ -266,6 +266,16 @@ strata_test_ui_check_against_painter (StrataTimelineView     *view,
   rows = strata_timeline_view_get_rows (view, &n_rows);
   strata_painter_set_style (painter, style);
   strata_painter_set_rows (painter, rows, n_rows);
+  /* Collapsed processes: their rows are their threads'. */
+  for (guint i = 0; i < n_rows; i++)
+    {
+      guint n_members;
+      const guint32 *members = strata_painter_get_row_members (strata_timeline_view_get_painter (view),
+                                                               rows[i], &n_members);
+
+      if (members != NULL)
+        strata_painter_set_row_members (painter, rows[i], members, n_members);
+    }
   strata_timeline_view_get_range (view, &vp.from, &vp.to);
   vp.width = width - style->name_width;
   vp.height = height - STRATA_TIMELINE_OVERVIEW_HEIGHT - style->ruler_height - style->legend_height;

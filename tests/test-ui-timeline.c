@@ -364,6 +364,192 @@ test_running_interval_at_its_pixels (void)
 }
 
 
+static gboolean
+is_foreground_state (const StrataActivity *a)
+{
+  return a->kind == STRATA_ACTIVITY_STATE &&
+         a->state != STRATA_TASK_STATE_SLEEPING && a->state != STRATA_TASK_STATE_PARKED &&
+         a->state != STRATA_TASK_STATE_UNKNOWN && a->state != STRATA_TASK_STATE_DEAD;
+}
+
+/* A collapsed process row draws its threads merged into it. The oracle is
+ * the raw store, not the painter: a pixel column where one of the
+ * process's threads runs throughout while none of the others does anything
+ * but sleep is the running colour in the process's row (and the plain
+ * group background while the process is expanded); the hit test there
+ * finds that thread running, and the thread's row is the process's. */
+static void
+test_collapsed_process_shows_its_threads (void)
+{
+  /* The trace.dat fixtures come out with no processes (their events say
+   * no tgid); perf.data's samples and switches do. The helpers above look
+   * at the global view. */
+  StrataWindow *tgid_window = strata_test_ui_open_window ("perf-switch.data.xz", 1400, 860);
+  StrataTimelineView *main_view = view;
+  StrataTrace *trace = strata_timeline_view_get_trace (view = strata_window_get_timeline (tgid_window));
+  StrataRawStore *raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace));
+  StrataPainter *painter = strata_timeline_view_get_painter (view);
+  const StrataPaintStyle *style = strata_painter_get_style (painter);
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(StrataTestPixels) pixels = NULL;
+  g_autofree char *png = NULL;
+  const StrataChannel *channels;
+  const guint32 *rows, *members;
+  guint n_channels, n_rows, n_members, checked = 0, processes = 0;
+  StrataZoomItem item;
+
+  strata_timeline_view_clear_selection (view);
+  strata_timeline_view_set_search (view, NULL);
+  strata_timeline_view_show_all_rows (view);
+  strata_timeline_view_fit (view);
+  channels = strata_trace_get_channels (trace, &n_channels);
+
+  /* Every process row with threads under it, collapsed. */
+  rows = strata_timeline_view_get_rows (view, &n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    if (channels[rows[i]].kind == STRATA_CHANNEL_PROCESS)
+      {
+        strata_timeline_view_set_expanded (view, rows[i], FALSE);
+        processes++;
+        rows = strata_timeline_view_get_rows (view, &n_rows);
+      }
+  g_assert_cmpuint (processes, >, 1);
+
+  rows = strata_timeline_view_get_rows (view, &n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      guint32 process = rows[i];
+      double y, best_x = -1;
+      guint32 best_thread = STRATA_CHANNEL_NONE;
+      int width = gtk_widget_get_width (GTK_WIDGET (view));
+
+      g_assert_false (channels[process].kind == STRATA_CHANNEL_THREAD &&
+                      channels[process].parent < n_channels &&
+                      channels[channels[process].parent].kind == STRATA_CHANNEL_PROCESS &&
+                      strata_painter_get_row_members (painter, channels[process].parent, NULL) != NULL);
+      if (channels[process].kind != STRATA_CHANNEL_PROCESS)
+        continue;
+
+      /* Its members are its threads, and none of them has a row. */
+      members = strata_painter_get_row_members (painter, process, &n_members);
+      g_assert_nonnull (members);
+      g_assert_cmpuint (n_members, >=, 2);
+      for (guint m = 0; m < n_members; m++)
+        {
+          g_assert_cmpuint (channels[members[m]].parent, ==, process);
+          g_assert_cmpint (strata_timeline_view_y_for_row (view, members[m]), ==,
+                           strata_timeline_view_y_for_row (view, process));
+        }
+
+      y = strata_timeline_view_y_for_row (view, process);
+      if (y < STRATA_TIMELINE_OVERVIEW_HEIGHT + style->ruler_height ||
+          y + style->row_height > gtk_widget_get_height (GTK_WIDGET (view)) - style->legend_height)
+        continue;
+
+      /* A column where one thread runs throughout and the others, two
+       * columns either side, do nothing but sleep or are unknown. */
+      for (guint m = 0; m < n_members && best_x < 0; m++)
+        {
+          g_array_set_size (found, 0);
+          strata_raw_store_query (raw, members[m], strata_trace_get_start (trace),
+                                  strata_trace_get_end (trace) + 1, found);
+          for (guint k = 0; k < found->len && best_x < 0; k++)
+            {
+              const StrataActivity *a = &g_array_index (found, StrataActivity, k);
+              double x0 = strata_timeline_view_x_for_time (view, a->start);
+              double x1 = strata_timeline_view_x_for_time (view, a->end);
+              double x = floor ((x0 + x1) / 2) + 0.5;
+              gboolean quiet = TRUE;
+              g_autoptr(GArray) others = NULL;
+
+              if (a->kind != STRATA_ACTIVITY_STATE || a->state != STRATA_TASK_STATE_RUNNING ||
+                  x1 - x0 < 6 || x < style->name_width + 3 || x > width - 3)
+                continue;
+              others = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+              for (guint o = 0; o < n_members && quiet; o++)
+                {
+                  if (o == m)
+                    continue;
+                  g_array_set_size (others, 0);
+                  strata_raw_store_query (raw, members[o], time_at (x - 3), time_at (x + 3), others);
+                  for (guint q = 0; q < others->len && quiet; q++)
+                    {
+                      const StrataActivity *b = &g_array_index (others, StrataActivity, q);
+
+                      if (is_foreground_state (b) || b->kind == STRATA_ACTIVITY_WAKEUP ||
+                          b->kind == STRATA_ACTIVITY_EVENT || b->kind == STRATA_ACTIVITY_SAMPLE ||
+                          b->end <= b->start)
+                        quiet = FALSE;
+                    }
+                }
+              if (quiet)
+                {
+                  best_x = x;
+                  best_thread = members[m];
+                }
+            }
+        }
+      if (best_x < 0)
+        continue;
+
+      /* Expanded, the process row at that column is the group's colour. */
+      strata_timeline_view_set_expanded (view, process, TRUE);
+      strata_test_ui_settle ();
+      texture = strata_test_ui_render (GTK_WIDGET (view));
+      pixels = strata_test_ui_pixels (texture);
+      g_assert_null (strata_painter_get_row_members (painter, process, NULL));
+      g_assert_false (strata_test_ui_color_near (strata_paint_state_color (style->scheme, STRATA_TASK_STATE_RUNNING) | 0xff,
+                                                 strata_test_ui_pixel (pixels, (int) best_x,
+                                                                       (int) (strata_timeline_view_y_for_row (view, process) + style->row_height * 0.5)),
+                                                 3));
+      g_clear_object (&texture);
+      g_clear_pointer (&pixels, strata_test_ui_pixels_free);
+
+      strata_timeline_view_set_expanded (view, process, FALSE);
+      strata_test_ui_settle ();
+      texture = strata_test_ui_render (GTK_WIDGET (view));
+      pixels = strata_test_ui_pixels (texture);
+      y = strata_timeline_view_y_for_row (view, process);
+      g_test_message ("process %d: thread %d runs at x=%.1f", channels[process].id, channels[best_thread].id, best_x);
+      g_assert_true (strata_test_ui_color_near (strata_paint_state_color (style->scheme, STRATA_TASK_STATE_RUNNING) | 0xff,
+                                                strata_test_ui_pixel (pixels, (int) best_x, (int) (y + style->row_height * 0.5)),
+                                                3));
+
+      /* The tooltip and a click there tell that thread, running. */
+      g_assert_true (strata_timeline_view_hit (view, best_x, y + style->row_height * 0.5, &item));
+      g_assert_cmpuint (item.channel, ==, best_thread);
+      g_assert_cmpint (item.kind, ==, STRATA_ACTIVITY_STATE);
+      g_assert_cmpint (item.state, ==, STRATA_TASK_STATE_RUNNING);
+      {
+        g_autoptr(StrataItemInfo) info = strata_timeline_view_describe_at (view, best_x, y + style->row_height * 0.5);
+
+        g_assert_nonnull (info);
+      }
+      g_clear_object (&texture);
+      g_clear_pointer (&pixels, strata_test_ui_pixels_free);
+      checked++;
+    }
+  g_assert_cmpuint (checked, >, 0);
+
+  /* The whole frame with its merged rows is what a painter with the same
+   * rows and members paints. */
+  strata_test_ui_settle ();
+  texture = strata_test_ui_render (GTK_WIDGET (view));
+  png = strata_test_ui_save_png (texture, "test-ui-timeline-collapsed");
+  pixels = strata_test_ui_pixels (texture);
+  g_assert_cmpuint (strata_test_ui_check_against_painter (view, pixels, png), >, 100);
+
+  /* Showing all rows expands every process again. */
+  strata_timeline_view_show_all_rows (view);
+  rows = strata_timeline_view_get_rows (view, &n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    g_assert_null (strata_painter_get_row_members (painter, rows[i], NULL));
+  view = main_view;
+  gtk_window_destroy (GTK_WINDOW (tgid_window));
+}
+
 /* Live growth: a load in a worker thread reports after each batch; each
  * report is shown by a timeline of its own while the worker waits, and
  * the frame must be the painter's for the tree as it is then, the view
@@ -529,6 +715,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/timeline/double-click-zooms-to-activity", test_double_click_zooms_to_activity);
   g_test_add_func ("/strata/ui/timeline/snapshot-matches-painter", test_snapshot_matches_painter);
   g_test_add_func ("/strata/ui/timeline/running-interval-at-its-pixels", test_running_interval_at_its_pixels);
+  g_test_add_func ("/strata/ui/timeline/collapsed-process-shows-its-threads", test_collapsed_process_shows_its_threads);
   g_test_add_func ("/strata/ui/timeline/live-growth", test_live_growth);
 
   status = g_test_run ();

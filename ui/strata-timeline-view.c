@@ -208,14 +208,39 @@ row_index_at (StrataTimelineView *self,
   return i >= 0 && (guint) i < self->rows->len ? i : -1;
 }
 
+/* Which row index of self->rows shows @channel: its own row, or the row
+ * of the collapsed process it is drawn in; -1 for none. */
+static int
+row_index_of (StrataTimelineView *self,
+              guint32             channel)
+{
+  for (guint i = 0; i < self->rows->len; i++)
+    if (g_array_index (self->rows, guint32, i) == channel)
+      return i;
+  if (self->painter != NULL && channel < self->n_channels &&
+      self->channels[channel].kind == STRATA_CHANNEL_THREAD)
+    {
+      guint32 parent = self->channels[channel].parent;
+      const guint32 *members;
+      guint n = 0;
+
+      members = strata_painter_get_row_members (self->painter, parent, &n);
+      for (guint m = 0; m < n; m++)
+        if (members[m] == channel)
+          return row_index_of (self, parent);
+    }
+  return -1;
+}
+
 double
 strata_timeline_view_y_for_row (StrataTimelineView *self,
                                 guint32             channel)
 {
-  for (guint i = 0; i < self->rows->len; i++)
-    if (g_array_index (self->rows, guint32, i) == channel)
-      return rows_top (self) + (double) i * self->style.row_height - scroll_y (self);
-  return -1;
+  int i = row_index_of (self, channel);
+
+  if (i < 0)
+    return -1;
+  return rows_top (self) + (double) i * self->style.row_height - scroll_y (self);
 }
 
 /* Range and history ------------------------------------------------------- */
@@ -487,6 +512,44 @@ is_pinned (StrataTimelineView *self,
   return FALSE;
 }
 
+/* A collapsed process's row shows its threads together: the threads of
+ * the default rows under it that are not hidden, pinned ones too. */
+static GArray *
+collapsed_members (StrataTimelineView *self,
+                   guint32             process)
+{
+  GArray *members = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  for (guint i = 0; self->base_rows != NULL && i < self->base_rows->len; i++)
+    {
+      guint32 ch = g_array_index (self->base_rows, guint32, i);
+
+      if (ch < self->n_channels && self->channels[ch].kind == STRATA_CHANNEL_THREAD &&
+          self->channels[ch].parent == process &&
+          !g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
+        g_array_append_val (members, ch);
+    }
+  return members;
+}
+
+static void
+set_merged_rows (StrataTimelineView *self)
+{
+  strata_painter_clear_row_members (self->painter);
+  for (guint i = 0; i < self->rows->len; i++)
+    {
+      guint32 ch = g_array_index (self->rows, guint32, i);
+      g_autoptr(GArray) members = NULL;
+
+      if (ch >= self->n_channels || self->channels[ch].kind != STRATA_CHANNEL_PROCESS ||
+          !g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (ch)))
+        continue;
+      members = collapsed_members (self, ch);
+      strata_painter_set_row_members (self->painter, ch, (const guint32 *)(gpointer) members->data,
+                                      members->len);
+    }
+}
+
 static void
 rebuild_rows (StrataTimelineView *self)
 {
@@ -519,7 +582,10 @@ rebuild_rows (StrataTimelineView *self)
     }
 
   if (self->painter != NULL)
-    strata_painter_set_rows (self->painter, (const guint32 *)(gpointer) self->rows->data, self->rows->len);
+    {
+      strata_painter_set_rows (self->painter, (const guint32 *)(gpointer) self->rows->data, self->rows->len);
+      set_merged_rows (self);
+    }
   update_adjustments (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -1291,8 +1357,9 @@ strata_timeline_view_hit (StrataTimelineView *self,
 {
   g_autoptr(GArray) found = NULL;
   const StrataChannel *channels;
+  const guint32 *members;
   StrataZoomGeometry g;
-  guint n_channels;
+  guint n_channels, n_members = 0;
   guint32 ch;
   double npp, row_y, best_score = G_MAXDOUBLE;
   gboolean nested_strip;
@@ -1308,8 +1375,17 @@ strata_timeline_view_hit (StrataTimelineView *self,
 
   ch = g_array_index (self->rows, guint32, i);
   channels = self->channels, n_channels = self->n_channels;
-  if (ch >= n_channels || channels[ch].kind == STRATA_CHANNEL_PROCESS)
+  if (ch >= n_channels)
     return FALSE;
+  /* A collapsed process's row is its threads': the hit is the thread
+   * busiest under the pointer. */
+  members = strata_painter_get_row_members (self->painter, ch, &n_members);
+  if (members == NULL)
+    {
+      if (channels[ch].kind == STRATA_CHANNEL_PROCESS)
+        return FALSE;
+      members = &ch, n_members = 1;
+    }
 
   npp = ns_per_pixel (self);
   t = time_at (self, x);
@@ -1320,7 +1396,7 @@ strata_timeline_view_hit (StrataTimelineView *self,
 
   found = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   strata_zoom_tree_query (self->tree, level, t - (gint64) ceil (3 * npp), t + (gint64) ceil (3 * npp) + 1,
-                          &ch, 1, found, NULL);
+                          members, n_members, found, NULL);
 
   for (guint k = 0; k < found->len; k++)
     {
@@ -1350,6 +1426,12 @@ strata_timeline_view_hit (StrataTimelineView *self,
         }
       if (it->kind == STRATA_ACTIVITY_IDLE)
         score += 0.5;
+      /* In a merged row, a thread that is doing something wins over one
+       * that sleeps or is not known at that time. */
+      if (n_members > 1 && it->kind == STRATA_ACTIVITY_STATE &&
+          (it->state == STRATA_TASK_STATE_SLEEPING || it->state == STRATA_TASK_STATE_PARKED ||
+           it->state == STRATA_TASK_STATE_UNKNOWN))
+        score += 0.25;
       if (score < best_score)
         {
           best_score = score;
@@ -1437,18 +1519,16 @@ scroll_to_row (StrataTimelineView *self,
                guint32             channel)
 {
   double page = rows_area_height (self);
+  int i = row_index_of (self, channel);
+  double y, v;
 
-  for (guint i = 0; i < self->rows->len; i++)
-    if (g_array_index (self->rows, guint32, i) == channel)
-      {
-        double y = (double) i * self->style.row_height;
-        double v = gtk_adjustment_get_value (self->vadjustment);
-
-        if (y < v || y + self->style.row_height > v + page)
-          gtk_adjustment_set_value (self->vadjustment, MAX (0, y - page / 3));
-        gtk_widget_queue_draw (GTK_WIDGET (self));
-        return;
-      }
+  if (i < 0)
+    return;
+  y = (double) i * self->style.row_height;
+  v = gtk_adjustment_get_value (self->vadjustment);
+  if (y < v || y + self->style.row_height > v + page)
+    gtk_adjustment_set_value (self->vadjustment, MAX (0, y - page / 3));
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 void

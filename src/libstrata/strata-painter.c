@@ -204,6 +204,10 @@ struct _StrataPainter
   LaneColumns          lanes[N_LANES];
   guint                n_columns;
   Layer                layers[N_LAYERS];
+
+  /* Rows made of several channels (strata_painter_set_row_members). */
+  GHashTable          *members;    /* row channel -> GArray of guint32 channels */
+  gboolean             merging;    /* painting one: no labels inside it */
 };
 
 /* Geometry of one row's lanes, in frame coordinates. */
@@ -714,6 +718,7 @@ strata_painter_new (StrataStringPool *strings,
       self->layers[i].open = g_array_new (FALSE, FALSE, sizeof (Run));
       self->layers[i].done = g_array_new (FALSE, FALSE, sizeof (StrataPaintRect));
     }
+  self->members = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
 
   return self;
 }
@@ -776,6 +781,7 @@ strata_painter_free (StrataPainter *self)
   g_array_unref (self->query);
   strata_zoom_result_free (self->result);
   g_array_unref (self->row_of);
+  g_hash_table_unref (self->members);
   strata_string_pool_unref (self->strings);
   g_clear_object (&self->trace);
   g_free (self);
@@ -1611,7 +1617,7 @@ paint_item (StrataPainter        *self,
       double vx0 = MAX (x0, 0), vx1 = MIN (x1, (double) width);
       guint32 label;
 
-      if (vx1 - vx0 < MIN_LABEL_WIDTH)
+      if (vx1 - vx0 < MIN_LABEL_WIDTH || self->merging)
         return;
       label = label_for (self, channel, item);
       if (label != STRATA_STRING_NONE)
@@ -1920,6 +1926,153 @@ paint_legend (StrataPainter     *self,
     }
 }
 
+/* Rows made of several channels ---------------------------------------- */
+
+/**
+ * strata_painter_set_row_members:
+ * @row: the channel whose row this is (a process, say)
+ * @members: (array length=n_members) (nullable): the channels drawn in it
+ *
+ * Makes @row's row draw the activities of @members merged into it, as
+ * one row, instead of @row's own: a collapsed process shows its threads
+ * together. A pixel column of the row shows how busy the members are in
+ * it (their busy time over the column's, up to the whole row's height)
+ * in their dominant states, as an aggregate is drawn, and no labels.
+ * No members (or %NULL) makes it an ordinary row again.
+ */
+void
+strata_painter_set_row_members (StrataPainter *self,
+                                guint32        row,
+                                const guint32 *members,
+                                guint          n_members)
+{
+  GArray *array;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (members != NULL || n_members == 0);
+
+  if (n_members == 0)
+    {
+      g_hash_table_remove (self->members, GUINT_TO_POINTER (row));
+      return;
+    }
+  array = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_members);
+  g_array_append_vals (array, members, n_members);
+  g_hash_table_insert (self->members, GUINT_TO_POINTER (row), array);
+}
+
+/* Drops every row's members. */
+void
+strata_painter_clear_row_members (StrataPainter *self)
+{
+  g_return_if_fail (self != NULL);
+  g_hash_table_remove_all (self->members);
+}
+
+/**
+ * strata_painter_get_row_members:
+ * @n_members: (out): how many
+ *
+ * Returns: (array length=n_members) (nullable): what @row's row is made
+ *   of, or %NULL for an ordinary row
+ */
+const guint32 *
+strata_painter_get_row_members (StrataPainter *self,
+                                guint32        row,
+                                guint         *n_members)
+{
+  GArray *array;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  array = g_hash_table_lookup (self->members, GUINT_TO_POINTER (row));
+  if (n_members != NULL)
+    *n_members = array != NULL ? array->len : 0;
+  return array != NULL ? (const guint32 *)(gpointer) array->data : NULL;
+}
+
+/* The members of the visible merged rows join the frame's one query;
+ * those that are not rows themselves are marked -2, so only their merged
+ * row paints them. */
+static void
+query_members (StrataPainter     *self,
+               StrataDisplayList *list,
+               gint32            *row_of)
+{
+  if (g_hash_table_size (self->members) == 0)
+    return;
+
+  for (guint i = 0; i < list->rows->len; i++)
+    {
+      guint32 ch = g_array_index (list->rows, StrataPaintRow, i).channel;
+      GArray *members = g_hash_table_lookup (self->members, GUINT_TO_POINTER (ch));
+
+      for (guint m = 0; members != NULL && m < members->len; m++)
+        {
+          guint32 member = g_array_index (members, guint32, m);
+
+          if (member < self->n_channels && row_of[member] == -1)
+            {
+              g_array_append_val (self->query, member);
+              row_of[member] = -2;
+            }
+        }
+    }
+}
+
+static gboolean
+is_member (const GArray *members,
+           guint32       channel)
+{
+  for (guint m = 0; m < members->len; m++)
+    if (g_array_index (members, guint32, m) == channel)
+      return TRUE;
+  return FALSE;
+}
+
+/* Each visible merged row: every member's items folded into the row's
+ * lanes together, then the lanes emitted once, as paint_row() does for
+ * one channel. */
+static void
+paint_merged_rows (StrataPainter        *self,
+                   StrataDisplayList    *list,
+                   const StrataZoomSpan *spans,
+                   guint                 n_spans)
+{
+  if (g_hash_table_size (self->members) == 0)
+    return;
+
+  for (guint r = 0; r < list->rows->len; r++)
+    {
+      const StrataPaintRow *row = &g_array_index (list->rows, StrataPaintRow, r);
+      GArray *members = g_hash_table_lookup (self->members, GUINT_TO_POINTER (row->channel));
+      RowGeometry geo;
+
+      if (members == NULL)
+        continue;
+
+      row_geometry (row, list, &geo);
+      self->merging = TRUE;
+      for (guint s = 0; s < n_spans; s++)
+        if (spans[s].channel < self->n_channels && is_member (members, spans[s].channel))
+          for (guint i = 0; i < spans[s].n_items; i++)
+            paint_item (self, list, &self->channels[spans[s].channel], &geo, &spans[s].items[i]);
+      self->merging = FALSE;
+
+      emit_lane (self, LANE_MAIN, &geo, list->area_x);
+      emit_lane (self, LANE_NESTED, &geo, list->area_x);
+      emit_lane (self, LANE_INSTANTS, &geo, list->area_x);
+
+      for (guint i = 0; i < N_LAYERS; i++)
+        {
+          Layer *layer = &self->layers[i];
+
+          g_array_append_vals (list->rects, layer->done->data, layer->done->len);
+          g_array_set_size (layer->done, 0);
+        }
+    }
+}
+
 /**
  * strata_painter_paint:
  * @viewport: what to draw: the time range, the size of the timeline area
@@ -2006,6 +2159,7 @@ strata_painter_paint (StrataPainter             *self,
             g_array_append_val (self->query, ch);
           row_of[ch] = i;
         }
+      query_members (self, list, row_of);
 
       /* The level whose pixel matches the screen's: about one to F items
        * per screen pixel and row, whatever the trace's size, and still one
@@ -2032,6 +2186,7 @@ strata_painter_paint (StrataPainter             *self,
                        &spans[i], j - i);
           i = j;
         }
+      paint_merged_rows (self, list, spans, n_spans);
 
       for (guint i = 0; i < self->query->len; i++)
         row_of[g_array_index (self->query, guint32, i)] = -1;

@@ -165,6 +165,14 @@ void               strata_painter_set_rows          (StrataPainter             *
 const guint32     *strata_painter_get_rows          (StrataPainter             *self,
                                                      guint                     *n_rows);
 GArray            *strata_painter_default_rows      (StrataPainter             *self);
+void               strata_painter_set_row_members   (StrataPainter             *self,
+                                                     guint32                    row,
+                                                     const guint32             *members,
+                                                     guint                      n_members);
+void               strata_painter_clear_row_members (StrataPainter             *self);
+const guint32     *strata_painter_get_row_members   (StrataPainter             *self,
+                                                     guint32                    row,
+                                                     guint                     *n_members);
 void               strata_painter_paint             (StrataPainter             *self,
                                                      const StrataPaintViewport *viewport,
                                                      StrataDisplayList         *list);
