@@ -391,7 +391,6 @@ test_collapsed_process_shows_its_threads (void)
   StrataPainter *painter = strata_timeline_view_get_painter (view);
   const StrataPaintStyle *style = strata_painter_get_style (painter);
   g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
-  g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(StrataTestPixels) pixels = NULL;
   g_autofree char *png = NULL;
