@@ -6,7 +6,8 @@
  * read and its zoom tree built in a worker thread (a GTask around
  * strata_trace_load_with_progress); the worker counts the activities it
  * has made under a lock and hands the count to the main loop in at most
- * one idle callback at a time, which shows it with the rate, and at the
+ * one idle callback at a time, which shows how much of the file has been
+ * read with the rates and the time left (strata-load-estimate.c), and at the
  * end writes the index (strata_index_store()) so the next open is
  * instant. A stale or damaged index, or one that cannot be written, is
  * said once in a toast. The details panel describes the timeline's selection
@@ -22,6 +23,7 @@
 #include "strata-event-list.h"
 #include "strata-index.h"
 #include "strata-item-info.h"
+#include "strata-load-estimate.h"
 #include "strata-window.h"
 
 /* How often the timeline is given what the load has built so far. */
@@ -35,6 +37,8 @@ typedef struct
   guint64      n_events;
   gint64       start;
   gint64       horizon;
+  guint64      bytes_read;     /* of the file, as the last report said */
+  guint64      bytes_total;
   StrataTrace *trace;          /* the trace being built, once it has events */
   GArray      *live_channels;  /* StrataChannel, fresh since the idle last ran */
   gint64       last_live_usec;
@@ -137,26 +141,25 @@ cancel_load (LoadProgress *p)
 }
 
 static void
-show_progress (StrataWindow *self,
-               guint64       n,
-               gint64        start,
-               gint64        horizon,
-               gint64        began_usec)
+show_progress (StrataWindow             *self,
+               const StrataLoadEstimate *estimate)
 {
-  double secs = (g_get_monotonic_time () - began_usec) / (double) G_USEC_PER_SEC;
-  g_autofree char *text = NULL;
-  g_autofree char *covered = NULL;
+  g_autofree char *text = strata_load_estimate_format (estimate);
+  double fraction = strata_load_estimate_fraction (estimate);
 
-  /* The readers cannot say how far into the file they are, so the bars
-   * pulse; the count, the rate and the time read so far say how it goes. */
-  covered = strata_format_duration (horizon > start && start != G_MAXINT64 ? horizon - start : 0);
-  /* Translators: progress while reading a trace: events, their rate per
-   * second, and how much of the trace's time has been read */
-  text = g_strdup_printf (_("%.2f M events · %.2f M/s · %s read"), n / 1e6,
-                          secs > 0 ? n / 1e6 / secs : 0.0, covered);
-  gtk_progress_bar_pulse (self->progress_bar);
+  /* The share of the file its events came from fills the bars; a file
+   * of unknown size makes them pulse. */
+  if (fraction >= 0)
+    {
+      gtk_progress_bar_set_fraction (self->progress_bar, fraction);
+      gtk_progress_bar_set_fraction (self->live_progress, fraction);
+    }
+  else
+    {
+      gtk_progress_bar_pulse (self->progress_bar);
+      gtk_progress_bar_pulse (self->live_progress);
+    }
   gtk_label_set_text (self->progress_label, text);
-  gtk_progress_bar_pulse (self->live_progress);
   gtk_label_set_text (self->live_label, text);
 }
 
@@ -167,11 +170,13 @@ progress_idle (gpointer data)
   g_autoptr(StrataWindow) self = g_weak_ref_get (&p->window);
   g_autoptr(GArray) channels = NULL;
   g_autoptr(StrataTrace) trace = NULL;
-  guint64 n;
+  StrataLoadEstimate estimate = { 0 };
   gint64 start, horizon;
 
   g_mutex_lock (&p->lock);
-  n = p->n_events;
+  estimate.n_events = p->n_events;
+  estimate.bytes_read = p->bytes_read;
+  estimate.bytes_total = p->bytes_total;
   start = p->start;
   horizon = p->horizon;
   channels = g_steal_pointer (&p->live_channels);
@@ -182,7 +187,9 @@ progress_idle (gpointer data)
   if (self == NULL || self->loading != p)
     return G_SOURCE_REMOVE;
 
-  show_progress (self, n, start, horizon, p->began_usec);
+  estimate.elapsed_usec = g_get_monotonic_time () - p->began_usec;
+  estimate.covered_ns = horizon > start && start != G_MAXINT64 ? horizon - start : 0;
+  show_progress (self, &estimate);
 
   /* The timeline is usable as soon as there is something to draw. */
   if (channels != NULL && trace != NULL && channels->len > 0)
@@ -221,6 +228,8 @@ load_progress (const StrataTraceProgress *progress,
   g_mutex_lock (&p->lock);
   go_on = !p->cancelled;
   p->n_events = progress->n_events;
+  p->bytes_read = progress->bytes_read;
+  p->bytes_total = progress->bytes_total;
   p->start = progress->start;
   p->horizon = progress->horizon;
   if (progress->tree != NULL && progress->start != G_MAXINT64 && progress->horizon > progress->start &&

@@ -16,6 +16,8 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
+
 #include "strata-index.h"
 #include "strata-index-private.h"
 #include "strata-kernel-model.h"
@@ -45,6 +47,8 @@ struct _StrataTrace
   StrataZoomTree    *tree;
   StrataTraceProgressFunc progress;
   gpointer           progress_data;
+  GArray            *read_spans;   /* ReadSpan per instance and CPU, while loading with progress */
+  guint64            bytes_total;  /* the file's size */
 
   /* Opened from an index: no source, its description kept here. */
   StrataSourceInfo  *info;
@@ -71,6 +75,7 @@ strata_trace_finalize (GObject *object)
   g_clear_pointer (&self->info, strata_source_info_free);
   g_clear_pointer (&self->stats, strata_stats_free);
   g_clear_pointer (&self->index_path, g_free);
+  g_clear_pointer (&self->read_spans, g_array_unref);
 
   G_OBJECT_CLASS (strata_trace_parent_class)->finalize (object);
 }
@@ -148,6 +153,89 @@ reader_thread (gpointer data)
   return NULL;
 }
 
+/* How far a load is into its file, from where its events come from: the
+ * readers yield each event with its offset in the file, so each CPU's
+ * events (of each buffer instance) have covered [first, last] of it. A
+ * trace.dat keeps each CPU's data in a section of its own, a perf.data
+ * interleaves them: the union of the spans is what has been read either
+ * way, and what lies before the first event (the headers) was read when
+ * the file was opened. */
+typedef struct
+{
+  guint64 first;
+  guint64 last;
+} ReadSpan;
+
+#define READ_SPAN_CPUS 1024
+
+static void
+note_read_spans (StrataTrace       *self,
+                 const StrataEvent *events,
+                 gsize              n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      const StrataEvent *ev = &events[i];
+      guint key = ev->cpu >= 0 && ev->cpu < READ_SPAN_CPUS - 1 ? (guint) ev->cpu + 1 : 0;
+      ReadSpan *span;
+
+      key += (guint) ev->instance * READ_SPAN_CPUS;
+      if (key >= self->read_spans->len)
+        {
+          guint old = self->read_spans->len;
+
+          g_array_set_size (self->read_spans, key + 1);
+          for (guint k = old; k <= key; k++)
+            g_array_index (self->read_spans, ReadSpan, k) = (ReadSpan) { G_MAXUINT64, 0 };
+        }
+      span = &g_array_index (self->read_spans, ReadSpan, key);
+      span->first = MIN (span->first, ev->source_offset);
+      span->last = MAX (span->last, ev->source_offset);
+    }
+}
+
+static int
+by_first (gconstpointer pa,
+          gconstpointer pb)
+{
+  const ReadSpan *a = pa, *b = pb;
+
+  return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static guint64
+bytes_read (StrataTrace *self)
+{
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ReadSpan));
+  guint64 read = 0, covered_to = 0;
+
+  for (guint k = 0; k < self->read_spans->len; k++)
+    {
+      ReadSpan span = g_array_index (self->read_spans, ReadSpan, k);
+
+      if (span.first <= span.last)
+        g_array_append_val (spans, span);
+    }
+  if (spans->len == 0)
+    return 0;
+  g_array_sort (spans, by_first);
+
+  read = g_array_index (spans, ReadSpan, 0).first;
+  covered_to = read;
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const ReadSpan *span = &g_array_index (spans, ReadSpan, i);
+      guint64 from = MAX (span->first, covered_to);
+
+      if (span->last + 1 > from)
+        {
+          read += span->last + 1 - from;
+          covered_to = span->last + 1;
+        }
+    }
+  return MIN (read, self->bytes_total);
+}
+
 static void
 count_events (StrataTrace       *self,
               const StrataEvent *events,
@@ -176,6 +264,8 @@ report_progress (StrataTrace       *self,
   p.n_events = self->n_events;
   p.start = info->first_ts;
   p.horizon = strata_kernel_model_get_horizon (model);
+  p.bytes_total = self->bytes_total;
+  p.bytes_read = bytes_read (self);
   return self->progress (&p, self->progress_data);
 }
 
@@ -214,6 +304,8 @@ read_events (StrataTrace        *self,
         }
 
       count_events (self, batch->events, batch->n);
+      if (self->read_spans != NULL)
+        note_read_spans (self, batch->events, batch->n);
       self->n_events += batch->n;
       strata_kernel_model_feed (model, batch->events, batch->n);
       if (self->tree != NULL)
@@ -365,6 +457,13 @@ strata_trace_load_with_progress (const char              *path,
   self->sink_data = sink_data;
   self->progress = progress;
   self->progress_data = progress_data;
+  if (progress != NULL)
+    {
+      GStatBuf st;
+
+      self->read_spans = g_array_new (FALSE, FALSE, sizeof (ReadSpan));
+      self->bytes_total = g_stat (path, &st) == 0 && st.st_size > 0 ? (guint64) st.st_size : 0;
+    }
   if (params != NULL && !(self->tree = strata_zoom_tree_new (params, error)))
     return NULL;
   self->source = strata_source_open (path, error);
@@ -379,6 +478,7 @@ strata_trace_load_with_progress (const char              *path,
   strata_kernel_model_set_layout (model, info->instances->len, info->n_cpus);
 
   read_events (self, model, &read_error);
+  g_clear_pointer (&self->read_spans, g_array_unref);
 
   if (read_error != NULL)
     {
