@@ -582,6 +582,157 @@ test_application_actions (void)
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
 }
 
+/* The Fields column against `trace-cmd report -R -t` of the same file
+ * (tests/fixtures/sched-small.report-raw.txt.xz): every event, wakeup,
+ * task and interrupt row shows the raw fields trace-cmd prints for the
+ * event at its time on its CPU, and only the rows shown were read. */
+typedef struct
+{
+  guint   cpu;
+  gint64  ts;
+  char   *name;
+  char   *fields;
+} ReportLine;
+
+static void
+report_line_clear (gpointer data)
+{
+  ReportLine *l = data;
+
+  g_free (l->name);
+  g_free (l->fields);
+}
+
+static const ReportLine *
+find_report_line (GArray     *lines,
+                  gint32      cpu,
+                  gint64      ts,
+                  const char *name)
+{
+  for (guint i = 0; i < lines->len; i++)
+    {
+      const ReportLine *l = &g_array_index (lines, ReportLine, i);
+
+      if (l->ts == ts && (cpu < 0 || l->cpu == (guint) cpu) && g_strcmp0 (l->name, name) == 0)
+        return l;
+    }
+  return NULL;
+}
+
+static void
+test_event_list_fields (void)
+{
+  g_autofree char *report_path = strata_test_fixture ("sched-small.report-raw.txt.xz");
+  g_autofree char *report = NULL;
+  g_autoptr(GArray) lines = g_array_new (FALSE, TRUE, sizeof (ReportLine));
+  g_autoptr(GRegex) re = NULL;
+  g_auto(GStrv) text_lines = NULL;
+  StrataEventList *list = strata_window_get_event_list (window);
+  StrataTrace *trace = strata_timeline_view_get_trace (view);
+  GListModel *model;
+  guint n, checked = 0, known = 0, read_when_shown;
+
+  g_array_set_clear_func (lines, report_line_clear);
+  g_assert_true (g_file_get_contents (report_path, &report, NULL, NULL));
+  re = g_regex_new ("^\\s*.+-\\d+\\s+\\[(\\d+)\\]\\s+(\\d+)\\.(\\d{9}):\\s+([^:\\s]+):\\s+(.*)$", 0, 0, NULL);
+  text_lines = g_strsplit (report, "\n", -1);
+  for (guint i = 0; text_lines[i] != NULL; i++)
+    {
+      g_autoptr(GMatchInfo) m = NULL;
+
+      if (g_regex_match (re, text_lines[i], 0, &m))
+        {
+          g_autofree char *cpu = g_match_info_fetch (m, 1);
+          g_autofree char *secs = g_match_info_fetch (m, 2);
+          g_autofree char *ns = g_match_info_fetch (m, 3);
+          ReportLine l;
+
+          l.cpu = atoi (cpu);
+          l.ts = g_ascii_strtoll (secs, NULL, 10) * 1000000000 + g_ascii_strtoll (ns, NULL, 10);
+          l.name = g_match_info_fetch (m, 4);
+          l.fields = g_strstrip (g_match_info_fetch (m, 5));
+          g_array_append_val (lines, l);
+        }
+    }
+  g_assert_cmpuint (lines->len, ==, strata_trace_get_n_events (trace));
+
+  strata_event_list_set_filter (list, -1, -1, -1);
+  strata_window_show_events (window, TRUE);
+  strata_test_ui_settle ();
+  model = strata_event_list_get_model (list);
+  n = g_list_model_get_n_items (model);
+
+  /* Lazily: the rows on screen, not the whole list. Fresh, then moved to
+   * three quarters of the trace. */
+  {
+    g_autofree char *dat = strata_test_fixture ("sched-small.dat");
+
+    strata_event_list_set_fields_file (list, dat);
+    g_assert_cmpuint (strata_event_list_get_n_fields_read (list), ==, 0);
+    strata_event_list_follow (list, strata_trace_get_start (trace) +
+                                    (strata_trace_get_end (trace) - strata_trace_get_start (trace)) * 3 / 4);
+    strata_test_ui_settle ();
+  }
+  read_when_shown = strata_event_list_get_n_fields_read (list);
+  g_test_message ("fields read for the rows shown: %u of %u rows", read_when_shown, n);
+  g_assert_cmpuint (read_when_shown, >, 0);
+  /* GTK's list view binds the rows around the visible ones too, about
+   * two hundred in all, however long the list. */
+  g_assert_cmpuint (read_when_shown, <=, 256);
+  g_assert_cmpuint (n, >, 10 * read_when_shown);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(StrataEventItem) item = g_list_model_get_item (model, i);
+      const StrataActivity *a = strata_event_item_get_activity (item);
+      gint32 cpu = strata_event_activity_cpu (STRATA_EVENT_MODEL (model), a);
+      g_autofree char *fields = NULL;
+      const ReportLine *want = NULL;
+      const char *name = NULL;
+
+      switch (a->kind)
+        {
+        case STRATA_ACTIVITY_EVENT:
+        case STRATA_ACTIVITY_WAKEUP:
+          name = strata_trace_get_string (trace, a->label);
+          break;
+        case STRATA_ACTIVITY_TASK:
+        case STRATA_ACTIVITY_IDLE:
+          name = "sched_switch";
+          break;
+        case STRATA_ACTIVITY_IRQ:
+          name = "irq_handler_entry";
+          break;
+        case STRATA_ACTIVITY_SOFTIRQ:
+          name = "softirq_entry";
+          break;
+        default:
+          continue;
+        }
+      fields = strata_event_list_get_fields_text (list, i);
+      want = find_report_line (lines, cpu, a->start, name);
+      if (want != NULL)
+        {
+          g_assert_cmpstr (fields, ==, want->fields);
+          checked++;
+        }
+      else
+        /* A task running when the trace began has no switch to show. */
+        g_assert_cmpstr (fields, ==, "");
+
+      /* A known one: the first switch, sh to its child, on CPU 0. */
+      if (a->kind == STRATA_ACTIVITY_TASK && cpu == 0 && a->start == G_GINT64_CONSTANT (229760494679))
+        {
+          g_assert_cmpstr (fields, ==, "prev_comm=sh prev_pid=4301 prev_prio=120 prev_state=2 "
+                                       "next_comm=sh next_pid=4302 next_prio=120");
+          known++;
+        }
+    }
+  g_test_message ("%u rows' fields equal trace-cmd report's", checked);
+  g_assert_cmpuint (checked, >, 1000);
+  g_assert_cmpuint (known, ==, 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -600,6 +751,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/window/markers", test_markers);
   g_test_add_func ("/strata/ui/window/screenshots-and-dark-mode", test_screenshots_and_dark_mode);
   g_test_add_func ("/strata/ui/window/event-list", test_event_list);
+  g_test_add_func ("/strata/ui/window/event-list-fields", test_event_list_fields);
   g_test_add_func ("/strata/ui/window/recent-traces", test_recent_traces);
   g_test_add_func ("/strata/ui/window/application-actions", test_application_actions);
 

@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "strata-event-list.h"
+#include "strata-event-fields.h"
 #include "strata-event-model.h"
 #include "strata-item-info.h"
 
@@ -25,6 +26,7 @@ enum {
   COLUMN_PID,
   COLUMN_EVENT,
   COLUMN_DETAILS,
+  COLUMN_FIELDS,
   N_COLUMNS
 };
 
@@ -40,6 +42,12 @@ struct _StrataEventList
   GtkLabel           *count;
   guint               followed;
   gboolean            following;
+
+  /* The events' own fields, read from the trace.dat as rows are shown. */
+  char               *fields_path;
+  StrataEventFields  *fields;
+  gboolean            fields_tried;
+  guint               n_fields_read;
 };
 
 enum {
@@ -95,6 +103,23 @@ cell_text (StrataEventList      *self,
       if (a->kind == STRATA_ACTIVITY_EVENT || a->kind == STRATA_ACTIVITY_IRQ || a->kind == STRATA_ACTIVITY_SOFTIRQ)
         return g_strdup (strata_trace_get_string (trace, a->label));
       return g_strdup (strata_activity_kind_to_string (a->kind));
+    case COLUMN_FIELDS:
+      {
+        char *fields = NULL;
+
+        if (!self->fields_tried && self->fields_path != NULL)
+          {
+            self->fields_tried = TRUE;
+            self->fields = strata_event_fields_open (self->fields_path, NULL);
+          }
+        if (self->fields != NULL)
+          {
+            fields = strata_event_fields_for_activity (self->fields, trace, a,
+                                                       strata_event_activity_cpu (self->model, a));
+            self->n_fields_read++;
+          }
+        return fields != NULL ? fields : g_strdup ("");
+      }
     case COLUMN_DETAILS:
     default:
       {
@@ -268,12 +293,59 @@ strata_event_list_set_trace (StrataEventList *self,
   update_count (self);
 }
 
+/**
+ * strata_event_list_set_fields_file:
+ * @path: (nullable): the trace.dat the list's trace was read from
+ *
+ * Where the Fields column reads each shown event's fields from; opened
+ * when the first row is shown. Other formats (and %NULL) leave the
+ * column empty.
+ */
+void
+strata_event_list_set_fields_file (StrataEventList *self,
+                                   const char      *path)
+{
+  g_return_if_fail (STRATA_IS_EVENT_LIST (self));
+
+  g_clear_pointer (&self->fields, strata_event_fields_free);
+  g_free (self->fields_path);
+  self->fields_path = g_strdup (path);
+  self->fields_tried = FALSE;
+  self->n_fields_read = 0;
+}
+
+/* What the Fields column shows for the row at @position (for the tests,
+ * which compare it with trace-cmd's). */
+char *
+strata_event_list_get_fields_text (StrataEventList *self,
+                                   guint            position)
+{
+  StrataActivity a;
+
+  g_return_val_if_fail (STRATA_IS_EVENT_LIST (self), NULL);
+
+  if (self->model == NULL || !strata_event_model_get_activity (self->model, position, &a))
+    return NULL;
+  return cell_text (self, &a, COLUMN_FIELDS);
+}
+
+/* How many rows' fields have been read so far: the rows shown, not the
+ * list's length. */
+guint
+strata_event_list_get_n_fields_read (StrataEventList *self)
+{
+  g_return_val_if_fail (STRATA_IS_EVENT_LIST (self), 0);
+  return self->n_fields_read;
+}
+
 static void
 strata_event_list_dispose (GObject *object)
 {
   StrataEventList *self = STRATA_EVENT_LIST (object);
 
   g_clear_object (&self->model);
+  g_clear_pointer (&self->fields, strata_event_fields_free);
+  g_clear_pointer (&self->fields_path, g_free);
   G_OBJECT_CLASS (strata_event_list_parent_class)->dispose (object);
 }
 
@@ -291,7 +363,7 @@ static void
 strata_event_list_init (StrataEventList *self)
 {
   static const char *titles[N_COLUMNS] = {
-    N_("Time"), N_("CPU"), N_("Task"), N_("PID"), N_("Event"), N_("Details"),
+    N_("Time"), N_("CPU"), N_("Task"), N_("PID"), N_("Event"), N_("Details"), N_("Fields"),
   };
   static const char *kinds[] = {
     N_("All activities"), N_("Tasks on CPUs"), N_("IRQs"), N_("Softirqs"), N_("Idle"),
@@ -348,7 +420,7 @@ strata_event_list_init (StrataEventList *self)
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), self);
       column = gtk_column_view_column_new (_(titles[c]), factory);
       gtk_column_view_column_set_resizable (column, TRUE);
-      if (c == COLUMN_DETAILS)
+      if (c == COLUMN_FIELDS)
         gtk_column_view_column_set_expand (column, TRUE);
       gtk_column_view_append_column (self->view, column);
       g_object_unref (column);

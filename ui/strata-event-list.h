@@ -32,5 +32,10 @@ void       strata_event_list_set_filter       (StrataEventList *self,
                                                gint32           cpu,
                                                gint32           tid);
 GListModel *strata_event_list_get_model       (StrataEventList *self);
+void       strata_event_list_set_fields_file  (StrataEventList *self,
+                                               const char      *path);
+char      *strata_event_list_get_fields_text  (StrataEventList *self,
+                                               guint            position);
+guint      strata_event_list_get_n_fields_read (StrataEventList *self);
 
 G_END_DECLS

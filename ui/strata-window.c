@@ -352,6 +352,13 @@ show_trace (StrataWindow *self,
   g_set_object (&self->file, file);
   strata_timeline_view_set_trace (self->timeline, trace);
   strata_event_list_set_trace (self->event_list, trace);
+  {
+    /* The Fields column reads a trace.dat's events again, as rows show. */
+    g_autofree char *path = g_file_get_path (file);
+
+    strata_event_list_set_fields_file (self->event_list,
+                                       g_strcmp0 (info->format, "trace.dat") == 0 ? path : NULL);
+  }
 
   /* Translators: the window's subtitle: format, CPU count, length */
   subtitle = g_strdup_printf (_("%s · %u CPUs · %s"), info->format, info->n_cpus, span);
