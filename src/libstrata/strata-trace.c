@@ -166,7 +166,8 @@ typedef struct
   guint64 last;
 } ReadSpan;
 
-#define READ_SPAN_CPUS 1024
+#define READ_SPAN_CPUS      1024
+#define READ_SPAN_INSTANCES 64
 
 static void
 note_read_spans (StrataTrace       *self,
@@ -179,7 +180,9 @@ note_read_spans (StrataTrace       *self,
       guint key = ev->cpu >= 0 && ev->cpu < READ_SPAN_CPUS - 1 ? (guint) ev->cpu + 1 : 0;
       ReadSpan *span;
 
-      key += (guint) ev->instance * READ_SPAN_CPUS;
+      /* Bounded whatever a damaged file says: instances past the 64th
+       * share one set of spans (the union is then only coarser). */
+      key += MIN ((guint) ev->instance, READ_SPAN_INSTANCES - 1) * READ_SPAN_CPUS;
       if (key >= self->read_spans->len)
         {
           guint old = self->read_spans->len;
