@@ -7,7 +7,8 @@
  * lines read so far as the test counts them itself. On every format the
  * share grows with each report and ends near the whole file, and the
  * time left at each report is the time still needed at the pace so far,
- * as the test computes it from the rate of bytes.
+ * as the test computes it from the rate of bytes. The window's bars and
+ * labels show each report's estimate.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -20,6 +21,7 @@
 #include "strata-load-estimate.h"
 #include "strata-test-support.h"
 #include "strata-test-ui.h"
+#include "strata-window-private.h"
 
 typedef struct
 {
@@ -268,6 +270,65 @@ test_eta_text (void)
   g_assert_cmpint (strata_load_estimate_eta_usec (&e), ==, 0);
 }
 
+/* The window shows each report: both bars filled to the share read, both
+ * labels saying the estimate's text; a size not known makes them pulse
+ * (the fraction then is the pulse's, not a share). */
+static void
+test_window_shows_estimate (void)
+{
+  StrataWindow *window = strata_window_new (NULL);
+  g_autoptr(GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autofree char *path = write_text_trace (20000, starts);
+  g_autoptr(GArray) reports = g_array_new (FALSE, FALSE, sizeof (Report));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  StrataZoomParams params;
+  GtkProgressBar *bar, *live_bar;
+  GtkLabel *label, *live_label;
+
+  gtk_window_present (GTK_WINDOW (window));
+  bar = GTK_PROGRESS_BAR (gtk_widget_get_template_child (GTK_WIDGET (window), STRATA_TYPE_WINDOW, "progress_bar"));
+  live_bar = GTK_PROGRESS_BAR (gtk_widget_get_template_child (GTK_WIDGET (window), STRATA_TYPE_WINDOW, "live_progress"));
+  label = GTK_LABEL (gtk_widget_get_template_child (GTK_WIDGET (window), STRATA_TYPE_WINDOW, "progress_label"));
+  live_label = GTK_LABEL (gtk_widget_get_template_child (GTK_WIDGET (window), STRATA_TYPE_WINDOW, "live_label"));
+  g_assert_nonnull (bar);
+  g_assert_nonnull (live_bar);
+  g_assert_nonnull (label);
+  g_assert_nonnull (live_label);
+
+  strata_zoom_params_init (&params);
+  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
+                                           keep_report, reports, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < reports->len; i++)
+    {
+      const Report *r = &g_array_index (reports, Report, i);
+      StrataLoadEstimate e = { (i + 1) * G_USEC_PER_SEC, r->n_events, r->bytes_read, r->bytes_total,
+                               r->horizon - r->start };
+      g_autofree char *want = strata_load_estimate_format (&e);
+
+      strata_window_show_load_estimate (window, &e);
+      g_assert_cmpfloat (fabs (gtk_progress_bar_get_fraction (bar) - (double) r->bytes_read / r->bytes_total), <, 1e-9);
+      g_assert_cmpfloat (fabs (gtk_progress_bar_get_fraction (live_bar) - (double) r->bytes_read / r->bytes_total), <, 1e-9);
+      g_assert_cmpstr (gtk_label_get_text (label), ==, want);
+      g_assert_cmpstr (gtk_label_get_text (live_label), ==, want);
+      g_assert_nonnull (strstr (want, " left"));
+    }
+
+  {
+    StrataLoadEstimate unknown = { G_USEC_PER_SEC, 1000, 500, 0, 0 };
+    g_autofree char *want = strata_load_estimate_format (&unknown);
+
+    strata_window_show_load_estimate (window, &unknown);
+    g_assert_cmpstr (gtk_label_get_text (label), ==, want);
+    g_assert_null (strstr (want, "left"));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_remove (path);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -278,6 +339,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/progress/text-bytes-are-its-lines", test_text_bytes_are_its_lines);
   g_test_add_func ("/strata/ui/progress/eta-from-bytes", test_eta_from_bytes);
   g_test_add_func ("/strata/ui/progress/eta-text", test_eta_text);
+  g_test_add_func ("/strata/ui/progress/window-shows-estimate", test_window_shows_estimate);
 
   return g_test_run ();
 }
