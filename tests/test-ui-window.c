@@ -20,6 +20,7 @@
 #include <adwaita.h>
 
 #include "strata-application.h"
+#include "strata-event-fields.h"
 #include "strata-event-model.h"
 #include "strata-item-info.h"
 #include "strata-test-support.h"
@@ -733,6 +734,99 @@ test_event_list_fields (void)
   g_assert_cmpuint (known, ==, 1);
 }
 
+/* The kernel's text output: the fields of each event, wakeup, task and
+ * interrupt are what its line says after the event's name, found here
+ * by splitting the lines with sscanf, not with the reader's expression. */
+static void
+test_event_fields_of_text (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-small.txt");
+  g_autofree char *text = NULL;
+  g_auto(GStrv) text_lines = NULL;
+  g_autoptr(GHashTable) want = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataEventFields) fields = NULL;
+  g_autoptr(GError) error = NULL;
+  const StrataActivity *activities;
+  const StrataChannel *channels;
+  StrataZoomParams params;
+  gsize n;
+  guint n_channels, checked = 0;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  text_lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; text_lines[i] != NULL; i++)
+    {
+      const char *l = text_lines[i];
+      const char *bracket = strstr (l, "] ");
+      unsigned cpu, secs, usecs;
+      char name[64];
+      int used = 0;
+      const char *open;
+
+      if (l[0] == '#' || bracket == NULL)
+        continue;
+      for (open = bracket; open > l && *open != '['; open--)
+        ;
+      if (sscanf (open, "[%u] %*s %u.%u: %63[^:]: %n", &cpu, &secs, &usecs, name, &used) < 4 || used == 0)
+        continue;
+      g_hash_table_insert (want, g_strdup_printf ("%u %u.%06u %s", cpu, secs, usecs, name),
+                           g_strstrip (g_strdup (open + used)));
+    }
+  g_assert_cmpuint (g_hash_table_size (want), >, 2000);
+
+  strata_zoom_params_init (&params);
+  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  g_assert_no_error (error);
+  fields = strata_event_fields_open (path, &error);
+  g_assert_no_error (error);
+  channels = strata_trace_get_channels (trace, &n_channels);
+  activities = strata_trace_get_activities (trace, &n);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const StrataActivity *a = &activities[i];
+      const char *name;
+      g_autofree char *got = NULL;
+      g_autofree char *key = NULL;
+      const char *expected;
+      gint32 cpu;
+
+      if (channels[a->channel].kind != STRATA_CHANNEL_CPU)
+        continue;
+      cpu = channels[a->channel].id;
+      switch (a->kind)
+        {
+        case STRATA_ACTIVITY_EVENT:
+          name = strata_trace_get_string (trace, a->label);
+          break;
+        case STRATA_ACTIVITY_TASK:
+        case STRATA_ACTIVITY_IDLE:
+          name = "sched_switch";
+          break;
+        case STRATA_ACTIVITY_IRQ:
+          name = "irq_handler_entry";
+          break;
+        case STRATA_ACTIVITY_SOFTIRQ:
+          name = "softirq_entry";
+          break;
+        default:
+          continue;
+        }
+      key = g_strdup_printf ("%d %u.%06u %s", cpu, (guint) (a->start / 1000000000),
+                             (guint) (a->start % 1000000000 / 1000), name);
+      expected = g_hash_table_lookup (want, key);
+      got = strata_event_fields_for_activity (fields, trace, a, cpu);
+      if (expected == NULL)
+        continue;
+      g_assert_nonnull (got);
+      g_assert_cmpstr (got, ==, expected);
+      checked++;
+    }
+  g_test_message ("%u activities' fields equal their lines", checked);
+  g_assert_cmpuint (checked, >, 1000);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -752,6 +846,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/window/screenshots-and-dark-mode", test_screenshots_and_dark_mode);
   g_test_add_func ("/strata/ui/window/event-list", test_event_list);
   g_test_add_func ("/strata/ui/window/event-list-fields", test_event_list_fields);
+  g_test_add_func ("/strata/ui/window/event-fields-of-text", test_event_fields_of_text);
   g_test_add_func ("/strata/ui/window/recent-traces", test_recent_traces);
   g_test_add_func ("/strata/ui/window/application-actions", test_application_actions);
 

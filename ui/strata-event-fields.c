@@ -11,10 +11,20 @@
  * buffer is looked in; events of other buffer instances have no fields
  * here.
  *
+ * The kernel's text output is its events' lines in time order: it is
+ * mapped, a look-up finds the first line at the time by bisection and
+ * reads the lines of that time for the CPU and the name. Its fields are
+ * what the kernel printed after the event's name (its print format, not
+ * raw values: the text has no others).
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <trace-cmd/trace-cmd.h>
 #include <traceevent/event-parse.h>
@@ -46,11 +56,52 @@ typedef struct
 
 struct _StrataEventFields
 {
+  /* The kernel's text output, mapped; or NULL for a trace.dat. */
+  GMappedFile           *text;
+  GRegex                *line_re;
+  gsize                  text_begin;   /* after the header's comment lines */
+
   struct tracecmd_input *input;
   struct tep_handle     *tep;
   guint                  n_cpus;
   CpuWalk               *cpus;
 };
+
+static StrataEventFields *
+open_text (const char  *path,
+           GError     **error)
+{
+  g_autoptr(GMappedFile) map = g_mapped_file_new (path, FALSE, error);
+  StrataEventFields *self;
+  const char *text;
+  gsize len, at = 0;
+
+  if (map == NULL)
+    return NULL;
+  text = g_mapped_file_get_contents (map);
+  len = g_mapped_file_get_length (map);
+  if (len < 9 || memcmp (text, "# tracer:", 9) != 0)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT,
+                   "%s: neither a trace.dat nor the kernel's text output", path);
+      return NULL;
+    }
+  while (at < len && text[at] == '#')
+    {
+      const char *nl = memchr (text + at, '\n', len - at);
+
+      at = nl != NULL ? (gsize) (nl - text) + 1 : len;
+    }
+
+  self = g_new0 (StrataEventFields, 1);
+  self->text = g_steal_pointer (&map);
+  self->text_begin = at;
+  /* "comm-pid [(tgid)] [cpu] [flags] secs.frac: name: fields" */
+  self->line_re = g_regex_new ("\\[(\\d+)\\]\\s+(?:\\S+\\s+)?(\\d+)\\.(\\d+):\\s+([^:\\s]+):\\s?(.*)$",
+                               G_REGEX_OPTIMIZE, 0, NULL);
+  g_assert (self->line_re != NULL);
+  return self;
+}
 
 StrataEventFields *
 strata_event_fields_open (const char  *path,
@@ -58,8 +109,25 @@ strata_event_fields_open (const char  *path,
 {
   StrataEventFields *self;
   struct tracecmd_input *input;
+  guint8 magic[3] = { 0 };
+  FILE *f;
 
   g_return_val_if_fail (path != NULL, NULL);
+
+  /* trace.dat starts with 0x17 0x08 0x44 ("tracing" follows). */
+  f = fopen (path, "rb");
+  if (f == NULL)
+    {
+      int errsv = errno;
+
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_NOT_FOUND, "%s: %s", path, g_strerror (errsv));
+      return NULL;
+    }
+  if (fread (magic, 1, sizeof magic, f) != sizeof magic)
+    magic[0] = 0;
+  fclose (f);
+  if (!(magic[0] == 0x17 && magic[1] == 0x08 && magic[2] == 0x44))
+    return open_text (path, error);
 
   input = tracecmd_open (path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
   if (input == NULL)
@@ -84,6 +152,13 @@ strata_event_fields_free (StrataEventFields *self)
 {
   if (self == NULL)
     return;
+  if (self->text != NULL)
+    {
+      g_mapped_file_unref (self->text);
+      g_regex_unref (self->line_re);
+      g_free (self);
+      return;
+    }
   for (guint i = 0; i < self->n_cpus; i++)
     g_array_unref (self->cpus[i].checkpoints);
   g_free (self->cpus);
@@ -218,6 +293,136 @@ look_back (StrataEventFields  *self,
   return found;
 }
 
+/* The kernel's text ---------------------------------------------------- */
+
+typedef struct
+{
+  gint64  ts;
+  guint   cpu;
+  char   *name;
+  char   *fields;
+} TextLine;
+
+/* The line starting at @at, and where the next one starts. FALSE for a
+ * line that is not an event ("##### CPU 1 buffer started ####"). */
+static gboolean
+parse_line (StrataEventFields *self,
+            gsize              at,
+            gsize             *next,
+            TextLine          *line)
+{
+  const char *text = g_mapped_file_get_contents (self->text);
+  gsize len = g_mapped_file_get_length (self->text);
+  const char *nl = memchr (text + at, '\n', len - at);
+  gsize end = nl != NULL ? (gsize) (nl - text) : len;
+  g_autofree char *copy = g_strndup (text + at, end - at);
+  g_autoptr(GMatchInfo) m = NULL;
+  g_autofree char *cpu = NULL, *secs = NULL, *frac = NULL;
+  gint64 scale = 1;
+
+  *next = nl != NULL ? end + 1 : len;
+  if (!g_regex_match (self->line_re, copy, 0, &m))
+    return FALSE;
+  cpu = g_match_info_fetch (m, 1);
+  secs = g_match_info_fetch (m, 2);
+  frac = g_match_info_fetch (m, 3);
+  if (strlen (frac) > 9)
+    return FALSE;
+  for (gsize i = strlen (frac); i < 9; i++)
+    scale *= 10;
+  line->cpu = (guint) g_ascii_strtoull (cpu, NULL, 10);
+  line->ts = (gint64) g_ascii_strtoull (secs, NULL, 10) * G_GINT64_CONSTANT (1000000000) +
+             (gint64) g_ascii_strtoull (frac, NULL, 10) * scale;
+  line->name = g_match_info_fetch (m, 4);
+  line->fields = g_strstrip (g_match_info_fetch (m, 5));
+  return TRUE;
+}
+
+static void
+text_line_clear (TextLine *line)
+{
+  g_clear_pointer (&line->name, g_free);
+  g_clear_pointer (&line->fields, g_free);
+}
+
+/* The start of the first event line at or after byte @at. */
+static gboolean
+event_line_from (StrataEventFields *self,
+                 gsize              at,
+                 gsize             *start,
+                 TextLine          *line)
+{
+  gsize len = g_mapped_file_get_length (self->text);
+  gsize next;
+
+  while (at < len)
+    {
+      if (parse_line (self, at, &next, line))
+        {
+          *start = at;
+          return TRUE;
+        }
+      at = next;
+    }
+  return FALSE;
+}
+
+static char *
+text_lookup (StrataEventFields  *self,
+             gint32              cpu,
+             gint64              ts,
+             const char * const *names)
+{
+  const char *text = g_mapped_file_get_contents (self->text);
+  gsize len = g_mapped_file_get_length (self->text);
+  gsize lo = self->text_begin, hi = len, at, next;
+  TextLine line = { 0 };
+
+  /* Bisection over bytes: [lo, hi) holds the first line at @ts or later,
+   * lo always a line's start. */
+  while (hi - lo > 1)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+      const char *nl = memchr (text + mid, '\n', len - mid);
+      gsize start;
+
+      mid = nl != NULL ? (gsize) (nl - text) + 1 : len;
+      if (mid >= hi || !event_line_from (self, mid, &start, &line) || start >= hi)
+        {
+          text_line_clear (&line);
+          hi = mid < hi ? mid : lo + (hi - lo) / 2;
+          if (hi <= lo)
+            break;
+          continue;
+        }
+      if (line.ts < ts)
+        lo = start;
+      else
+        hi = start;
+      text_line_clear (&line);
+    }
+
+  /* From lo on, the lines of that time. */
+  for (at = lo; at < len; at = next)
+    {
+      char *found = NULL;
+
+      if (!parse_line (self, at, &next, &line))
+        continue;
+      if (line.ts > ts)
+        {
+          text_line_clear (&line);
+          break;
+        }
+      if (line.ts == ts && (cpu < 0 || line.cpu == (guint) cpu) && name_matches (line.name, names))
+        found = g_steal_pointer (&line.fields);
+      text_line_clear (&line);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /**
  * strata_event_fields_lookup:
  * @cpu: the CPU the event was recorded on, or -1 to look on every CPU
@@ -238,6 +443,8 @@ strata_event_fields_lookup (StrataEventFields  *self,
 
   if (ts < 0)
     return NULL;
+  if (self->text != NULL)
+    return text_lookup (self, cpu, ts, names);
 
   for (guint c = 0; c < self->n_cpus; c++)
     {

@@ -365,11 +365,12 @@ show_trace (StrataWindow *self,
   strata_timeline_view_set_trace (self->timeline, trace);
   strata_event_list_set_trace (self->event_list, trace);
   {
-    /* The Fields column reads a trace.dat's events again, as rows show. */
+    /* The Fields column reads a trace.dat's events again, or the
+     * kernel's text lines, as rows show. */
     g_autofree char *path = g_file_get_path (file);
+    gboolean ftrace = g_strcmp0 (info->format, "trace.dat") == 0 || g_strcmp0 (info->format, "ftrace text") == 0;
 
-    strata_event_list_set_fields_file (self->event_list,
-                                       g_strcmp0 (info->format, "trace.dat") == 0 ? path : NULL);
+    strata_event_list_set_fields_file (self->event_list, ftrace ? path : NULL);
   }
 
   /* Translators: the window's subtitle: format, CPU count, length */
