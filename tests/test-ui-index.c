@@ -63,6 +63,15 @@ wait_until_shown (StrataWindow *window)
     if (GTK_IS_STACK (w))
       while (gtk_stack_get_transition_running (GTK_STACK (w)))
         g_main_context_iteration (NULL, TRUE);
+  /* The loading bar above the timeline slides away once the trace is
+   * whole: until it has, the timeline is shorter. */
+  {
+    GtkRevealer *live_bar = GTK_REVEALER (gtk_widget_get_template_child (GTK_WIDGET (window), STRATA_TYPE_WINDOW,
+                                                                         "live_bar"));
+
+    while (gtk_revealer_get_child_revealed (live_bar) != gtk_revealer_get_reveal_child (live_bar))
+      g_main_context_iteration (NULL, TRUE);
+  }
   strata_test_ui_settle ();
 }
 
