@@ -1934,8 +1934,8 @@ paint_legend (StrataPainter     *self,
  * @members: (array length=n_members) (nullable): the channels drawn in it
  *
  * Makes @row's row draw the activities of @members merged into it, as
- * one row, instead of @row's own: a collapsed process shows its threads
- * together. A pixel column of the row shows how busy the members are in
+ * one row, over whatever @row has of its own (a process has nothing): a
+ * collapsed process shows its threads together. A pixel column of the row shows how busy the members are in
  * it (their busy time over the column's, up to the whole row's height)
  * in their dominant states, as an aggregate is drawn, and no labels.
  * No members (or %NULL) makes it an ordinary row again.
