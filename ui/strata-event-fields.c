@@ -52,7 +52,27 @@ typedef struct
   guint64  last_offset;
   gboolean started;
   gboolean done;          /* the CPU's records are all walked */
+
+  /* The records of the stretch looked back at last, formatted: the rows
+   * on screen are neighbours, so most look-ups are answered from here.
+   * It holds every record with cache_lo < ts < cache_hi. */
+  GArray  *cache;         /* Cached */
+  gint64   cache_lo;
+  guint64  cache_hi;
 } CpuWalk;
+
+typedef struct
+{
+  guint64     ts;
+  const char *name;       /* the tep handle's, as long as it lives */
+  char       *fields;
+} Cached;
+
+static void
+cached_clear (gpointer data)
+{
+  g_free (((Cached *) data)->fields);
+}
 
 struct _StrataEventFields
 {
@@ -143,7 +163,11 @@ strata_event_fields_open (const char  *path,
   self->n_cpus = MAX (tracecmd_cpus (input), 0);
   self->cpus = g_new0 (CpuWalk, self->n_cpus);
   for (guint i = 0; i < self->n_cpus; i++)
-    self->cpus[i].checkpoints = g_array_new (FALSE, FALSE, sizeof (Checkpoint));
+    {
+      self->cpus[i].checkpoints = g_array_new (FALSE, FALSE, sizeof (Checkpoint));
+      self->cpus[i].cache = g_array_new (FALSE, FALSE, sizeof (Cached));
+      g_array_set_clear_func (self->cpus[i].cache, cached_clear);
+    }
   return self;
 }
 
@@ -160,7 +184,10 @@ strata_event_fields_free (StrataEventFields *self)
       return;
     }
   for (guint i = 0; i < self->n_cpus; i++)
-    g_array_unref (self->cpus[i].checkpoints);
+    {
+      g_array_unref (self->cpus[i].checkpoints);
+      g_array_unref (self->cpus[i].cache);
+    }
   g_free (self->cpus);
   tracecmd_close (self->input);
   g_free (self);
@@ -247,7 +274,26 @@ walk_on (StrataEventFields  *self,
   return found;
 }
 
-/* A time already walked past: from the last checkpoint before it. */
+static char *
+from_cache (CpuWalk            *w,
+            guint64             ts,
+            const char * const *names)
+{
+  for (guint i = 0; i < w->cache->len; i++)
+    {
+      const Cached *c = &g_array_index (w->cache, Cached, i);
+
+      if (c->ts == ts && name_matches (c->name, names))
+        return g_strdup (c->fields);
+      if (c->ts > ts)
+        break;
+    }
+  return NULL;
+}
+
+/* A time already walked past: the stretch from the last checkpoint
+ * before it to the next checkpoint (or to @ts, if further) is read and
+ * kept formatted, then asked. */
 static char *
 look_back (StrataEventFields  *self,
            guint               cpu,
@@ -257,8 +303,11 @@ look_back (StrataEventFields  *self,
   CpuWalk *w = &self->cpus[cpu];
   guint lo = 0, hi = w->checkpoints->len;
   struct tep_record *record;
-  char *found = NULL;
+  guint64 until;
   int at_cpu = -1;
+
+  if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
+    return from_cache (w, ts, names);
 
   /* The last checkpoint strictly before @ts: records of the same time
    * can straddle a checkpoint. */
@@ -271,26 +320,50 @@ look_back (StrataEventFields  *self,
       else
         hi = mid;
     }
+  until = lo < w->checkpoints->len ? MAX (ts, g_array_index (w->checkpoints, Checkpoint, lo).ts) : ts;
+
+  g_array_set_size (w->cache, 0);
   if (lo == 0)
-    record = tracecmd_read_cpu_first (self->input, cpu);
+    {
+      record = tracecmd_read_cpu_first (self->input, cpu);
+      w->cache_lo = -1;
+    }
   else
     {
-      record = tracecmd_read_at (self->input, g_array_index (w->checkpoints, Checkpoint, lo - 1).offset, &at_cpu);
+      const Checkpoint *from = &g_array_index (w->checkpoints, Checkpoint, lo - 1);
+
+      record = tracecmd_read_at (self->input, from->offset, &at_cpu);
       if (record != NULL && at_cpu != (int) cpu)
         g_clear_pointer (&record, tracecmd_free_record);
+      w->cache_lo = (gint64) from->ts;
     }
 
+  w->cache_hi = G_MAXUINT64;
   for (; record != NULL; record = tracecmd_read_data (self->input, cpu))
     {
-      gboolean past = record->ts > ts;
+      struct tep_event *event;
+      Cached c = { record->ts, NULL, NULL };
 
-      if (record->ts == ts && found == NULL)
-        found = fields_of (self, record, names);
+      if (record->ts > until)
+        {
+          w->cache_hi = record->ts;
+          tracecmd_free_record (record);
+          break;
+        }
+      event = tep_find_event_by_record (self->tep, record);
+      if (event != NULL)
+        {
+          c.name = event->name;
+          c.fields = fields_of (self, record, NULL);
+          g_array_append_val (w->cache, c);
+        }
       tracecmd_free_record (record);
-      if (past)
-        break;
     }
-  return found;
+  /* A read that failed midway keeps nothing it cannot vouch for. */
+  if (w->cache_hi == G_MAXUINT64 && !w->done)
+    w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
+
+  return from_cache (w, ts, names);
 }
 
 /* The kernel's text ---------------------------------------------------- */
