@@ -29,5 +29,5 @@ meson test -C _build-asan --print-errorlogs --num-processes 2 --timeout-multipli
 meson test -C _build-asan --print-errorlogs --timeout-multiplier 3 --suite ui \
   --logbase testlog-ui || status=1
 
-python3 scripts/count-tests.py _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json || status=1
+python3 scripts/count-tests.py _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json _build-asan/meson-logs/testlog-ui.json || status=1
 exit $status
