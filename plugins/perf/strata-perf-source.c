@@ -60,6 +60,7 @@
 #define MAX_IDS            (1u << 20)
 #define MAX_CPU            8192
 #define COMM_CACHE_SIZE    256
+#define SPARE_BUFFERS      4
 #define COMM_CACHE_LEN     24
 #define PERF_CONTEXT_MAX   ((guint64) -4095)
 
@@ -97,6 +98,8 @@ typedef struct
   guint32  id;
   gboolean used;
 } CommWords;
+
+typedef struct _Chunk Chunk;
 
 /* One perf_event_attr of the file (an evsel, in perf's words). */
 typedef struct
@@ -217,7 +220,6 @@ struct _StrataPerfSource
   char              *kallsyms_text; /* from the tracing data, may be NULL */
 
   GHashTable        *comms;         /* tid → pool id, from COMM/FORK/THREAD_MAP */
-  GHashTable        *timed_comms;   /* the same, as of the last released event */
 
   /* Event names of the records that stand in for tracepoints. */
   guint32            name_lost;
@@ -226,22 +228,45 @@ struct _StrataPerfSource
   guint32            name_exec;
   guint32            name_exit;
 
-  /* The reorder buffer and the events ready to hand out. */
-  GArray            *pending;       /* StrataEvent, in arrival order */
-  GArray            *runs;          /* Run: the ordered runs of pending still to go */
-  guint              live;          /* pending events not handed out yet */
-  guint              overflow_check;/* live count at which the bound is checked */
-  guint              window;        /* the bound: MAX_PENDING */
+  /* The reorder buffer, the producer's side: the chunk being filled. */
+  Chunk             *filling;
   gint64             last_push_ts;
-  gint64             release_limit; /* events up to this time may be handed out */
+  gint64             limit;         /* events up to this time may go after this record */
   gint64             round_limit;   /* what the next round may release */
   gint64             max_ts;        /* the largest timestamp seen */
-  gint64             released_ts;   /* the largest timestamp handed out */
+  gint64            *carry;         /* the times of the events pushed after limit */
+  guint              carry_n;
+  guint              carry_alloc;
+  gint64             low[4];        /* of those due at once, in the record being read */
+  guint              low_n;
+  gboolean           cut;           /* the chunk ends with this record */
+  guint              overflow_check;/* waiting events at which the bound is checked */
+  guint              window;        /* the bound: MAX_PENDING */
   gboolean           seen_round;
   gboolean           order_overflow;
+
+  /* The consumer's side: the runs of the chunks taken, merged. */
+  GArray            *runs;          /* Run, in arrival order */
+  gint64             release_limit; /* events up to this time may be handed out */
+  gint64             released_ts;   /* the largest timestamp handed out */
   guint64            out_of_order;
-  gboolean           eof;
+  GHashTable        *released_comms;/* tid → pool id: comms as of the chunks taken */
+  GHashTable        *timed_comms;   /* the same, as of the last released event */
+  gboolean           done;          /* the last chunk was taken */
+  gboolean           reported;
+  gboolean           started;
+  gboolean           no_thread;     /* for tests: read in the caller's thread */
   GError            *deferred_error;
+
+  /* The producer thread, when the file lets one run ahead. */
+  GThread           *worker;
+  GMutex             lock;
+  GCond              cond;
+  GQueue             ready;         /* Chunk */
+  guint              ready_events;
+  gboolean           stop;
+  struct { StrataEvent *events; guint alloc; } spare[SPARE_BUFFERS];
+  guint              n_spare;
 
   /* Call chains, interned. */
   GArray            *frames;        /* guint64 */
@@ -1496,18 +1521,68 @@ intern_chain (StrataPerfSource *self,
 /* ------------------------------------------------------------------ */
 /* The reorder buffer.                                                  */
 
+/* The records are cut into chunks: at each FINISHED_ROUND, and wherever
+ * else what may be handed out changes (the bound's flush, an event that
+ * is due as soon as it arrives). A chunk holds the events of its records
+ * in arrival order, split into runs that are each in time order, and the
+ * time up to which events may go once it is in. The producer (reading
+ * and decoding records) fills chunks; the consumer (read_batch) merges
+ * the runs of the chunks it has taken, up to that time. What the release
+ * reads of the records' state (the comms, the lost counts) travels in the
+ * chunk, so the consumer sees it as of the chunk's end, exactly as when
+ * each record was followed by a merge: the producer can therefore run
+ * ahead in a thread of its own, and the events come out the same. */
+
+typedef struct
+{
+  guint32 start;          /* in the chunk's events */
+  guint32 end;
+} ChunkRun;
+
+typedef struct
+{
+  gint32  tid;
+  guint32 comm;
+} CommUpdate;
+
+typedef struct
+{
+  guint   cpu;
+  guint64 count;
+} LostNote;
+
+struct _Chunk
+{
+  StrataEvent *events;
+  guint        n;
+  guint        alloc;
+  GArray      *runs;       /* ChunkRun */
+  GArray      *comms;      /* CommUpdate, in the records' order; or NULL */
+  GArray      *lost;       /* LostNote; or NULL */
+  gint64       limit;      /* events up to this time may go once it is in */
+  GError      *error;      /* the damage that ended the records (last chunk) */
+  gboolean     last;
+  guint        live_runs;  /* the consumer's runs still reading from it */
+};
+
+/* A run the consumer merges: what is left of a chunk's run. */
+typedef struct
+{
+  StrataEvent *p;
+  StrataEvent *end;
+  Chunk       *chunk;
+} Run;
+
 typedef struct
 {
   gint64  ts;
   guint32 index;
 } SortKey;
 
-/* A run of pending events already in time order: [start, end). */
-typedef struct
-{
-  guint32 start;
-  guint32 end;
-} Run;
+/* Chunks waiting for the consumer, at most this many events (or chunks). */
+#define READY_EVENTS       (1u << 18)
+#define READY_CHUNKS       64
+#define MAX_MERGE_RUNS     64
 
 static int
 sort_key_cmp (gconstpointer a,
@@ -1520,6 +1595,187 @@ sort_key_cmp (gconstpointer a,
   return x->index < y->index ? -1 : (x->index > y->index);
 }
 
+static int
+ts_cmp (gconstpointer a,
+        gconstpointer b)
+{
+  const gint64 *x = a, *y = b;
+
+  return *x < *y ? -1 : (*x > *y);
+}
+
+static Chunk *
+chunk_new (StrataPerfSource *self)
+{
+  Chunk *c = g_new0 (Chunk, 1);
+
+  c->runs = g_array_new (FALSE, FALSE, sizeof (ChunkRun));
+  c->limit = G_MININT64;
+
+  /* A buffer of an earlier chunk: rounds are alike in size, so it is
+   * mostly big enough already, and its pages are mapped. */
+  g_mutex_lock (&self->lock);
+  if (self->n_spare > 0)
+    {
+      self->n_spare--;
+      c->events = self->spare[self->n_spare].events;
+      c->alloc = self->spare[self->n_spare].alloc;
+    }
+  g_mutex_unlock (&self->lock);
+
+  return c;
+}
+
+static void
+chunk_free (StrataPerfSource *self,
+            Chunk            *c)
+{
+  if (c == NULL)
+    return;
+
+  g_mutex_lock (&self->lock);
+  if (c->events != NULL && self->n_spare < SPARE_BUFFERS)
+    {
+      self->spare[self->n_spare].events = g_steal_pointer (&c->events);
+      self->spare[self->n_spare].alloc = c->alloc;
+      self->n_spare++;
+    }
+  g_mutex_unlock (&self->lock);
+
+  g_free (c->events);
+  g_array_unref (c->runs);
+  g_clear_pointer (&c->comms, g_array_unref);
+  g_clear_pointer (&c->lost, g_array_unref);
+  g_clear_error (&c->error);
+  g_free (c);
+}
+
+static Chunk *
+producer_chunk (StrataPerfSource *self)
+{
+  if (self->filling == NULL)
+    self->filling = chunk_new (self);
+  return self->filling;
+}
+
+/* ---- The producer's side. ---------------------------------------- */
+
+/* Events up to @limit may go at the end of the record being read. */
+static void
+producer_set_limit (StrataPerfSource *self,
+                    gint64            limit)
+{
+  guint kept = 0;
+
+  if (limit <= self->limit)
+    return;
+
+  self->limit = limit;
+  for (guint i = 0; i < self->carry_n; i++)
+    if (self->carry[i] > limit)
+      self->carry[kept++] = self->carry[i];
+  self->carry_n = kept;
+  self->cut = TRUE;
+}
+
+/* A new event at the end of the chunk being filled, for the caller to
+ * decode into in place and then hand to push_commit(). */
+static inline StrataEvent *
+pending_slot (StrataPerfSource *self)
+{
+  Chunk *c = self->filling != NULL ? self->filling : producer_chunk (self);
+
+  if (G_UNLIKELY (c->n == c->alloc))
+    {
+      c->alloc = MAX (c->alloc * 2, 4096);
+      c->events = g_renew (StrataEvent, c->events, c->alloc);
+    }
+  return &c->events[c->n];
+}
+
+/* Takes the event pending_slot() gave into the chunk. The producer keeps
+ * the times of the events not yet due (carry) so that it knows, as the
+ * merge would, how many wait: the reorder buffer's bound. */
+static void
+push_commit (StrataPerfSource *self)
+{
+  Chunk *c = self->filling;
+  const StrataEvent *ev = &c->events[c->n];
+  gint64 ts = ev->ts;
+  guint live;
+
+  /* A step back in time starts a new run. */
+  if (c->runs->len == 0 || ts < self->last_push_ts)
+    {
+      ChunkRun run = { c->n, c->n };
+
+      g_array_append_val (c->runs, run);
+    }
+  c->n++;
+  g_array_index (c->runs, ChunkRun, c->runs->len - 1).end = c->n;
+  self->last_push_ts = ts;
+  self->max_ts = MAX (self->max_ts, ts);
+
+  if (ts > self->limit)
+    {
+      if (G_UNLIKELY (self->carry_n == self->carry_alloc))
+        {
+          self->carry_alloc = MAX (self->carry_alloc * 2, 4096);
+          self->carry = g_renew (gint64, self->carry, self->carry_alloc);
+        }
+      self->carry[self->carry_n++] = ts;
+    }
+  else
+    {
+      /* Due at once (it may be earlier than what went already): it goes
+       * before anything read after this record. */
+      if (self->low_n < G_N_ELEMENTS (self->low))
+        self->low[self->low_n] = ts;
+      self->low_n++;
+      self->cut = TRUE;
+    }
+
+  live = self->carry_n + self->low_n;
+  if (live < self->window)
+    self->overflow_check = self->window;
+  else if (live >= self->overflow_check)
+    {
+      g_autofree gint64 *times = g_new (gint64, live);
+      guint n = 0;
+
+      /* Once more only when another half window has come in. */
+      self->overflow_check = live + self->window / 2;
+
+      if (!self->order_overflow)
+        g_message ("%s: more than %u events %s: they are sorted within a window of that "
+                   "many events, so an event later in the file than that by more than "
+                   "the window may be out of time order",
+                   self->display_name, self->window,
+                   self->seen_round ? "between two FINISHED_ROUND records"
+                                    : "before any FINISHED_ROUND record");
+      self->order_overflow = TRUE;
+
+      /* The oldest half goes: up to the median time of those waiting,
+       * found by sorting a copy (rare, so simplicity wins). */
+      memcpy (times, self->carry, self->carry_n * sizeof (gint64));
+      n = self->carry_n;
+      for (guint i = 0; i < MIN (self->low_n, G_N_ELEMENTS (self->low)); i++)
+        times[n++] = self->low[i];
+      qsort (times, n, sizeof *times, ts_cmp);
+      producer_set_limit (self, times[n / 2]);
+    }
+}
+
+static void
+push_event (StrataPerfSource  *self,
+            const StrataEvent *ev)
+{
+  *pending_slot (self) = *ev;
+  push_commit (self);
+}
+
+/* ---- The consumer's side. ---------------------------------------- */
+
 static guint32
 timed_comm_of (StrataPerfSource *self,
                gint32            tid)
@@ -1531,7 +1787,7 @@ timed_comm_of (StrataPerfSource *self,
   found = g_hash_table_lookup (self->timed_comms, GINT_TO_POINTER (tid));
   if (found != NULL)
     return GPOINTER_TO_UINT (found);
-  return GPOINTER_TO_UINT (g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid)));
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->released_comms, GINT_TO_POINTER (tid)));
 }
 
 /* Hands one released event on: pseudo events update the comms (and are
@@ -1541,6 +1797,8 @@ static gboolean
 release_event (StrataPerfSource *self,
                StrataEvent      *ev)
 {
+  if (ev->type < STRATA_EVENT_SCHED_PROCESS_FORK && ev->name != self->name_switch)
+    return TRUE;  /* a tracepoint's switch or wakeup, the common case */
   if (ev->type == EVENT_COMM_SET)
     {
       g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->pid),
@@ -1574,60 +1832,117 @@ release_event (StrataPerfSource *self,
   return TRUE;
 }
 
-#define MAX_MERGE_RUNS 64
-
-/* Copies the live runs to a new array, dropping what was handed out;
- * with @sort, as one run in time order (arrival order among equal
- * times), for a file too far out of order to merge. */
+/* Drops a merge run that is used up: its chunk goes with the last. */
 static void
-compact_pending (StrataPerfSource *self,
-                 gboolean          sort)
+run_done (StrataPerfSource *self,
+          Run              *run)
 {
-  GArray *pending = self->pending;
-  GArray *rest = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), MAX (self->live, 1024));
-  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (Run));
+  if (--run->chunk->live_runs == 0)
+    chunk_free (self, run->chunk);
+  run->chunk = NULL;
+}
+
+/* Takes a chunk in: the state changes of its records, its runs, its
+ * limit. */
+static void
+take_chunk (StrataPerfSource *self,
+            Chunk            *c)
+{
+  if (c->comms != NULL)
+    for (guint i = 0; i < c->comms->len; i++)
+      {
+        const CommUpdate *u = &g_array_index (c->comms, CommUpdate, i);
+
+        g_hash_table_insert (self->released_comms, GINT_TO_POINTER (u->tid),
+                             GUINT_TO_POINTER (u->comm));
+      }
+  if (c->lost != NULL)
+    for (guint i = 0; i < c->lost->len; i++)
+      {
+        const LostNote *l = &g_array_index (c->lost, LostNote, i);
+
+        strata_source_note_lost (STRATA_SOURCE (self), l->cpu, l->count);
+      }
+
+  for (guint i = 0; i < c->runs->len; i++)
+    {
+      const ChunkRun *cr = &g_array_index (c->runs, ChunkRun, i);
+      Run run = { c->events + cr->start, c->events + cr->end, c };
+
+      if (cr->end > cr->start)
+        {
+          g_array_append_val (self->runs, run);
+          c->live_runs++;
+        }
+    }
+
+  self->release_limit = MAX (self->release_limit, c->limit);
+  if (c->error != NULL)
+    {
+      g_clear_error (&self->deferred_error);
+      self->deferred_error = g_steal_pointer (&c->error);
+    }
+  if (c->last)
+    self->done = TRUE;
+  if (c->live_runs == 0)
+    chunk_free (self, c);
+}
+
+/* Too many runs to merge by looking at each head: all that is left goes
+ * into one chunk in time order (arrival order among equal times: earlier
+ * runs arrived first), one run. */
+static void
+merge_runs (StrataPerfSource *self)
+{
+  Chunk *all = chunk_new (self);
+  guint n = 0;
+  g_autofree SortKey *keys = NULL;
+  g_autofree StrataEvent *rest = NULL;
 
   for (guint r = 0; r < self->runs->len; r++)
     {
-      const Run *run = &g_array_index (self->runs, Run, r);
-      Run moved = { rest->len, rest->len + (run->end - run->start) };
+      Run *run = &g_array_index (self->runs, Run, r);
 
-      if (run->end == run->start)
-        continue;
-      g_array_append_vals (rest, &g_array_index (pending, StrataEvent, run->start),
-                           run->end - run->start);
-      g_array_append_val (runs, moved);
+      n += run->end - run->p;
     }
-
-  if (sort && rest->len > 0)
+  rest = g_new (StrataEvent, MAX (n, 1));
+  keys = g_new (SortKey, MAX (n, 1));
+  n = 0;
+  for (guint r = 0; r < self->runs->len; r++)
     {
-      /* Arrival order is rest's order only within a run: sort by time,
-       * then by the run (earlier runs arrived first), then position. */
-      guint n = rest->len;
-      g_autofree SortKey *keys = g_new (SortKey, n);
-      GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), n);
-      Run all = { 0, n };
+      Run *run = &g_array_index (self->runs, Run, r);
+      guint len = run->end - run->p;
 
-      for (guint i = 0; i < n; i++)
-        {
-          keys[i].ts = g_array_index (rest, StrataEvent, i).ts;
-          keys[i].index = i;
-        }
-      qsort (keys, n, sizeof *keys, sort_key_cmp);
-      for (guint i = 0; i < n; i++)
-        g_array_append_vals (sorted, &g_array_index (rest, StrataEvent, keys[i].index), 1);
-      g_array_unref (rest);
-      rest = sorted;
-      g_array_set_size (runs, 0);
-      g_array_append_val (runs, all);
+      memcpy (rest + n, run->p, len * sizeof (StrataEvent));
+      n += len;
+      run_done (self, run);
     }
+  for (guint i = 0; i < n; i++)
+    {
+      keys[i].ts = rest[i].ts;
+      keys[i].index = i;
+    }
+  qsort (keys, n, sizeof *keys, sort_key_cmp);
 
-  g_array_unref (self->pending);
-  self->pending = rest;
-  g_array_unref (self->runs);
-  self->runs = g_steal_pointer (&runs);
-  self->last_push_ts = rest->len > 0 ? g_array_index (rest, StrataEvent, rest->len - 1).ts
-                                     : G_MININT64;
+  if (all->alloc < n)
+    {
+      all->alloc = n;
+      all->events = g_renew (StrataEvent, all->events, all->alloc);
+    }
+  for (guint i = 0; i < n; i++)
+    all->events[i] = rest[keys[i].index];
+  all->n = n;
+
+  g_array_set_size (self->runs, 0);
+  if (n > 0)
+    {
+      Run run = { all->events, all->events + n, all };
+
+      all->live_runs = 1;
+      g_array_append_val (self->runs, run);
+    }
+  else
+    chunk_free (self, all);
 }
 
 /* Merges the runs' heads up to the release limit straight into @out:
@@ -1641,28 +1956,26 @@ drain (StrataPerfSource *self,
   gsize written = 0;
   guint n_runs;
   Run *runs;
-  StrataEvent *events;
 
-  if (self->live == 0 || room == 0)
+  if (self->runs->len == 0 || room == 0)
     return 0;
   if (self->runs->len > MAX_MERGE_RUNS)
-    compact_pending (self, TRUE);
+    merge_runs (self);
 
   n_runs = self->runs->len;
   runs = (Run *) (gpointer) self->runs->data;
-  events = (StrataEvent *) (gpointer) self->pending->data;
 
   while (written < room)
     {
       guint best = G_MAXUINT;
       gint64 bound;
-      guint32 i, end;
+      StrataEvent *p, *end;
 
       for (guint r = 0; r < n_runs; r++)
-        if (runs[r].start < runs[r].end &&
-            (best == G_MAXUINT || events[runs[r].start].ts < events[runs[best].start].ts))
+        if (runs[r].p < runs[r].end &&
+            (best == G_MAXUINT || runs[r].p->ts < runs[best].p->ts))
           best = r;   /* runs are in arrival order: ties go to the earlier */
-      if (best == G_MAXUINT || events[runs[best].start].ts > self->release_limit)
+      if (best == G_MAXUINT || runs[best].p->ts > self->release_limit)
         break;
 
       /* The best run goes on being the best up to the other runs' heads
@@ -1670,136 +1983,47 @@ drain (StrataPerfSource *self,
        * to there in one go instead of choosing again for each. */
       bound = self->release_limit;
       for (guint r = 0; r < n_runs; r++)
-        if (r != best && runs[r].start < runs[r].end)
+        if (r != best && runs[r].p < runs[r].end)
           {
-            gint64 head = events[runs[r].start].ts;
+            gint64 head = runs[r].p->ts;
 
             bound = MIN (bound, r < best ? head - 1 : head);
           }
 
-      i = runs[best].start;
+      p = runs[best].p;
       end = runs[best].end;
-      while (i < end && written < room && events[i].ts <= bound)
+      /* Earlier than what was handed out already: the file's order is
+       * beyond the reorder buffer (perf says "timestamp below last
+       * timeslice flush"). The model clamps it. Counted as it goes
+       * rather than as it came: nothing later went in between. */
+      while (p < end && written < room && p->ts <= bound)
         {
-          StrataEvent *ev = &events[i++];
+          StrataEvent *ev = p++;
 
-          self->live--;
+          if (G_UNLIKELY (ev->ts < self->released_ts))
+            self->out_of_order++;
           if (release_event (self, ev))
             out[written++] = *ev;
         }
-      self->released_ts = MAX (self->released_ts, events[i - 1].ts);
-      runs[best].start = i;
+      self->released_ts = MAX (self->released_ts, p[-1].ts);
+      runs[best].p = p;
     }
 
-  /* Drop exhausted runs; copy what is left once most of the array is
-   * handed out, so each event is copied about once. */
+  /* Drop the runs used up, and with the last of a chunk's, the chunk. */
   {
     guint kept = 0;
 
     for (guint r = 0; r < n_runs; r++)
-      if (runs[r].start < runs[r].end)
+      if (runs[r].p < runs[r].end)
         runs[kept++] = runs[r];
+      else
+        run_done (self, &runs[r]);
     g_array_set_size (self->runs, kept);
   }
-  if (self->live == 0)
-    {
-      g_array_set_size (self->pending, 0);
-      g_array_set_size (self->runs, 0);
-      self->last_push_ts = G_MININT64;
-    }
-  else if (self->pending->len > 65536 && self->live < self->pending->len / 2)
-    compact_pending (self, FALSE);
 
   return written;
 }
 
-/* Lets every pending event up to @limit be handed out. */
-static void
-flush_until (StrataPerfSource *self,
-             gint64            limit)
-{
-  self->release_limit = MAX (self->release_limit, limit);
-}
-
-/* A new event at the end of the reorder buffer, for the caller to decode
- * into in place and then hand to push_commit(): no copy on the way in. */
-static inline StrataEvent *
-pending_slot (StrataPerfSource *self)
-{
-  g_array_set_size (self->pending, self->pending->len + 1);
-  return &g_array_index (self->pending, StrataEvent, self->pending->len - 1);
-}
-
-/* Takes the event pending_slot() gave into the buffer's runs. */
-static void
-push_commit (StrataPerfSource *self)
-{
-  const StrataEvent *ev = &g_array_index (self->pending, StrataEvent, self->pending->len - 1);
-
-  if (ev->ts < self->released_ts)
-    {
-      /* Earlier than what was handed out already: the file's order is
-       * beyond the reorder buffer (perf says "timestamp below last
-       * timeslice flush"). The model clamps it. */
-      self->out_of_order++;
-    }
-
-  /* A step back in time, or a run already partly handed out, starts a
-   * new run. */
-  if (self->runs->len == 0 || ev->ts < self->last_push_ts ||
-      g_array_index (self->runs, Run, self->runs->len - 1).end != self->pending->len - 1)
-    {
-      Run run = { self->pending->len - 1, self->pending->len - 1 };
-
-      g_array_append_val (self->runs, run);
-    }
-  self->last_push_ts = ev->ts;
-  g_array_index (self->runs, Run, self->runs->len - 1).end = self->pending->len;
-  self->live++;
-  self->max_ts = MAX (self->max_ts, ev->ts);
-
-  if (self->live < self->window)
-    self->overflow_check = self->window;
-  else if (self->live >= self->overflow_check)
-    {
-      g_autofree SortKey *keys = NULL;
-      guint n;
-      gint64 median;
-
-      compact_pending (self, FALSE);
-      n = self->pending->len;
-      /* Once more only when another half window has come in. */
-      self->overflow_check = self->live + self->window / 2;
-
-      if (!self->order_overflow)
-        g_message ("%s: more than %u events %s: they are sorted within a window of that "
-                   "many events, so an event later in the file than that by more than "
-                   "the window may be out of time order",
-                   self->display_name, self->window,
-                   self->seen_round ? "between two FINISHED_ROUND records"
-                                    : "before any FINISHED_ROUND record");
-      self->order_overflow = TRUE;
-
-      keys = g_new (SortKey, n);
-      for (guint i = 0; i < n; i++)
-        keys[i].ts = g_array_index (self->pending, StrataEvent, i).ts;
-      /* The median time, found by sorting a copy: the buffer is flushed
-       * rarely, so simplicity wins. */
-      for (guint i = 0; i < n; i++)
-        keys[i].index = i;
-      qsort (keys, n, sizeof *keys, sort_key_cmp);
-      median = keys[n / 2].ts;
-      flush_until (self, median);
-    }
-}
-
-static void
-push_event (StrataPerfSource  *self,
-            const StrataEvent *ev)
-{
-  *pending_slot (self) = *ev;
-  push_commit (self);
-}
 
 /* ------------------------------------------------------------------ */
 /* Records.                                                             */
@@ -1813,6 +2037,41 @@ comm_of (StrataPerfSource *self,
   return GPOINTER_TO_UINT (g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid)));
 }
 
+/* A thread's comm changes as of the record being read: for the records
+ * that follow, and (through the chunk) for the release. */
+static void
+comms_insert (StrataPerfSource *self,
+              gint32            tid,
+              guint32           comm)
+{
+  CommUpdate u = { tid, comm };
+
+  g_hash_table_insert (self->comms, GINT_TO_POINTER (tid), GUINT_TO_POINTER (comm));
+  if (self->filling == NULL && !self->started)
+    {
+      /* While opening: no chunk, nothing read by the consumer yet. */
+      g_hash_table_insert (self->released_comms, GINT_TO_POINTER (tid), GUINT_TO_POINTER (comm));
+      return;
+    }
+  producer_chunk (self);
+  if (self->filling->comms == NULL)
+    self->filling->comms = g_array_new (FALSE, FALSE, sizeof (CommUpdate));
+  g_array_append_val (self->filling->comms, u);
+}
+
+static void
+note_lost (StrataPerfSource *self,
+           guint             cpu,
+           guint64           count)
+{
+  LostNote l = { cpu, count };
+
+  producer_chunk (self);
+  if (self->filling->lost == NULL)
+    self->filling->lost = g_array_new (FALSE, FALSE, sizeof (LostNote));
+  g_array_append_val (self->filling->lost, l);
+}
+
 static void
 set_comm (StrataPerfSource *self,
           gint32            tid,
@@ -1821,8 +2080,7 @@ set_comm (StrataPerfSource *self,
 {
   gsize len = strnlen ((const char *) bytes, max);
 
-  g_hash_table_insert (self->comms, GINT_TO_POINTER (tid),
-                       GUINT_TO_POINTER (intern_cached (self, (const char *) bytes, len)));
+  comms_insert (self, tid, intern_cached (self, (const char *) bytes, len));
 }
 
 static void
@@ -2069,7 +2327,7 @@ handle_task_record (StrataPerfSource  *self,
             guint32 parent = comm_of (self, ptid);
 
             if (parent != STRATA_STRING_NONE)
-              g_hash_table_insert (self->comms, GINT_TO_POINTER (tid), GUINT_TO_POINTER (parent));
+              comms_insert (self, tid, parent);
 
             s.time = time;
             s.has_time = time != 0 || s.has_time;
@@ -2126,7 +2384,7 @@ handle_task_record (StrataPerfSource  *self,
         count = rd64 (self, body + need - 8);
         if (s.cpu < 0 || s.cpu >= MAX_CPU)
           s.cpu = 0;
-        strata_source_note_lost (STRATA_SOURCE (self), s.cpu, count);
+        note_lost (self, s.cpu, count);
         if (!s.has_time)
           break;
         event_init (self, &ev, &s, offset);
@@ -2548,8 +2806,9 @@ process_record (StrataPerfSource  *self,
 
     case PERF_RECORD_FINISHED_ROUND:
       self->seen_round = TRUE;
-      flush_until (self, self->round_limit);
+      producer_set_limit (self, self->round_limit);
       self->round_limit = self->max_ts;
+      self->cut = TRUE;
       return TRUE;
 
     case PERF_RECORD_HEADER_ATTR:
@@ -2633,6 +2892,115 @@ process_record (StrataPerfSource  *self,
     }
 }
 
+/* Reads records up to the next cut and hands back their chunk; the last
+ * one carries the damage that ended the records, if any. */
+static Chunk *
+produce_chunk (StrataPerfSource *self)
+{
+  Chunk *c;
+
+  for (;;)
+    {
+      GError *error = NULL;
+      Record rec;
+
+      if (!next_record (self, &rec, &error) || !process_record (self, &rec, &error))
+        {
+          c = producer_chunk (self);
+          if (error == NULL)
+            error = g_steal_pointer (&self->feature_damage);
+          c->error = error;
+          c->last = TRUE;
+          c->limit = G_MAXINT64;
+          break;
+        }
+      if (self->cut)
+        {
+          c = producer_chunk (self);
+          c->limit = self->limit;
+          break;
+        }
+    }
+
+  self->cut = FALSE;
+  self->low_n = 0;
+  self->filling = NULL;
+  return c;
+}
+
+static gpointer
+producer_thread (gpointer data)
+{
+  StrataPerfSource *self = data;
+  gboolean last = FALSE;
+
+  while (!last)
+    {
+      Chunk *c = produce_chunk (self);
+
+      last = c->last;
+      g_mutex_lock (&self->lock);
+      while (!self->stop && self->ready.length > 0 &&
+             (self->ready_events >= READY_EVENTS || self->ready.length >= READY_CHUNKS))
+        g_cond_wait (&self->cond, &self->lock);
+      if (self->stop)
+        {
+          g_mutex_unlock (&self->lock);
+          chunk_free (self, c);
+          break;
+        }
+      g_queue_push_tail (&self->ready, c);
+      self->ready_events += c->n;
+      g_cond_broadcast (&self->cond);
+      g_mutex_unlock (&self->lock);
+    }
+
+  return NULL;
+}
+
+/* The next chunk: from the producer thread, or read here. */
+static Chunk *
+next_chunk (StrataPerfSource *self)
+{
+  Chunk *c;
+
+  if (self->worker == NULL)
+    return produce_chunk (self);
+
+  g_mutex_lock (&self->lock);
+  while (self->ready.length == 0)
+    g_cond_wait (&self->cond, &self->lock);
+  c = g_queue_pop_head (&self->ready);
+  self->ready_events -= c->n;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+
+  if (c->last)
+    g_clear_pointer (&self->worker, g_thread_join);
+
+  return c;
+}
+
+/* Whether the records can be read and decoded a chunk or more ahead of
+ * the caller, in a thread: nothing the caller may ask for while it reads
+ * (call chains, mappings for symbols) may change behind it, so only a
+ * file of tracepoints (every attr one, with its raw data) in file mode,
+ * and only with a second processor to run on. */
+static gboolean
+can_run_ahead (StrataPerfSource *self)
+{
+  if (self->pipe || g_get_num_processors () < 2)
+    return FALSE;
+  for (guint i = 0; i < self->attrs->len; i++)
+    {
+      const Attr *a = &g_array_index (self->attrs, Attr, i);
+
+      if (a->tp == NULL || (a->sample_type & PERF_SAMPLE_RAW) == 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gssize
 strata_perf_source_read_batch (StrataSource  *source,
                                StrataEvent   *events,
@@ -2642,29 +3010,30 @@ strata_perf_source_read_batch (StrataSource  *source,
   StrataPerfSource *self = STRATA_PERF_SOURCE (source);
   gsize n = 0;
 
-  /* Hand out what may go, read records while there is room. */
+  if (!self->started)
+    {
+      self->started = TRUE;
+      if (!self->no_thread && can_run_ahead (self))
+        self->worker = g_thread_new ("strata-perf-read", producer_thread, self);
+    }
+
+  /* Hand out what may go, take chunks in while there is room. */
   for (;;)
     {
-      GError *read_error = NULL;
-      Record rec;
-
       n += drain (self, events + n, n_events - n);
-      if (n == n_events || self->eof)
+      if (n == n_events)
         break;
-
-      if (!next_record (self, &rec, &read_error) || !process_record (self, &rec, &read_error))
+      if (self->done)
         {
-          if (read_error == NULL)
-            read_error = g_steal_pointer (&self->feature_damage);
-          self->eof = TRUE;
-          self->deferred_error = read_error;
-          flush_until (self, G_MAXINT64);
-          if (self->out_of_order > 0)
+          if (self->out_of_order > 0 && !self->reported)
             g_message ("%s: %" G_GUINT64_FORMAT " events came later in the file than the "
                        "reorder window allows: they are out of time order (the kernel model "
                        "clamps them)",
                        self->display_name, self->out_of_order);
+          self->reported = TRUE;
+          break;
         }
+      take_chunk (self, next_chunk (self));
     }
 
   if (n > 0)
@@ -2951,6 +3320,29 @@ static void
 strata_perf_source_finalize (GObject *object)
 {
   StrataPerfSource *self = (StrataPerfSource *)object;
+  Chunk *c;
+
+  if (self->worker != NULL)
+    {
+      g_mutex_lock (&self->lock);
+      self->stop = TRUE;
+      g_cond_broadcast (&self->cond);
+      g_mutex_unlock (&self->lock);
+      g_clear_pointer (&self->worker, g_thread_join);
+    }
+  while ((c = g_queue_pop_head (&self->ready)) != NULL)
+    chunk_free (self, c);
+  for (guint r = 0; r < self->runs->len; r++)
+    run_done (self, &g_array_index (self->runs, Run, r));
+  g_clear_pointer (&self->runs, g_array_unref);
+  if (self->filling != NULL)
+    chunk_free (self, g_steal_pointer (&self->filling));
+  for (guint i = 0; i < self->n_spare; i++)
+    g_free (self->spare[i].events);
+  g_clear_pointer (&self->carry, g_free);
+  g_clear_pointer (&self->released_comms, g_hash_table_unref);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
 
   if (self->map != NULL)
     munmap ((void *) self->map, self->map_len);
@@ -2972,8 +3364,6 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->maps, g_hash_table_unref);
   g_clear_pointer (&self->elf_files, g_hash_table_unref);
   g_clear_pointer (&self->timed_comms, g_hash_table_unref);
-  g_clear_pointer (&self->pending, g_array_unref);
-  g_clear_pointer (&self->runs, g_array_unref);
   g_clear_error (&self->deferred_error);
   g_clear_error (&self->feature_damage);
   g_clear_pointer (&self->frames, g_array_unref);
@@ -3042,10 +3432,14 @@ strata_perf_source_init (StrataPerfSource *self)
   self->maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
   self->elf_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, elf_file_free);
   self->timed_comms = g_hash_table_new (NULL, NULL);
-  self->pending = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
+  self->released_comms = g_hash_table_new (NULL, NULL);
   self->runs = g_array_new (FALSE, FALSE, sizeof (Run));
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  g_queue_init (&self->ready);
   self->overflow_check = self->window = MAX_PENDING;
   self->release_limit = G_MININT64;
+  self->limit = G_MININT64;
   self->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->chains = g_array_new (FALSE, FALSE, sizeof (Chain));
   self->chain_ids = g_hash_table_new_full (chain_hash, u64_equal, g_free,
@@ -3124,6 +3518,23 @@ strata_perf_source_set_reorder_window (StrataPerfSource *self,
 
   self->window = n_events;
   self->overflow_check = n_events;
+}
+
+void
+strata_perf_source_set_threaded (StrataPerfSource *self,
+                                 gboolean          threaded)
+{
+  g_return_if_fail (STRATA_IS_PERF_SOURCE (self));
+  g_return_if_fail (!self->started);
+
+  self->no_thread = !threaded;
+}
+
+gboolean
+strata_perf_source_get_threaded (StrataPerfSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), FALSE);
+  return self->started && !self->no_thread && can_run_ahead (self);
 }
 
 guint64
