@@ -714,6 +714,171 @@ test_small_window (void)
                                 &g_array_index (whole, StrataEvent, i)), ==, 0);
 }
 
+/* Reads @path with the records read ahead in a thread or in the
+ * caller's, the reorder bound at @window (0: the default), in batches of
+ * @batch events. */
+static GArray *
+read_in_mode (const char    *path,
+              gboolean       threaded,
+              guint          window,
+              gsize          batch,
+              StrataSource **source_out)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataSource) source = strata_source_open (path, &error);
+  g_autoptr(GArray) events = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
+  g_autofree StrataEvent *buf = g_new (StrataEvent, batch);
+  gssize n;
+
+  g_assert_no_error (error);
+  strata_perf_source_set_threaded (STRATA_PERF_SOURCE (source), threaded);
+  if (window > 0)
+    strata_perf_source_set_reorder_window (STRATA_PERF_SOURCE (source), window);
+  while ((n = strata_source_read_batch (source, buf, batch, &error)) > 0)
+    g_array_append_vals (events, buf, n);
+  g_assert_no_error (error);
+  g_assert_cmpint (n, ==, 0);
+
+  *source_out = g_steal_pointer (&source);
+  return g_steal_pointer (&events);
+}
+
+/* The string fields of @ev, as pointers into it. */
+static guint
+string_fields (StrataEvent  *ev,
+               guint32     **fields)
+{
+  guint n = 0;
+
+  fields[n++] = &ev->name;
+  switch (ev->type)
+    {
+    case STRATA_EVENT_SCHED_SWITCH:
+      fields[n++] = &ev->u.sched_switch.prev_comm;
+      fields[n++] = &ev->u.sched_switch.next_comm;
+      break;
+    case STRATA_EVENT_SCHED_WAKING:
+    case STRATA_EVENT_SCHED_WAKEUP:
+    case STRATA_EVENT_SCHED_WAKEUP_NEW:
+      fields[n++] = &ev->u.wakeup.comm;
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_FORK:
+      fields[n++] = &ev->u.fork.parent_comm;
+      fields[n++] = &ev->u.fork.child_comm;
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXEC:
+      fields[n++] = &ev->u.exec.filename;
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXIT:
+      fields[n++] = &ev->u.exit.comm;
+      break;
+    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
+    case STRATA_EVENT_IRQ_HANDLER_EXIT:
+      fields[n++] = &ev->u.irq.name;
+      break;
+    case STRATA_EVENT_SAMPLE:
+      fields[n++] = &ev->u.sample.comm;
+      break;
+    default:
+      break;
+    }
+  return n;
+}
+
+/* Every field of every event equal, strings compared as strings (each
+ * source has its pool). */
+static void
+assert_same_events (StrataSource *source_a,
+                    GArray       *a,
+                    StrataSource *source_b,
+                    GArray       *b)
+{
+  StrataStringPool *pool_a = strata_source_get_strings (source_a);
+  StrataStringPool *pool_b = strata_source_get_strings (source_b);
+
+  g_assert_cmpuint (a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++)
+    {
+      StrataEvent x = g_array_index (a, StrataEvent, i);
+      StrataEvent y = g_array_index (b, StrataEvent, i);
+      guint32 *fx[4], *fy[4];
+      guint nx = string_fields (&x, fx);
+      guint ny = string_fields (&y, fy);
+
+      g_assert_cmpint (x.ts, ==, y.ts);
+      g_assert_cmpuint (x.source_offset, ==, y.source_offset);
+      g_assert_cmpuint (x.type, ==, y.type);
+      g_assert_cmpint (x.cpu, ==, y.cpu);
+      g_assert_cmpint (x.pid, ==, y.pid);
+      g_assert_cmpint (x.tgid, ==, y.tgid);
+      g_assert_cmpuint (nx, ==, ny);
+      for (guint k = 0; k < nx; k++)
+        {
+          g_assert_cmpstr (strata_string_pool_get (pool_a, *fx[k]), ==,
+                           strata_string_pool_get (pool_b, *fy[k]));
+          *fx[k] = *fy[k] = 0;
+        }
+      if (x.type == STRATA_EVENT_SAMPLE)
+        {
+          g_assert_cmpuint (x.u.sample.ip, ==, y.u.sample.ip);
+          g_assert_cmpuint (x.u.sample.period, ==, y.u.sample.period);
+          g_assert_cmpuint (x.u.sample.callchain, ==, y.u.sample.callchain);
+        }
+      else
+        g_assert_cmpmem (&x.u, sizeof x.u.sched_switch, &y.u, sizeof y.u.sched_switch);
+    }
+}
+
+/* The records read ahead in a thread of the source's own yield what the
+ * caller's thread reading them alone yields: the same events in the same
+ * order, the same counts of records and of events out of order, with the
+ * default bound and with bounds far smaller than a round (the flushes
+ * past the bound), in big batches and in tiny ones. On a tracepoint file
+ * with two processors the thread must really have run. */
+static void
+test_read_ahead (void)
+{
+  static const char *const fixtures[] = {
+    "perf-sched.data.xz", "perf-mono.data.xz", "perf-zstd.data.xz",
+    "perf-switch.data.xz", "perf-callchain.data.xz", "perf-pipe.data.xz",
+  };
+  static const guint windows[] = { 0, 64, 7 };
+  static const gsize batches[] = { 1024, 3 };
+
+  for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
+    {
+      g_autofree char *path = strata_test_fixture (fixtures[f]);
+
+      for (guint w = 0; w < G_N_ELEMENTS (windows); w++)
+        for (guint b = 0; b < G_N_ELEMENTS (batches); b++)
+          {
+            g_autoptr(StrataSource) serial_source = NULL;
+            g_autoptr(StrataSource) ahead_source = NULL;
+            g_autoptr(GArray) serial = read_in_mode (path, FALSE, windows[w], batches[b], &serial_source);
+            g_autoptr(GArray) ahead = read_in_mode (path, TRUE, windows[w], batches[b], &ahead_source);
+            StrataPerfSource *s = STRATA_PERF_SOURCE (serial_source);
+            StrataPerfSource *a = STRATA_PERF_SOURCE (ahead_source);
+
+            g_test_message ("%s, window %u, batch %" G_GSIZE_FORMAT ": %u events, %s",
+                            fixtures[f], windows[w], batches[b], serial->len,
+                            strata_perf_source_get_threaded (a) ? "read ahead" : "not read ahead");
+            g_assert_false (strata_perf_source_get_threaded (s));
+            if (g_str_equal (fixtures[f], "perf-sched.data.xz") && g_get_num_processors () > 1)
+              g_assert_true (strata_perf_source_get_threaded (a));
+            assert_same_events (serial_source, serial, ahead_source, ahead);
+            g_assert_cmpuint (strata_perf_source_get_out_of_order (s), ==,
+                              strata_perf_source_get_out_of_order (a));
+            g_assert_cmpint (strata_perf_source_get_order_overflow (s), ==,
+                             strata_perf_source_get_order_overflow (a));
+            for (guint type = 0; type < PERF_RECORD_MAX_TYPE; type++)
+              g_assert_cmpuint (strata_perf_source_get_record_count (s, type), ==,
+                                strata_perf_source_get_record_count (a, type));
+            g_assert_cmpuint (strata_source_get_info (serial_source)->lost_events, ==,
+                              strata_source_get_info (ahead_source)->lost_events);
+          }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -743,6 +908,7 @@ main (int   argc,
   g_test_add_func ("/strata/perf/symbols-equal-perf-script", test_symbols);
   g_test_add_func ("/strata/perf/cli-info-stats-query-render", test_cli);
   g_test_add_func ("/strata/perf/reorder-window-overflow", test_small_window);
+  g_test_add_func ("/strata/perf/read-ahead-equals-reading-alone", test_read_ahead);
 
   return g_test_run ();
 }

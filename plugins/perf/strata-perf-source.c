@@ -73,12 +73,33 @@
 /* ------------------------------------------------------------------ */
 /* Tracepoint formats: what the source needs of one event id.          */
 
+/* A field as the decoder loads it: looked up with libtraceevent once
+ * per event id, then read straight from the raw data. */
+typedef enum
+{
+  FIELD_ABSENT,   /* not in the format (or unusable): the fallback value */
+  FIELD_NUMBER,   /* 1, 2, 4 or 8 bytes */
+  FIELD_STRING,   /* a fixed char array */
+  FIELD_OTHER,    /* anything else: through libtraceevent */
+} FieldKind;
+
+typedef struct
+{
+  guint32 offset;
+  guint32 size;
+  guint8  kind;
+  guint8  is_signed;
+} FieldLoad;
+
 typedef struct
 {
   guint32                  type;
   guint32                  name;
   StrataTracepointFields   tp;
-
+  gboolean                 direct;   /* every field of its type loads directly */
+  guint32                  need;     /* raw bytes that hold all those fields */
+  FieldLoad                pid;      /* common_pid */
+  FieldLoad                f[7];
 } TpInfo;
 
 
@@ -118,6 +139,13 @@ typedef struct
   guint32  name;          /* pool id: "cpu-clock", "sched_switch" */
   gboolean named;         /* by EVENT_DESC or EVENT_UPDATE */
   TpInfo  *tp;            /* a tracepoint with a known format */
+  /* A sample of only fixed-size fields before its raw data (the usual
+   * tracepoint sample) is read at these offsets, -1 when absent. */
+  gint8    layout;        /* 0: not looked at yet, 1: fixed, -1: not */
+  gint16   off_tid;
+  gint16   off_time;
+  gint16   off_cpu;
+  gint16   off_raw;
 } Attr;
 
 typedef struct
@@ -344,6 +372,71 @@ fail (StrataPerfSource  *self,
 /* ------------------------------------------------------------------ */
 /* Tracepoint decoding (the same normalisation as the trace.dat reader). */
 
+static gboolean
+field_load_init (FieldLoad               *l,
+                 struct tep_format_field *f,
+                 gboolean                 string,
+                 guint32                 *need)
+{
+  memset (l, 0, sizeof *l);
+  if (f == NULL || f->offset < 0 || f->size <= 0)
+    {
+      l->kind = FIELD_ABSENT;
+      return TRUE;
+    }
+
+  l->offset = f->offset;
+  l->size = f->size;
+  l->is_signed = (f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8;
+  if (string)
+    l->kind = (f->flags & TEP_FIELD_IS_DYNAMIC) ? FIELD_OTHER : FIELD_STRING;
+  else
+    l->kind = (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)
+              ? FIELD_NUMBER : FIELD_OTHER;
+  *need = MAX (*need, (guint32) f->offset + (guint32) f->size);
+  return l->kind != FIELD_OTHER;
+}
+
+/* Which of a type's fields (StrataTracepointFields.fields) are strings,
+ * and how many it has. */
+static void
+type_fields (guint32  type,
+             guint   *n_fields,
+             guint   *strings)
+{
+  switch (type)
+    {
+    case STRATA_EVENT_SCHED_SWITCH: *n_fields = 7; *strings = 1u << SW_PREV_COMM | 1u << SW_NEXT_COMM; break;
+    case STRATA_EVENT_SCHED_WAKING:
+    case STRATA_EVENT_SCHED_WAKEUP:
+    case STRATA_EVENT_SCHED_WAKEUP_NEW: *n_fields = 4; *strings = 1u << WK_COMM; break;
+    case STRATA_EVENT_SCHED_PROCESS_FORK: *n_fields = 4; *strings = 1u << FK_PARENT_COMM | 1u << FK_CHILD_COMM; break;
+    case STRATA_EVENT_SCHED_PROCESS_EXEC: *n_fields = 3; *strings = 1u << EX_FILENAME; break;
+    case STRATA_EVENT_SCHED_PROCESS_EXIT: *n_fields = 3; *strings = 1u << XT_COMM; break;
+    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
+    case STRATA_EVENT_IRQ_HANDLER_EXIT: *n_fields = 3; *strings = 1u << IRQ_NAME; break;
+    case STRATA_EVENT_SOFTIRQ_ENTRY:
+    case STRATA_EVENT_SOFTIRQ_EXIT: *n_fields = 1; *strings = 0; break;
+    default: *n_fields = 0; *strings = 0; break;
+    }
+}
+
+static void
+prepare_loads (StrataPerfSource *self,
+               TpInfo           *info)
+{
+  guint n_fields, strings;
+
+  type_fields (info->type, &n_fields, &strings);
+  info->need = 0;
+  info->direct = self->native_order;
+  if (!field_load_init (&info->pid, info->tp.common_pid, FALSE, &info->need))
+    info->direct = FALSE;
+  for (guint i = 0; i < n_fields; i++)
+    if (!field_load_init (&info->f[i], info->tp.fields[i], (strings >> i) & 1, &info->need))
+      info->direct = FALSE;
+}
+
 static TpInfo *
 resolve_tracepoint (StrataPerfSource *self,
                     guint64           config)
@@ -366,6 +459,7 @@ resolve_tracepoint (StrataPerfSource *self,
   g_hash_table_insert (self->tp_infos, GINT_TO_POINTER ((gint) config), info);
   info->name = strata_string_pool_intern (self->strings, event->name);
   info->type = strata_tracepoint_fields_resolve (&info->tp, event);
+  prepare_loads (self, info);
 
   return info;
 }
@@ -453,6 +547,26 @@ intern_cached (StrataPerfSource *self,
   return strata_string_pool_intern_len (self->strings, bytes, len);
 }
 
+/* A comm (char[16]): its two words are its key in a small cache. */
+static inline guint32
+intern_comm16 (StrataPerfSource *self,
+               const char       *bytes)
+{
+  guint64 w[2];
+  CommWords *entry;
+
+  memcpy (w, bytes, 16);
+  entry = &self->comm_words[(guint) (((w[0] * 0x9e3779b97f4a7c15ull) ^ w[1]) >> 56) &
+                            (COMM_WORDS_SIZE - 1)];
+  if (G_LIKELY (entry->used && entry->w[0] == w[0] && entry->w[1] == w[1]))
+    return entry->id;
+  entry->w[0] = w[0];
+  entry->w[1] = w[1];
+  entry->used = TRUE;
+  entry->id = intern_cached (self, bytes, strnlen (bytes, 16));
+  return entry->id;
+}
+
 static guint32
 read_string (StrataPerfSource        *self,
              struct tep_format_field *f,
@@ -483,23 +597,8 @@ read_string (StrataPerfSource        *self,
       len = f->size;
     }
 
-  /* A comm (char[16]): its two words are its key in a small cache. */
   if (len == 16)
-    {
-      guint64 w[2];
-      guint slot;
-
-      memcpy (w, data + offset, 16);
-      slot = (guint) (((w[0] * 0x9e3779b97f4a7c15ull) ^ w[1]) >> 56) & (COMM_WORDS_SIZE - 1);
-      if (self->comm_words[slot].used && self->comm_words[slot].w[0] == w[0] &&
-          self->comm_words[slot].w[1] == w[1])
-        return self->comm_words[slot].id;
-      self->comm_words[slot].w[0] = w[0];
-      self->comm_words[slot].w[1] = w[1];
-      self->comm_words[slot].used = TRUE;
-      self->comm_words[slot].id = intern_cached (self, data + offset, strnlen (data + offset, len));
-      return self->comm_words[slot].id;
-    }
+    return intern_comm16 (self, data + offset);
 
   return intern_cached (self, data + offset, strnlen (data + offset, len));
 }
@@ -517,23 +616,143 @@ decode_task_state (StrataPerfSource  *self,
   return strata_task_state_format_decode (&info->tp.states, state);
 }
 
+static inline gint64
+load_number (const guint8    *data,
+             const FieldLoad *l)
+{
+  const guint8 *p = data + l->offset;
+  guint64 v;
+
+  switch (l->size)
+    {
+    case 1: v = p[0]; break;
+    case 2: { guint16 x; memcpy (&x, p, 2); v = x; } break;
+    case 4: { guint32 x; memcpy (&x, p, 4); v = x; } break;
+    default: { guint64 x; memcpy (&x, p, 8); v = x; } break;
+    }
+  if (l->is_signed)
+    {
+      guint shift = 64 - 8 * l->size;
+      return ((gint64) (v << shift)) >> shift;
+    }
+  return (gint64) v;
+}
+
+static inline gint32
+load_i32 (const guint8    *data,
+          const FieldLoad *l,
+          gint32           fallback)
+{
+  return l->kind == FIELD_NUMBER ? (gint32) load_number (data, l) : fallback;
+}
+
+static guint32
+load_string (StrataPerfSource *self,
+             const guint8     *data,
+             const FieldLoad  *l)
+{
+  if (l->kind != FIELD_STRING)
+    return STRATA_STRING_NONE;
+  if (l->size == 16)
+    return intern_comm16 (self, (const char *) data + l->offset);
+  return intern_cached (self, (const char *) data + l->offset,
+                        strnlen ((const char *) data + l->offset, l->size));
+}
+
+/* The same as decode_tracepoint() below for a format whose fields all
+ * load directly and a record that holds them all: no look-ups, no
+ * checks per field. */
+static void
+decode_direct (StrataPerfSource *self,
+               TpInfo           *info,
+               const guint8     *d,
+               gboolean          has_tid,
+               StrataEvent      *event)
+{
+  const FieldLoad *f = info->f;
+
+  event->type = info->type;
+  event->name = info->name;
+  if (!has_tid)
+    event->pid = load_i32 (d, &info->pid, -1);
+
+  switch (info->type)
+    {
+    case STRATA_EVENT_SCHED_SWITCH:
+      event->u.sched_switch.prev_comm = load_string (self, d, &f[SW_PREV_COMM]);
+      event->u.sched_switch.prev_pid = load_i32 (d, &f[SW_PREV_PID], -1);
+      event->u.sched_switch.prev_prio = load_i32 (d, &f[SW_PREV_PRIO], -1);
+      event->u.sched_switch.prev_state =
+        f[SW_PREV_STATE].kind == FIELD_NUMBER
+        ? strata_task_state_format_decode (&info->tp.states, load_number (d, &f[SW_PREV_STATE]))
+        : STRATA_TASK_STATE_UNKNOWN;
+      event->u.sched_switch.next_comm = load_string (self, d, &f[SW_NEXT_COMM]);
+      event->u.sched_switch.next_pid = load_i32 (d, &f[SW_NEXT_PID], -1);
+      event->u.sched_switch.next_prio = load_i32 (d, &f[SW_NEXT_PRIO], -1);
+      break;
+    case STRATA_EVENT_SCHED_WAKING:
+    case STRATA_EVENT_SCHED_WAKEUP:
+    case STRATA_EVENT_SCHED_WAKEUP_NEW:
+      event->u.wakeup.comm = load_string (self, d, &f[WK_COMM]);
+      event->u.wakeup.pid = load_i32 (d, &f[WK_PID], -1);
+      event->u.wakeup.prio = load_i32 (d, &f[WK_PRIO], -1);
+      event->u.wakeup.target_cpu = load_i32 (d, &f[WK_TARGET_CPU], -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_FORK:
+      event->u.fork.parent_comm = load_string (self, d, &f[FK_PARENT_COMM]);
+      event->u.fork.parent_pid = load_i32 (d, &f[FK_PARENT_PID], -1);
+      event->u.fork.child_comm = load_string (self, d, &f[FK_CHILD_COMM]);
+      event->u.fork.child_pid = load_i32 (d, &f[FK_CHILD_PID], -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXEC:
+      event->u.exec.filename = load_string (self, d, &f[EX_FILENAME]);
+      event->u.exec.pid = load_i32 (d, &f[EX_PID], -1);
+      event->u.exec.old_pid = load_i32 (d, &f[EX_OLD_PID], -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXIT:
+      event->u.exit.comm = load_string (self, d, &f[XT_COMM]);
+      event->u.exit.pid = load_i32 (d, &f[XT_PID], -1);
+      event->u.exit.prio = load_i32 (d, &f[XT_PRIO], -1);
+      break;
+    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
+    case STRATA_EVENT_IRQ_HANDLER_EXIT:
+      event->u.irq.irq = load_i32 (d, &f[IRQ_IRQ], -1);
+      event->u.irq.name = load_string (self, d, &f[IRQ_NAME]);
+      event->u.irq.ret = load_i32 (d, &f[IRQ_RET], 0);
+      break;
+    case STRATA_EVENT_SOFTIRQ_ENTRY:
+    case STRATA_EVENT_SOFTIRQ_EXIT:
+      event->u.softirq.vec = load_i32 (d, &f[SI_VEC], -1);
+      break;
+    default:
+      break;
+    }
+}
+
 static void
 decode_tracepoint (StrataPerfSource *self,
                    TpInfo           *info,
-                   const Sample     *s,
+                   const guint8     *raw,
+                   guint32           raw_size,
+                   gboolean          has_tid,
                    StrataEvent      *event)
 {
   struct tep_record record = { 0 };
   struct tep_format_field **f = info->tp.fields;
 
-  record.data = (void *) s->raw;
-  record.size = s->raw_size;
+  if (info->direct && raw_size >= info->need && self->native_order)
+    {
+      decode_direct (self, info, raw, has_tid, event);
+      return;
+    }
+
+  record.data = (void *) raw;
+  record.size = raw_size;
   record.cpu = event->cpu;
-  record.ts = s->time;
 
   event->type = info->type;
   event->name = info->name;
-  if (!s->has_tid)
+  if (!has_tid)
     event->pid = read_i32 (self, info->tp.common_pid, &record, -1);
 
   switch (info->type)
@@ -1551,6 +1770,14 @@ typedef struct
   guint64 count;
 } LostNote;
 
+/* A sample's call chain, to intern when the chunk is taken in. */
+typedef struct
+{
+  guint32 event;          /* in the chunk's events */
+  guint32 start;          /* in the chunk's frames */
+  guint32 len;
+} PendingChain;
+
 struct _Chunk
 {
   StrataEvent *events;
@@ -1559,6 +1786,8 @@ struct _Chunk
   GArray      *runs;       /* ChunkRun */
   GArray      *comms;      /* CommUpdate, in the records' order; or NULL */
   GArray      *lost;       /* LostNote; or NULL */
+  GArray      *frames;     /* guint64: the call chains of its samples; or NULL */
+  GArray      *chains;     /* PendingChain; or NULL */
   gint64       limit;      /* events up to this time may go once it is in */
   GError      *error;      /* the damage that ended the records (last chunk) */
   gboolean     last;
@@ -1646,6 +1875,8 @@ chunk_free (StrataPerfSource *self,
   g_array_unref (c->runs);
   g_clear_pointer (&c->comms, g_array_unref);
   g_clear_pointer (&c->lost, g_array_unref);
+  g_clear_pointer (&c->frames, g_array_unref);
+  g_clear_pointer (&c->chains, g_array_unref);
   g_clear_error (&c->error);
   g_free (c);
 }
@@ -1862,6 +2093,15 @@ take_chunk (StrataPerfSource *self,
         const LostNote *l = &g_array_index (c->lost, LostNote, i);
 
         strata_source_note_lost (STRATA_SOURCE (self), l->cpu, l->count);
+      }
+
+  if (c->chains != NULL)
+    for (guint i = 0; i < c->chains->len; i++)
+      {
+        const PendingChain *pc = &g_array_index (c->chains, PendingChain, i);
+
+        c->events[pc->event].u.sample.callchain =
+          intern_chain (self, &g_array_index (c->frames, guint64, pc->start), pc->len);
       }
 
   for (guint i = 0; i < c->runs->len; i++)
@@ -2097,6 +2337,94 @@ event_init (StrataPerfSource *self,
   ev->tgid = s->has_tid ? s->pid : -1;
 }
 
+/* Whether @a's samples are fixed-size fields then the raw data, and at
+ * which offsets (the fields parse_sample() reads, in its order). */
+static void
+prepare_layout (Attr *a)
+{
+  const guint64 fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                        PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+                        PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                        PERF_SAMPLE_RAW;
+  guint64 st = a->sample_type;
+  gint16 pos = 0;
+
+  a->layout = -1;
+  if (a->tp == NULL || (st & ~fixed) != 0 || (st & PERF_SAMPLE_RAW) == 0)
+    return;
+
+  a->off_tid = a->off_time = a->off_cpu = -1;
+  if (st & PERF_SAMPLE_IDENTIFIER) pos += 8;
+  if (st & PERF_SAMPLE_IP) pos += 8;
+  if (st & PERF_SAMPLE_TID) { a->off_tid = pos; pos += 8; }
+  if (st & PERF_SAMPLE_TIME) { a->off_time = pos; pos += 8; }
+  if (st & PERF_SAMPLE_ADDR) pos += 8;
+  if (st & PERF_SAMPLE_ID) pos += 8;
+  if (st & PERF_SAMPLE_STREAM_ID) pos += 8;
+  if (st & PERF_SAMPLE_CPU) { a->off_cpu = pos; pos += 8; }
+  if (st & PERF_SAMPLE_PERIOD) pos += 8;
+  a->off_raw = pos;
+  a->layout = 1;
+}
+
+/* A tracepoint sample of a fixed layout, parsed and decoded where it
+ * waits to be merged. FALSE when it does not hold its raw data: the
+ * general path says why. */
+static inline gboolean
+handle_fixed_sample (StrataPerfSource  *self,
+                     Attr              *a,
+                     const guint8      *body,
+                     gsize              len,
+                     guint64            offset,
+                     gboolean          *ok,
+                     GError           **error)
+{
+  guint32 raw_size;
+  gint32 cpu = -1;
+  StrataEvent *ev;
+
+  if (len < (gsize) a->off_raw + 4)
+    return FALSE;
+  raw_size = rd32 (self, body + a->off_raw);
+  if (raw_size > len - a->off_raw - 4)
+    return FALSE;
+
+  if ((gsize) a->off_raw + 4 + raw_size != len)
+    self->inexact_samples++;
+  if (a->off_cpu >= 0)
+    {
+      cpu = rd32 (self, body + a->off_cpu);
+      if (cpu >= MAX_CPU)
+        {
+          *ok = fail (self, error, STRATA_ERROR_CORRUPT, offset, "a sample on CPU %d", cpu);
+          return TRUE;
+        }
+    }
+
+  ev = pending_slot (self);
+  memset (ev, 0, sizeof *ev);
+  if (a->off_time >= 0)
+    ev->ts = (gint64) MIN (rd64 (self, body + a->off_time), (guint64) G_MAXINT64);
+  else
+    ev->ts = MAX (self->max_ts, 0);
+  ev->source_offset = offset;
+  ev->cpu = a->off_cpu >= 0 ? cpu : 0;
+  if (a->off_tid >= 0)
+    {
+      ev->pid = rd32 (self, body + a->off_tid + 4);
+      ev->tgid = rd32 (self, body + a->off_tid);
+    }
+  else
+    {
+      ev->pid = -1;
+      ev->tgid = -1;
+    }
+  decode_tracepoint (self, a->tp, body + a->off_raw + 4, raw_size, a->off_tid >= 0, ev);
+  push_commit (self);
+  *ok = TRUE;
+  return TRUE;
+}
+
 static gboolean
 handle_sample (StrataPerfSource  *self,
                const guint8      *body,
@@ -2109,12 +2437,18 @@ handle_sample (StrataPerfSource  *self,
   StrataEvent ev;
   Sample s;
   gsize used = 0;
+  gboolean ok;
 
   if (a == NULL)
     {
       self->unclaimed_samples++;
       return TRUE;  /* an id no attr claims: perf skips it too */
     }
+
+  if (G_UNLIKELY (a->layout == 0))
+    prepare_layout (a);
+  if (a->layout > 0 && handle_fixed_sample (self, a, body, len, offset, &ok, error))
+    return ok;
 
   if (!parse_sample (self, a, body, len, &s, &used, &why))
     return fail (self, error, STRATA_ERROR_CORRUPT, offset,
@@ -2133,7 +2467,7 @@ handle_sample (StrataPerfSource  *self,
       StrataEvent *slot = pending_slot (self);
 
       event_init (self, slot, &s, offset);
-      decode_tracepoint (self, a->tp, &s, slot);
+      decode_tracepoint (self, a->tp, s.raw, s.raw_size, s.has_tid, slot);
       push_commit (self);
       return TRUE;
     }
@@ -2164,7 +2498,20 @@ handle_sample (StrataPerfSource  *self,
         frames[n++] = s.ip;
 
       if (n > 0)
-        ev.u.sample.callchain = intern_chain (self, frames, n);
+        {
+          /* Interned as the chunk is taken in, in the caller's thread:
+           * the table is the caller's to read. */
+          Chunk *c = producer_chunk (self);
+          PendingChain pc = { c->n, c->frames != NULL ? c->frames->len : 0, n };
+
+          if (c->frames == NULL)
+            {
+              c->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
+              c->chains = g_array_new (FALSE, FALSE, sizeof (PendingChain));
+            }
+          g_array_append_vals (c->frames, frames, n);
+          g_array_append_val (c->chains, pc);
+        }
     }
 
   push_event (self, &ev);
@@ -2983,9 +3330,11 @@ next_chunk (StrataPerfSource *self)
 
 /* Whether the records can be read and decoded a chunk or more ahead of
  * the caller, in a thread: nothing the caller may ask for while it reads
- * (call chains, mappings for symbols) may change behind it, so only a
- * file of tracepoints (every attr one, with its raw data) in file mode,
- * and only with a second processor to run on. */
+ * may change behind it (the call chains are interned on the caller's
+ * side, but the mappings that name their frames are the reader's), so
+ * only a file of tracepoints (every attr one with its raw data, or
+ * perf's dummy side-band event) in file mode, and only with a second
+ * processor to run on. */
 static gboolean
 can_run_ahead (StrataPerfSource *self)
 {
@@ -2995,6 +3344,9 @@ can_run_ahead (StrataPerfSource *self)
     {
       const Attr *a = &g_array_index (self->attrs, Attr, i);
 
+      /* perf record's side-band event (mmap, comm, task) never samples. */
+      if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
+        continue;
       if (a->tp == NULL || (a->sample_type & PERF_SAMPLE_RAW) == 0)
         return FALSE;
     }
