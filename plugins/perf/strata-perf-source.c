@@ -1918,7 +1918,7 @@ pending_slot (StrataPerfSource *self)
 
   if (G_UNLIKELY (c->n == c->alloc))
     {
-      c->alloc = MAX (c->alloc * 2, 4096);
+      c->alloc = MAX (c->alloc * 2, 256);
       c->events = g_renew (StrataEvent, c->events, c->alloc);
     }
   return &c->events[c->n];
@@ -1951,7 +1951,7 @@ push_commit (StrataPerfSource *self)
     {
       if (G_UNLIKELY (self->carry_n == self->carry_alloc))
         {
-          self->carry_alloc = MAX (self->carry_alloc * 2, 4096);
+          self->carry_alloc = MAX (self->carry_alloc * 2, 256);
           self->carry = g_renew (gint64, self->carry, self->carry_alloc);
         }
       self->carry[self->carry_n++] = ts;
@@ -3250,6 +3250,39 @@ produce_chunk (StrataPerfSource *self)
     {
       GError *error = NULL;
       Record rec;
+
+      /* The common case, a sample in the mapped file with nothing
+       * inflated pending and no pages to give back: what next_record()
+       * and process_record() would do, without their detours. */
+      if (self->decomp_pos == self->decomp_len && self->data_end - self->pos >= 8 &&
+          self->pos - self->dropped_until <= DROP_STEP)
+        {
+          const guint8 *h = self->map + self->pos;
+          guint16 size = rd16 (self, h + 6);
+
+          if (rd32 (self, h) == PERF_RECORD_SAMPLE && size >= 8 && size <= self->data_end - self->pos)
+            {
+              guint64 offset = self->pos;
+
+              self->pos += size;
+              self->record_counts[PERF_RECORD_SAMPLE]++;
+              if (handle_sample (self, h + 8, size - 8, offset, &error))
+                {
+                  if (self->cut)
+                    {
+                      c = producer_chunk (self);
+                      c->limit = self->limit;
+                      break;
+                    }
+                  continue;
+                }
+              c = producer_chunk (self);
+              c->error = error;
+              c->last = TRUE;
+              c->limit = G_MAXINT64;
+              break;
+            }
+        }
 
       if (!next_record (self, &rec, &error) || !process_record (self, &rec, &error))
         {
