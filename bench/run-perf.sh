@@ -49,6 +49,21 @@ if [[ ${KEEP:-0} != 1 ]]; then
   trap 'rm -rf "$TMP"' EXIT
 fi
 
+# The binaries timed are copies: a rebuild during the run changes nothing.
+mkdir -p "$TMP/bin"
+cp "$CLI" "$TMP/bin/strata-cli"
+cp "$READER" "$TMP/bin/strata-bench-read"
+CLI=$TMP/bin/strata-cli
+READER=$TMP/bin/strata-bench-read
+if [[ -n ${BASE_CLI:-} ]]; then
+  cp "$BASE_CLI" "$TMP/bin/base-strata-cli"
+  BASE_CLI=$TMP/bin/base-strata-cli
+fi
+if [[ -n ${BASE_READER:-} ]]; then
+  cp "$BASE_READER" "$TMP/bin/base-strata-bench-read"
+  BASE_READER=$TMP/bin/base-strata-bench-read
+fi
+
 if [[ -z $FILE ]]; then
   FILE=$TMP/big.data
   echo "Recording perf bench sched pipe -l $LOOPS into $FILE ..." >&2
@@ -85,7 +100,11 @@ once () {
 
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
-  "$TIME" -f '%M %U %S' -o "$TMP/time" $cmd > /dev/null 2> "$TMP/err" || true
+  if ! "$TIME" -f '%M %U %S' -o "$TMP/time" $cmd > /dev/null 2> "$TMP/err"; then
+    echo "error: $cmd failed:" >&2
+    cat "$TMP/err" >&2
+    exit 1
+  fi
   t1=$(date +%s%N)
   rm -f "$TMP"/index-*.strata-index
   read -r rss u s < <(tail -n 1 "$TMP/time")

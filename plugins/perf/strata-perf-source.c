@@ -14,7 +14,11 @@
  * before is released, as perf does. The buffer has a fixed bound; past it
  * (a file without rounds) the oldest half is released and the source says
  * so once, and only if an event then arrives earlier than what was already
- * released is the order actually broken (the model clamps it).
+ * released is the order actually broken (the model clamps it). The buffer
+ * is a queue of chunks, one per round, decoded in place and merged from
+ * there; for a file of tracepoints a thread of the source's own reads and
+ * decodes the next rounds while the caller's merges this one, with the
+ * same result as reading alone (see "The reorder buffer" below).
  *
  * Tracepoint samples are decoded with libtraceevent from the formats in
  * the file's tracing data into the same StrataEvents the trace.dat reader
@@ -60,9 +64,10 @@
 #define MAX_IDS            (1u << 20)
 #define MAX_CPU            8192
 #define COMM_CACHE_SIZE    256
-#define SPARE_BUFFERS      4
 #define COMM_CACHE_LEN     24
 #define PERF_CONTEXT_MAX   ((guint64) -4095)
+/* Event buffers of merged chunks kept for new ones. */
+#define SPARE_BUFFERS      4
 
 /* Pseudo events that wait in the reorder buffer beside the real ones and
  * are consumed when released: a thread's comm set by COMM, or inherited
