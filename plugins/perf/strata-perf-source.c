@@ -1814,7 +1814,7 @@ typedef struct
 } SortKey;
 
 /* Chunks waiting for the consumer, at most this many events (or chunks). */
-#define READY_EVENTS       (1u << 18)
+#define READY_EVENTS       (1u << 16)
 #define READY_CHUNKS       64
 #define MAX_MERGE_RUNS     64
 
