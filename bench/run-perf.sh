@@ -8,9 +8,8 @@
 # in one run and interleaved round by round (so that a change in the
 # machine's load hits every row alike):
 #
-#   strata-bench-read           the reader alone (read, decode, reorder),
-#                               with its read-ahead thread
-#   strata-bench-read --serial  the same in one thread: the reader's work
+#   strata-bench-read           the reader alone (read, decode, reorder)
+#   strata-bench-read --read-ahead  the same with its read-ahead thread
 #   strata-cli index --force    the issue's "index time": reader, kernel
 #                               model, zoom tree, index written (a fresh
 #                               index path each run, removed after it)
@@ -123,7 +122,7 @@ if [[ -n ${BASE_READER:-} ]]; then
   row_def base-read "$BASE_READER $FILE"
 fi
 row_def read "$READER $FILE"
-row_def read-serial "$READER --serial $FILE"
+row_def read-ahead "$READER --read-ahead $FILE"
 if [[ -n ${BASE_CLI:-} ]]; then
   row_def base-index "$BASE_CLI index --force --index=@IDX@ $FILE"
 fi
@@ -154,8 +153,8 @@ done
 label () {
   case $1 in
     base-read) echo "strata-bench-read, base build" ;;
-    read) echo "strata-bench-read (the reader alone, read-ahead thread)" ;;
-    read-serial) echo "strata-bench-read --serial (the reader alone, one thread)" ;;
+    read) echo "strata-bench-read (the reader alone)" ;;
+    read-ahead) echo "strata-bench-read --read-ahead (the reader alone, read-ahead thread)" ;;
     base-index) echo "strata-cli index --force, base build" ;;
     index) echo "strata-cli index --force (reader, model, zoom tree, index written)" ;;
     base-stats) echo "strata-cli stats --no-index, base build" ;;
@@ -179,8 +178,8 @@ for key in "${KEYS[@]}"; do
   }'
 done
 echo
-awk -v r="${T[read]}" -v rs="${T[read-serial]}" -v i="${T[index]}" -v st="${T[stats]}" 'BEGIN {
-  printf "The reader alone is %.0f%% of the index time and %.0f%% of stats --no-index (%.0f%% and %.0f%% for the one-thread reader).\n",
-         100 * r / i, 100 * r / st, 100 * rs / i, 100 * rs / st
+awk -v r="${T[read]}" -v i="${T[index]}" -v st="${T[stats]}" 'BEGIN {
+  printf "The reader alone is %.0f%% of the index time and %.0f%% of stats --no-index.\n",
+         100 * r / i, 100 * r / st
 }'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -8,11 +8,11 @@
  * how long it took. This is the reader thread's share of a load, which
  * bench/run-perf.sh reports beside the whole pass.
  *
- * Usage: strata-bench-read [--serial] [--window N] FILE
+ * Usage: strata-bench-read [--read-ahead] [--window N] FILE
  *
- * --serial reads a perf.data in the caller's thread only (no read-ahead
- * thread), to time the reader's whole work on one core; --window sets a
- * perf.data's reorder bound (events), to check the flushes past it.
+ * --read-ahead reads a perf.data with its read-ahead thread (decoding
+ * the next rounds while this one is merged); --window sets a perf.data's
+ * reorder bound (events), to check the flushes past it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -37,13 +37,13 @@ main (int    argc,
   guint64 n = 0, sum = 0;
   gint64 t0, t1;
   gssize got;
-  gboolean serial = FALSE;
+  gboolean read_ahead = FALSE;
   guint window = 0;
   const char *path = NULL;
 
   for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--serial"))
-      serial = TRUE;
+    if (g_str_equal (argv[i], "--read-ahead"))
+      read_ahead = TRUE;
     else if (g_str_equal (argv[i], "--window") && i + 1 < argc)
       window = (guint) atoi (argv[++i]);
     else if (path == NULL)
@@ -52,7 +52,7 @@ main (int    argc,
       path = "";
   if (path == NULL || *path == '\0')
     {
-      fprintf (stderr, "usage: %s [--serial] [--window N] FILE\n", argv[0]);
+      fprintf (stderr, "usage: %s [--read-ahead] [--window N] FILE\n", argv[0]);
       return 2;
     }
 
@@ -65,8 +65,8 @@ main (int    argc,
       fprintf (stderr, "%s\n", error->message);
       return 1;
     }
-  if (serial && STRATA_IS_PERF_SOURCE (source))
-    strata_perf_source_set_threaded (STRATA_PERF_SOURCE (source), FALSE);
+  if (read_ahead && STRATA_IS_PERF_SOURCE (source))
+    strata_perf_source_set_threaded (STRATA_PERF_SOURCE (source), TRUE);
   if (window >= 2 && STRATA_IS_PERF_SOURCE (source))
     strata_perf_source_set_reorder_window (STRATA_PERF_SOURCE (source), window);
 

@@ -16,9 +16,11 @@
  * so once, and only if an event then arrives earlier than what was already
  * released is the order actually broken (the model clamps it). The buffer
  * is a queue of chunks, one per round, decoded in place and merged from
- * there; for a file of tracepoints a thread of the source's own reads and
- * decodes the next rounds while the caller's merges this one, with the
- * same result as reading alone (see "The reorder buffer" below).
+ * there; when asked, for a file of tracepoints, a thread of the source's
+ * own reads and decodes the next rounds while the caller's merges this
+ * one, with the same result as reading alone (see "The reorder buffer"
+ * below). It is not the default: on a machine whose cores are all busy
+ * (bench/RESULTS-perf.md) the hand-over costs more than it gains.
  *
  * Tracepoint samples are decoded with libtraceevent from the formats in
  * the file's tracing data into the same StrataEvents the trace.dat reader
@@ -67,7 +69,7 @@
 #define COMM_CACHE_LEN     24
 #define PERF_CONTEXT_MAX   ((guint64) -4095)
 /* Event buffers of merged chunks kept for new ones. */
-#define SPARE_BUFFERS      4
+#define SPARE_BUFFERS      8
 
 /* Pseudo events that wait in the reorder buffer beside the real ones and
  * are consumed when released: a thread's comm set by COMM, or inherited
@@ -288,7 +290,7 @@ struct _StrataPerfSource
   gboolean           done;          /* the last chunk was taken */
   gboolean           reported;
   gboolean           started;
-  gboolean           no_thread;     /* for tests: read in the caller's thread */
+  gboolean           read_ahead;    /* asked for: decode in a thread of its own */
   GError            *deferred_error;
 
   /* The producer thread, when the file lets one run ahead. */
@@ -298,6 +300,9 @@ struct _StrataPerfSource
   GQueue             ready;         /* Chunk */
   guint              ready_events;
   gboolean           stop;
+  gboolean           last_queued;
+  gboolean           producer_waiting;
+  gboolean           consumer_waiting;
   struct { StrataEvent *events; guint alloc; } spare[SPARE_BUFFERS];
   guint              n_spare;
 
@@ -1813,9 +1818,13 @@ typedef struct
   guint32 index;
 } SortKey;
 
-/* Chunks waiting for the consumer, at most this many events (or chunks). */
+/* Chunks waiting for the consumer, at most this many events (or chunks);
+ * a consumer that found none waits for half of that (or the last chunk),
+ * not for each round: on a busy machine each wake-up costs a time slice. */
 #define READY_EVENTS       (1u << 16)
-#define READY_CHUNKS       64
+#define READY_CHUNKS       8
+#define WAKE_EVENTS        (READY_EVENTS / 2)
+#define WAKE_CHUNKS        (READY_CHUNKS / 2)
 #define MAX_MERGE_RUNS     64
 
 static int
@@ -3327,7 +3336,11 @@ producer_thread (gpointer data)
       g_mutex_lock (&self->lock);
       while (!self->stop && self->ready.length > 0 &&
              (self->ready_events >= READY_EVENTS || self->ready.length >= READY_CHUNKS))
-        g_cond_wait (&self->cond, &self->lock);
+        {
+          self->producer_waiting = TRUE;
+          g_cond_wait (&self->cond, &self->lock);
+          self->producer_waiting = FALSE;
+        }
       if (self->stop)
         {
           g_mutex_unlock (&self->lock);
@@ -3336,7 +3349,10 @@ producer_thread (gpointer data)
         }
       g_queue_push_tail (&self->ready, c);
       self->ready_events += c->n;
-      g_cond_broadcast (&self->cond);
+      self->last_queued = last;
+      if (self->consumer_waiting &&
+          (last || self->ready_events >= WAKE_EVENTS || self->ready.length >= WAKE_CHUNKS))
+        g_cond_broadcast (&self->cond);
       g_mutex_unlock (&self->lock);
     }
 
@@ -3353,11 +3369,19 @@ next_chunk (StrataPerfSource *self)
     return produce_chunk (self);
 
   g_mutex_lock (&self->lock);
-  while (self->ready.length == 0)
-    g_cond_wait (&self->cond, &self->lock);
+  if (self->ready.length == 0)
+    {
+      self->consumer_waiting = TRUE;
+      while (self->ready.length == 0 ||
+             (!self->last_queued && self->ready_events < WAKE_EVENTS &&
+              self->ready.length < WAKE_CHUNKS))
+        g_cond_wait (&self->cond, &self->lock);
+      self->consumer_waiting = FALSE;
+    }
   c = g_queue_pop_head (&self->ready);
   self->ready_events -= c->n;
-  g_cond_broadcast (&self->cond);
+  if (self->producer_waiting)
+    g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
 
   if (c->last)
@@ -3403,7 +3427,7 @@ strata_perf_source_read_batch (StrataSource  *source,
   if (!self->started)
     {
       self->started = TRUE;
-      if (!self->no_thread && can_run_ahead (self))
+      if (self->read_ahead && can_run_ahead (self))
         self->worker = g_thread_new ("strata-perf-read", producer_thread, self);
     }
 
@@ -3917,14 +3941,14 @@ strata_perf_source_set_threaded (StrataPerfSource *self,
   g_return_if_fail (STRATA_IS_PERF_SOURCE (self));
   g_return_if_fail (!self->started);
 
-  self->no_thread = !threaded;
+  self->read_ahead = threaded;
 }
 
 gboolean
 strata_perf_source_get_threaded (StrataPerfSource *self)
 {
   g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), FALSE);
-  return self->started && !self->no_thread && can_run_ahead (self);
+  return self->started && self->read_ahead && can_run_ahead (self);
 }
 
 guint64

@@ -47,9 +47,10 @@ gboolean        strata_perf_source_get_order_overflow  (StrataPerfSource *self);
 /* For tests: the reorder buffer's bound, in events (512K by default). */
 void            strata_perf_source_set_reorder_window  (StrataPerfSource *self,
                                                         guint             n_events);
-/* For tests: whether the records may be read ahead in a thread of the
- * source's own (the default when the file allows it), before the first
- * batch; and whether they were. The events are the same either way. */
+/* Whether the records are to be read ahead in a thread of the source's
+ * own (off by default; only a file-mode file of tracepoints can be), set
+ * before the first batch; and whether they were. The events are the same
+ * either way. */
 void            strata_perf_source_set_threaded        (StrataPerfSource *self,
                                                         gboolean          threaded);
 gboolean        strata_perf_source_get_threaded        (StrataPerfSource *self);
