@@ -8,7 +8,11 @@
  * how long it took. This is the reader thread's share of a load, which
  * bench/run-perf.sh reports beside the whole pass.
  *
- * Usage: strata-bench-read FILE
+ * Usage: strata-bench-read [--read-ahead] [--window N] FILE
+ *
+ * --read-ahead reads a perf.data with its read-ahead thread (decoding
+ * the next rounds while this one is merged); --window sets a perf.data's
+ * reorder bound (events), to check the flushes past it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,8 +20,10 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "strata.h"
+#include "../plugins/perf/strata-perf-source.h"
 
 #define BATCH 4096
 
@@ -31,22 +37,38 @@ main (int    argc,
   guint64 n = 0, sum = 0;
   gint64 t0, t1;
   gssize got;
+  gboolean read_ahead = FALSE;
+  guint window = 0;
+  const char *path = NULL;
 
-  if (argc != 2)
+  for (int i = 1; i < argc; i++)
+    if (g_str_equal (argv[i], "--read-ahead"))
+      read_ahead = TRUE;
+    else if (g_str_equal (argv[i], "--window") && i + 1 < argc)
+      window = (guint) atoi (argv[++i]);
+    else if (path == NULL)
+      path = argv[i];
+    else
+      path = "";
+  if (path == NULL || *path == '\0')
     {
-      fprintf (stderr, "usage: %s FILE\n", argv[0]);
+      fprintf (stderr, "usage: %s [--read-ahead] [--window N] FILE\n", argv[0]);
       return 2;
     }
 
   strata_source_ensure_builtin ();
   events = g_new (StrataEvent, BATCH);
   t0 = g_get_monotonic_time ();
-  source = strata_source_open (argv[1], &error);
+  source = strata_source_open (path, &error);
   if (source == NULL)
     {
       fprintf (stderr, "%s\n", error->message);
       return 1;
     }
+  if (read_ahead && STRATA_IS_PERF_SOURCE (source))
+    strata_perf_source_set_threaded (STRATA_PERF_SOURCE (source), TRUE);
+  if (window >= 2 && STRATA_IS_PERF_SOURCE (source))
+    strata_perf_source_set_reorder_window (STRATA_PERF_SOURCE (source), window);
 
   while ((got = strata_source_read_batch (source, events, BATCH, &error)) > 0)
     for (gssize i = 0; i < got; i++)

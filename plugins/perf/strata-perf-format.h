@@ -87,6 +87,7 @@ enum
 #define PERF_TYPE_HARDWARE    0
 #define PERF_TYPE_SOFTWARE    1
 #define PERF_TYPE_TRACEPOINT  2
+#define PERF_COUNT_SW_DUMMY   9
 
 /* perf_event_attr.sample_type, in the order the fields appear in a sample. */
 enum

@@ -14,7 +14,13 @@
  * before is released, as perf does. The buffer has a fixed bound; past it
  * (a file without rounds) the oldest half is released and the source says
  * so once, and only if an event then arrives earlier than what was already
- * released is the order actually broken (the model clamps it).
+ * released is the order actually broken (the model clamps it). The buffer
+ * is a queue of chunks, one per round, decoded in place and merged from
+ * there; when asked, for a file of tracepoints, a thread of the source's
+ * own reads and decodes the next rounds while the caller's merges this
+ * one, with the same result as reading alone (see "The reorder buffer"
+ * below). It is not the default: on a machine whose cores are all busy
+ * (bench/RESULTS-perf.md) the hand-over costs more than it gains.
  *
  * Tracepoint samples are decoded with libtraceevent from the formats in
  * the file's tracing data into the same StrataEvents the trace.dat reader
@@ -62,6 +68,8 @@
 #define COMM_CACHE_SIZE    256
 #define COMM_CACHE_LEN     24
 #define PERF_CONTEXT_MAX   ((guint64) -4095)
+/* Event buffers of merged chunks kept for new ones. */
+#define SPARE_BUFFERS      8
 
 /* Pseudo events that wait in the reorder buffer beside the real ones and
  * are consumed when released: a thread's comm set by COMM, or inherited
@@ -72,12 +80,33 @@
 /* ------------------------------------------------------------------ */
 /* Tracepoint formats: what the source needs of one event id.          */
 
+/* A field as the decoder loads it: looked up with libtraceevent once
+ * per event id, then read straight from the raw data. */
+typedef enum
+{
+  FIELD_ABSENT,   /* not in the format (or unusable): the fallback value */
+  FIELD_NUMBER,   /* 1, 2, 4 or 8 bytes */
+  FIELD_STRING,   /* a fixed char array */
+  FIELD_OTHER,    /* anything else: through libtraceevent */
+} FieldKind;
+
+typedef struct
+{
+  guint32 offset;
+  guint32 size;
+  guint8  kind;
+  guint8  is_signed;
+} FieldLoad;
+
 typedef struct
 {
   guint32                  type;
   guint32                  name;
   StrataTracepointFields   tp;
-
+  gboolean                 direct;   /* every field of its type loads directly */
+  guint32                  need;     /* raw bytes that hold all those fields */
+  FieldLoad                pid;      /* common_pid */
+  FieldLoad                f[7];
 } TpInfo;
 
 
@@ -98,6 +127,8 @@ typedef struct
   gboolean used;
 } CommWords;
 
+typedef struct _Chunk Chunk;
+
 /* One perf_event_attr of the file (an evsel, in perf's words). */
 typedef struct
 {
@@ -115,6 +146,13 @@ typedef struct
   guint32  name;          /* pool id: "cpu-clock", "sched_switch" */
   gboolean named;         /* by EVENT_DESC or EVENT_UPDATE */
   TpInfo  *tp;            /* a tracepoint with a known format */
+  /* A sample of only fixed-size fields before its raw data (the usual
+   * tracepoint sample) is read at these offsets, -1 when absent. */
+  gint8    layout;        /* 0: not looked at yet, 1: fixed, -1: not */
+  gint16   off_tid;
+  gint16   off_time;
+  gint16   off_cpu;
+  gint16   off_raw;
 } Attr;
 
 typedef struct
@@ -217,7 +255,6 @@ struct _StrataPerfSource
   char              *kallsyms_text; /* from the tracing data, may be NULL */
 
   GHashTable        *comms;         /* tid → pool id, from COMM/FORK/THREAD_MAP */
-  GHashTable        *timed_comms;   /* the same, as of the last released event */
 
   /* Event names of the records that stand in for tracepoints. */
   guint32            name_lost;
@@ -226,22 +263,48 @@ struct _StrataPerfSource
   guint32            name_exec;
   guint32            name_exit;
 
-  /* The reorder buffer and the events ready to hand out. */
-  GArray            *pending;       /* StrataEvent, in arrival order */
-  GArray            *runs;          /* Run: the ordered runs of pending still to go */
-  guint              live;          /* pending events not handed out yet */
-  guint              overflow_check;/* live count at which the bound is checked */
-  guint              window;        /* the bound: MAX_PENDING */
+  /* The reorder buffer, the producer's side: the chunk being filled. */
+  Chunk             *filling;
   gint64             last_push_ts;
-  gint64             release_limit; /* events up to this time may be handed out */
+  gint64             limit;         /* events up to this time may go after this record */
   gint64             round_limit;   /* what the next round may release */
   gint64             max_ts;        /* the largest timestamp seen */
-  gint64             released_ts;   /* the largest timestamp handed out */
+  gint64            *carry;         /* the times of the events pushed after limit */
+  guint              carry_n;
+  guint              carry_alloc;
+  gint64             low[4];        /* of those due at once, in the record being read */
+  guint              low_n;
+  gboolean           cut;           /* the chunk ends with this record */
+  guint              overflow_check;/* waiting events at which the bound is checked */
+  guint              window;        /* the bound: MAX_PENDING */
   gboolean           seen_round;
   gboolean           order_overflow;
+
+  /* The consumer's side: the runs of the chunks taken, merged. */
+  GArray            *runs;          /* Run, in arrival order */
+  gint64             release_limit; /* events up to this time may be handed out */
+  gint64             released_ts;   /* the largest timestamp handed out */
   guint64            out_of_order;
-  gboolean           eof;
+  GHashTable        *released_comms;/* tid → pool id: comms as of the chunks taken */
+  GHashTable        *timed_comms;   /* the same, as of the last released event */
+  gboolean           done;          /* the last chunk was taken */
+  gboolean           reported;
+  gboolean           started;
+  gboolean           read_ahead;    /* asked for: decode in a thread of its own */
   GError            *deferred_error;
+
+  /* The producer thread, when the file lets one run ahead. */
+  GThread           *worker;
+  GMutex             lock;
+  GCond              cond;
+  GQueue             ready;         /* Chunk */
+  guint              ready_events;
+  gboolean           stop;
+  gboolean           last_queued;
+  gboolean           producer_waiting;
+  gboolean           consumer_waiting;
+  struct { StrataEvent *events; guint alloc; } spare[SPARE_BUFFERS];
+  guint              n_spare;
 
   /* Call chains, interned. */
   GArray            *frames;        /* guint64 */
@@ -319,6 +382,71 @@ fail (StrataPerfSource  *self,
 /* ------------------------------------------------------------------ */
 /* Tracepoint decoding (the same normalisation as the trace.dat reader). */
 
+static gboolean
+field_load_init (FieldLoad               *l,
+                 struct tep_format_field *f,
+                 gboolean                 string,
+                 guint32                 *need)
+{
+  memset (l, 0, sizeof *l);
+  if (f == NULL || f->offset < 0 || f->size <= 0)
+    {
+      l->kind = FIELD_ABSENT;
+      return TRUE;
+    }
+
+  l->offset = f->offset;
+  l->size = f->size;
+  l->is_signed = (f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8;
+  if (string)
+    l->kind = (f->flags & TEP_FIELD_IS_DYNAMIC) ? FIELD_OTHER : FIELD_STRING;
+  else
+    l->kind = (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)
+              ? FIELD_NUMBER : FIELD_OTHER;
+  *need = MAX (*need, (guint32) f->offset + (guint32) f->size);
+  return l->kind != FIELD_OTHER;
+}
+
+/* Which of a type's fields (StrataTracepointFields.fields) are strings,
+ * and how many it has. */
+static void
+type_fields (guint32  type,
+             guint   *n_fields,
+             guint   *strings)
+{
+  switch (type)
+    {
+    case STRATA_EVENT_SCHED_SWITCH: *n_fields = 7; *strings = 1u << SW_PREV_COMM | 1u << SW_NEXT_COMM; break;
+    case STRATA_EVENT_SCHED_WAKING:
+    case STRATA_EVENT_SCHED_WAKEUP:
+    case STRATA_EVENT_SCHED_WAKEUP_NEW: *n_fields = 4; *strings = 1u << WK_COMM; break;
+    case STRATA_EVENT_SCHED_PROCESS_FORK: *n_fields = 4; *strings = 1u << FK_PARENT_COMM | 1u << FK_CHILD_COMM; break;
+    case STRATA_EVENT_SCHED_PROCESS_EXEC: *n_fields = 3; *strings = 1u << EX_FILENAME; break;
+    case STRATA_EVENT_SCHED_PROCESS_EXIT: *n_fields = 3; *strings = 1u << XT_COMM; break;
+    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
+    case STRATA_EVENT_IRQ_HANDLER_EXIT: *n_fields = 3; *strings = 1u << IRQ_NAME; break;
+    case STRATA_EVENT_SOFTIRQ_ENTRY:
+    case STRATA_EVENT_SOFTIRQ_EXIT: *n_fields = 1; *strings = 0; break;
+    default: *n_fields = 0; *strings = 0; break;
+    }
+}
+
+static void
+prepare_loads (StrataPerfSource *self,
+               TpInfo           *info)
+{
+  guint n_fields, strings;
+
+  type_fields (info->type, &n_fields, &strings);
+  info->need = 0;
+  info->direct = self->native_order;
+  if (!field_load_init (&info->pid, info->tp.common_pid, FALSE, &info->need))
+    info->direct = FALSE;
+  for (guint i = 0; i < n_fields; i++)
+    if (!field_load_init (&info->f[i], info->tp.fields[i], (strings >> i) & 1, &info->need))
+      info->direct = FALSE;
+}
+
 static TpInfo *
 resolve_tracepoint (StrataPerfSource *self,
                     guint64           config)
@@ -341,6 +469,7 @@ resolve_tracepoint (StrataPerfSource *self,
   g_hash_table_insert (self->tp_infos, GINT_TO_POINTER ((gint) config), info);
   info->name = strata_string_pool_intern (self->strings, event->name);
   info->type = strata_tracepoint_fields_resolve (&info->tp, event);
+  prepare_loads (self, info);
 
   return info;
 }
@@ -428,6 +557,26 @@ intern_cached (StrataPerfSource *self,
   return strata_string_pool_intern_len (self->strings, bytes, len);
 }
 
+/* A comm (char[16]): its two words are its key in a small cache. */
+static inline guint32
+intern_comm16 (StrataPerfSource *self,
+               const char       *bytes)
+{
+  guint64 w[2];
+  CommWords *entry;
+
+  memcpy (w, bytes, 16);
+  entry = &self->comm_words[(guint) (((w[0] * 0x9e3779b97f4a7c15ull) ^ w[1]) >> 56) &
+                            (COMM_WORDS_SIZE - 1)];
+  if (G_LIKELY (entry->used && entry->w[0] == w[0] && entry->w[1] == w[1]))
+    return entry->id;
+  entry->w[0] = w[0];
+  entry->w[1] = w[1];
+  entry->used = TRUE;
+  entry->id = intern_cached (self, bytes, strnlen (bytes, 16));
+  return entry->id;
+}
+
 static guint32
 read_string (StrataPerfSource        *self,
              struct tep_format_field *f,
@@ -458,23 +607,8 @@ read_string (StrataPerfSource        *self,
       len = f->size;
     }
 
-  /* A comm (char[16]): its two words are its key in a small cache. */
   if (len == 16)
-    {
-      guint64 w[2];
-      guint slot;
-
-      memcpy (w, data + offset, 16);
-      slot = (guint) (((w[0] * 0x9e3779b97f4a7c15ull) ^ w[1]) >> 56) & (COMM_WORDS_SIZE - 1);
-      if (self->comm_words[slot].used && self->comm_words[slot].w[0] == w[0] &&
-          self->comm_words[slot].w[1] == w[1])
-        return self->comm_words[slot].id;
-      self->comm_words[slot].w[0] = w[0];
-      self->comm_words[slot].w[1] = w[1];
-      self->comm_words[slot].used = TRUE;
-      self->comm_words[slot].id = intern_cached (self, data + offset, strnlen (data + offset, len));
-      return self->comm_words[slot].id;
-    }
+    return intern_comm16 (self, data + offset);
 
   return intern_cached (self, data + offset, strnlen (data + offset, len));
 }
@@ -492,23 +626,143 @@ decode_task_state (StrataPerfSource  *self,
   return strata_task_state_format_decode (&info->tp.states, state);
 }
 
+static inline gint64
+load_number (const guint8    *data,
+             const FieldLoad *l)
+{
+  const guint8 *p = data + l->offset;
+  guint64 v;
+
+  switch (l->size)
+    {
+    case 1: v = p[0]; break;
+    case 2: { guint16 x; memcpy (&x, p, 2); v = x; } break;
+    case 4: { guint32 x; memcpy (&x, p, 4); v = x; } break;
+    default: { guint64 x; memcpy (&x, p, 8); v = x; } break;
+    }
+  if (l->is_signed)
+    {
+      guint shift = 64 - 8 * l->size;
+      return ((gint64) (v << shift)) >> shift;
+    }
+  return (gint64) v;
+}
+
+static inline gint32
+load_i32 (const guint8    *data,
+          const FieldLoad *l,
+          gint32           fallback)
+{
+  return l->kind == FIELD_NUMBER ? (gint32) load_number (data, l) : fallback;
+}
+
+static guint32
+load_string (StrataPerfSource *self,
+             const guint8     *data,
+             const FieldLoad  *l)
+{
+  if (l->kind != FIELD_STRING)
+    return STRATA_STRING_NONE;
+  if (l->size == 16)
+    return intern_comm16 (self, (const char *) data + l->offset);
+  return intern_cached (self, (const char *) data + l->offset,
+                        strnlen ((const char *) data + l->offset, l->size));
+}
+
+/* The same as decode_tracepoint() below for a format whose fields all
+ * load directly and a record that holds them all: no look-ups, no
+ * checks per field. */
+static void
+decode_direct (StrataPerfSource *self,
+               TpInfo           *info,
+               const guint8     *d,
+               gboolean          has_tid,
+               StrataEvent      *event)
+{
+  const FieldLoad *f = info->f;
+
+  event->type = info->type;
+  event->name = info->name;
+  if (!has_tid)
+    event->pid = load_i32 (d, &info->pid, -1);
+
+  switch (info->type)
+    {
+    case STRATA_EVENT_SCHED_SWITCH:
+      event->u.sched_switch.prev_comm = load_string (self, d, &f[SW_PREV_COMM]);
+      event->u.sched_switch.prev_pid = load_i32 (d, &f[SW_PREV_PID], -1);
+      event->u.sched_switch.prev_prio = load_i32 (d, &f[SW_PREV_PRIO], -1);
+      event->u.sched_switch.prev_state =
+        f[SW_PREV_STATE].kind == FIELD_NUMBER
+        ? strata_task_state_format_decode (&info->tp.states, load_number (d, &f[SW_PREV_STATE]))
+        : STRATA_TASK_STATE_UNKNOWN;
+      event->u.sched_switch.next_comm = load_string (self, d, &f[SW_NEXT_COMM]);
+      event->u.sched_switch.next_pid = load_i32 (d, &f[SW_NEXT_PID], -1);
+      event->u.sched_switch.next_prio = load_i32 (d, &f[SW_NEXT_PRIO], -1);
+      break;
+    case STRATA_EVENT_SCHED_WAKING:
+    case STRATA_EVENT_SCHED_WAKEUP:
+    case STRATA_EVENT_SCHED_WAKEUP_NEW:
+      event->u.wakeup.comm = load_string (self, d, &f[WK_COMM]);
+      event->u.wakeup.pid = load_i32 (d, &f[WK_PID], -1);
+      event->u.wakeup.prio = load_i32 (d, &f[WK_PRIO], -1);
+      event->u.wakeup.target_cpu = load_i32 (d, &f[WK_TARGET_CPU], -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_FORK:
+      event->u.fork.parent_comm = load_string (self, d, &f[FK_PARENT_COMM]);
+      event->u.fork.parent_pid = load_i32 (d, &f[FK_PARENT_PID], -1);
+      event->u.fork.child_comm = load_string (self, d, &f[FK_CHILD_COMM]);
+      event->u.fork.child_pid = load_i32 (d, &f[FK_CHILD_PID], -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXEC:
+      event->u.exec.filename = load_string (self, d, &f[EX_FILENAME]);
+      event->u.exec.pid = load_i32 (d, &f[EX_PID], -1);
+      event->u.exec.old_pid = load_i32 (d, &f[EX_OLD_PID], -1);
+      break;
+    case STRATA_EVENT_SCHED_PROCESS_EXIT:
+      event->u.exit.comm = load_string (self, d, &f[XT_COMM]);
+      event->u.exit.pid = load_i32 (d, &f[XT_PID], -1);
+      event->u.exit.prio = load_i32 (d, &f[XT_PRIO], -1);
+      break;
+    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
+    case STRATA_EVENT_IRQ_HANDLER_EXIT:
+      event->u.irq.irq = load_i32 (d, &f[IRQ_IRQ], -1);
+      event->u.irq.name = load_string (self, d, &f[IRQ_NAME]);
+      event->u.irq.ret = load_i32 (d, &f[IRQ_RET], 0);
+      break;
+    case STRATA_EVENT_SOFTIRQ_ENTRY:
+    case STRATA_EVENT_SOFTIRQ_EXIT:
+      event->u.softirq.vec = load_i32 (d, &f[SI_VEC], -1);
+      break;
+    default:
+      break;
+    }
+}
+
 static void
 decode_tracepoint (StrataPerfSource *self,
                    TpInfo           *info,
-                   const Sample     *s,
+                   const guint8     *raw,
+                   guint32           raw_size,
+                   gboolean          has_tid,
                    StrataEvent      *event)
 {
   struct tep_record record = { 0 };
   struct tep_format_field **f = info->tp.fields;
 
-  record.data = (void *) s->raw;
-  record.size = s->raw_size;
+  if (info->direct && raw_size >= info->need && self->native_order)
+    {
+      decode_direct (self, info, raw, has_tid, event);
+      return;
+    }
+
+  record.data = (void *) raw;
+  record.size = raw_size;
   record.cpu = event->cpu;
-  record.ts = s->time;
 
   event->type = info->type;
   event->name = info->name;
-  if (!s->has_tid)
+  if (!has_tid)
     event->pid = read_i32 (self, info->tp.common_pid, &record, -1);
 
   switch (info->type)
@@ -1496,18 +1750,82 @@ intern_chain (StrataPerfSource *self,
 /* ------------------------------------------------------------------ */
 /* The reorder buffer.                                                  */
 
+/* The records are cut into chunks: at each FINISHED_ROUND, and wherever
+ * else what may be handed out changes (the bound's flush, an event that
+ * is due as soon as it arrives). A chunk holds the events of its records
+ * in arrival order, split into runs that are each in time order, and the
+ * time up to which events may go once it is in. The producer (reading
+ * and decoding records) fills chunks; the consumer (read_batch) merges
+ * the runs of the chunks it has taken, up to that time. What the release
+ * reads of the records' state (the comms, the lost counts) travels in the
+ * chunk, so the consumer sees it as of the chunk's end, exactly as when
+ * each record was followed by a merge: the producer can therefore run
+ * ahead in a thread of its own, and the events come out the same. */
+
+typedef struct
+{
+  guint32 start;          /* in the chunk's events */
+  guint32 end;
+} ChunkRun;
+
+typedef struct
+{
+  gint32  tid;
+  guint32 comm;
+} CommUpdate;
+
+typedef struct
+{
+  guint   cpu;
+  guint64 count;
+} LostNote;
+
+/* A sample's call chain, to intern when the chunk is taken in. */
+typedef struct
+{
+  guint32 event;          /* in the chunk's events */
+  guint32 start;          /* in the chunk's frames */
+  guint32 len;
+} PendingChain;
+
+struct _Chunk
+{
+  StrataEvent *events;
+  guint        n;
+  guint        alloc;
+  GArray      *runs;       /* ChunkRun */
+  GArray      *comms;      /* CommUpdate, in the records' order; or NULL */
+  GArray      *lost;       /* LostNote; or NULL */
+  GArray      *frames;     /* guint64: the call chains of its samples; or NULL */
+  GArray      *chains;     /* PendingChain; or NULL */
+  gint64       limit;      /* events up to this time may go once it is in */
+  GError      *error;      /* the damage that ended the records (last chunk) */
+  gboolean     last;
+  guint        live_runs;  /* the consumer's runs still reading from it */
+};
+
+/* A run the consumer merges: what is left of a chunk's run. */
+typedef struct
+{
+  StrataEvent *p;
+  StrataEvent *end;
+  Chunk       *chunk;
+} Run;
+
 typedef struct
 {
   gint64  ts;
   guint32 index;
 } SortKey;
 
-/* A run of pending events already in time order: [start, end). */
-typedef struct
-{
-  guint32 start;
-  guint32 end;
-} Run;
+/* Chunks waiting for the consumer, at most this many events (or chunks);
+ * a consumer that found none waits for half of that (or the last chunk),
+ * not for each round: on a busy machine each wake-up costs a time slice. */
+#define READY_EVENTS       (1u << 16)
+#define READY_CHUNKS       8
+#define WAKE_EVENTS        (READY_EVENTS / 2)
+#define WAKE_CHUNKS        (READY_CHUNKS / 2)
+#define MAX_MERGE_RUNS     64
 
 static int
 sort_key_cmp (gconstpointer a,
@@ -1520,6 +1838,189 @@ sort_key_cmp (gconstpointer a,
   return x->index < y->index ? -1 : (x->index > y->index);
 }
 
+static int
+ts_cmp (gconstpointer a,
+        gconstpointer b)
+{
+  const gint64 *x = a, *y = b;
+
+  return *x < *y ? -1 : (*x > *y);
+}
+
+static Chunk *
+chunk_new (StrataPerfSource *self)
+{
+  Chunk *c = g_new0 (Chunk, 1);
+
+  c->runs = g_array_new (FALSE, FALSE, sizeof (ChunkRun));
+  c->limit = G_MININT64;
+
+  /* A buffer of an earlier chunk: rounds are alike in size, so it is
+   * mostly big enough already, and its pages are mapped. */
+  g_mutex_lock (&self->lock);
+  if (self->n_spare > 0)
+    {
+      self->n_spare--;
+      c->events = self->spare[self->n_spare].events;
+      c->alloc = self->spare[self->n_spare].alloc;
+    }
+  g_mutex_unlock (&self->lock);
+
+  return c;
+}
+
+static void
+chunk_free (StrataPerfSource *self,
+            Chunk            *c)
+{
+  if (c == NULL)
+    return;
+
+  g_mutex_lock (&self->lock);
+  if (c->events != NULL && self->n_spare < SPARE_BUFFERS)
+    {
+      self->spare[self->n_spare].events = g_steal_pointer (&c->events);
+      self->spare[self->n_spare].alloc = c->alloc;
+      self->n_spare++;
+    }
+  g_mutex_unlock (&self->lock);
+
+  g_free (c->events);
+  g_array_unref (c->runs);
+  g_clear_pointer (&c->comms, g_array_unref);
+  g_clear_pointer (&c->lost, g_array_unref);
+  g_clear_pointer (&c->frames, g_array_unref);
+  g_clear_pointer (&c->chains, g_array_unref);
+  g_clear_error (&c->error);
+  g_free (c);
+}
+
+static Chunk *
+producer_chunk (StrataPerfSource *self)
+{
+  if (self->filling == NULL)
+    self->filling = chunk_new (self);
+  return self->filling;
+}
+
+/* ---- The producer's side. ---------------------------------------- */
+
+/* Events up to @limit may go at the end of the record being read. */
+static void
+producer_set_limit (StrataPerfSource *self,
+                    gint64            limit)
+{
+  guint kept = 0;
+
+  if (limit <= self->limit)
+    return;
+
+  self->limit = limit;
+  for (guint i = 0; i < self->carry_n; i++)
+    if (self->carry[i] > limit)
+      self->carry[kept++] = self->carry[i];
+  self->carry_n = kept;
+  self->cut = TRUE;
+}
+
+/* A new event at the end of the chunk being filled, for the caller to
+ * decode into in place and then hand to push_commit(). */
+static inline StrataEvent *
+pending_slot (StrataPerfSource *self)
+{
+  Chunk *c = self->filling != NULL ? self->filling : producer_chunk (self);
+
+  if (G_UNLIKELY (c->n == c->alloc))
+    {
+      c->alloc = MAX (c->alloc * 2, 256);
+      c->events = g_renew (StrataEvent, c->events, c->alloc);
+    }
+  return &c->events[c->n];
+}
+
+/* Takes the event pending_slot() gave into the chunk. The producer keeps
+ * the times of the events not yet due (carry) so that it knows, as the
+ * merge would, how many wait: the reorder buffer's bound. */
+static void
+push_commit (StrataPerfSource *self)
+{
+  Chunk *c = self->filling;
+  const StrataEvent *ev = &c->events[c->n];
+  gint64 ts = ev->ts;
+  guint live;
+
+  /* A step back in time starts a new run. */
+  if (c->runs->len == 0 || ts < self->last_push_ts)
+    {
+      ChunkRun run = { c->n, c->n };
+
+      g_array_append_val (c->runs, run);
+    }
+  c->n++;
+  g_array_index (c->runs, ChunkRun, c->runs->len - 1).end = c->n;
+  self->last_push_ts = ts;
+  self->max_ts = MAX (self->max_ts, ts);
+
+  if (ts > self->limit)
+    {
+      if (G_UNLIKELY (self->carry_n == self->carry_alloc))
+        {
+          self->carry_alloc = MAX (self->carry_alloc * 2, 256);
+          self->carry = g_renew (gint64, self->carry, self->carry_alloc);
+        }
+      self->carry[self->carry_n++] = ts;
+    }
+  else
+    {
+      /* Due at once (it may be earlier than what went already): it goes
+       * before anything read after this record. */
+      if (self->low_n < G_N_ELEMENTS (self->low))
+        self->low[self->low_n] = ts;
+      self->low_n++;
+      self->cut = TRUE;
+    }
+
+  live = self->carry_n + self->low_n;
+  if (live < self->window)
+    self->overflow_check = self->window;
+  else if (live >= self->overflow_check)
+    {
+      g_autofree gint64 *times = g_new (gint64, live);
+      guint n = 0;
+
+      /* Once more only when another half window has come in. */
+      self->overflow_check = live + self->window / 2;
+
+      if (!self->order_overflow)
+        g_message ("%s: more than %u events %s: they are sorted within a window of that "
+                   "many events, so an event later in the file than that by more than "
+                   "the window may be out of time order",
+                   self->display_name, self->window,
+                   self->seen_round ? "between two FINISHED_ROUND records"
+                                    : "before any FINISHED_ROUND record");
+      self->order_overflow = TRUE;
+
+      /* The oldest half goes: up to the median time of those waiting,
+       * found by sorting a copy (rare, so simplicity wins). */
+      memcpy (times, self->carry, self->carry_n * sizeof (gint64));
+      n = self->carry_n;
+      for (guint i = 0; i < MIN (self->low_n, G_N_ELEMENTS (self->low)); i++)
+        times[n++] = self->low[i];
+      qsort (times, n, sizeof *times, ts_cmp);
+      producer_set_limit (self, times[n / 2]);
+    }
+}
+
+static void
+push_event (StrataPerfSource  *self,
+            const StrataEvent *ev)
+{
+  *pending_slot (self) = *ev;
+  push_commit (self);
+}
+
+/* ---- The consumer's side. ---------------------------------------- */
+
 static guint32
 timed_comm_of (StrataPerfSource *self,
                gint32            tid)
@@ -1531,7 +2032,7 @@ timed_comm_of (StrataPerfSource *self,
   found = g_hash_table_lookup (self->timed_comms, GINT_TO_POINTER (tid));
   if (found != NULL)
     return GPOINTER_TO_UINT (found);
-  return GPOINTER_TO_UINT (g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid)));
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->released_comms, GINT_TO_POINTER (tid)));
 }
 
 /* Hands one released event on: pseudo events update the comms (and are
@@ -1541,6 +2042,8 @@ static gboolean
 release_event (StrataPerfSource *self,
                StrataEvent      *ev)
 {
+  if (ev->type < STRATA_EVENT_SCHED_PROCESS_FORK && ev->name != self->name_switch)
+    return TRUE;  /* a tracepoint's switch or wakeup, the common case */
   if (ev->type == EVENT_COMM_SET)
     {
       g_hash_table_insert (self->timed_comms, GINT_TO_POINTER (ev->pid),
@@ -1574,60 +2077,126 @@ release_event (StrataPerfSource *self,
   return TRUE;
 }
 
-#define MAX_MERGE_RUNS 64
-
-/* Copies the live runs to a new array, dropping what was handed out;
- * with @sort, as one run in time order (arrival order among equal
- * times), for a file too far out of order to merge. */
+/* Drops a merge run that is used up: its chunk goes with the last. */
 static void
-compact_pending (StrataPerfSource *self,
-                 gboolean          sort)
+run_done (StrataPerfSource *self,
+          Run              *run)
 {
-  GArray *pending = self->pending;
-  GArray *rest = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), MAX (self->live, 1024));
-  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (Run));
+  if (--run->chunk->live_runs == 0)
+    chunk_free (self, run->chunk);
+  run->chunk = NULL;
+}
+
+/* Takes a chunk in: the state changes of its records, its runs, its
+ * limit. */
+static void
+take_chunk (StrataPerfSource *self,
+            Chunk            *c)
+{
+  if (c->comms != NULL)
+    for (guint i = 0; i < c->comms->len; i++)
+      {
+        const CommUpdate *u = &g_array_index (c->comms, CommUpdate, i);
+
+        g_hash_table_insert (self->released_comms, GINT_TO_POINTER (u->tid),
+                             GUINT_TO_POINTER (u->comm));
+      }
+  if (c->lost != NULL)
+    for (guint i = 0; i < c->lost->len; i++)
+      {
+        const LostNote *l = &g_array_index (c->lost, LostNote, i);
+
+        strata_source_note_lost (STRATA_SOURCE (self), l->cpu, l->count);
+      }
+
+  if (c->chains != NULL)
+    for (guint i = 0; i < c->chains->len; i++)
+      {
+        const PendingChain *pc = &g_array_index (c->chains, PendingChain, i);
+
+        c->events[pc->event].u.sample.callchain =
+          intern_chain (self, &g_array_index (c->frames, guint64, pc->start), pc->len);
+      }
+
+  for (guint i = 0; i < c->runs->len; i++)
+    {
+      const ChunkRun *cr = &g_array_index (c->runs, ChunkRun, i);
+      Run run = { c->events + cr->start, c->events + cr->end, c };
+
+      if (cr->end > cr->start)
+        {
+          g_array_append_val (self->runs, run);
+          c->live_runs++;
+        }
+    }
+
+  self->release_limit = MAX (self->release_limit, c->limit);
+  if (c->error != NULL)
+    {
+      g_clear_error (&self->deferred_error);
+      self->deferred_error = g_steal_pointer (&c->error);
+    }
+  if (c->last)
+    self->done = TRUE;
+  if (c->live_runs == 0)
+    chunk_free (self, c);
+}
+
+/* Too many runs to merge by looking at each head: all that is left goes
+ * into one chunk in time order (arrival order among equal times: earlier
+ * runs arrived first), one run. */
+static void
+merge_runs (StrataPerfSource *self)
+{
+  Chunk *all = chunk_new (self);
+  guint n = 0;
+  g_autofree SortKey *keys = NULL;
+  g_autofree StrataEvent *rest = NULL;
 
   for (guint r = 0; r < self->runs->len; r++)
     {
-      const Run *run = &g_array_index (self->runs, Run, r);
-      Run moved = { rest->len, rest->len + (run->end - run->start) };
+      Run *run = &g_array_index (self->runs, Run, r);
 
-      if (run->end == run->start)
-        continue;
-      g_array_append_vals (rest, &g_array_index (pending, StrataEvent, run->start),
-                           run->end - run->start);
-      g_array_append_val (runs, moved);
+      n += run->end - run->p;
     }
-
-  if (sort && rest->len > 0)
+  rest = g_new (StrataEvent, MAX (n, 1));
+  keys = g_new (SortKey, MAX (n, 1));
+  n = 0;
+  for (guint r = 0; r < self->runs->len; r++)
     {
-      /* Arrival order is rest's order only within a run: sort by time,
-       * then by the run (earlier runs arrived first), then position. */
-      guint n = rest->len;
-      g_autofree SortKey *keys = g_new (SortKey, n);
-      GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (StrataEvent), n);
-      Run all = { 0, n };
+      Run *run = &g_array_index (self->runs, Run, r);
+      guint len = run->end - run->p;
 
-      for (guint i = 0; i < n; i++)
-        {
-          keys[i].ts = g_array_index (rest, StrataEvent, i).ts;
-          keys[i].index = i;
-        }
-      qsort (keys, n, sizeof *keys, sort_key_cmp);
-      for (guint i = 0; i < n; i++)
-        g_array_append_vals (sorted, &g_array_index (rest, StrataEvent, keys[i].index), 1);
-      g_array_unref (rest);
-      rest = sorted;
-      g_array_set_size (runs, 0);
-      g_array_append_val (runs, all);
+      memcpy (rest + n, run->p, len * sizeof (StrataEvent));
+      n += len;
+      run_done (self, run);
     }
+  for (guint i = 0; i < n; i++)
+    {
+      keys[i].ts = rest[i].ts;
+      keys[i].index = i;
+    }
+  qsort (keys, n, sizeof *keys, sort_key_cmp);
 
-  g_array_unref (self->pending);
-  self->pending = rest;
-  g_array_unref (self->runs);
-  self->runs = g_steal_pointer (&runs);
-  self->last_push_ts = rest->len > 0 ? g_array_index (rest, StrataEvent, rest->len - 1).ts
-                                     : G_MININT64;
+  if (all->alloc < n)
+    {
+      all->alloc = n;
+      all->events = g_renew (StrataEvent, all->events, all->alloc);
+    }
+  for (guint i = 0; i < n; i++)
+    all->events[i] = rest[keys[i].index];
+  all->n = n;
+
+  g_array_set_size (self->runs, 0);
+  if (n > 0)
+    {
+      Run run = { all->events, all->events + n, all };
+
+      all->live_runs = 1;
+      g_array_append_val (self->runs, run);
+    }
+  else
+    chunk_free (self, all);
 }
 
 /* Merges the runs' heads up to the release limit straight into @out:
@@ -1641,28 +2210,26 @@ drain (StrataPerfSource *self,
   gsize written = 0;
   guint n_runs;
   Run *runs;
-  StrataEvent *events;
 
-  if (self->live == 0 || room == 0)
+  if (self->runs->len == 0 || room == 0)
     return 0;
   if (self->runs->len > MAX_MERGE_RUNS)
-    compact_pending (self, TRUE);
+    merge_runs (self);
 
   n_runs = self->runs->len;
   runs = (Run *) (gpointer) self->runs->data;
-  events = (StrataEvent *) (gpointer) self->pending->data;
 
   while (written < room)
     {
       guint best = G_MAXUINT;
       gint64 bound;
-      guint32 i, end;
+      StrataEvent *p, *end;
 
       for (guint r = 0; r < n_runs; r++)
-        if (runs[r].start < runs[r].end &&
-            (best == G_MAXUINT || events[runs[r].start].ts < events[runs[best].start].ts))
+        if (runs[r].p < runs[r].end &&
+            (best == G_MAXUINT || runs[r].p->ts < runs[best].p->ts))
           best = r;   /* runs are in arrival order: ties go to the earlier */
-      if (best == G_MAXUINT || events[runs[best].start].ts > self->release_limit)
+      if (best == G_MAXUINT || runs[best].p->ts > self->release_limit)
         break;
 
       /* The best run goes on being the best up to the other runs' heads
@@ -1670,136 +2237,47 @@ drain (StrataPerfSource *self,
        * to there in one go instead of choosing again for each. */
       bound = self->release_limit;
       for (guint r = 0; r < n_runs; r++)
-        if (r != best && runs[r].start < runs[r].end)
+        if (r != best && runs[r].p < runs[r].end)
           {
-            gint64 head = events[runs[r].start].ts;
+            gint64 head = runs[r].p->ts;
 
             bound = MIN (bound, r < best ? head - 1 : head);
           }
 
-      i = runs[best].start;
+      p = runs[best].p;
       end = runs[best].end;
-      while (i < end && written < room && events[i].ts <= bound)
+      /* Earlier than what was handed out already: the file's order is
+       * beyond the reorder buffer (perf says "timestamp below last
+       * timeslice flush"). The model clamps it. Counted as it goes
+       * rather than as it came: nothing later went in between. */
+      while (p < end && written < room && p->ts <= bound)
         {
-          StrataEvent *ev = &events[i++];
+          StrataEvent *ev = p++;
 
-          self->live--;
+          if (G_UNLIKELY (ev->ts < self->released_ts))
+            self->out_of_order++;
           if (release_event (self, ev))
             out[written++] = *ev;
         }
-      self->released_ts = MAX (self->released_ts, events[i - 1].ts);
-      runs[best].start = i;
+      self->released_ts = MAX (self->released_ts, p[-1].ts);
+      runs[best].p = p;
     }
 
-  /* Drop exhausted runs; copy what is left once most of the array is
-   * handed out, so each event is copied about once. */
+  /* Drop the runs used up, and with the last of a chunk's, the chunk. */
   {
     guint kept = 0;
 
     for (guint r = 0; r < n_runs; r++)
-      if (runs[r].start < runs[r].end)
+      if (runs[r].p < runs[r].end)
         runs[kept++] = runs[r];
+      else
+        run_done (self, &runs[r]);
     g_array_set_size (self->runs, kept);
   }
-  if (self->live == 0)
-    {
-      g_array_set_size (self->pending, 0);
-      g_array_set_size (self->runs, 0);
-      self->last_push_ts = G_MININT64;
-    }
-  else if (self->pending->len > 65536 && self->live < self->pending->len / 2)
-    compact_pending (self, FALSE);
 
   return written;
 }
 
-/* Lets every pending event up to @limit be handed out. */
-static void
-flush_until (StrataPerfSource *self,
-             gint64            limit)
-{
-  self->release_limit = MAX (self->release_limit, limit);
-}
-
-/* A new event at the end of the reorder buffer, for the caller to decode
- * into in place and then hand to push_commit(): no copy on the way in. */
-static inline StrataEvent *
-pending_slot (StrataPerfSource *self)
-{
-  g_array_set_size (self->pending, self->pending->len + 1);
-  return &g_array_index (self->pending, StrataEvent, self->pending->len - 1);
-}
-
-/* Takes the event pending_slot() gave into the buffer's runs. */
-static void
-push_commit (StrataPerfSource *self)
-{
-  const StrataEvent *ev = &g_array_index (self->pending, StrataEvent, self->pending->len - 1);
-
-  if (ev->ts < self->released_ts)
-    {
-      /* Earlier than what was handed out already: the file's order is
-       * beyond the reorder buffer (perf says "timestamp below last
-       * timeslice flush"). The model clamps it. */
-      self->out_of_order++;
-    }
-
-  /* A step back in time, or a run already partly handed out, starts a
-   * new run. */
-  if (self->runs->len == 0 || ev->ts < self->last_push_ts ||
-      g_array_index (self->runs, Run, self->runs->len - 1).end != self->pending->len - 1)
-    {
-      Run run = { self->pending->len - 1, self->pending->len - 1 };
-
-      g_array_append_val (self->runs, run);
-    }
-  self->last_push_ts = ev->ts;
-  g_array_index (self->runs, Run, self->runs->len - 1).end = self->pending->len;
-  self->live++;
-  self->max_ts = MAX (self->max_ts, ev->ts);
-
-  if (self->live < self->window)
-    self->overflow_check = self->window;
-  else if (self->live >= self->overflow_check)
-    {
-      g_autofree SortKey *keys = NULL;
-      guint n;
-      gint64 median;
-
-      compact_pending (self, FALSE);
-      n = self->pending->len;
-      /* Once more only when another half window has come in. */
-      self->overflow_check = self->live + self->window / 2;
-
-      if (!self->order_overflow)
-        g_message ("%s: more than %u events %s: they are sorted within a window of that "
-                   "many events, so an event later in the file than that by more than "
-                   "the window may be out of time order",
-                   self->display_name, self->window,
-                   self->seen_round ? "between two FINISHED_ROUND records"
-                                    : "before any FINISHED_ROUND record");
-      self->order_overflow = TRUE;
-
-      keys = g_new (SortKey, n);
-      for (guint i = 0; i < n; i++)
-        keys[i].ts = g_array_index (self->pending, StrataEvent, i).ts;
-      /* The median time, found by sorting a copy: the buffer is flushed
-       * rarely, so simplicity wins. */
-      for (guint i = 0; i < n; i++)
-        keys[i].index = i;
-      qsort (keys, n, sizeof *keys, sort_key_cmp);
-      median = keys[n / 2].ts;
-      flush_until (self, median);
-    }
-}
-
-static void
-push_event (StrataPerfSource  *self,
-            const StrataEvent *ev)
-{
-  *pending_slot (self) = *ev;
-  push_commit (self);
-}
 
 /* ------------------------------------------------------------------ */
 /* Records.                                                             */
@@ -1813,6 +2291,41 @@ comm_of (StrataPerfSource *self,
   return GPOINTER_TO_UINT (g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid)));
 }
 
+/* A thread's comm changes as of the record being read: for the records
+ * that follow, and (through the chunk) for the release. */
+static void
+comms_insert (StrataPerfSource *self,
+              gint32            tid,
+              guint32           comm)
+{
+  CommUpdate u = { tid, comm };
+
+  g_hash_table_insert (self->comms, GINT_TO_POINTER (tid), GUINT_TO_POINTER (comm));
+  if (self->filling == NULL && !self->started)
+    {
+      /* While opening: no chunk, nothing read by the consumer yet. */
+      g_hash_table_insert (self->released_comms, GINT_TO_POINTER (tid), GUINT_TO_POINTER (comm));
+      return;
+    }
+  producer_chunk (self);
+  if (self->filling->comms == NULL)
+    self->filling->comms = g_array_new (FALSE, FALSE, sizeof (CommUpdate));
+  g_array_append_val (self->filling->comms, u);
+}
+
+static void
+note_lost (StrataPerfSource *self,
+           guint             cpu,
+           guint64           count)
+{
+  LostNote l = { cpu, count };
+
+  producer_chunk (self);
+  if (self->filling->lost == NULL)
+    self->filling->lost = g_array_new (FALSE, FALSE, sizeof (LostNote));
+  g_array_append_val (self->filling->lost, l);
+}
+
 static void
 set_comm (StrataPerfSource *self,
           gint32            tid,
@@ -1821,8 +2334,7 @@ set_comm (StrataPerfSource *self,
 {
   gsize len = strnlen ((const char *) bytes, max);
 
-  g_hash_table_insert (self->comms, GINT_TO_POINTER (tid),
-                       GUINT_TO_POINTER (intern_cached (self, (const char *) bytes, len)));
+  comms_insert (self, tid, intern_cached (self, (const char *) bytes, len));
 }
 
 static void
@@ -1839,6 +2351,94 @@ event_init (StrataPerfSource *self,
   ev->tgid = s->has_tid ? s->pid : -1;
 }
 
+/* Whether @a's samples are fixed-size fields then the raw data, and at
+ * which offsets (the fields parse_sample() reads, in its order). */
+static void
+prepare_layout (Attr *a)
+{
+  const guint64 fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                        PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+                        PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                        PERF_SAMPLE_RAW;
+  guint64 st = a->sample_type;
+  gint16 pos = 0;
+
+  a->layout = -1;
+  if (a->tp == NULL || (st & ~fixed) != 0 || (st & PERF_SAMPLE_RAW) == 0)
+    return;
+
+  a->off_tid = a->off_time = a->off_cpu = -1;
+  if (st & PERF_SAMPLE_IDENTIFIER) pos += 8;
+  if (st & PERF_SAMPLE_IP) pos += 8;
+  if (st & PERF_SAMPLE_TID) { a->off_tid = pos; pos += 8; }
+  if (st & PERF_SAMPLE_TIME) { a->off_time = pos; pos += 8; }
+  if (st & PERF_SAMPLE_ADDR) pos += 8;
+  if (st & PERF_SAMPLE_ID) pos += 8;
+  if (st & PERF_SAMPLE_STREAM_ID) pos += 8;
+  if (st & PERF_SAMPLE_CPU) { a->off_cpu = pos; pos += 8; }
+  if (st & PERF_SAMPLE_PERIOD) pos += 8;
+  a->off_raw = pos;
+  a->layout = 1;
+}
+
+/* A tracepoint sample of a fixed layout, parsed and decoded where it
+ * waits to be merged. FALSE when it does not hold its raw data: the
+ * general path says why. */
+static inline gboolean
+handle_fixed_sample (StrataPerfSource  *self,
+                     Attr              *a,
+                     const guint8      *body,
+                     gsize              len,
+                     guint64            offset,
+                     gboolean          *ok,
+                     GError           **error)
+{
+  guint32 raw_size;
+  gint32 cpu = -1;
+  StrataEvent *ev;
+
+  if (len < (gsize) a->off_raw + 4)
+    return FALSE;
+  raw_size = rd32 (self, body + a->off_raw);
+  if (raw_size > len - a->off_raw - 4)
+    return FALSE;
+
+  if ((gsize) a->off_raw + 4 + raw_size != len)
+    self->inexact_samples++;
+  if (a->off_cpu >= 0)
+    {
+      cpu = rd32 (self, body + a->off_cpu);
+      if (cpu >= MAX_CPU)
+        {
+          *ok = fail (self, error, STRATA_ERROR_CORRUPT, offset, "a sample on CPU %d", cpu);
+          return TRUE;
+        }
+    }
+
+  ev = pending_slot (self);
+  memset (ev, 0, sizeof *ev);
+  if (a->off_time >= 0)
+    ev->ts = (gint64) MIN (rd64 (self, body + a->off_time), (guint64) G_MAXINT64);
+  else
+    ev->ts = MAX (self->max_ts, 0);
+  ev->source_offset = offset;
+  ev->cpu = a->off_cpu >= 0 ? cpu : 0;
+  if (a->off_tid >= 0)
+    {
+      ev->pid = rd32 (self, body + a->off_tid + 4);
+      ev->tgid = rd32 (self, body + a->off_tid);
+    }
+  else
+    {
+      ev->pid = -1;
+      ev->tgid = -1;
+    }
+  decode_tracepoint (self, a->tp, body + a->off_raw + 4, raw_size, a->off_tid >= 0, ev);
+  push_commit (self);
+  *ok = TRUE;
+  return TRUE;
+}
+
 static gboolean
 handle_sample (StrataPerfSource  *self,
                const guint8      *body,
@@ -1851,12 +2451,18 @@ handle_sample (StrataPerfSource  *self,
   StrataEvent ev;
   Sample s;
   gsize used = 0;
+  gboolean ok;
 
   if (a == NULL)
     {
       self->unclaimed_samples++;
       return TRUE;  /* an id no attr claims: perf skips it too */
     }
+
+  if (G_UNLIKELY (a->layout == 0))
+    prepare_layout (a);
+  if (a->layout > 0 && handle_fixed_sample (self, a, body, len, offset, &ok, error))
+    return ok;
 
   if (!parse_sample (self, a, body, len, &s, &used, &why))
     return fail (self, error, STRATA_ERROR_CORRUPT, offset,
@@ -1875,7 +2481,7 @@ handle_sample (StrataPerfSource  *self,
       StrataEvent *slot = pending_slot (self);
 
       event_init (self, slot, &s, offset);
-      decode_tracepoint (self, a->tp, &s, slot);
+      decode_tracepoint (self, a->tp, s.raw, s.raw_size, s.has_tid, slot);
       push_commit (self);
       return TRUE;
     }
@@ -1906,7 +2512,20 @@ handle_sample (StrataPerfSource  *self,
         frames[n++] = s.ip;
 
       if (n > 0)
-        ev.u.sample.callchain = intern_chain (self, frames, n);
+        {
+          /* Interned as the chunk is taken in, in the caller's thread:
+           * the table is the caller's to read. */
+          Chunk *c = producer_chunk (self);
+          PendingChain pc = { c->n, c->frames != NULL ? c->frames->len : 0, n };
+
+          if (c->frames == NULL)
+            {
+              c->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
+              c->chains = g_array_new (FALSE, FALSE, sizeof (PendingChain));
+            }
+          g_array_append_vals (c->frames, frames, n);
+          g_array_append_val (c->chains, pc);
+        }
     }
 
   push_event (self, &ev);
@@ -2069,7 +2688,7 @@ handle_task_record (StrataPerfSource  *self,
             guint32 parent = comm_of (self, ptid);
 
             if (parent != STRATA_STRING_NONE)
-              g_hash_table_insert (self->comms, GINT_TO_POINTER (tid), GUINT_TO_POINTER (parent));
+              comms_insert (self, tid, parent);
 
             s.time = time;
             s.has_time = time != 0 || s.has_time;
@@ -2126,7 +2745,7 @@ handle_task_record (StrataPerfSource  *self,
         count = rd64 (self, body + need - 8);
         if (s.cpu < 0 || s.cpu >= MAX_CPU)
           s.cpu = 0;
-        strata_source_note_lost (STRATA_SOURCE (self), s.cpu, count);
+        note_lost (self, s.cpu, count);
         if (!s.has_time)
           break;
         event_init (self, &ev, &s, offset);
@@ -2548,8 +3167,9 @@ process_record (StrataPerfSource  *self,
 
     case PERF_RECORD_FINISHED_ROUND:
       self->seen_round = TRUE;
-      flush_until (self, self->round_limit);
+      producer_set_limit (self, self->round_limit);
       self->round_limit = self->max_ts;
+      self->cut = TRUE;
       return TRUE;
 
     case PERF_RECORD_HEADER_ATTR:
@@ -2633,6 +3253,168 @@ process_record (StrataPerfSource  *self,
     }
 }
 
+/* Reads records up to the next cut and hands back their chunk; the last
+ * one carries the damage that ended the records, if any. */
+static Chunk *
+produce_chunk (StrataPerfSource *self)
+{
+  Chunk *c;
+
+  for (;;)
+    {
+      GError *error = NULL;
+      Record rec;
+
+      /* The common case, a sample in the mapped file with nothing
+       * inflated pending and no pages to give back: what next_record()
+       * and process_record() would do, without their detours. */
+      if (self->decomp_pos == self->decomp_len && self->data_end - self->pos >= 8 &&
+          self->pos - self->dropped_until <= DROP_STEP)
+        {
+          const guint8 *h = self->map + self->pos;
+          guint16 size = rd16 (self, h + 6);
+
+          if (rd32 (self, h) == PERF_RECORD_SAMPLE && size >= 8 && size <= self->data_end - self->pos)
+            {
+              guint64 offset = self->pos;
+
+              self->pos += size;
+              self->record_counts[PERF_RECORD_SAMPLE]++;
+              if (handle_sample (self, h + 8, size - 8, offset, &error))
+                {
+                  if (self->cut)
+                    {
+                      c = producer_chunk (self);
+                      c->limit = self->limit;
+                      break;
+                    }
+                  continue;
+                }
+              c = producer_chunk (self);
+              c->error = error;
+              c->last = TRUE;
+              c->limit = G_MAXINT64;
+              break;
+            }
+        }
+
+      if (!next_record (self, &rec, &error) || !process_record (self, &rec, &error))
+        {
+          c = producer_chunk (self);
+          if (error == NULL)
+            error = g_steal_pointer (&self->feature_damage);
+          c->error = error;
+          c->last = TRUE;
+          c->limit = G_MAXINT64;
+          break;
+        }
+      if (self->cut)
+        {
+          c = producer_chunk (self);
+          c->limit = self->limit;
+          break;
+        }
+    }
+
+  self->cut = FALSE;
+  self->low_n = 0;
+  self->filling = NULL;
+  return c;
+}
+
+static gpointer
+producer_thread (gpointer data)
+{
+  StrataPerfSource *self = data;
+  gboolean last = FALSE;
+
+  while (!last)
+    {
+      Chunk *c = produce_chunk (self);
+
+      last = c->last;
+      g_mutex_lock (&self->lock);
+      while (!self->stop && self->ready.length > 0 &&
+             (self->ready_events >= READY_EVENTS || self->ready.length >= READY_CHUNKS))
+        {
+          self->producer_waiting = TRUE;
+          g_cond_wait (&self->cond, &self->lock);
+          self->producer_waiting = FALSE;
+        }
+      if (self->stop)
+        {
+          g_mutex_unlock (&self->lock);
+          chunk_free (self, c);
+          break;
+        }
+      g_queue_push_tail (&self->ready, c);
+      self->ready_events += c->n;
+      self->last_queued = last;
+      if (self->consumer_waiting &&
+          (last || self->ready_events >= WAKE_EVENTS || self->ready.length >= WAKE_CHUNKS))
+        g_cond_broadcast (&self->cond);
+      g_mutex_unlock (&self->lock);
+    }
+
+  return NULL;
+}
+
+/* The next chunk: from the producer thread, or read here. */
+static Chunk *
+next_chunk (StrataPerfSource *self)
+{
+  Chunk *c;
+
+  if (self->worker == NULL)
+    return produce_chunk (self);
+
+  g_mutex_lock (&self->lock);
+  if (self->ready.length == 0)
+    {
+      self->consumer_waiting = TRUE;
+      while (self->ready.length == 0 ||
+             (!self->last_queued && self->ready_events < WAKE_EVENTS &&
+              self->ready.length < WAKE_CHUNKS))
+        g_cond_wait (&self->cond, &self->lock);
+      self->consumer_waiting = FALSE;
+    }
+  c = g_queue_pop_head (&self->ready);
+  self->ready_events -= c->n;
+  if (self->producer_waiting)
+    g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+
+  if (c->last)
+    g_clear_pointer (&self->worker, g_thread_join);
+
+  return c;
+}
+
+/* Whether the records can be read and decoded a chunk or more ahead of
+ * the caller, in a thread: nothing the caller may ask for while it reads
+ * may change behind it (the call chains are interned on the caller's
+ * side, but the mappings that name their frames are the reader's), so
+ * only a file of tracepoints (every attr one with its raw data, or
+ * perf's dummy side-band event) in file mode, and only with a second
+ * processor to run on. */
+static gboolean
+can_run_ahead (StrataPerfSource *self)
+{
+  if (self->pipe || g_get_num_processors () < 2)
+    return FALSE;
+  for (guint i = 0; i < self->attrs->len; i++)
+    {
+      const Attr *a = &g_array_index (self->attrs, Attr, i);
+
+      /* perf record's side-band event (mmap, comm, task) never samples. */
+      if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
+        continue;
+      if (a->tp == NULL || (a->sample_type & PERF_SAMPLE_RAW) == 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gssize
 strata_perf_source_read_batch (StrataSource  *source,
                                StrataEvent   *events,
@@ -2642,29 +3424,30 @@ strata_perf_source_read_batch (StrataSource  *source,
   StrataPerfSource *self = STRATA_PERF_SOURCE (source);
   gsize n = 0;
 
-  /* Hand out what may go, read records while there is room. */
+  if (!self->started)
+    {
+      self->started = TRUE;
+      if (self->read_ahead && can_run_ahead (self))
+        self->worker = g_thread_new ("strata-perf-read", producer_thread, self);
+    }
+
+  /* Hand out what may go, take chunks in while there is room. */
   for (;;)
     {
-      GError *read_error = NULL;
-      Record rec;
-
       n += drain (self, events + n, n_events - n);
-      if (n == n_events || self->eof)
+      if (n == n_events)
         break;
-
-      if (!next_record (self, &rec, &read_error) || !process_record (self, &rec, &read_error))
+      if (self->done)
         {
-          if (read_error == NULL)
-            read_error = g_steal_pointer (&self->feature_damage);
-          self->eof = TRUE;
-          self->deferred_error = read_error;
-          flush_until (self, G_MAXINT64);
-          if (self->out_of_order > 0)
+          if (self->out_of_order > 0 && !self->reported)
             g_message ("%s: %" G_GUINT64_FORMAT " events came later in the file than the "
                        "reorder window allows: they are out of time order (the kernel model "
                        "clamps them)",
                        self->display_name, self->out_of_order);
+          self->reported = TRUE;
+          break;
         }
+      take_chunk (self, next_chunk (self));
     }
 
   if (n > 0)
@@ -2951,6 +3734,29 @@ static void
 strata_perf_source_finalize (GObject *object)
 {
   StrataPerfSource *self = (StrataPerfSource *)object;
+  Chunk *c;
+
+  if (self->worker != NULL)
+    {
+      g_mutex_lock (&self->lock);
+      self->stop = TRUE;
+      g_cond_broadcast (&self->cond);
+      g_mutex_unlock (&self->lock);
+      g_clear_pointer (&self->worker, g_thread_join);
+    }
+  while ((c = g_queue_pop_head (&self->ready)) != NULL)
+    chunk_free (self, c);
+  for (guint r = 0; r < self->runs->len; r++)
+    run_done (self, &g_array_index (self->runs, Run, r));
+  g_clear_pointer (&self->runs, g_array_unref);
+  if (self->filling != NULL)
+    chunk_free (self, g_steal_pointer (&self->filling));
+  for (guint i = 0; i < self->n_spare; i++)
+    g_free (self->spare[i].events);
+  g_clear_pointer (&self->carry, g_free);
+  g_clear_pointer (&self->released_comms, g_hash_table_unref);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
 
   if (self->map != NULL)
     munmap ((void *) self->map, self->map_len);
@@ -2972,8 +3778,6 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->maps, g_hash_table_unref);
   g_clear_pointer (&self->elf_files, g_hash_table_unref);
   g_clear_pointer (&self->timed_comms, g_hash_table_unref);
-  g_clear_pointer (&self->pending, g_array_unref);
-  g_clear_pointer (&self->runs, g_array_unref);
   g_clear_error (&self->deferred_error);
   g_clear_error (&self->feature_damage);
   g_clear_pointer (&self->frames, g_array_unref);
@@ -3042,10 +3846,14 @@ strata_perf_source_init (StrataPerfSource *self)
   self->maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
   self->elf_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, elf_file_free);
   self->timed_comms = g_hash_table_new (NULL, NULL);
-  self->pending = g_array_new (FALSE, FALSE, sizeof (StrataEvent));
+  self->released_comms = g_hash_table_new (NULL, NULL);
   self->runs = g_array_new (FALSE, FALSE, sizeof (Run));
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  g_queue_init (&self->ready);
   self->overflow_check = self->window = MAX_PENDING;
   self->release_limit = G_MININT64;
+  self->limit = G_MININT64;
   self->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->chains = g_array_new (FALSE, FALSE, sizeof (Chain));
   self->chain_ids = g_hash_table_new_full (chain_hash, u64_equal, g_free,
@@ -3124,6 +3932,23 @@ strata_perf_source_set_reorder_window (StrataPerfSource *self,
 
   self->window = n_events;
   self->overflow_check = n_events;
+}
+
+void
+strata_perf_source_set_threaded (StrataPerfSource *self,
+                                 gboolean          threaded)
+{
+  g_return_if_fail (STRATA_IS_PERF_SOURCE (self));
+  g_return_if_fail (!self->started);
+
+  self->read_ahead = threaded;
+}
+
+gboolean
+strata_perf_source_get_threaded (StrataPerfSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), FALSE);
+  return self->started && self->read_ahead && can_run_ahead (self);
 }
 
 guint64

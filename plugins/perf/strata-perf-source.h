@@ -47,6 +47,13 @@ gboolean        strata_perf_source_get_order_overflow  (StrataPerfSource *self);
 /* For tests: the reorder buffer's bound, in events (512K by default). */
 void            strata_perf_source_set_reorder_window  (StrataPerfSource *self,
                                                         guint             n_events);
+/* Whether the records are to be read ahead in a thread of the source's
+ * own (off by default; only a file-mode file of tracepoints can be), set
+ * before the first batch; and whether they were. The events are the same
+ * either way. */
+void            strata_perf_source_set_threaded        (StrataPerfSource *self,
+                                                        gboolean          threaded);
+gboolean        strata_perf_source_get_threaded        (StrataPerfSource *self);
 /* Events that arrived after later ones were already handed out. */
 guint64         strata_perf_source_get_out_of_order    (StrataPerfSource *self);
 /* The name of a kernel address from the file's tracing data kallsyms or
