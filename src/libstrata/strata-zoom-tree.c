@@ -94,7 +94,7 @@ chunk_check_span (const Chunk       *chunk,
 typedef struct
 {
   StrataAggregateRun run;
-  GArray            *items;     /* StrataZoomItem, this chunk's output */
+  StrataZoomItemVec  items;     /* this chunk's output */
   StrataActivity     held;      /* last piece, may continue in the next buffer */
   gboolean           has_held;
   gboolean           touched;
@@ -115,7 +115,6 @@ typedef struct
   GPtrArray *chunks;         /* Chunk *, by index */
   guint      n_plain;        /* dense chunks where aggregation did not pay */
   GArray    *spans;          /* ChannelSpan, scratch */
-  GArray    *items;          /* StrataZoomItem, scratch */
 
   /* Mapped from an index instead of chunks: the chunk index, for each
    * chunk whether its spans were checked (1) or found damaged (2), and the
@@ -252,7 +251,6 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->memo_index = -1;
       level->chunks = g_ptr_array_new ();
       level->spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
-      level->items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
     }
 
   g_mutex_init (&self->work_lock);
@@ -337,7 +335,7 @@ lanes_free (gpointer data)
     if (lanes[l] != NULL)
       {
         strata_aggregate_run_clear (&lanes[l]->run);
-        g_array_unref (lanes[l]->items);
+        strata_zoom_item_vec_clear (&lanes[l]->items);
         g_free (lanes[l]);
       }
   g_free (lanes);
@@ -364,7 +362,6 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_ptr_array_unref (level->touched);
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
-      g_array_unref (level->items);
       strata_checked_array_clear (&level->records);
       for (guint i = 0; level->record_items != NULL && i < level->records.n; i++)
         if (level->record_items[i] != NULL)
@@ -566,7 +563,6 @@ get_lane (Level   *level,
     {
       lanes[l] = g_new0 (Lane, 1);
       strata_aggregate_run_init (&lanes[l]->run, level->threshold);
-      lanes[l]->items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
       lanes[l]->channel = channel;
       lanes[l]->lane = l;
     }
@@ -607,27 +603,40 @@ has_start (const StrataZoomItem *items,
   return FALSE;
 }
 
+/* A chunk with room for its spans and items, which the caller fills. */
 static Chunk *
-chunk_new (StrataZoomTree *self,
-           gint64          index,
-           GArray         *spans,
-           GArray         *items)
+chunk_alloc (StrataZoomTree *self,
+             gint64          index,
+             guint           n_channels,
+             guint           n_items)
 {
   Chunk *chunk;
 
   /* Aggregator threads finish chunks at the same time. */
   g_mutex_lock (&self->arena_lock);
   chunk = arena_alloc (self, sizeof (Chunk));
-  chunk->channels = arena_alloc (self, spans->len * sizeof (ChannelSpan));
-  chunk->items = arena_alloc (self, items->len * sizeof (StrataZoomItem));
+  chunk->channels = arena_alloc (self, n_channels * sizeof (ChannelSpan));
+  chunk->items = arena_alloc (self, n_items * sizeof (StrataZoomItem));
   g_mutex_unlock (&self->arena_lock);
 
   chunk->index = index;
   chunk->at_end = FALSE;
   chunk->check = NULL;
-  chunk->n_channels = spans->len;
+  chunk->n_channels = n_channels;
+  chunk->n_items = n_items;
+
+  return chunk;
+}
+
+static Chunk *
+chunk_new (StrataZoomTree *self,
+           gint64          index,
+           GArray         *spans,
+           GArray         *items)
+{
+  Chunk *chunk = chunk_alloc (self, index, spans->len, items->len);
+
   memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
-  chunk->n_items = items->len;
   memcpy (chunk->items, items->data, items->len * sizeof (StrataZoomItem));
 
   return chunk;
@@ -679,67 +688,97 @@ worth_storing (StrataZoomTree *self,
 }
 
 /* The end of the chunk a level is aggregating: flush every lane and store
- * the chunk if it was dense. The scratch arrays are the level's own and
- * keep their size from chunk to chunk: fresh ones each time cost more in
- * page faults than the aggregation itself. */
+ * the chunk if it was dense. Each lane's items are copied once, straight
+ * into the stored chunk: the channels to store and the chunk's size are
+ * known from the lanes before it is made. The spans scratch array is the
+ * level's own and keeps its size from chunk to chunk. */
 static void
 level_finish_chunk (StrataZoomTree *self,
                     Level          *level)
 {
   GArray *spans = level->spans;
-  GArray *items = level->items;
+  Lane **touched = (Lane **) level->touched->pdata;
+  guint n_touched = level->touched->len;
+  guint64 members = 0;
+  guint n_items = 0;
   guint i = 0;
 
   if (level->chunk < 0)
     return;
 
   g_array_set_size (spans, 0);
-  g_array_set_size (items, 0);
-  g_ptr_array_sort (level->touched, by_channel_then_lane);
+  if (n_touched > 1)
+    g_ptr_array_sort (level->touched, by_channel_then_lane);
 
-  while (i < level->touched->len)
+  while (i < n_touched)
     {
-      guint32 channel = ((Lane *)g_ptr_array_index (level->touched, i))->channel;
-      ChannelSpan span = { channel, items->len, 0 };
+      guint32 channel = touched[i]->channel;
+      ChannelSpan span = { channel, n_items, 0 };
+      gboolean starts = FALSE;
+      guint64 m = 0;
+      guint j;
 
-      for (; i < level->touched->len; i++)
+      for (j = i; j < n_touched && touched[j]->channel == channel; j++)
         {
-          Lane *lane = g_ptr_array_index (level->touched, i);
-
-          if (lane->channel != channel)
-            break;
+          Lane *lane = touched[j];
 
           if (lane->has_held)
-            strata_aggregate_run_offer (&lane->run, &lane->held, lane->items);
-          strata_aggregate_run_flush (&lane->run, lane->items);
-          if (level->chunk_active)
-            g_array_append_vals (items, lane->items->data, lane->items->len);
-
-          g_array_set_size (lane->items, 0);
+            strata_aggregate_run_offer_vec (&lane->run, &lane->held, &lane->items);
+          strata_aggregate_run_flush_vec (&lane->run, &lane->items);
           lane->has_held = FALSE;
-          lane->touched = FALSE;
+          for (guint k = 0; k < lane->items.len; k++)
+            {
+              starts |= !(lane->items.items[k].flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+              m += lane->items.items[k].count;
+            }
+          span.n_items += lane->items.len;
         }
 
-      span.n_items = items->len - span.first;
-      if (span.n_items > 0 && has_start (&g_array_index (items, StrataZoomItem, span.first), span.n_items))
-        g_array_append_val (spans, span);
+      /* A channel is stored when one of its activities starts here
+       * (has_start()); the lanes of one that is not are emptied now. */
+      if (span.n_items > 0 && starts && level->chunk_active)
+        {
+          g_array_append_val (spans, span);
+          n_items += span.n_items;
+          members += m;
+        }
       else
-        g_array_set_size (items, span.first);
+        for (guint k = i; k < j; k++)
+          touched[k]->items.len = 0;
+      i = j;
     }
 
-  g_ptr_array_set_size (level->touched, 0);
-
-  if (level->chunk_active && !worth_storing (self, spans, items))
+  /* worth_storing(), counted on the way. */
+  if (level->chunk_active &&
+      (spans->len == 0 || (guint64) n_items * MAX (self->params.min_reduction, 1) > members))
     level->n_plain++;
   else if (level->chunk_active)
     {
-      Chunk *chunk = chunk_new (self, level->chunk, spans, items);
+      Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items);
+      StrataZoomItem *out = chunk->items;
+
+      memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
+      for (guint k = 0; k < n_touched; k++)
+        {
+          if (touched[k]->items.len == 0)
+            continue;
+          memcpy (out, touched[k]->items.items, touched[k]->items.len * sizeof (StrataZoomItem));
+          out += touched[k]->items.len;
+        }
+      g_assert (out == chunk->items + n_items);
 
       g_rw_lock_writer_lock (&self->lock);
       g_ptr_array_add (level->chunks, chunk);
       self->size += chunk_size (chunk);
       g_rw_lock_writer_unlock (&self->lock);
     }
+
+  for (guint k = 0; k < n_touched; k++)
+    {
+      touched[k]->items.len = 0;
+      touched[k]->touched = FALSE;
+    }
+  g_ptr_array_set_size (level->touched, 0);
 
   level->chunk = -1;
   level->chunk_active = FALSE;
@@ -771,7 +810,7 @@ level_offer (Level                *level,
                              (piece->flags & STRATA_ACTIVITY_FLAGS_END_SIDE);
           return;
         }
-      strata_aggregate_run_offer (&lane->run, &lane->held, lane->items);
+      strata_aggregate_run_offer_vec (&lane->run, &lane->held, &lane->items);
     }
 
   lane->held = *piece;
