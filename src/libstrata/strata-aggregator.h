@@ -95,4 +95,40 @@ void strata_aggregate_run_offer_vec (StrataAggregateRun   *run,
 void strata_aggregate_run_flush_vec (StrataAggregateRun   *run,
                                      StrataZoomItemVec    *out);
 
+/* The rule without its items: how many strata_aggregate_run_offer()
+ * would finish, for a level that only has to know whether its chunk is
+ * worth storing. A run counted this way keeps no candidates, so it can be
+ * used for whole items again after strata_aggregate_run_count_flush(). */
+static inline guint
+strata_aggregate_run_count (StrataAggregateRun   *run,
+                            const StrataActivity *activity)
+{
+  gint64 d = activity->end - activity->start;
+  guint n = run->open;
+
+  if (d >= run->threshold)
+    {
+      run->open = FALSE;
+      return n + 1;
+    }
+  if (run->open && MAX (activity->end, run->item.end) - run->item.start <= run->threshold)
+    {
+      run->item.end = MAX (run->item.end, activity->end);
+      return 0;
+    }
+  run->item.start = activity->start;
+  run->item.end = activity->end;
+  run->open = TRUE;
+  return n;
+}
+
+static inline guint
+strata_aggregate_run_count_flush (StrataAggregateRun *run)
+{
+  guint n = run->open;
+
+  run->open = FALSE;
+  return n;
+}
+
 G_END_DECLS

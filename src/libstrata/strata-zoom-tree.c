@@ -100,7 +100,19 @@ typedef struct
   gboolean           touched;
   guint32            channel;
   guint8             lane;
+  /* A counting chunk's: what its items would be. */
+  gboolean           starts;
+  guint              n_items;
+  guint64            n_members;
 } Lane;
+
+/* A chunk a counting level found worth storing after all: computed from
+ * the raw store when the pass ends. */
+typedef struct
+{
+  gint64  index;
+  GArray *channels;   /* guint32, the channels it stores */
+} Deferred;
 
 typedef struct
 {
@@ -109,6 +121,9 @@ typedef struct
   GPtrArray *touched;        /* Lane *, in the current chunk */
   gint64     chunk;          /* index being aggregated, or -1 */
   gboolean   chunk_active;
+  gboolean   counting;       /* the chunk is only counted (see level_count) */
+  gboolean   last_plain;     /* the previous chunk was not worth storing */
+  GArray    *deferred;       /* Deferred */
   gint64     first_chunk;    /* computed from the raw store at the end */
   gint64     memo_index;     /* the latest decision */
   Decision   memo;
@@ -251,6 +266,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->memo_index = -1;
       level->chunks = g_ptr_array_new ();
       level->spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+      level->deferred = g_array_new (FALSE, FALSE, sizeof (Deferred));
     }
 
   g_mutex_init (&self->work_lock);
@@ -362,6 +378,9 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_ptr_array_unref (level->touched);
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
+      for (guint i = 0; i < level->deferred->len; i++)
+        g_array_unref (g_array_index (level->deferred, Deferred, i).channels);
+      g_array_unref (level->deferred);
       strata_checked_array_clear (&level->records);
       for (guint i = 0; level->record_items != NULL && i < level->records.n; i++)
         if (level->record_items[i] != NULL)
@@ -687,6 +706,80 @@ worth_storing (StrataZoomTree *self,
   return (guint64) items->len * MAX (self->params.min_reduction, 1) <= members;
 }
 
+/* The end of a counted chunk: the same decisions as level_finish_chunk()
+ * from the lanes' counts. A chunk worth storing after all is remembered
+ * and computed at the end. */
+static void
+level_finish_count (StrataZoomTree *self,
+                    Level          *level)
+{
+  Lane **touched = (Lane **) level->touched->pdata;
+  guint n_touched = level->touched->len;
+  g_autoptr(GArray) channels = NULL;
+  guint64 members = 0, n_items = 0;
+  guint i = 0;
+
+  if (n_touched > 1)
+    g_ptr_array_sort (level->touched, by_channel_then_lane);
+
+  while (i < n_touched)
+    {
+      guint32 channel = touched[i]->channel;
+      gboolean starts = FALSE;
+      guint64 n = 0, m = 0;
+      guint j;
+
+      for (j = i; j < n_touched && touched[j]->channel == channel; j++)
+        {
+          Lane *lane = touched[j];
+
+          if (lane->has_held)
+            {
+              lane->n_items += strata_aggregate_run_count (&lane->run, &lane->held);
+              lane->n_members++;
+              lane->starts |= !(lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+            }
+          lane->n_items += strata_aggregate_run_count_flush (&lane->run);
+          n += lane->n_items;
+          m += lane->n_members;
+          starts |= lane->starts;
+          lane->has_held = FALSE;
+          lane->touched = FALSE;
+          lane->n_items = 0;
+          lane->n_members = 0;
+          lane->starts = FALSE;
+        }
+
+      if (n > 0 && starts)
+        {
+          if (channels == NULL)
+            channels = g_array_new (FALSE, FALSE, sizeof (guint32));
+          g_array_append_val (channels, channel);
+          n_items += n;
+          members += m;
+        }
+      i = j;
+    }
+  g_ptr_array_set_size (level->touched, 0);
+
+  if (channels == NULL || n_items * MAX (self->params.min_reduction, 1) > members)
+    {
+      level->n_plain++;
+      level->last_plain = TRUE;
+    }
+  else
+    {
+      Deferred d = { level->chunk, g_steal_pointer (&channels) };
+
+      g_array_append_val (level->deferred, d);
+      level->last_plain = FALSE;
+    }
+
+  level->chunk = -1;
+  level->chunk_active = FALSE;
+  level->counting = FALSE;
+}
+
 /* The end of the chunk a level is aggregating: flush every lane and store
  * the chunk if it was dense. Each lane's items are copied once, straight
  * into the stored chunk: the channels to store and the chunk's size are
@@ -705,6 +798,12 @@ level_finish_chunk (StrataZoomTree *self,
 
   if (level->chunk < 0)
     return;
+
+  if (level->counting)
+    {
+      level_finish_count (self, level);
+      return;
+    }
 
   g_array_set_size (spans, 0);
   if (n_touched > 1)
@@ -749,9 +848,13 @@ level_finish_chunk (StrataZoomTree *self,
     }
 
   /* worth_storing(), counted on the way. */
+  level->last_plain = FALSE;
   if (level->chunk_active &&
       (spans->len == 0 || (guint64) n_items * MAX (self->params.min_reduction, 1) > members))
-    level->n_plain++;
+    {
+      level->n_plain++;
+      level->last_plain = TRUE;
+    }
   else if (level->chunk_active)
     {
       Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items);
@@ -810,7 +913,14 @@ level_offer (Level                *level,
                              (piece->flags & STRATA_ACTIVITY_FLAGS_END_SIDE);
           return;
         }
-      strata_aggregate_run_offer_vec (&lane->run, &lane->held, &lane->items);
+      if (level->counting)
+        {
+          lane->n_items += strata_aggregate_run_count (&lane->run, &lane->held);
+          lane->n_members++;
+          lane->starts |= !(lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+        }
+      else
+        strata_aggregate_run_offer_vec (&lane->run, &lane->held, &lane->items);
     }
 
   lane->held = *piece;
@@ -868,6 +978,9 @@ level_consume (StrataZoomTree *self,
           remember (self, rank, index, d);
           level->chunk = index;
           level->chunk_active = index != level->first_chunk;
+          /* Where the level's last chunk did not pay, it is likely this one
+           * will not either: count it only (level_finish_count()). */
+          level->counting = level->chunk_active && level->last_plain;
         }
 
       if (level->chunk_active)
@@ -1348,6 +1461,49 @@ strata_zoom_tree_advance (StrataZoomTree        *self,
   form_buffers (self);
 }
 
+/* Chunk @index of @rank computed from the raw store, with the on-demand
+ * code, over @channels (all when %NULL); %NULL when it is not dense (if
+ * @count_starts) or aggregation does not pay. */
+static Chunk *
+compute_stored_chunk (StrataZoomTree *self,
+                      guint           rank,
+                      gint64          index,
+                      GArray         *channels,
+                      gboolean        count_starts)
+{
+  Level *level = &self->levels[rank];
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  guint n_channels = channels != NULL ? channels->len : strata_raw_store_get_n_channels (self->raw);
+  guint64 n_starts = 0;
+  Chunk *chunk;
+
+  for (guint i = 0; i < n_channels; i++)
+    {
+      guint32 c = channels != NULL ? g_array_index (channels, guint32, i) : i;
+
+      g_array_set_size (channel_items, 0);
+      n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
+                                                  index, c, channel_items);
+      assemble_channel (spans, items, c,
+                        (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
+    }
+
+  if (count_starts && n_starts < self->params.density_threshold)
+    return NULL;
+  if (!worth_storing (self, spans, items))
+    {
+      level->n_plain++;
+      return NULL;
+    }
+
+  chunk = chunk_new (self, index, spans, items);
+  chunk->at_end = TRUE;
+  self->size += chunk_size (chunk);
+  return chunk;
+}
+
 /* A level's first chunk began before the stream did: compute it from the
  * raw store, with the on-demand code, and keep it if it is dense. */
 static void
@@ -1355,37 +1511,49 @@ compute_first_chunk (StrataZoomTree *self,
                      guint           rank)
 {
   Level *level = &self->levels[rank];
-  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
-  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
-  g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
-  guint n_channels = strata_raw_store_get_n_channels (self->raw);
-  guint64 n_starts = 0;
   Chunk *chunk;
 
   if (level->first_chunk < 0)
     return;
 
-  for (guint32 c = 0; c < n_channels; c++)
-    {
-      g_array_set_size (channel_items, 0);
-      n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
-                                                  level->first_chunk, c, channel_items);
-      assemble_channel (spans, items, c,
-                        (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
-    }
+  chunk = compute_stored_chunk (self, rank, level->first_chunk, NULL, TRUE);
+  if (chunk != NULL)
+    g_ptr_array_insert (level->chunks, 0, chunk);
+}
 
-  if (n_starts < self->params.density_threshold)
+static int
+by_chunk_index (gconstpointer pa,
+                gconstpointer pb)
+{
+  const Chunk *a = *(Chunk * const *)pa, *b = *(Chunk * const *)pb;
+
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* The chunks a counting level found worth storing, in their places. They
+ * were found dense in the pass, and the on-demand code gives the items the
+ * aggregator would have (the tests' oracle). */
+static void
+compute_deferred_chunks (StrataZoomTree *self,
+                         guint           rank)
+{
+  Level *level = &self->levels[rank];
+
+  if (level->deferred->len == 0)
     return;
-  if (!worth_storing (self, spans, items))
-    {
-      level->n_plain++;
-      return;
-    }
 
-  chunk = chunk_new (self, level->first_chunk, spans, items);
-  chunk->at_end = TRUE;
-  g_ptr_array_insert (level->chunks, 0, chunk);
-  self->size += chunk_size (chunk);
+  for (guint i = 0; i < level->deferred->len; i++)
+    {
+      Deferred *d = &g_array_index (level->deferred, Deferred, i);
+      Chunk *chunk = compute_stored_chunk (self, rank, d->index, d->channels, FALSE);
+
+      /* Counted as worth storing, so it is. */
+      g_assert (chunk != NULL);
+      g_ptr_array_add (level->chunks, chunk);
+      g_clear_pointer (&d->channels, g_array_unref);
+    }
+  g_array_set_size (level->deferred, 0);
+  g_ptr_array_sort (level->chunks, by_chunk_index);
 }
 
 static guint
@@ -1432,6 +1600,8 @@ strata_zoom_tree_finish (StrataZoomTree *self)
 
   root = root_rank (self);
   g_rw_lock_writer_lock (&self->lock);
+  for (guint r = 0; r < self->n_ranks; r++)
+    compute_deferred_chunks (self, r);
   for (guint r = root; r < self->n_ranks; r++)
     compute_first_chunk (self, r);
   g_rw_lock_writer_unlock (&self->lock);
