@@ -176,6 +176,7 @@ struct _StrataZoomTree
   gint64               first;     /* earliest start */
   gint64               last;      /* latest point covered */
   guint64              n_buffers;
+  gint                 first_top;  /* the stack's top at the first cut, or -1 */
   guint64              n_left_out;  /* activities outside 0..2^62 ns */
   gsize                size;
   StrataZoomBufferFunc buffer_func;
@@ -295,6 +296,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->wait_horizon = G_MAXINT64;
   self->first = G_MAXINT64;
   self->last = G_MININT64;
+  self->first_top = -1;
 
   return g_steal_pointer (&self);
 }
@@ -1312,6 +1314,10 @@ deliver (StrataZoomTree *self,
 
   consume_in_parallel (self, b, e, stack_top);
 
+  /* At the first cut every rank's first chunk was decided: those from the
+   * stack's top on hold fewer than T starts. */
+  if (self->n_buffers == 0)
+    self->first_top = stack_top;
   self->n_buffers++;
   if (self->buffer_func != NULL)
     self->buffer_func (b, e, self->buffer->len, MAX (stack_top, 0), self->buffer_data);
@@ -1630,6 +1636,10 @@ compute_first_chunk (StrataZoomTree *self,
   Chunk *chunk;
 
   if (level->first_chunk < 0)
+    return;
+  /* Found sparse at the first cut, where all its starts were counted
+   * (find_stack_top()): computing it would find as much. */
+  if (self->first_top >= 0 && (gint) rank >= self->first_top)
     return;
 
   chunk = compute_stored_chunk (self, rank, level->first_chunk, NULL, TRUE);
