@@ -141,6 +141,20 @@ typedef struct
   StrataCheckedArray **record_items;
 } Level;
 
+/* A buffer on its way to the aggregators: every piece overlapping [b, e),
+ * clipped, and each one's lane id. */
+typedef struct
+{
+  GArray *pieces;     /* StrataActivity */
+  GArray *lanes;      /* guint32 */
+  gint64  b;
+  gint64  e;
+  gint    stack_top;
+} Buffer;
+
+/* Buffers the buffer former may be ahead of the aggregator thread. */
+#define N_BUFFERS 4
+
 struct _StrataZoomTree
 {
   StrataZoomParams     params;
@@ -169,10 +183,10 @@ struct _StrataZoomTree
   GArray              *sort_keys2;
   GArray              *starts;    /* gint64, known starts from the cut on */
   guint                starts_head;
-  GArray              *buffer;    /* StrataActivity, the buffer being delivered */
-  GArray              *buffer_lanes; /* guint32, each piece's lane id */
+  Buffer              *buffer;    /* the buffer being delivered */
+  Buffer               buffers[N_BUFFERS];
   GArray              *lane_ids;  /* guint32 by channel * N_LANES + lane: id + 1, or 0 */
-  GArray              *lane_keys; /* guint32 by lane id: channel * N_LANES + lane */
+  guint32              n_lane_ids;
   gint64               horizon;
   gint64               cut;
   gint64               first_cut;
@@ -197,13 +211,20 @@ struct _StrataZoomTree
   guint64              work_generation;
   guint                work_pending;
   gboolean             work_quit;
-  gint64               work_b;
-  gint64               work_e;
-  gint                 work_top;
+  const Buffer        *work_buffer;
   GMutex               arena_lock;
+
+  /* Pipelined (adaptive buffers, one aggregator): the levels consume each
+   * buffer in a thread of their own while the buffer former goes on. */
+  gboolean             pipelined;
+  GThread             *aggregator;
+  GAsyncQueue         *full;      /* Buffer *, to aggregate, or &quit */
+  GAsyncQueue         *free;      /* Buffer *, to fill */
+  Buffer               quit;
 };
 
 static void stop_workers (StrataZoomTree *self);
+static void stop_aggregator (StrataZoomTree *self);
 
 /**
  * strata_zoom_params_init:
@@ -227,6 +248,10 @@ strata_zoom_params_init (StrataZoomParams *params)
   /* Two threads did not pay on a 2-core machine: see bench/RESULTS-zoom-tree.md. */
   params->n_threads = 1;
   params->min_reduction = 2;
+  /* The levels take a buffer while the model makes the next: on two cores
+   * the pass then costs the larger of the two, not their sum. Set
+   * STRATA_ZOOM_PIPELINED=0 to compare. */
+  params->pipelined = g_strcmp0 (g_getenv ("STRATA_ZOOM_PIPELINED"), "0") != 0;
 }
 
 StrataZoomTree *
@@ -295,10 +320,13 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->sort_keys = g_array_new (FALSE, FALSE, 16);
   self->sort_keys2 = g_array_new (FALSE, FALSE, 16);
   self->starts = g_array_new (FALSE, FALSE, sizeof (gint64));
-  self->buffer = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
-  self->buffer_lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; i < N_BUFFERS; i++)
+    {
+      self->buffers[i].pieces = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+      self->buffers[i].lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
+    }
+  self->buffer = &self->buffers[0];
   self->lane_ids = g_array_new (FALSE, TRUE, sizeof (guint32));
-  self->lane_keys = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->horizon = G_MININT64;
   self->wait_horizon = G_MAXINT64;
   self->first = G_MAXINT64;
@@ -382,6 +410,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
   if (self == NULL)
     return;
 
+  stop_aggregator (self);
   stop_workers (self);
   g_mutex_clear (&self->work_lock);
   g_cond_clear (&self->work_cond);
@@ -423,10 +452,12 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->sort_keys, g_array_unref);
   g_clear_pointer (&self->sort_keys2, g_array_unref);
   g_clear_pointer (&self->starts, g_array_unref);
-  g_clear_pointer (&self->buffer, g_array_unref);
-  g_clear_pointer (&self->buffer_lanes, g_array_unref);
+  for (guint i = 0; i < N_BUFFERS; i++)
+    {
+      g_clear_pointer (&self->buffers[i].pieces, g_array_unref);
+      g_clear_pointer (&self->buffers[i].lanes, g_array_unref);
+    }
   g_clear_pointer (&self->lane_ids, g_array_unref);
-  g_clear_pointer (&self->lane_keys, g_array_unref);
   g_free (self);
 }
 
@@ -590,9 +621,9 @@ remember (StrataZoomTree *self,
 /* The lane with id @id at @level, made the first time: its block of
  * LANE_BLOCK is allocated at once, the lanes in it set up one by one. */
 static Lane *
-get_lane (StrataZoomTree *self,
-          Level          *level,
-          guint32         id)
+get_lane (Level                *level,
+          guint32               id,
+          const StrataActivity *piece)
 {
   guint b = id / LANE_BLOCK;
   Lane *lane;
@@ -611,11 +642,9 @@ get_lane (StrataZoomTree *self,
   lane = &level->lane_blocks[b][id % LANE_BLOCK];
   if (lane->run.threshold == 0)
     {
-      guint32 key = g_array_index (self->lane_keys, guint32, id);
-
       strata_aggregate_run_init (&lane->run, level->threshold);
-      lane->channel = key / N_LANES;
-      lane->lane = key % N_LANES;
+      lane->channel = piece->channel;
+      lane->lane = strata_zoom_lane_of (piece);
     }
 
   return lane;
@@ -637,12 +666,7 @@ lane_id (StrataZoomTree *self,
     g_array_set_size (self->lane_ids, MAX (key + 1, 2 * (guint64) self->lane_ids->len));
   ids = (guint32 *)(gpointer)self->lane_ids->data;
   if G_UNLIKELY (ids[key] == 0)
-    {
-      guint32 k = key;
-
-      g_array_append_val (self->lane_keys, k);
-      ids[key] = self->lane_keys->len;
-    }
+    ids[key] = ++self->n_lane_ids;
 
   return ids[key] - 1;
 }
@@ -949,8 +973,7 @@ level_finish_chunk (StrataZoomTree *self,
  * piece that a buffer cut split from its beginning is joined to it first,
  * so the triviality rule sees the activity's whole length in the chunk. */
 static inline void
-level_offer (StrataZoomTree       *self,
-             Level                *level,
+level_offer (Level                *level,
              const StrataActivity *piece,
              guint32               id)
 {
@@ -959,7 +982,7 @@ level_offer (StrataZoomTree       *self,
   if G_LIKELY (id / LANE_BLOCK < level->n_lane_blocks && level->lane_blocks[id / LANE_BLOCK] != NULL)
     lane = &level->lane_blocks[id / LANE_BLOCK][id % LANE_BLOCK];
   if G_UNLIKELY (lane == NULL || lane->run.threshold == 0)
-    lane = get_lane (self, level, id);
+    lane = get_lane (level, id, piece);
 
   if (!lane->touched)
     {
@@ -998,15 +1021,14 @@ level_offer (StrataZoomTree       *self,
 static void
 level_consume (StrataZoomTree *self,
                guint           rank,
-               gint64          b,
-               gint64          e,
-               gint            stack_top)
+               const Buffer   *buffer)
 {
   Level *level = &self->levels[rank];
-  const StrataActivity *pieces = (const StrataActivity *)(gpointer)self->buffer->data;
-  const guint32 *lanes = (const guint32 *)(gpointer)self->buffer_lanes->data;
-  guint n = self->buffer->len;
-  gint64 t = b;
+  const StrataActivity *pieces = (const StrataActivity *)(gpointer)buffer->pieces->data;
+  const guint32 *lanes = (const guint32 *)(gpointer)buffer->lanes->data;
+  guint n = buffer->pieces->len;
+  gint64 b = buffer->b, e = buffer->e, t = b;
+  gint stack_top = buffer->stack_top;
 
   /* An adaptive buffer lies inside one sparse chunk of the stack's top
    * rank, so every finer chunk in it is sparse too. */
@@ -1022,7 +1044,10 @@ level_consume (StrataZoomTree *self,
       gint64 cs = strata_zoom_geometry_chunk_start (&self->ranks, rank, index);
       gint64 ce = strata_zoom_geometry_chunk_start (&self->ranks, rank, index + 1);
       gint64 seg_end = MIN (e, ce);
-      Decision d = level->chunk == index ? DECISION_DENSE : decide (self, rank, index);
+      /* The aggregator thread does not look at the buffer former's state:
+       * an adaptive buffer lies in one chunk of each rank above the
+       * stack's top, which find_stack_top() found dense. */
+      Decision d = level->chunk == index || self->pipelined ? DECISION_DENSE : decide (self, rank, index);
 
       g_assert (d != DECISION_UNKNOWN);
 
@@ -1041,7 +1066,8 @@ level_consume (StrataZoomTree *self,
               continue;
             }
 
-          remember (self, rank, index, d);
+          if (!self->pipelined)
+            remember (self, rank, index, d);
           level->chunk = index;
           level->chunk_active = index != level->first_chunk;
           /* Where the level's last chunk did not pay, it is likely this one
@@ -1054,7 +1080,7 @@ level_consume (StrataZoomTree *self,
           /* The whole buffer lies in the chunk (always so for adaptive
            * buffers): its pieces, clipped to the buffer, need no more. */
           for (guint i = 0; i < n; i++)
-            level_offer (self, level, &pieces[i], lanes[i]);
+            level_offer (level, &pieces[i], lanes[i]);
         }
       else if (level->chunk_active)
         {
@@ -1065,7 +1091,7 @@ level_consume (StrataZoomTree *self,
               if (!strata_activity_overlaps (&piece, MAX (t, cs), seg_end))
                 continue;
               strata_activity_clip (&piece, cs, ce);
-              level_offer (self, level, &piece, lanes[i]);
+              level_offer (level, &piece, lanes[i]);
             }
         }
 
@@ -1191,12 +1217,10 @@ next_cut (StrataZoomTree *self,
 static void
 consume_share (StrataZoomTree *self,
                guint           w,
-               gint64          b,
-               gint64          e,
-               gint            stack_top)
+               const Buffer   *buffer)
 {
   for (guint r = w; r < self->n_ranks; r += self->n_workers)
-    level_consume (self, r, b, e, stack_top);
+    level_consume (self, r, buffer);
 }
 
 typedef struct
@@ -1215,20 +1239,17 @@ worker_main (gpointer data)
   g_mutex_lock (&self->work_lock);
   for (;;)
     {
-      gint64 b, e;
-      gint top;
+      const Buffer *buffer;
 
       while (!self->work_quit && self->work_generation == seen)
         g_cond_wait (&self->work_cond, &self->work_lock);
       if (self->work_quit)
         break;
       seen = self->work_generation;
-      b = self->work_b;
-      e = self->work_e;
-      top = self->work_top;
+      buffer = self->work_buffer;
       g_mutex_unlock (&self->work_lock);
 
-      consume_share (self, worker->id, b, e, top);
+      consume_share (self, worker->id, buffer);
 
       g_mutex_lock (&self->work_lock);
       if (--self->work_pending == 0)
@@ -1247,30 +1268,26 @@ worker_main (gpointer data)
  * decisions, run them in order. */
 static void
 consume_in_parallel (StrataZoomTree *self,
-                     gint64          b,
-                     gint64          e,
-                     gint            stack_top)
+                     const Buffer   *buffer)
 {
-  guint active = stack_top < 0 ? self->n_ranks : (guint) stack_top;
+  guint active = buffer->stack_top < 0 ? self->n_ranks : (guint) buffer->stack_top;
 
   if (self->n_workers <= 1 || self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE ||
-      active < 2 || self->buffer->len < 64)
+      active < 2 || buffer->pieces->len < 64)
     {
       for (guint r = 0; r < self->n_ranks; r++)
-        level_consume (self, r, b, e, stack_top);
+        level_consume (self, r, buffer);
       return;
     }
 
   g_mutex_lock (&self->work_lock);
-  self->work_b = b;
-  self->work_e = e;
-  self->work_top = stack_top;
+  self->work_buffer = buffer;
   self->work_pending = self->n_workers - 1;
   self->work_generation++;
   g_cond_broadcast (&self->work_cond);
   g_mutex_unlock (&self->work_lock);
 
-  consume_share (self, 0, b, e, stack_top);
+  consume_share (self, 0, buffer);
 
   g_mutex_lock (&self->work_lock);
   while (self->work_pending > 0)
@@ -1314,17 +1331,75 @@ stop_workers (StrataZoomTree *self)
   self->n_workers = 1;
 }
 
+static gpointer
+aggregator_main (gpointer data)
+{
+  StrataZoomTree *self = data;
+
+  for (;;)
+    {
+      Buffer *buffer = g_async_queue_pop (self->full);
+
+      if (buffer == &self->quit)
+        break;
+      for (guint r = 0; r < self->n_ranks; r++)
+        level_consume (self, r, buffer);
+      g_async_queue_push (self->free, buffer);
+    }
+
+  return NULL;
+}
+
+/* The pipeline: the buffer former and the kernel model in the caller's
+ * thread, the levels in this one, up to N_BUFFERS buffers behind. Only
+ * with adaptive buffers (the levels then need none of the former's
+ * decisions, see level_consume()), one aggregator, and no buffer function
+ * (which is told of a buffer once the levels have taken it). */
+static void
+start_aggregator (StrataZoomTree *self)
+{
+  if (!self->params.pipelined || self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE ||
+      self->n_workers > 1 || self->buffer_func != NULL)
+    return;
+
+  self->pipelined = TRUE;
+  self->full = g_async_queue_new ();
+  self->free = g_async_queue_new ();
+  for (guint i = 0; i < N_BUFFERS; i++)
+    g_async_queue_push (self->free, &self->buffers[i]);
+  self->buffer = NULL;
+  self->aggregator = g_thread_new ("strata-levels", aggregator_main, self);
+}
+
+/* Waits until the levels have taken every buffer delivered. */
+static void
+stop_aggregator (StrataZoomTree *self)
+{
+  if (self->aggregator == NULL)
+    return;
+
+  g_async_queue_push (self->full, &self->quit);
+  g_thread_join (self->aggregator);
+  self->aggregator = NULL;
+  g_clear_pointer (&self->full, g_async_queue_unref);
+  g_clear_pointer (&self->free, g_async_queue_unref);
+  self->buffer = &self->buffers[0];
+  self->pipelined = FALSE;
+}
+
 static void
 deliver (StrataZoomTree *self,
          gint64          e,
          gint            stack_top)
 {
   gint64 b = self->cut;
-  guint kept = 0;
+  guint kept = 0, n_pieces;
 
   /* The buffer: every pending or open activity overlapping [b, e),
    * clipped. Pending activities come before the open ones, which are the
    * latest of their lanes, so each lane stays in start order. */
+  if (self->pipelined)
+    self->buffer = g_async_queue_pop (self->free);
   {
     const StrataActivity *p = (const StrataActivity *)(gpointer)self->pending->data;
     const StrataActivity *o = (const StrataActivity *)(gpointer)self->open_by_start->data;
@@ -1332,10 +1407,10 @@ deliver (StrataZoomTree *self,
     StrataActivity *out;
     guint32 *lanes;
 
-    g_array_set_size (self->buffer, np + no);
-    g_array_set_size (self->buffer_lanes, np + no);
-    out = (StrataActivity *)(gpointer)self->buffer->data;
-    lanes = (guint32 *)(gpointer)self->buffer_lanes->data;
+    g_array_set_size (self->buffer->pieces, np + no);
+    g_array_set_size (self->buffer->lanes, np + no);
+    out = (StrataActivity *)(gpointer)self->buffer->pieces->data;
+    lanes = (guint32 *)(gpointer)self->buffer->lanes->data;
 
     /* Both are in start order; on a tie the completed one goes first. */
     while ((i < np && p[i].start < e) || (j < no && o[j].start < e))
@@ -1351,11 +1426,21 @@ deliver (StrataZoomTree *self,
             n++;
           }
       }
-    g_array_set_size (self->buffer, n);
-    g_array_set_size (self->buffer_lanes, n);
+    g_array_set_size (self->buffer->pieces, n);
+    g_array_set_size (self->buffer->lanes, n);
+    n_pieces = n;
   }
+  self->buffer->b = b;
+  self->buffer->e = e;
+  self->buffer->stack_top = stack_top;
 
-  consume_in_parallel (self, b, e, stack_top);
+  if (self->pipelined)
+    {
+      g_async_queue_push (self->full, self->buffer);
+      self->buffer = NULL;
+    }
+  else
+    consume_in_parallel (self, self->buffer);
 
   /* At the first cut every rank's first chunk was decided: those from the
    * stack's top on hold fewer than T starts. */
@@ -1363,7 +1448,7 @@ deliver (StrataZoomTree *self,
     self->first_top = stack_top;
   self->n_buffers++;
   if (self->buffer_func != NULL)
-    self->buffer_func (b, e, self->buffer->len, MAX (stack_top, 0), self->buffer_data);
+    self->buffer_func (b, e, n_pieces, MAX (stack_top, 0), self->buffer_data);
 
   /* Keep what goes on after e. */
   for (guint i = 0; i < self->pending->len; i++)
@@ -1575,6 +1660,7 @@ form_buffers (StrataZoomTree *self)
       self->cut = self->first_cut = first;
       self->started = TRUE;
       start_workers (self);
+      start_aggregator (self);
       for (guint r = 0; r < self->n_ranks; r++)
         self->levels[r].first_chunk = strata_zoom_geometry_chunk_index (&self->ranks, r, first);
     }
@@ -1778,6 +1864,7 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   g_rw_lock_writer_unlock (&self->lock);
 
   form_buffers (self);
+  stop_aggregator (self);
   stop_workers (self);
 
   for (guint r = 0; r < self->n_ranks; r++)
