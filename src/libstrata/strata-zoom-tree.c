@@ -35,6 +35,18 @@
  * pass ends, with the on-demand code. (For the coarsest levels that chunk
  * is the whole trace, and which of them is level 0 is known only then.)
  *
+ * What the build costs. Every active level sees every piece, so the work
+ * per piece and level is kept small: a piece's lane is found once per
+ * buffer (a dense id; each level keeps its lanes in blocks by id), items
+ * go into plain arrays and are copied once, into the stored chunk. Below
+ * the levels where activities stop being trivial no dense chunk is worth
+ * storing, so a level whose last chunk was not only counts the next one:
+ * the same rule, without its items; a counted chunk that is worth storing
+ * after all is computed from the raw store at the end, like a first
+ * chunk. With adaptive buffers the levels can consume buffers in a thread
+ * of their own (StrataZoomParams.pipelined), a few buffers behind the
+ * buffer former, since they need none of its decisions.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
