@@ -283,10 +283,16 @@ strata_zoom_params_init (StrataZoomParams *params)
   /* Two threads did not pay on a 2-core machine: see bench/RESULTS-zoom-tree.md. */
   params->n_threads = 1;
   params->min_reduction = 2;
-  /* The levels take a buffer while the model makes the next: on two cores
-   * the pass then costs the larger of the two, not their sum. Set
-   * STRATA_ZOOM_PIPELINED=0 to compare. */
-  params->pipelined = g_strcmp0 (g_getenv ("STRATA_ZOOM_PIPELINED"), "0") != 0;
+  /* The levels take a buffer while the model makes the next, so the pass
+   * costs the larger of the two stages, not their sum, where a core is
+   * free for it. On this project's 2-core machine, shared with other
+   * builds, it did not pay (bench/RESULTS-zoom-tree.md), so it is the
+   * default only with more cores. STRATA_ZOOM_PIPELINED=0 or 1 says. */
+  {
+    const char *env = g_getenv ("STRATA_ZOOM_PIPELINED");
+
+    params->pipelined = env != NULL ? g_strcmp0 (env, "0") != 0 : g_get_num_processors () > 2;
+  }
 }
 
 StrataZoomTree *
