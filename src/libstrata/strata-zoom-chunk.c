@@ -42,18 +42,19 @@ compute_chunk_in_place (StrataRawStore *store,
                         guint32         channel,
                         GArray         *out)
 {
-  const StrataActivity *lanes[STRATA_RAW_STORE_N_LANES];
-  guint firsts[STRATA_RAW_STORE_N_LANES], ends[STRATA_RAW_STORE_N_LANES];
   guint64 total = 0;
   guint n_starts = 0, old_len = out->len;
   StrataAggregateRun run;
   StrataZoomItemVec vec;
 
+  /* A lane is used before the next is asked for: the store promises no
+   * more than that. */
   for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
     {
-      lanes[l] = strata_raw_store_get_lane (store, channel, l, s, e, &firsts[l], &ends[l]);
-      if (lanes[l] != NULL && ends[l] > firsts[l])
-        total += ends[l] - firsts[l];
+      guint first, end;
+
+      if (strata_raw_store_get_lane (store, channel, l, s, e, &first, &end) != NULL && end > first)
+        total += end - first;
     }
   if (total == 0)
     return 0;
@@ -66,11 +67,14 @@ compute_chunk_in_place (StrataRawStore *store,
   strata_aggregate_run_init (&run, pixel);
   for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
     {
-      if (lanes[l] == NULL)
+      guint first, end;
+      const StrataActivity *lane = strata_raw_store_get_lane (store, channel, l, s, e, &first, &end);
+
+      if (lane == NULL)
         continue;
-      for (guint k = firsts[l]; k < ends[l]; k++)
+      for (guint k = first; k < end; k++)
         {
-          StrataActivity a = lanes[l][k];
+          StrataActivity a = lane[k];
 
           if (!strata_activity_overlaps (&a, s, e))
             continue;
