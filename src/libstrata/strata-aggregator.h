@@ -37,13 +37,47 @@ typedef struct
   gint64  busy;    /* the members' summed duration */
 } StrataZoomItem;
 
+typedef struct _StrataAggregateKey StrataAggregateKey;
+
 typedef struct
 {
-  gint64          threshold;
-  gboolean        open;
-  StrataZoomItem  item;
-  GArray         *keys;      /* candidates for the dominant member */
+  gint64              threshold;
+  gboolean            open;
+  StrataZoomItem      item;
+  /* Candidates for the dominant member, in the order they joined. An
+   * aggregate at a coarse level can have thousands of distinct members
+   * (the tasks of a CPU, the targets of wakeups), so past a few they are
+   * found through a hash of slot numbers instead of a scan. */
+  StrataAggregateKey *keys;
+  guint               n_keys;
+  guint               keys_alloc;
+  guint               last_key;  /* the one found last: members repeat */
+  guint64            *slots;     /* generation << 32 | key index; n_slots a power of 2 */
+  guint               n_slots;
+  guint32             generation; /* slots of another generation are empty */
 } StrataAggregateRun;
+
+/* A growable array of items written without a call per item: the build
+ * appends every item of every level, so GArray's out-of-line append was a
+ * fifth of the pass. */
+typedef struct
+{
+  StrataZoomItem *items;
+  guint           len;
+  guint           alloc;
+} StrataZoomItemVec;
+
+void strata_zoom_item_vec_grow  (StrataZoomItemVec    *vec,
+                                 guint                 n);
+void strata_zoom_item_vec_clear (StrataZoomItemVec    *vec);
+
+static inline StrataZoomItem *
+strata_zoom_item_vec_push (StrataZoomItemVec *vec)
+{
+  if G_UNLIKELY (vec->len == vec->alloc)
+    strata_zoom_item_vec_grow (vec, 1);
+  return &vec->items[vec->len++];
+}
 
 void strata_aggregate_run_init  (StrataAggregateRun   *run,
                                  gint64                threshold);
@@ -53,5 +87,48 @@ void strata_aggregate_run_offer (StrataAggregateRun   *run,
                                  GArray               *out);
 void strata_aggregate_run_flush (StrataAggregateRun   *run,
                                  GArray               *out);
+
+/* The same, appending to a #StrataZoomItemVec (the build's hot path). */
+void strata_aggregate_run_offer_vec (StrataAggregateRun   *run,
+                                     const StrataActivity *activity,
+                                     StrataZoomItemVec    *out);
+void strata_aggregate_run_flush_vec (StrataAggregateRun   *run,
+                                     StrataZoomItemVec    *out);
+
+/* The rule without its items: how many strata_aggregate_run_offer()
+ * would finish, for a level that only has to know whether its chunk is
+ * worth storing. A run counted this way keeps no candidates, so it can be
+ * used for whole items again after strata_aggregate_run_count_flush(). */
+static inline guint
+strata_aggregate_run_count (StrataAggregateRun   *run,
+                            const StrataActivity *activity)
+{
+  gint64 d = activity->end - activity->start;
+  guint n = run->open;
+
+  if (d >= run->threshold)
+    {
+      run->open = FALSE;
+      return n + 1;
+    }
+  if (run->open && MAX (activity->end, run->item.end) - run->item.start <= run->threshold)
+    {
+      run->item.end = MAX (run->item.end, activity->end);
+      return 0;
+    }
+  run->item.start = activity->start;
+  run->item.end = activity->end;
+  run->open = TRUE;
+  return n;
+}
+
+static inline guint
+strata_aggregate_run_count_flush (StrataAggregateRun *run)
+{
+  guint n = run->open;
+
+  run->open = FALSE;
+  return n;
+}
 
 G_END_DECLS

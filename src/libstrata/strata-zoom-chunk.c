@@ -28,6 +28,72 @@ by_lane_then_start (gconstpointer pa,
   return a->start < b->start ? -1 : a->start > b->start;
 }
 
+/* strata_zoom_compute_chunk_full() over the raw store alone: the lanes are
+ * walked in place, not copied, and the items written straight into @out,
+ * which is made big enough first (a lane's items are never more than its
+ * activities). The chunks the build computes at the end (a level's first
+ * one, the whole trace at level 0) went item by item through GArray's
+ * append before. */
+static guint
+compute_chunk_in_place (StrataRawStore *store,
+                        gint64          s,
+                        gint64          e,
+                        gint64          pixel,
+                        guint32         channel,
+                        GArray         *out)
+{
+  guint64 total = 0;
+  guint n_starts = 0, old_len = out->len;
+  StrataAggregateRun run;
+  StrataZoomItemVec vec;
+
+  /* A lane is used before the next is asked for: the store promises no
+   * more than that. */
+  for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+    {
+      guint first, end;
+
+      if (strata_raw_store_get_lane (store, channel, l, s, e, &first, &end) != NULL && end > first)
+        total += end - first;
+    }
+  if (total == 0)
+    return 0;
+
+  g_array_set_size (out, old_len + total + 2);
+  vec.items = &g_array_index (out, StrataZoomItem, old_len);
+  vec.len = 0;
+  vec.alloc = total + 2;
+
+  strata_aggregate_run_init (&run, pixel);
+  for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+    {
+      guint first, end;
+      const StrataActivity *lane = strata_raw_store_get_lane (store, channel, l, s, e, &first, &end);
+
+      if (lane == NULL)
+        continue;
+      for (guint k = first; k < end; k++)
+        {
+          StrataActivity a = lane[k];
+
+          if (!strata_activity_overlaps (&a, s, e))
+            continue;
+          n_starts += a.start >= s;
+          strata_activity_clip (&a, s, e);
+          strata_aggregate_run_offer_vec (&run, &a, &vec);
+        }
+      /* A run never crosses lanes. */
+      strata_aggregate_run_flush_vec (&run, &vec);
+    }
+  strata_aggregate_run_clear (&run);
+
+  /* Before every offer at least three places were left: it never grew. */
+  g_assert (vec.items == &g_array_index (out, StrataZoomItem, old_len));
+  g_array_set_size (out, old_len + vec.len);
+
+  return n_starts;
+}
+
 /**
  * strata_zoom_compute_chunk:
  * @store: the raw store
@@ -77,6 +143,10 @@ strata_zoom_compute_chunk_full (StrataRawStore           *store,
   guint n_starts = 0;
 
   g_return_val_if_fail (store != NULL && geometry != NULL && out != NULL, 0);
+
+  if (n_open == 0)
+    return compute_chunk_in_place (store, s, e, strata_zoom_geometry_pixel (geometry, level),
+                                   channel, out);
 
   strata_raw_store_query (store, channel, s, e, activities);
   if (n_open > 0)

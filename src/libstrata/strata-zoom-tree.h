@@ -47,6 +47,8 @@ typedef struct
   guint                 n_threads;          /* aggregator threads: 0 for one per core (at most 4) */
   guint                 min_reduction;      /* store a dense chunk only if it has at most
                                              * 1/min_reduction items per member; 1 stores all */
+  gboolean              pipelined;          /* the levels in a thread of their own, behind the
+                                             * buffer former (adaptive buffers, one aggregator) */
 } StrataZoomParams;
 
 typedef struct _StrataZoomTree StrataZoomTree;
