@@ -818,6 +818,19 @@ first_chunk (const guint8 *data,
   g_assert_not_reached ();
 }
 
+/* Where the bytes of packed block @b are, from its table at @table. */
+static guint64
+block_bytes (const guint8 *data,
+             guint64       table,
+             guint         b,
+             guint32      *size)
+{
+  const StrataIndexBlock *rec = (const StrataIndexBlock *)(gconstpointer)(data + table) + b;
+
+  *size = rec->size;
+  return rec->offset;
+}
+
 /* A flipped bit in a chunk's items: the index opens (nothing is read
  * yet), the query that reads those items notices, answers that channel's
  * part of the chunk from the raw store (so the answer is still right) and
@@ -843,7 +856,12 @@ test_flipped_chunk (void)
   bad = g_memdup2 (g_bytes_get_data (fx.good, NULL), len);
   rec = first_chunk (bad, &rank);
   g_assert_cmpuint (rec->n_items, >, 0);
-  bad[rec->offset + ((rec->n_channels * 12 + 7) & ~7u) + 5] ^= 0x20;   /* an item's start */
+  {
+    guint32 size;
+    guint64 at = block_bytes (bad, rec->items_offset, 0, &size);
+
+    bad[at + size / 2] ^= 0x20;   /* a byte of the first block of items */
+  }
   write_file (fx.index_path, bad, len);
 
   got = strata_index_open (fx.index_path, NULL, NULL, &error);
@@ -897,12 +915,17 @@ test_flipped_raw_block (void)
   h = (const StrataIndexHeader *)(gconstpointer) bad;
   lanes = (const StrataIndexLane *)(gconstpointer)(bad + h->lanes_offset);
   for (guint i = 0; i < h->n_raw_channels * STRATA_RAW_STORE_N_LANES && found == G_MAXUINT; i++)
-    if (lanes[i].n > 2 * STRATA_INDEX_ACTIVITY_BLOCK)
+    if (lanes[i].n > STRATA_INDEX_ACTIVITY_BLOCK + 8)
       found = i;
   g_assert_cmpuint (found, !=, G_MAXUINT);
 
-  /* An activity's end in the lane's second block. */
-  bad[lanes[found].offset + (STRATA_INDEX_ACTIVITY_BLOCK + 3) * sizeof (StrataActivity) + 8] ^= 0x01;
+  /* A byte of the lane's second block. */
+  {
+    guint32 size;
+    guint64 at = block_bytes (bad, lanes[found].offset, 1, &size);
+
+    bad[at + size / 3] ^= 0x01;
+  }
   write_file (fx.index_path, bad, len);
 
   got = strata_index_open (fx.index_path, NULL, NULL, &error);
