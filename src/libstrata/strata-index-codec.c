@@ -3,9 +3,9 @@
  * The compact form of the index's two big arrays, the raw store's lanes
  * (32-byte activities) and the chunks' items (48-byte items): cut into
  * blocks of a fixed number of elements, each block encoded on its own,
- * column by column (the starts as zigzag deltas from the one before, the
- * durations, the channel, label and argument as deltas, the kind, state
- * and flags, and for items the count and the idle part of the duration),
+ * column by column (the durations, the starts as zigzag deltas from the
+ * end before, the channel, label and argument as deltas, the kind, state
+ * and the flags' change from the one before, and for items the count and the idle part of the duration),
  * every number a LEB128 varint; then, where it pays, the block's bytes
  * squeezed again with zstd. Each block has a record (where it is, how
  * long, how coded, its XXH3) in a table that is itself a checked array.
@@ -134,14 +134,17 @@ strata_index_encode_block (const void *elems,
 
   g_return_if_fail (elem_size == sizeof (StrataActivity) || elem_size == sizeof (StrataZoomItem));
 
-  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    put_varint (out, zigzag64 (common_at (e, i, elem_size).start - prev.start));
+  /* The durations, then each start from the end before it: a lane's
+   * activities and a channel's items follow one another, so the gaps are
+   * small (a jump back where the next channel's items begin). */
   for (guint i = 0; i < n; i++)
     {
       Common c = common_at (e, i, elem_size);
 
       put_varint (out, zigzag64 (c.end - c.start));
     }
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    put_varint (out, zigzag64 (common_at (e, i, elem_size).start - prev.end));
   prev = (Common) { 0 };
   for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
     put_varint (out, zigzag32 (common_at (e, i, elem_size).channel - prev.channel));
@@ -163,8 +166,10 @@ strata_index_encode_block (const void *elems,
 
       g_byte_array_append (out, &c.state, 1);
     }
-  for (guint i = 0; i < n; i++)
-    put_varint (out, common_at (e, i, elem_size).flags);
+  /* The flags as what changed from the element before (often nothing). */
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    put_varint (out, (guint16) (common_at (e, i, elem_size).flags ^ prev.flags));
 
   if (elem_size == sizeof (StrataZoomItem))
     {
@@ -254,9 +259,14 @@ strata_index_decode_block (const guint8 *bytes,
 #define FIELD(i, type, member) (*(type *) (gpointer) (o + (gsize) (i) * elem_size + G_STRUCT_OFFSET (Common, member)))
 
   for (guint i = 0; i < n; i++)
-    prev64 = FIELD (i, guint64, start) = prev64 + unzigzag64 (get_varint (&r, 64));
+    FIELD (i, guint64, end) = unzigzag64 (get_varint (&r, 64));   /* the duration, for now */
   for (guint i = 0; i < n; i++)
-    FIELD (i, guint64, end) = FIELD (i, guint64, start) + unzigzag64 (get_varint (&r, 64));
+    {
+      guint64 start = prev64 + unzigzag64 (get_varint (&r, 64));
+
+      FIELD (i, guint64, start) = start;
+      prev64 = FIELD (i, guint64, end) = start + FIELD (i, guint64, end);
+    }
   for (guint i = 0; i < n; i++)
     prev32 = FIELD (i, guint32, channel) = prev32 + unzigzag32 ((guint32) get_varint (&r, 32));
   prev32 = 0;
@@ -270,7 +280,7 @@ strata_index_decode_block (const guint8 *bytes,
   for (guint i = 0; i < n; i++)
     FIELD (i, guint8, state) = get_byte (&r);
   for (guint i = 0; i < n; i++)
-    FIELD (i, guint16, flags) = (guint16) get_varint (&r, 16);
+    FIELD (i, guint16, flags) = (guint16) ((i > 0 ? FIELD (i - 1, guint16, flags) : 0) ^ get_varint (&r, 16));
 
 #undef FIELD
 

@@ -50,7 +50,7 @@ typedef enum
 } StrataIndexCodec;
 
 /* The zstd level the writer uses (0: varints only). */
-#define STRATA_INDEX_ZSTD_LEVEL      3
+#define STRATA_INDEX_ZSTD_LEVEL      1
 
 #define STRATA_RAW_STORE_FENCE_STEP  64
 
