@@ -42,6 +42,9 @@ G_BEGIN_DECLS
 #define STRATA_INDEX_MAX_BLOCK_ELEMS 256
 #define STRATA_INDEX_MAX_BLOCK_BYTES 8192
 
+/* Decoded blocks the cache of one mapped file holds at most. */
+#define STRATA_INDEX_CACHE_SLOTS     256
+
 /* How a packed block is stored. */
 typedef enum
 {

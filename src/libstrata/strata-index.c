@@ -43,7 +43,7 @@ struct _StrataIndexMap
   GPtrArray      *dctxs;      /* ZSTD_DCtx not in use */
 };
 
-#define CACHE_SLOTS 256
+#define CACHE_SLOTS STRATA_INDEX_CACHE_SLOTS
 
 typedef struct CacheSlot
 {
