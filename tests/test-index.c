@@ -1492,6 +1492,73 @@ test_codec_packed_array (void)
   }
 }
 
+/* The lanes read in place: strata_raw_store_get_lane() on the mapped
+ * store (what the viewer's event list reads) gives the in-memory store's
+ * [first, end) for any range, and a lane opened with
+ * strata_raw_store_open_lane() reads every activity, walked forwards
+ * and backwards across its packed blocks, as the in-memory lane has it. */
+static void
+test_lanes_in_place (void)
+{
+  Fixture fx;
+  g_autoptr(StrataTrace) got = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  StrataRawStore *want_raw, *got_raw;
+  gint64 t0, t1;
+  guint n_long = 0;
+
+  fixture_init (&fx, "lossy.dat");
+  got = strata_index_open (fx.index_path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  want_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (fx.want));
+  got_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (got));
+  t0 = strata_trace_get_start (fx.want);
+  t1 = strata_trace_get_end (fx.want) + 1;
+  g_assert_cmpuint (strata_raw_store_get_n_channels (got_raw), ==, strata_raw_store_get_n_channels (want_raw));
+
+  for (guint32 c = 0; c < strata_raw_store_get_n_channels (want_raw); c++)
+    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+      {
+        guint wf, we, gf, ge;
+        const StrataActivity *w = strata_raw_store_get_lane (want_raw, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &wf, &we);
+        StrataRawLane lane;
+
+        g_assert_cmpint (strata_raw_store_open_lane (got_raw, c, l, G_MININT64 / 2, G_MAXINT64 / 2,
+                                                     &lane, &gf, &ge), ==, w != NULL);
+        if (w == NULL)
+          continue;
+        g_assert_cmpuint (gf, ==, wf);
+        g_assert_cmpuint (ge, ==, we);
+        n_long += we > STRATA_RAW_STORE_BLOCK;
+        for (guint i = we; i > 0; i--)
+          g_assert_cmpmem (strata_raw_lane_get (&lane, i - 1), sizeof (StrataActivity), &w[i - 1], sizeof (StrataActivity));
+        for (guint i = 0; i < we; i++)
+          g_assert_cmpmem (strata_raw_lane_get (&lane, i), sizeof (StrataActivity), &w[i], sizeof (StrataActivity));
+        g_assert_null (strata_raw_lane_get (&lane, we));
+
+        for (guint k = 0; k < 8; k++)
+          {
+            gint64 a = t0 + (gint64) (g_rand_double (rand) * (t1 - t0));
+            gint64 b = a + (gint64) (g_rand_double (rand) * (t1 - a)) / (k % 4 + 1);
+            const StrataActivity *g;
+
+            w = strata_raw_store_get_lane (want_raw, c, l, a, b, &wf, &we);
+            g = strata_raw_store_get_lane (got_raw, c, l, a, b, &gf, &ge);
+            g_assert_cmpuint (gf, ==, wf);
+            g_assert_cmpuint (ge, ==, we);
+            g_assert_nonnull (g);
+            if (we > wf)
+              g_assert_cmpmem (&g[gf], (ge - gf) * sizeof (StrataActivity), &w[wf], (we - wf) * sizeof (StrataActivity));
+          }
+      }
+  g_assert_cmpuint (n_long, >, 0);
+  g_assert_null (strata_trace_get_index_damage (got));
+
+  g_clear_object (&got);
+  fixture_clear (&fx);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1503,6 +1570,7 @@ main (int    argc,
   g_test_add_func ("/strata/index/round-trip/fixtures", test_round_trip_fixtures);
   g_test_add_func ("/strata/index/round-trip/generated-streams", test_round_trip_streams);
   g_test_add_func ("/strata/index/round-trip/threads", test_threads);
+  g_test_add_func ("/strata/index/round-trip/lanes-in-place", test_lanes_in_place);
   g_test_add_func ("/strata/index/fault/truncated", test_truncated);
   g_test_add_func ("/strata/index/fault/flipped-header", test_flipped_header);
   g_test_add_func ("/strata/index/fault/flipped-sections", test_flipped_sections);

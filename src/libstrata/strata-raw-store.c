@@ -55,7 +55,19 @@ struct _StrataRawStore
   guint32              n_mapped;   /* channels */
   StrataCheckedArray   dir;        /* StrataIndexLane, channel * N_LANES + lane */
   MappedLane         **mapped;     /* created on first use */
+
+  /* strata_raw_store_get_lane() on a mapped store: per thread, the last
+   * range it decoded (LentRange). */
+  GMutex               lent_lock;
+  GArray              *lent;
 };
+
+typedef struct
+{
+  GThread        *thread;
+  StrataActivity *acts;
+  gsize           n;
+} LentRange;
 
 StrataRawStore *
 strata_raw_store_new (void)
@@ -63,6 +75,8 @@ strata_raw_store_new (void)
   StrataRawStore *self = g_new0 (StrataRawStore, 1);
 
   self->channels = g_array_new (FALSE, TRUE, sizeof (Channel));
+  g_mutex_init (&self->lent_lock);
+  self->lent = g_array_new (FALSE, TRUE, sizeof (LentRange));
 
   return self;
 }
@@ -98,6 +112,10 @@ strata_raw_store_free (StrataRawStore *self)
         }
     }
   g_array_unref (self->channels);
+  for (guint i = 0; i < self->lent->len; i++)
+    g_free (g_array_index (self->lent, LentRange, i).acts);
+  g_array_unref (self->lent);
+  g_mutex_clear (&self->lent_lock);
   g_free (self);
 }
 
@@ -360,6 +378,66 @@ strata_raw_store_get_size (StrataRawStore *self)
   return self->size;
 }
 
+/* The mapped side of strata_raw_store_get_lane(): [first, end) decoded
+ * into an array of @end activities of the calling thread's (only those
+ * are written, so only their pages are touched), the one before freed. */
+static const StrataActivity *
+lend_range (StrataRawStore *self,
+            guint32         channel,
+            guint           l,
+            gint64          t0,
+            gint64          t1,
+            guint          *first,
+            guint          *end)
+{
+  g_autofree LaneView *v = g_new (LaneView, 1);
+  GThread *thread = g_thread_self ();
+  const StrataActivity *a;
+  StrataActivity *acts;
+  LentRange *range = NULL;
+  guint i;
+
+  if (!lane_view (self, channel, l, v))
+    return NULL;
+  *first = lower_bound (v, t0, l == INSTANT_LANE);
+  if (*first == G_MAXUINT)
+    {
+      *first = 0;
+      return NULL;
+    }
+  for (i = *first; (a = lane_get (v, i)) != NULL && a->start < t1; i++)
+    ;
+  *end = i;
+
+  acts = g_new (StrataActivity, MAX (*end, 1));
+  for (i = *first; i < *end; i++)
+    {
+      if ((a = lane_get (v, i)) == NULL)
+        {
+          *end = i;
+          break;
+        }
+      acts[i] = *a;
+    }
+
+  g_mutex_lock (&self->lent_lock);
+  for (guint k = 0; k < self->lent->len && range == NULL; k++)
+    if (g_array_index (self->lent, LentRange, k).thread == thread)
+      range = &g_array_index (self->lent, LentRange, k);
+  if (range == NULL)
+    {
+      g_array_set_size (self->lent, self->lent->len + 1);
+      range = &g_array_index (self->lent, LentRange, self->lent->len - 1);
+      range->thread = thread;
+    }
+  g_free (range->acts);
+  range->acts = acts;
+  range->n = *end;
+  g_mutex_unlock (&self->lent_lock);
+
+  return acts;
+}
+
 /**
  * strata_raw_store_get_lane:
  * @lane: 0..15 for a nesting depth, 16 for the instants
@@ -367,12 +445,14 @@ strata_raw_store_get_size (StrataRawStore *self)
  *   [@t0, @t1)
  * @end: (out): one past the last one that starts before @t1
  *
- * A lane of a store in memory in place, with no copy, for walking it: the
- * activities from @first to @end are those overlapping [@t0, @t1) (with
- * strata_activity_overlaps() to settle the ends), and the ones before
- * @first are the lane's earlier ones. The array stays valid until the next
- * activity is added. A store mapped from an index has its lanes packed:
- * it answers %NULL here; strata_raw_store_open_lane() reads any store.
+ * A lane in place, for walking it: the activities from @first to @end are
+ * those overlapping [@t0, @t1) (with strata_activity_overlaps() to settle
+ * the ends). In memory, the ones before @first are the lane's earlier
+ * ones, with no copy, and the array stays valid until the next activity
+ * is added. A store mapped from an index has its lanes packed: only
+ * [@first, @end) are there, decoded for the calling thread, and valid
+ * until its next call on this store (strata_raw_store_open_lane() reads
+ * any part of any store without a copy).
  *
  * Returns: (nullable): the lane's activities, or %NULL if it has none
  */
@@ -391,7 +471,9 @@ strata_raw_store_get_lane (StrataRawStore *self,
   g_return_val_if_fail (self != NULL && first != NULL && end != NULL && lane < N_LANES, NULL);
 
   *first = *end = 0;
-  if (self->map != NULL || !lane_view (self, channel, lane, &v))
+  if (self->map != NULL)
+    return lend_range (self, channel, lane, t0, t1, first, end);
+  if (!lane_view (self, channel, lane, &v))
     return NULL;
 
   *first = lower_bound (&v, t0, lane == INSTANT_LANE);
