@@ -195,9 +195,9 @@ typedef struct
   gboolean      bad;
 } Reader;
 
-static inline guint64
-get_varint (Reader *r,
-            guint   max_bits)
+static guint64
+get_varint_slow (Reader *r,
+                 guint   max_bits)
 {
   guint64 v = 0;
 
@@ -221,6 +221,34 @@ get_varint (Reader *r,
   r->bad = TRUE;
   r->p = r->end;
   return 0;
+}
+
+/* Most numbers fit in one byte: that case first; then, with ten bytes
+ * left, without looking at the end at each byte. */
+static inline guint64
+get_varint (Reader *r,
+            guint   max_bits)
+{
+  if (G_LIKELY (r->p < r->end && *r->p < 0x80))
+    return *r->p++;
+  if (G_LIKELY (r->end - r->p >= 10))
+    {
+      const guint8 *p = r->p;
+      guint64 v = 0;
+
+      for (guint shift = 0; shift < 63; shift += 7, p++)
+        {
+          v |= (guint64) (*p & 0x7f) << shift;
+          if ((*p & 0x80) == 0)
+            {
+              if (max_bits < 64 && (v >> max_bits) != 0)
+                break;
+              r->p = p + 1;
+              return v;
+            }
+        }
+    }
+  return get_varint_slow (r, max_bits);
 }
 
 static inline guint8
@@ -252,9 +280,9 @@ strata_index_decode_block (const guint8 *bytes,
   guint64 prev64 = 0;
   guint32 prev32 = 0;
 
+  /* Every field of every element is written below. */
   if (elem_size != sizeof (StrataActivity) && elem_size != sizeof (StrataZoomItem))
     return FALSE;
-  memset (out, 0, (gsize) n * elem_size);
 
 #define FIELD(i, type, member) (*(type *) (gpointer) (o + (gsize) (i) * elem_size + G_STRUCT_OFFSET (Common, member)))
 
@@ -414,14 +442,13 @@ decode_record (StrataPackedArray      *self,
     case STRATA_INDEX_CODEC_ZSTD:
       {
         unsigned long long content = ZSTD_getFrameContentSize (bytes, rec->size);
-        g_autofree guint8 *plain = NULL;
+        guint8 plain[MAX_PLAIN (STRATA_INDEX_MAX_BLOCK_ELEMS)];
         ZSTD_DCtx *dctx;
         gsize got;
 
         if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
             content > MAX_PLAIN (n))
           return FALSE;
-        plain = g_malloc (MAX (content, 1));
         dctx = strata_index_map_take_dctx (self->map);
         got = ZSTD_decompressDCtx (dctx, plain, content, bytes, rec->size);
         strata_index_map_give_dctx (self->map, dctx);

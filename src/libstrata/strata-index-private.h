@@ -35,15 +35,15 @@ G_BEGIN_DECLS
 #define STRATA_INDEX_FENCE_BLOCK     256   /* 4 KiB of fences */
 #define STRATA_INDEX_CHUNK_BLOCK     64    /* chunk records */
 #define STRATA_INDEX_LANE_BLOCK      68    /* lane records: 4 channels */
-#define STRATA_INDEX_ITEM_BLOCK      128   /* items per packed block (6 KiB decoded) */
+#define STRATA_INDEX_ITEM_BLOCK      256   /* items per packed block (12 KiB decoded) */
 #define STRATA_INDEX_TABLE_BLOCK     128   /* packed blocks' records */
 
 /* A packed block decodes to at most this many elements and bytes. */
 #define STRATA_INDEX_MAX_BLOCK_ELEMS 256
-#define STRATA_INDEX_MAX_BLOCK_BYTES 8192
+#define STRATA_INDEX_MAX_BLOCK_BYTES 12288
 
 /* Decoded blocks the cache of one mapped file holds at most. */
-#define STRATA_INDEX_CACHE_SLOTS     256
+#define STRATA_INDEX_CACHE_SLOTS     1024
 
 /* How a packed block is stored. */
 typedef enum
@@ -53,7 +53,7 @@ typedef enum
 } StrataIndexCodec;
 
 /* The zstd level the writer uses (0: varints only). */
-#define STRATA_INDEX_ZSTD_LEVEL      1
+#define STRATA_INDEX_ZSTD_LEVEL      3
 
 #define STRATA_RAW_STORE_FENCE_STEP  64
 
