@@ -135,6 +135,7 @@ typedef struct
   StrataCheckedArray records;  /* StrataIndexChunk, by index */
   gint      *record_state;
   StrataPackedArray **record_items;
+  gint64     max_index;        /* the last chunk index inside 0..2^62 ns */
 } Level;
 
 struct _StrataZoomTree
@@ -1570,14 +1571,23 @@ level_n_chunks (Level *level)
   return level->record_state != NULL ? (guint) level->records.n : level->chunks->len;
 }
 
-/* The record of chunk @i of a mapped level, checked; NULL if damaged. */
+/* The record of chunk @i of a mapped level, checked; NULL if damaged
+ * (or its index is not one of the level's). */
 static const StrataIndexChunk *
 level_record (Level *level,
               guint  i)
 {
+  const StrataIndexChunk *rec;
+
   if (!strata_checked_array_check (&level->records, i, i + 1))
     return NULL;
-  return (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
+  rec = (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
+  if (rec->index < 0 || rec->index >= level->max_index)
+    {
+      strata_index_map_note_damage (level->records.map, "chunk %" G_GINT64_FORMAT " is out of bounds", rec->index);
+      return NULL;
+    }
+  return rec;
 }
 
 /* The pre-calculated chunk @index of @level, in place: FALSE if there is
@@ -2240,6 +2250,7 @@ strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
         }
       level->record_state = g_new0 (gint, levels[r].n_chunks + 1);
       level->record_items = g_new0 (StrataPackedArray *, levels[r].n_chunks + 1);
+      level->max_index = TIME_LIMIT >> (self->ranks.root_log2 - r * self->ranks.factor_log2);
       level->n_plain = levels[r].n_plain;
     }
 
