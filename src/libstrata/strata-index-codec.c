@@ -541,15 +541,24 @@ strata_packed_array_append (StrataPackedArray *self,
   for (guint64 b = from / self->per_block; b <= (from + count - 1) / self->per_block; b++)
     {
       guint64 first = b * self->per_block;
-      guint n = strata_packed_array_read_block (self, b, block);
+      guint n = (guint) MIN ((guint64) self->per_block, self->n - first);
       guint64 lo = MAX (first, from), hi = MIN (first + n, from + count);
+      guint at = out->len;
+      guint8 *dst;
 
-      if (n == 0 || hi <= lo)
+      g_array_set_size (out, at + (guint) (hi - lo));
+      dst = (guint8 *) out->data + (gsize) at * self->elem_size;
+
+      /* A block in the cache: only the part wanted is copied. */
+      if (strata_index_map_cache_get_range (self->map, self->key, b, (gsize) n * self->elem_size,
+                                            (lo - first) * self->elem_size, (hi - lo) * self->elem_size, dst))
+        continue;
+      if (strata_packed_array_read_block (self, b, block) != n)
         {
           g_array_set_size (out, len);
           return FALSE;
         }
-      g_array_append_vals (out, block + (lo - first) * self->elem_size, (guint) (hi - lo));
+      memcpy (dst, block + (lo - first) * self->elem_size, (hi - lo) * self->elem_size);
     }
   return TRUE;
 }

@@ -321,6 +321,13 @@ gboolean strata_index_map_cache_get (StrataIndexMap *self,
                                      guint64         block,
                                      void           *out,
                                      gsize           size);
+gboolean strata_index_map_cache_get_range (StrataIndexMap *self,
+                                           guint64         key,
+                                           guint64         block,
+                                           gsize           size,
+                                           gsize           from,
+                                           gsize           len,
+                                           void           *out);
 void     strata_index_map_cache_put (StrataIndexMap *self,
                                      guint64         key,
                                      guint64         block,

@@ -136,6 +136,36 @@ cache_slot (guint64 key,
   return (guint) (XXH3_64bits_withSeed (&block, sizeof block, key) % CACHE_SLOTS);
 }
 
+/* Whether block @block of the packed array @key (@size bytes decoded) is
+ * cached; if so, its bytes [@from, @from + @len) are copied to @out. */
+gboolean
+strata_index_map_cache_get_range (StrataIndexMap *self,
+                                  guint64         key,
+                                  guint64         block,
+                                  gsize           size,
+                                  gsize           from,
+                                  gsize           len,
+                                  void           *out)
+{
+  gboolean hit = FALSE;
+  CacheSlot *slot;
+
+  if (from > size || len > size - from)
+    return FALSE;
+  g_mutex_lock (&self->cache_lock);
+  if (self->cache != NULL)
+    {
+      slot = &self->cache[cache_slot (key, block)];
+      if (slot->size == size && slot->key == key && slot->block == block)
+        {
+          memcpy (out, slot->data + from, len);
+          hit = TRUE;
+        }
+    }
+  g_mutex_unlock (&self->cache_lock);
+  return hit;
+}
+
 /* Whether block @block of the packed array @key is cached; if so, copied
  * to @out. */
 gboolean
@@ -145,21 +175,7 @@ strata_index_map_cache_get (StrataIndexMap *self,
                             void           *out,
                             gsize           size)
 {
-  gboolean hit = FALSE;
-  CacheSlot *slot;
-
-  g_mutex_lock (&self->cache_lock);
-  if (self->cache != NULL)
-    {
-      slot = &self->cache[cache_slot (key, block)];
-      if (slot->size == size && slot->key == key && slot->block == block)
-        {
-          memcpy (out, slot->data, size);
-          hit = TRUE;
-        }
-    }
-  g_mutex_unlock (&self->cache_lock);
-  return hit;
+  return strata_index_map_cache_get_range (self, key, block, size, 0, size, out);
 }
 
 void
