@@ -12,7 +12,10 @@
 # Environment: EVENTS (default 20000000), CPUS (8), THREADS (256), SEED (1),
 #              RUNS (3), DIR (a folder for the traces and indexes; default a
 #              temporary one, removed at the end unless KEEP=1; traces
-#              already there are reused).
+#              already there are reused), FILES ("plain zstd": which of the
+#              two traces), VARINT (1: also build the uncompressed trace's
+#              index with varints only, STRATA_INDEX_ZSTD_LEVEL=0, and
+#              measure its size and its second open the same way).
 
 set -euo pipefail
 
@@ -50,8 +53,9 @@ gen () {
     "$GEN" --events "$EVENTS" --cpus "$CPUS" --threads "$THREADS" --seed "$SEED" "$@" -o "$out" >&2
   fi
 }
+FILES=${FILES:-plain zstd}
 gen "$TMP/trace.dat"
-gen "$TMP/trace-zstd.dat" --compression zstd
+[[ $FILES == *zstd* ]] && gen "$TMP/trace-zstd.dat" --compression zstd
 
 # measure N CMD... : sets MEDIAN (s, wall clock) and PEAK_KB (largest max RSS).
 measure () {
@@ -124,5 +128,13 @@ bench_file () {
 }
 
 echo "## Index benchmark: $(uname -r), $(nproc) CPUs, $(trace-cmd --version 2>&1 | grep -m1 version | tr -d '\n'), seed $SEED"
-bench_file "trace.dat v7, uncompressed" "$TMP/trace.dat"
-bench_file "trace.dat v7, zstd" "$TMP/trace-zstd.dat"
+[[ $FILES == *plain* ]] && bench_file "trace.dat v7, uncompressed" "$TMP/trace.dat"
+[[ $FILES == *zstd* ]] && bench_file "trace.dat v7, zstd" "$TMP/trace-zstd.dat"
+if [[ ${VARINT:-0} == 1 ]]; then
+  export STRATA_INDEX_ZSTD_LEVEL=0
+  cp "$TMP/trace.dat" "$TMP/trace-varint.dat"
+  touch -r "$TMP/trace.dat" "$TMP/trace-varint.dat"
+  bench_file "trace.dat v7, uncompressed; the index in varints only (no zstd)" "$TMP/trace-varint.dat"
+  rm -f "$TMP/trace-varint.dat"
+fi
+exit 0

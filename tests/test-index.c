@@ -769,6 +769,39 @@ test_flipped_header (void)
   fixture_clear (&fx);
 }
 
+/* A string table whose checksums are right but whose offsets run past
+ * its end before they come back (what the fuzzer found: the offsets were
+ * checked in order, so a too-large one was read before the smaller one
+ * after it said so) is refused, not read. */
+static void
+assert_string_offsets_refused (Fixture *fx)
+{
+  gsize len;
+  g_autofree guint8 *bad = NULL;
+  StrataIndexHeader *h;
+  StrataIndexSection *strings;
+  guint32 n, *offsets;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+
+  g_bytes_get_data (fx->good, &len);
+  bad = g_memdup2 (g_bytes_get_data (fx->good, NULL), len);
+  h = (StrataIndexHeader *)(gpointer) bad;
+  strings = &h->sections[STRATA_INDEX_SECTION_STRINGS];
+  memcpy (&n, bad + strings->offset, sizeof n);
+  g_assert_cmpuint (n, >, 3);
+  offsets = (guint32 *)(gpointer)(bad + strings->offset) + 1;
+  offsets[2] = 0x7fffff00;
+  strings->checksum = strata_index_checksum (bad + strings->offset, strings->size);
+  h->checksum = strata_index_checksum (h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
+  write_file (fx->index_path, bad, len);
+
+  trace = strata_index_open (fx->index_path, NULL, NULL, &error);
+  g_assert_null (trace);
+  g_assert_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "string table"));
+}
+
 static void
 test_flipped_sections (void)
 {
@@ -780,6 +813,7 @@ test_flipped_sections (void)
   fixture_init (&fx, "instances.dat");
   good = g_bytes_get_data (fx.good, &len);
   h = (const StrataIndexHeader *)(gconstpointer) good;
+  assert_string_offsets_refused (&fx);
 
   for (guint s = 0; s < STRATA_INDEX_N_SECTIONS; s++)
     {
@@ -818,6 +852,19 @@ first_chunk (const guint8 *data,
   g_assert_not_reached ();
 }
 
+/* Where the bytes of packed block @b are, from its table at @table. */
+static guint64
+block_bytes (const guint8 *data,
+             guint64       table,
+             guint         b,
+             guint32      *size)
+{
+  const StrataIndexBlock *rec = (const StrataIndexBlock *)(gconstpointer)(data + table) + b;
+
+  *size = rec->size;
+  return rec->offset;
+}
+
 /* A flipped bit in a chunk's items: the index opens (nothing is read
  * yet), the query that reads those items notices, answers that channel's
  * part of the chunk from the raw store (so the answer is still right) and
@@ -843,7 +890,12 @@ test_flipped_chunk (void)
   bad = g_memdup2 (g_bytes_get_data (fx.good, NULL), len);
   rec = first_chunk (bad, &rank);
   g_assert_cmpuint (rec->n_items, >, 0);
-  bad[rec->offset + ((rec->n_channels * 12 + 7) & ~7u) + 5] ^= 0x20;   /* an item's start */
+  {
+    guint32 size;
+    guint64 at = block_bytes (bad, rec->items_offset, 0, &size);
+
+    bad[at + size / 2] ^= 0x20;   /* a byte of the first block of items */
+  }
   write_file (fx.index_path, bad, len);
 
   got = strata_index_open (fx.index_path, NULL, NULL, &error);
@@ -897,12 +949,17 @@ test_flipped_raw_block (void)
   h = (const StrataIndexHeader *)(gconstpointer) bad;
   lanes = (const StrataIndexLane *)(gconstpointer)(bad + h->lanes_offset);
   for (guint i = 0; i < h->n_raw_channels * STRATA_RAW_STORE_N_LANES && found == G_MAXUINT; i++)
-    if (lanes[i].n > 2 * STRATA_INDEX_ACTIVITY_BLOCK)
+    if (lanes[i].n > STRATA_INDEX_ACTIVITY_BLOCK + 8)
       found = i;
   g_assert_cmpuint (found, !=, G_MAXUINT);
 
-  /* An activity's end in the lane's second block. */
-  bad[lanes[found].offset + (STRATA_INDEX_ACTIVITY_BLOCK + 3) * sizeof (StrataActivity) + 8] ^= 0x01;
+  /* A byte of the lane's second block. */
+  {
+    guint32 size;
+    guint64 at = block_bytes (bad, lanes[found].offset, 1, &size);
+
+    bad[at + size / 3] ^= 0x01;
+  }
   write_file (fx.index_path, bad, len);
 
   got = strata_index_open (fx.index_path, NULL, NULL, &error);
@@ -1253,15 +1310,301 @@ test_cli_same_answers (void)
   }
 }
 
+/* The codec. */
+
+/* Elements at the edges of what each field holds: zero and negative
+ * durations, starts from the smallest time to the largest (gaps that
+ * wrap), the largest ids, every flag, counts and busy times that have
+ * nothing to do with the duration. */
+static void
+edge_items (StrataZoomItem *items,
+            guint           n,
+            GRand          *rand)
+{
+  static const gint64 times[] = {
+    0, 1, -1, G_MININT64, G_MAXINT64, G_MAXINT64 - 1, G_MININT64 + 1,
+    G_GINT64_CONSTANT (1) << 62, 1000000000, -(G_GINT64_CONSTANT (1) << 40),
+  };
+  static const guint32 ids[] = { 0, 1, G_MAXUINT32, G_MAXUINT32 - 1, 0x80000000u, 0x7fffffffu, 48742 };
+
+  for (guint i = 0; i < n; i++)
+    {
+      StrataZoomItem *it = &items[i];
+      guint pick = g_rand_int_range (rand, 0, 4);
+
+      it->start = pick == 0 ? times[g_rand_int_range (rand, 0, G_N_ELEMENTS (times))]
+                : pick == 1 && i > 0 ? items[i - 1].end   /* no gap */
+                : (gint64) (((guint64) g_rand_int (rand) << 32) | g_rand_int (rand));
+      pick = g_rand_int_range (rand, 0, 4);
+      it->end = pick == 0 ? it->start                       /* zero duration */
+              : pick == 1 ? times[g_rand_int_range (rand, 0, G_N_ELEMENTS (times))]
+              : (gint64) ((guint64) it->start + g_rand_int_range (rand, 0, 1 << 20));
+      it->channel = ids[g_rand_int_range (rand, 0, G_N_ELEMENTS (ids))];
+      it->label = g_rand_boolean (rand) ? ids[g_rand_int_range (rand, 0, G_N_ELEMENTS (ids))] : g_rand_int (rand);
+      it->arg = (gint32) (g_rand_boolean (rand) ? ids[g_rand_int_range (rand, 0, G_N_ELEMENTS (ids))]
+                                                : g_rand_int (rand));
+      it->kind = (guint8) g_rand_int_range (rand, 0, 256);
+      it->state = (guint8) g_rand_int_range (rand, 0, 256);
+      it->flags = (guint16) (g_rand_boolean (rand) ? 0xffff : g_rand_int_range (rand, 0, 0x10000));
+      it->count = g_rand_boolean (rand) ? 1 : ids[g_rand_int_range (rand, 0, G_N_ELEMENTS (ids))];
+      it->reserved = g_rand_int_range (rand, 0, 8) == 0 ? g_rand_int (rand) : 0;
+      it->busy = g_rand_boolean (rand) ? (gint64) ((guint64) it->end - (guint64) it->start)
+               : times[g_rand_int_range (rand, 0, G_N_ELEMENTS (times))];
+    }
+}
+
+/* Every block decodes to exactly what was encoded, for activities and
+ * items, varints alone and squeezed; a block one byte short or one byte
+ * long, or asked for one element more, is refused. */
+static void
+test_codec_edge_values (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261201);
+  g_autoptr(GByteArray) bytes = g_byte_array_new ();
+  g_autoptr(GByteArray) packed = g_byte_array_new ();
+  StrataZoomItem items[STRATA_INDEX_ITEM_BLOCK], back[STRATA_INDEX_ACTIVITY_BLOCK * 2];
+  StrataActivity acts[STRATA_INDEX_ACTIVITY_BLOCK];
+
+  for (guint round = 0; round < 300; round++)
+    {
+      guint n = round % 3 == 0 ? 1 + g_rand_int_range (rand, 0, 4) : STRATA_INDEX_ITEM_BLOCK;
+
+      edge_items (items, n, rand);
+      for (guint i = 0; i < n; i++)
+        memcpy (&acts[i], &items[i], sizeof acts[i]);
+      for (guint i = n; i < MIN (2 * n, STRATA_INDEX_ACTIVITY_BLOCK); i++)
+        acts[i] = acts[i - n];
+
+      /* Items. */
+      g_byte_array_set_size (bytes, 0);
+      strata_index_encode_block (items, n, sizeof (StrataZoomItem), bytes);
+      g_assert_true (strata_index_decode_block (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
+      g_assert_cmpmem (items, n * sizeof (StrataZoomItem), back, n * sizeof (StrataZoomItem));
+      g_assert_false (strata_index_decode_block (bytes->data, bytes->len - 1, n, sizeof (StrataZoomItem), back));
+      g_byte_array_append (bytes, (const guint8 *) "", 1);
+      g_assert_false (strata_index_decode_block (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
+      g_byte_array_set_size (bytes, bytes->len - 1);
+
+      /* Activities, a block of them. */
+      {
+        guint na = MIN (2 * n, STRATA_INDEX_ACTIVITY_BLOCK);
+
+        g_byte_array_set_size (bytes, 0);
+        strata_index_encode_block (acts, na, sizeof (StrataActivity), bytes);
+        g_assert_true (strata_index_decode_block (bytes->data, bytes->len, na, sizeof (StrataActivity), back));
+        g_assert_cmpmem (acts, na * sizeof (StrataActivity), back, na * sizeof (StrataActivity));
+        g_assert_false (strata_index_decode_block (bytes->data, bytes->len, na + 1, sizeof (StrataActivity), back));
+      }
+
+      /* What the writer stores, either way. */
+      for (int level = 0; level <= 1; level++)
+        {
+          guint8 codec;
+
+          strata_index_pack_block (items, n, sizeof (StrataZoomItem), level, packed, &codec);
+          g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level > 0 && codec == STRATA_INDEX_CODEC_ZSTD));
+        }
+    }
+}
+
+/* A packed array as the writer lays it out in a file: the blocks, their
+ * records, the records' checksums. */
+static GBytes *
+packed_file (const StrataZoomItem *items,
+             guint                 n,
+             int                   zstd_level,
+             guint64              *table,
+             guint64              *sums)
+{
+  g_autoptr(GByteArray) file = g_byte_array_new ();
+  g_autoptr(GByteArray) block = g_byte_array_new ();
+  g_autoptr(GArray) records = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
+  static const guint8 zeros[8];
+
+  g_byte_array_append (file, zeros, 8);
+  for (guint first = 0; first < n; first += STRATA_INDEX_ITEM_BLOCK)
+    {
+      StrataIndexBlock rec = { 0 };
+
+      rec.n = MIN (STRATA_INDEX_ITEM_BLOCK, n - first);
+      strata_index_pack_block (items + first, rec.n, sizeof (StrataZoomItem), zstd_level, block, &rec.codec);
+      rec.offset = file->len;
+      rec.size = block->len;
+      rec.checksum = strata_index_checksum (block->data, block->len);
+      g_byte_array_append (file, block->data, block->len);
+      g_array_append_val (records, rec);
+    }
+  g_byte_array_append (file, zeros, (8 - file->len % 8) % 8);
+  *table = file->len;
+  g_byte_array_append (file, (const guint8 *) records->data, records->len * sizeof (StrataIndexBlock));
+  *sums = file->len;
+  for (guint b = 0; b < records->len; b += STRATA_INDEX_TABLE_BLOCK)
+    {
+      guint64 sum = strata_index_checksum (&g_array_index (records, StrataIndexBlock, b),
+                                           MIN (STRATA_INDEX_TABLE_BLOCK, records->len - b) *
+                                           sizeof (StrataIndexBlock));
+
+      g_byte_array_append (file, (const guint8 *) &sum, sizeof sum);
+    }
+  return g_byte_array_free_to_bytes (g_steal_pointer (&file));
+}
+
+/* Items read back from a packed array equal what went in, whatever range
+ * is asked (across blocks, a last short block); the cache of decoded
+ * blocks answers repeated reads the same and never holds more than its
+ * slots whatever is read; a block whose bytes change is refused, said,
+ * and stays refused. */
+static void
+test_codec_packed_array (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (4);
+  guint n = 40 * STRATA_INDEX_ITEM_BLOCK + 37;
+  g_autofree StrataZoomItem *items = g_new (StrataZoomItem, n);
+
+  edge_items (items, n, rand);
+  for (int level = 0; level <= 1; level++)
+    {
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(StrataIndexMap) map = NULL;
+      g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      StrataPackedArray pa;
+      guint64 table, sums;
+
+      bytes = packed_file (items, n, level, &table, &sums);
+      map = strata_index_map_new_from_bytes (bytes);
+      g_assert_true (strata_packed_array_init (&pa, map, table, sums, n, sizeof (StrataZoomItem),
+                                               STRATA_INDEX_ITEM_BLOCK, "test items"));
+      g_assert_false (strata_packed_array_append (&pa, n - 1, 2, out));
+      for (guint k = 0; k < 400; k++)
+        {
+          guint from = g_rand_int_range (rand, 0, n);
+          guint count = g_rand_int_range (rand, 0, MIN (n - from, 3 * STRATA_INDEX_ITEM_BLOCK) + 1);
+
+          g_array_set_size (out, 0);
+          g_assert_true (strata_packed_array_append (&pa, from, count, out));
+          g_assert_cmpuint (out->len, ==, count);
+          g_assert_cmpmem (out->data, count * sizeof (StrataZoomItem), items + from,
+                           count * sizeof (StrataZoomItem));
+        }
+      g_assert_cmpuint (strata_index_map_cache_get_size (map), <=,
+                        STRATA_INDEX_CACHE_SLOTS * STRATA_INDEX_MAX_BLOCK_BYTES);
+      g_assert_null (strata_index_map_get_damage (map));
+      strata_packed_array_clear (&pa);
+    }
+
+  /* A damaged block, with no cache in front of it yet. */
+  {
+    guint64 table, sums;
+    g_autoptr(GBytes) good = packed_file (items, n, 1, &table, &sums);
+    gsize len;
+    guint8 *bad = g_bytes_unref_to_data (g_bytes_ref (good), &len);
+    const StrataIndexBlock *rec = (const StrataIndexBlock *)(gconstpointer)(bad + table) + 3;
+    g_autoptr(GBytes) bytes = NULL;
+    g_autoptr(StrataIndexMap) map = NULL;
+    g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+    StrataPackedArray pa;
+
+    bad[rec->offset + rec->size / 2] ^= 0x10;
+    bytes = g_bytes_new_take (bad, len);
+    map = strata_index_map_new_from_bytes (bytes);
+    g_assert_true (strata_packed_array_init (&pa, map, table, sums, n, sizeof (StrataZoomItem),
+                                             STRATA_INDEX_ITEM_BLOCK, "test items"));
+    g_assert_true (strata_packed_array_append (&pa, 0, 3 * STRATA_INDEX_ITEM_BLOCK, out));
+    g_assert_null (strata_index_map_get_damage (map));
+    for (int twice = 0; twice < 2; twice++)
+      {
+        g_array_set_size (out, 5);
+        g_assert_false (strata_packed_array_append (&pa, 3 * STRATA_INDEX_ITEM_BLOCK + 1, 2, out));
+        g_assert_cmpuint (out->len, ==, 5);
+      }
+    g_assert_nonnull (strstr (strata_index_map_get_damage (map), "test items: block 3"));
+    g_array_set_size (out, 0);
+    g_assert_true (strata_packed_array_append (&pa, 4 * STRATA_INDEX_ITEM_BLOCK, 10, out));
+    g_assert_cmpmem (out->data, 10 * sizeof (StrataZoomItem), items + 4 * STRATA_INDEX_ITEM_BLOCK,
+                     10 * sizeof (StrataZoomItem));
+    strata_packed_array_clear (&pa);
+  }
+}
+
+/* The lanes read in place: strata_raw_store_get_lane() on the mapped
+ * store (what the viewer's event list reads) gives the in-memory store's
+ * [first, end) for any range, and a lane opened with
+ * strata_raw_store_open_lane() reads every activity, walked forwards
+ * and backwards across its packed blocks, as the in-memory lane has it. */
+static void
+test_lanes_in_place (void)
+{
+  Fixture fx;
+  g_autoptr(StrataTrace) got = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  StrataRawStore *want_raw, *got_raw;
+  gint64 t0, t1;
+  guint n_long = 0;
+
+  fixture_init (&fx, "lossy.dat");
+  got = strata_index_open (fx.index_path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  want_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (fx.want));
+  got_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (got));
+  t0 = strata_trace_get_start (fx.want);
+  t1 = strata_trace_get_end (fx.want) + 1;
+  g_assert_cmpuint (strata_raw_store_get_n_channels (got_raw), ==, strata_raw_store_get_n_channels (want_raw));
+
+  for (guint32 c = 0; c < strata_raw_store_get_n_channels (want_raw); c++)
+    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+      {
+        guint wf, we, gf, ge;
+        const StrataActivity *w = strata_raw_store_get_lane (want_raw, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &wf, &we);
+        StrataRawLane lane;
+
+        g_assert_cmpint (strata_raw_store_open_lane (got_raw, c, l, G_MININT64 / 2, G_MAXINT64 / 2,
+                                                     &lane, &gf, &ge), ==, w != NULL);
+        if (w == NULL)
+          continue;
+        g_assert_cmpuint (gf, ==, wf);
+        g_assert_cmpuint (ge, ==, we);
+        n_long += we > STRATA_RAW_STORE_BLOCK;
+        for (guint i = we; i > 0; i--)
+          g_assert_cmpmem (strata_raw_lane_get (&lane, i - 1), sizeof (StrataActivity), &w[i - 1], sizeof (StrataActivity));
+        for (guint i = 0; i < we; i++)
+          g_assert_cmpmem (strata_raw_lane_get (&lane, i), sizeof (StrataActivity), &w[i], sizeof (StrataActivity));
+        g_assert_null (strata_raw_lane_get (&lane, we));
+
+        for (guint k = 0; k < 8; k++)
+          {
+            gint64 a = t0 + (gint64) (g_rand_double (rand) * (t1 - t0));
+            gint64 b = a + (gint64) (g_rand_double (rand) * (t1 - a)) / (k % 4 + 1);
+            const StrataActivity *g;
+
+            w = strata_raw_store_get_lane (want_raw, c, l, a, b, &wf, &we);
+            g = strata_raw_store_get_lane (got_raw, c, l, a, b, &gf, &ge);
+            g_assert_cmpuint (gf, ==, wf);
+            g_assert_cmpuint (ge, ==, we);
+            g_assert_nonnull (g);
+            if (we > wf)
+              g_assert_cmpmem (&g[gf], (ge - gf) * sizeof (StrataActivity), &w[wf], (we - wf) * sizeof (StrataActivity));
+          }
+      }
+  g_assert_cmpuint (n_long, >, 0);
+  g_assert_null (strata_trace_get_index_damage (got));
+
+  g_clear_object (&got);
+  fixture_clear (&fx);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/strata/index/codec/edge-values", test_codec_edge_values);
+  g_test_add_func ("/strata/index/codec/packed-array", test_codec_packed_array);
   g_test_add_func ("/strata/index/round-trip/fixtures", test_round_trip_fixtures);
   g_test_add_func ("/strata/index/round-trip/generated-streams", test_round_trip_streams);
   g_test_add_func ("/strata/index/round-trip/threads", test_threads);
+  g_test_add_func ("/strata/index/round-trip/lanes-in-place", test_lanes_in_place);
   g_test_add_func ("/strata/index/fault/truncated", test_truncated);
   g_test_add_func ("/strata/index/fault/flipped-header", test_flipped_header);
   g_test_add_func ("/strata/index/fault/flipped-sections", test_flipped_sections);

@@ -26,16 +26,34 @@
 G_BEGIN_DECLS
 
 #define STRATA_INDEX_MAGIC       "STRATAIX"
-#define STRATA_INDEX_VERSION     2
+#define STRATA_INDEX_VERSION     3
 #define STRATA_INDEX_BYTE_ORDER  0x01020304u
 #define STRATA_INDEX_ALIGN       64
 
 /* Elements per checksummed block of each kind of array. */
-#define STRATA_INDEX_ACTIVITY_BLOCK  128   /* 4 KiB of activities */
+#define STRATA_INDEX_ACTIVITY_BLOCK  256   /* activities per packed block (8 KiB decoded) */
 #define STRATA_INDEX_FENCE_BLOCK     256   /* 4 KiB of fences */
 #define STRATA_INDEX_CHUNK_BLOCK     64    /* chunk records */
 #define STRATA_INDEX_LANE_BLOCK      68    /* lane records: 4 channels */
-#define STRATA_INDEX_ITEM_BLOCK      64    /* a chunk's items: 3 KiB */
+#define STRATA_INDEX_ITEM_BLOCK      256   /* items per packed block (12 KiB decoded) */
+#define STRATA_INDEX_TABLE_BLOCK     128   /* packed blocks' records */
+
+/* A packed block decodes to at most this many elements and bytes. */
+#define STRATA_INDEX_MAX_BLOCK_ELEMS 256
+#define STRATA_INDEX_MAX_BLOCK_BYTES 12288
+
+/* Decoded blocks the cache of one mapped file holds at most. */
+#define STRATA_INDEX_CACHE_SLOTS     1024
+
+/* How a packed block is stored. */
+typedef enum
+{
+  STRATA_INDEX_CODEC_VARINT = 1,   /* varint columns */
+  STRATA_INDEX_CODEC_ZSTD   = 2,   /* the same, squeezed with zstd */
+} StrataIndexCodec;
+
+/* The zstd level the writer uses (0: varints only). */
+#define STRATA_INDEX_ZSTD_LEVEL      3
 
 #define STRATA_RAW_STORE_FENCE_STEP  64
 
@@ -109,27 +127,42 @@ typedef struct
   guint32 n_plain;
 } StrataIndexLevel;
 
-/* A chunk: at offset, n_channels ChannelSpan (12 bytes each), padded to 8,
- * n_items StrataZoomItem, then a checksum per STRATA_INDEX_ITEM_BLOCK
- * items: a query checks the spans when it finds the chunk, and only the
+/* One packed block: STRATA_INDEX_ACTIVITY_BLOCK activities or
+ * STRATA_INDEX_ITEM_BLOCK items (fewer in an array's last block). */
+typedef struct
+{
+  guint64 offset;              /* its bytes, anywhere in the file */
+  guint32 size;
+  guint8  codec;               /* StrataIndexCodec */
+  guint8  reserved;
+  guint16 n;                   /* elements */
+  guint64 checksum;            /* XXH3-64 of its bytes as stored */
+} StrataIndexBlock;
+
+/* A chunk: at offset, n_channels ChannelSpan (12 bytes each); its items
+ * packed, their blocks' records (StrataIndexBlock) at items_offset with
+ * a checksum per STRATA_INDEX_TABLE_BLOCK records at items_sums_offset: a
+ * query checks the spans when it finds the chunk, and decodes only the
  * blocks of the items of the channels it reads. */
 typedef struct
 {
   gint64  index;
   guint64 offset;
+  guint64 items_offset;
+  guint64 items_sums_offset;
   guint32 n_channels;
   guint32 n_items;
   guint32 at_end;
   guint32 reserved;
-  guint64 checksum;            /* XXH3-64 of the spans, padding included */
-  guint64 sums_checksum;       /* XXH3-64 of the items' block checksums */
+  guint64 checksum;            /* XXH3-64 of the spans */
+  guint64 sums_checksum;       /* XXH3-64 of the items' table's block checksums */
 } StrataIndexChunk;
 
 /* One lane of one channel in the raw store. */
 typedef struct
 {
-  guint64 offset;              /* StrataActivity[n] */
-  guint64 sums_offset;         /* guint64 per STRATA_INDEX_ACTIVITY_BLOCK activities */
+  guint64 offset;              /* StrataIndexBlock per STRATA_INDEX_ACTIVITY_BLOCK activities */
+  guint64 sums_offset;         /* guint64 per STRATA_INDEX_TABLE_BLOCK of those records */
   guint64 fences_offset;       /* StrataRawStoreFence[n_fences] */
   guint64 fence_sums_offset;   /* guint64 per STRATA_INDEX_FENCE_BLOCK fences */
   guint32 n;
@@ -150,7 +183,8 @@ typedef struct
 } StrataIndexSpan;
 
 G_STATIC_ASSERT (sizeof (StrataIndexHeader) % 8 == 0);
-G_STATIC_ASSERT (sizeof (StrataIndexChunk) == 48);
+G_STATIC_ASSERT (sizeof (StrataIndexChunk) == 64);
+G_STATIC_ASSERT (sizeof (StrataIndexBlock) == 24);
 G_STATIC_ASSERT (sizeof (StrataIndexLane) == 40);
 G_STATIC_ASSERT (sizeof (StrataIndexSpan) == 12);
 
@@ -233,6 +267,76 @@ strata_checked_array_check (StrataCheckedArray *self,
     }
   return strata_checked_array_check_slow (self, from, to);
 }
+
+/* A packed array in the file: its blocks decoded one at a time, each
+ * checked first (strata-index-codec.c). */
+typedef struct
+{
+  StrataIndexMap     *map;
+  StrataCheckedArray  table;   /* StrataIndexBlock */
+  guint64             n;
+  guint32             elem_size;
+  guint32             per_block;
+  guint64             key;     /* for the map's cache of decoded blocks */
+  guint32            *bad;     /* bitmap: blocks that failed */
+  const char         *what;
+} StrataPackedArray;
+
+void     strata_index_encode_block  (const void        *elems,
+                                     guint              n,
+                                     guint32            elem_size,
+                                     GByteArray        *out);
+gboolean strata_index_decode_block  (const guint8      *bytes,
+                                     gsize              size,
+                                     guint              n,
+                                     guint32            elem_size,
+                                     void              *out);
+void     strata_index_pack_block    (const void        *elems,
+                                     guint              n,
+                                     guint32            elem_size,
+                                     int                zstd_level,
+                                     GByteArray        *out,
+                                     guint8            *codec);
+gboolean strata_packed_array_init   (StrataPackedArray *self,
+                                     StrataIndexMap    *map,
+                                     guint64            table_offset,
+                                     guint64            table_sums_offset,
+                                     guint64            n,
+                                     guint32            elem_size,
+                                     guint32            per_block,
+                                     const char        *what);
+void     strata_packed_array_clear  (StrataPackedArray *self);
+guint    strata_packed_array_read_block (StrataPackedArray *self,
+                                         guint64            b,
+                                         void              *out);
+gboolean strata_packed_array_append (StrataPackedArray *self,
+                                     guint64            from,
+                                     guint64            count,
+                                     GArray            *out);
+
+/* The map's cache of decoded blocks (a fixed number of slots) and its
+ * zstd contexts. */
+gboolean strata_index_map_cache_get (StrataIndexMap *self,
+                                     guint64         key,
+                                     guint64         block,
+                                     void           *out,
+                                     gsize           size);
+gboolean strata_index_map_cache_get_range (StrataIndexMap *self,
+                                           guint64         key,
+                                           guint64         block,
+                                           gsize           size,
+                                           gsize           from,
+                                           gsize           len,
+                                           void           *out);
+void     strata_index_map_cache_put (StrataIndexMap *self,
+                                     guint64         key,
+                                     guint64         block,
+                                     const void     *data,
+                                     gsize           size);
+gsize    strata_index_map_cache_get_size (StrataIndexMap *self);
+gpointer strata_index_map_take_dctx (StrataIndexMap *self);
+void     strata_index_map_give_dctx (StrataIndexMap *self,
+                                     gpointer        dctx);
 
 /* What the writer needs of the raw store and the tree, and what the reader
  * gives them back. */

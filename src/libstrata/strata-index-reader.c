@@ -91,7 +91,7 @@ read_strings (const guint8  *data,
 
   for (guint32 i = 1; i < n; i++)
     {
-      if (offsets[i + 1] < offsets[i] ||
+      if (offsets[i + 1] < offsets[i] || offsets[i + 1] > offsets[n] ||
           memchr (bytes + offsets[i], '\0', offsets[i + 1] - offsets[i]) != NULL ||
           strata_string_pool_intern_len (pool, bytes + offsets[i], offsets[i + 1] - offsets[i]) != i)
         return corrupt (error, "the string table is damaged"), NULL;

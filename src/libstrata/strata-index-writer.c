@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -31,6 +32,9 @@ typedef struct
   const char *path;
   guint64     offset;
   int         error;     /* errno of the first failure */
+  int         zstd_level;
+  GByteArray *block;     /* scratch: one packed block */
+  GArray     *records;   /* scratch: StrataIndexBlock */
 } Writer;
 
 static void
@@ -79,6 +83,38 @@ put_checked (Writer     *w,
       put (w, &sum, sizeof sum);
     }
   return offset;
+}
+
+/* Writes @n elements packed, block by block, then their blocks' records
+ * as a checked array; returns the records' offset, *sums_offset that of
+ * their checksums. */
+static guint64
+put_packed (Writer     *w,
+            const void *data,
+            guint64     n,
+            guint32     elem_size,
+            guint       per_block,
+            guint64    *sums_offset)
+{
+  const guint8 *bytes = data;
+
+  g_array_set_size (w->records, 0);
+  for (guint64 first = 0; first < n; first += per_block)
+    {
+      guint len = (guint) MIN ((guint64) per_block, n - first);
+      StrataIndexBlock rec = { 0 };
+
+      strata_index_pack_block (bytes + first * elem_size, len, elem_size, w->zstd_level, w->block, &rec.codec);
+      rec.offset = w->offset;
+      rec.size = w->block->len;
+      rec.n = len;
+      rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+      put (w, w->block->data, w->block->len);
+      g_array_append_val (w->records, rec);
+    }
+
+  return put_checked (w, w->records->data, w->records->len, sizeof (StrataIndexBlock),
+                      STRATA_INDEX_TABLE_BLOCK, sums_offset);
 }
 
 static void
@@ -216,7 +252,7 @@ write_raw_store (Writer            *w,
           continue;
         rec->n = n;
         rec->n_fences = n_fences;
-        rec->offset = put_checked (w, acts, n, sizeof *acts, STRATA_INDEX_ACTIVITY_BLOCK, &rec->sums_offset);
+        rec->offset = put_packed (w, acts, n, sizeof *acts, STRATA_INDEX_ACTIVITY_BLOCK, &rec->sums_offset);
         rec->fences_offset = put_checked (w, fences, n_fences, sizeof *fences, STRATA_INDEX_FENCE_BLOCK,
                                           &rec->fence_sums_offset);
       }
@@ -246,43 +282,38 @@ write_levels (Writer         *w,
         {
           StrataIndexChunk rec = { 0 };
           StrataZoomChunkView view;
-          gsize spans_size, items_size;
-          guint8 pad[8] = { 0 };
-          guint64 start_offset;
+          gsize spans_size;
+          guint64 n_sums;
 
           if (!strata_zoom_tree_peek_rank_chunk (tree, r, i, &view))
             continue;
           spans_size = view.n_channels * sizeof (StrataIndexSpan);
-          items_size = view.n_items * sizeof (StrataZoomItem);
+
+          rec.items_offset = put_packed (w, view.items, view.n_items, sizeof (StrataZoomItem),
+                                         STRATA_INDEX_ITEM_BLOCK, &rec.items_sums_offset);
+          n_sums = ((guint64) w->records->len + STRATA_INDEX_TABLE_BLOCK - 1) / STRATA_INDEX_TABLE_BLOCK;
+          {
+            /* The checksum of the table's block checksums, as written. */
+            g_autofree guint64 *sums = g_new (guint64, n_sums + 1);
+            const StrataIndexBlock *blocks = (const StrataIndexBlock *)(gconstpointer) w->records->data;
+
+            for (guint64 b = 0; b < n_sums; b++)
+              sums[b] = strata_index_checksum (blocks + b * STRATA_INDEX_TABLE_BLOCK,
+                                               MIN (STRATA_INDEX_TABLE_BLOCK,
+                                                    w->records->len - b * STRATA_INDEX_TABLE_BLOCK) *
+                                               sizeof (StrataIndexBlock));
+            rec.sums_checksum = strata_index_checksum (sums, n_sums * sizeof (guint64));
+          }
 
           align (w);
-          start_offset = w->offset;
+          rec.offset = w->offset;
           put (w, view.channels, spans_size);
-          put (w, pad, (8 - spans_size % 8) % 8);
-          put (w, view.items, items_size);
+          rec.checksum = strata_index_checksum (view.channels, spans_size);
 
           rec.index = view.index;
-          rec.offset = start_offset;
           rec.n_channels = view.n_channels;
           rec.n_items = view.n_items;
           rec.at_end = view.at_end;
-          {
-            /* The spans' checksum covers the bytes as written, padding
-             * included; the items have one per block. */
-            g_autofree guint8 *bytes = g_malloc (spans_size + 8);
-            g_autofree guint64 *sums = g_new (guint64, view.n_items / STRATA_INDEX_ITEM_BLOCK + 1);
-            guint n_sums = 0;
-
-            memcpy (bytes, view.channels, spans_size);
-            memset (bytes + spans_size, 0, (8 - spans_size % 8) % 8);
-            rec.checksum = strata_index_checksum (bytes, spans_size + (8 - spans_size % 8) % 8);
-            for (guint first = 0; first < view.n_items; first += STRATA_INDEX_ITEM_BLOCK)
-              sums[n_sums++] = strata_index_checksum (view.items + first,
-                                                      MIN (STRATA_INDEX_ITEM_BLOCK, view.n_items - first) *
-                                                      sizeof (StrataZoomItem));
-            put (w, sums, n_sums * sizeof (guint64));
-            rec.sums_checksum = strata_index_checksum (sums, n_sums * sizeof (guint64));
-          }
           g_array_append_val (records, rec);
         }
 
@@ -351,6 +382,16 @@ strata_index_write (StrataTrace                *trace,
       return FALSE;
     }
   setvbuf (w.file, NULL, _IOFBF, 1 << 20);
+  w.block = g_byte_array_new ();
+  w.records = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
+  w.zstd_level = STRATA_INDEX_ZSTD_LEVEL;
+  {
+    /* For measuring the codecs against each other: 0 writes varints only. */
+    const char *level = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
+
+    if (level != NULL)
+      w.zstd_level = CLAMP (atoi (level), 0, 19);
+  }
 
   /* Room for the header, written last. */
   put (&w, &h, sizeof h);
@@ -430,6 +471,8 @@ strata_index_write (StrataTrace                *trace,
     }
   if (fclose (w.file) != 0 && w.error == 0)
     w.error = errno;
+  g_byte_array_unref (w.block);
+  g_array_unref (w.records);
 
   if (w.error == 0 && g_rename (tmp, index_path) != 0)
     w.error = errno;

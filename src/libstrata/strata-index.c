@@ -20,6 +20,7 @@
 
 #include <glib/gstdio.h>
 #include <xxhash.h>
+#include <zstd.h>
 
 #include "strata-error.h"
 #include "strata-index.h"
@@ -35,7 +36,22 @@ struct _StrataIndexMap
   gint            damaged;
   GMutex          lock;
   char           *damage;
+
+  /* Decoded packed blocks, direct-mapped: bounded by the slots. */
+  GMutex          cache_lock;
+  struct CacheSlot *cache;
+  GPtrArray      *dctxs;      /* ZSTD_DCtx not in use */
 };
+
+#define CACHE_SLOTS STRATA_INDEX_CACHE_SLOTS
+
+typedef struct CacheSlot
+{
+  guint64  key;
+  guint64  block;
+  gsize    size;     /* 0: empty */
+  guint8  *data;     /* STRATA_INDEX_MAX_BLOCK_BYTES */
+} CacheSlot;
 
 guint64
 strata_index_checksum (const void *data,
@@ -51,6 +67,8 @@ map_new (void)
 
   g_atomic_ref_count_init (&self->ref_count);
   g_mutex_init (&self->lock);
+  g_mutex_init (&self->cache_lock);
+  self->dctxs = g_ptr_array_new_with_free_func ((GDestroyNotify) ZSTD_freeDCtx);
   return self;
 }
 
@@ -102,7 +120,124 @@ strata_index_map_unref (StrataIndexMap *self)
   g_clear_pointer (&self->bytes, g_bytes_unref);
   g_mutex_clear (&self->lock);
   g_free (self->damage);
+  if (self->cache != NULL)
+    for (guint i = 0; i < CACHE_SLOTS; i++)
+      g_free (self->cache[i].data);
+  g_free (self->cache);
+  g_mutex_clear (&self->cache_lock);
+  g_ptr_array_unref (self->dctxs);
   g_free (self);
+}
+
+static inline guint
+cache_slot (guint64 key,
+            guint64 block)
+{
+  return (guint) (XXH3_64bits_withSeed (&block, sizeof block, key) % CACHE_SLOTS);
+}
+
+/* Whether block @block of the packed array @key (@size bytes decoded) is
+ * cached; if so, its bytes [@from, @from + @len) are copied to @out. */
+gboolean
+strata_index_map_cache_get_range (StrataIndexMap *self,
+                                  guint64         key,
+                                  guint64         block,
+                                  gsize           size,
+                                  gsize           from,
+                                  gsize           len,
+                                  void           *out)
+{
+  gboolean hit = FALSE;
+  CacheSlot *slot;
+
+  if (from > size || len > size - from)
+    return FALSE;
+  g_mutex_lock (&self->cache_lock);
+  if (self->cache != NULL)
+    {
+      slot = &self->cache[cache_slot (key, block)];
+      if (slot->size == size && slot->key == key && slot->block == block)
+        {
+          memcpy (out, slot->data + from, len);
+          hit = TRUE;
+        }
+    }
+  g_mutex_unlock (&self->cache_lock);
+  return hit;
+}
+
+/* Whether block @block of the packed array @key is cached; if so, copied
+ * to @out. */
+gboolean
+strata_index_map_cache_get (StrataIndexMap *self,
+                            guint64         key,
+                            guint64         block,
+                            void           *out,
+                            gsize           size)
+{
+  return strata_index_map_cache_get_range (self, key, block, size, 0, size, out);
+}
+
+void
+strata_index_map_cache_put (StrataIndexMap *self,
+                            guint64         key,
+                            guint64         block,
+                            const void     *data,
+                            gsize           size)
+{
+  CacheSlot *slot;
+
+  if (size == 0 || size > STRATA_INDEX_MAX_BLOCK_BYTES)
+    return;
+  g_mutex_lock (&self->cache_lock);
+  if (self->cache == NULL)
+    self->cache = g_new0 (CacheSlot, CACHE_SLOTS);
+  slot = &self->cache[cache_slot (key, block)];
+  if (slot->data == NULL)
+    slot->data = g_malloc (STRATA_INDEX_MAX_BLOCK_BYTES);
+  memcpy (slot->data, data, size);
+  slot->key = key;
+  slot->block = block;
+  slot->size = size;
+  g_mutex_unlock (&self->cache_lock);
+}
+
+/* The bytes the cache holds: at most CACHE_SLOTS blocks. */
+gsize
+strata_index_map_cache_get_size (StrataIndexMap *self)
+{
+  gsize n = 0;
+
+  g_mutex_lock (&self->cache_lock);
+  if (self->cache != NULL)
+    for (guint i = 0; i < CACHE_SLOTS; i++)
+      n += self->cache[i].data != NULL ? STRATA_INDEX_MAX_BLOCK_BYTES : 0;
+  g_mutex_unlock (&self->cache_lock);
+  return n;
+}
+
+/* A zstd context for one decompression, from the map's pool. */
+gpointer
+strata_index_map_take_dctx (StrataIndexMap *self)
+{
+  gpointer dctx = NULL;
+
+  g_mutex_lock (&self->cache_lock);
+  if (self->dctxs->len > 0)
+    dctx = g_ptr_array_steal_index_fast (self->dctxs, self->dctxs->len - 1);
+  g_mutex_unlock (&self->cache_lock);
+  return dctx != NULL ? dctx : ZSTD_createDCtx ();
+}
+
+void
+strata_index_map_give_dctx (StrataIndexMap *self,
+                            gpointer        dctx)
+{
+  if (dctx == NULL)
+    return;
+  g_mutex_lock (&self->cache_lock);
+  g_ptr_array_add (self->dctxs, dctx);
+  g_mutex_unlock (&self->cache_lock);
 }
 
 const guint8 *

@@ -30,25 +30,20 @@ typedef struct
   GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities */
 } Channel;
 
-/* A lane of a store mapped from an index: its arrays, checked block by
- * block as they are read. */
+/* A lane of a store mapped from an index: its activities packed, its
+ * fences checked block by block as they are read. */
 typedef struct
 {
-  StrataCheckedArray acts;
+  StrataPackedArray  acts;
   StrataCheckedArray fences;
   gboolean           bad;
 } MappedLane;
 
+G_STATIC_ASSERT (STRATA_RAW_STORE_BLOCK == STRATA_INDEX_ACTIVITY_BLOCK);
+G_STATIC_ASSERT (STRATA_RAW_STORE_BLOCK * sizeof (StrataActivity) <= STRATA_INDEX_MAX_BLOCK_BYTES);
+
 /* A lane as the look-ups see it, in memory or mapped. */
-typedef struct
-{
-  const StrataActivity *acts;
-  guint                 n;
-  const Fence          *fences;
-  guint                 n_fences;
-  StrataCheckedArray   *acts_check;    /* NULL in memory */
-  StrataCheckedArray   *fences_check;
-} LaneView;
+typedef StrataRawLane LaneView;
 
 struct _StrataRawStore
 {
@@ -60,7 +55,19 @@ struct _StrataRawStore
   guint32              n_mapped;   /* channels */
   StrataCheckedArray   dir;        /* StrataIndexLane, channel * N_LANES + lane */
   MappedLane         **mapped;     /* created on first use */
+
+  /* strata_raw_store_get_lane() on a mapped store: per thread, the last
+   * range it decoded (LentRange). */
+  GMutex               lent_lock;
+  GArray              *lent;
 };
+
+typedef struct
+{
+  GThread        *thread;
+  StrataActivity *acts;
+  gsize           n;
+} LentRange;
 
 StrataRawStore *
 strata_raw_store_new (void)
@@ -68,6 +75,8 @@ strata_raw_store_new (void)
   StrataRawStore *self = g_new0 (StrataRawStore, 1);
 
   self->channels = g_array_new (FALSE, TRUE, sizeof (Channel));
+  g_mutex_init (&self->lent_lock);
+  self->lent = g_array_new (FALSE, TRUE, sizeof (LentRange));
 
   return self;
 }
@@ -83,7 +92,7 @@ strata_raw_store_free (StrataRawStore *self)
       for (guint64 i = 0; i < (guint64) self->n_mapped * N_LANES; i++)
         if (self->mapped[i] != NULL)
           {
-            strata_checked_array_clear (&self->mapped[i]->acts);
+            strata_packed_array_clear (&self->mapped[i]->acts);
             strata_checked_array_clear (&self->mapped[i]->fences);
             g_free (self->mapped[i]);
           }
@@ -103,6 +112,10 @@ strata_raw_store_free (StrataRawStore *self)
         }
     }
   g_array_unref (self->channels);
+  for (guint i = 0; i < self->lent->len; i++)
+    g_free (g_array_index (self->lent, LentRange, i).acts);
+  g_array_unref (self->lent);
+  g_mutex_clear (&self->lent_lock);
   g_free (self);
 }
 
@@ -146,8 +159,8 @@ mapped_lane (StrataRawStore *self,
   fresh = g_new0 (MappedLane, 1);
   if (rec->n > 0 &&
       (rec->n_fences != (rec->n + FENCE_STEP - 1) / FENCE_STEP ||
-       !strata_checked_array_init (&fresh->acts, self->map, rec->offset, rec->sums_offset, rec->n,
-                                   sizeof (StrataActivity), STRATA_INDEX_ACTIVITY_BLOCK, "raw store") ||
+       !strata_packed_array_init (&fresh->acts, self->map, rec->offset, rec->sums_offset, rec->n,
+                                  sizeof (StrataActivity), STRATA_INDEX_ACTIVITY_BLOCK, "raw store") ||
        !strata_checked_array_init (&fresh->fences, self->map, rec->fences_offset, rec->fence_sums_offset,
                                    rec->n_fences, sizeof (Fence), STRATA_INDEX_FENCE_BLOCK, "raw store fences")))
     {
@@ -157,21 +170,29 @@ mapped_lane (StrataRawStore *self,
 
   if (!g_atomic_pointer_compare_and_exchange (&self->mapped[i], NULL, fresh))
     {
-      strata_checked_array_clear (&fresh->acts);
+      strata_packed_array_clear (&fresh->acts);
       strata_checked_array_clear (&fresh->fences);
       g_free (fresh);
     }
   return g_atomic_pointer_get (&self->mapped[i]);
 }
 
-/* The lane @l of @channel, or FALSE when it has none (or is damaged). */
+/* The lane @l of @channel, or FALSE when it has none (or is damaged).
+ * Only the fields are set, not the block buffer. */
 static gboolean
 lane_view (StrataRawStore *self,
            guint32         channel,
            guint           l,
            LaneView       *v)
 {
-  memset (v, 0, sizeof *v);
+  v->acts = NULL;
+  v->n = 0;
+  v->fences = NULL;
+  v->n_fences = 0;
+  v->packed = NULL;
+  v->fences_check = NULL;
+  v->block = G_MAXUINT64;
+  v->block_n = 0;
 
   if (self->map != NULL)
     {
@@ -180,11 +201,10 @@ lane_view (StrataRawStore *self,
       if (channel >= self->n_mapped || (lane = mapped_lane (self, channel, l)) == NULL ||
           lane->bad || lane->acts.n == 0)
         return FALSE;
-      v->acts = (const StrataActivity *)(gconstpointer) lane->acts.data;
-      v->n = lane->acts.n;
-      v->fences = (const Fence *)(gconstpointer) lane->fences.data;
-      v->n_fences = lane->fences.n;
-      v->acts_check = &lane->acts;
+      v->n = (guint) lane->acts.n;
+      v->fences = lane->fences.data;
+      v->n_fences = (guint) lane->fences.n;
+      v->packed = &lane->acts;
       v->fences_check = &lane->fences;
       return TRUE;
     }
@@ -198,18 +218,34 @@ lane_view (StrataRawStore *self,
       return FALSE;
     v->acts = (const StrataActivity *)(gconstpointer) ch->lanes[l]->data;
     v->n = ch->lanes[l]->len;
-    v->fences = (const Fence *)(gconstpointer) ch->fences[l]->data;
+    v->fences = ch->fences[l]->data;
     v->n_fences = ch->fences[l]->len;
   }
   return TRUE;
 }
 
-/* Whether activity @i of the lane is sound to read. */
-static inline gboolean
-lane_check (LaneView *v,
-            guint     i)
+/* Activity @i of the lane, or NULL when it is past the end or in a block
+ * found damaged. A packed lane's block is decoded into the view's buffer. */
+static inline const StrataActivity *
+lane_get (LaneView *v,
+          guint     i)
 {
-  return v->acts_check == NULL || strata_checked_array_check (v->acts_check, i, i + 1);
+  guint64 b;
+  guint off;
+
+  if (i >= v->n)
+    return NULL;
+  if (v->packed == NULL)
+    return &v->acts[i];
+
+  b = i / STRATA_RAW_STORE_BLOCK;
+  if (b != v->block)
+    {
+      v->block_n = strata_packed_array_read_block (v->packed, b, v->buf);
+      v->block = b;
+    }
+  off = (guint) (i - b * STRATA_RAW_STORE_BLOCK);
+  return off < v->block_n ? &v->buf[off] : NULL;
 }
 
 /* G_MAXUINT when the lane was found damaged. */
@@ -218,6 +254,7 @@ lower_bound (LaneView *v,
              gint64    t,
              gboolean  instants)
 {
+  const Fence *fences = v->fences;
   guint lo = 0, hi = v->n;
 
   /* The block: the last fence before t starts it, the next one ends it. */
@@ -228,7 +265,7 @@ lower_bound (LaneView *v,
       while (flo < fhi)
         {
           guint mid = flo + (fhi - flo) / 2;
-          const Fence *f = &v->fences[mid];
+          const Fence *f = &fences[mid];
 
           if (v->fences_check != NULL && !strata_checked_array_check (v->fences_check, mid, mid + 1))
             return G_MAXUINT;
@@ -244,9 +281,9 @@ lower_bound (LaneView *v,
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      const StrataActivity *a = &v->acts[mid];
+      const StrataActivity *a = lane_get (v, mid);
 
-      if (!lane_check (v, mid))
+      if (a == NULL)
         return G_MAXUINT;
       if (before_time (a->start, a->end, t, instants))
         lo = mid + 1;
@@ -341,6 +378,66 @@ strata_raw_store_get_size (StrataRawStore *self)
   return self->size;
 }
 
+/* The mapped side of strata_raw_store_get_lane(): [first, end) decoded
+ * into an array of @end activities of the calling thread's (only those
+ * are written, so only their pages are touched), the one before freed. */
+static const StrataActivity *
+lend_range (StrataRawStore *self,
+            guint32         channel,
+            guint           l,
+            gint64          t0,
+            gint64          t1,
+            guint          *first,
+            guint          *end)
+{
+  g_autofree LaneView *v = g_new (LaneView, 1);
+  GThread *thread = g_thread_self ();
+  const StrataActivity *a;
+  StrataActivity *acts;
+  LentRange *range = NULL;
+  guint i;
+
+  if (!lane_view (self, channel, l, v))
+    return NULL;
+  *first = lower_bound (v, t0, l == INSTANT_LANE);
+  if (*first == G_MAXUINT)
+    {
+      *first = 0;
+      return NULL;
+    }
+  for (i = *first; (a = lane_get (v, i)) != NULL && a->start < t1; i++)
+    ;
+  *end = i;
+
+  acts = g_new (StrataActivity, MAX (*end, 1));
+  for (i = *first; i < *end; i++)
+    {
+      if ((a = lane_get (v, i)) == NULL)
+        {
+          *end = i;
+          break;
+        }
+      acts[i] = *a;
+    }
+
+  g_mutex_lock (&self->lent_lock);
+  for (guint k = 0; k < self->lent->len && range == NULL; k++)
+    if (g_array_index (self->lent, LentRange, k).thread == thread)
+      range = &g_array_index (self->lent, LentRange, k);
+  if (range == NULL)
+    {
+      g_array_set_size (self->lent, self->lent->len + 1);
+      range = &g_array_index (self->lent, LentRange, self->lent->len - 1);
+      range->thread = thread;
+    }
+  g_free (range->acts);
+  range->acts = acts;
+  range->n = *end;
+  g_mutex_unlock (&self->lent_lock);
+
+  return acts;
+}
+
 /**
  * strata_raw_store_get_lane:
  * @lane: 0..15 for a nesting depth, 16 for the instants
@@ -348,11 +445,14 @@ strata_raw_store_get_size (StrataRawStore *self)
  *   [@t0, @t1)
  * @end: (out): one past the last one that starts before @t1
  *
- * A lane in place, with no copy, for walking it: the activities from
- * @first to @end are those overlapping [@t0, @t1) (with
- * strata_activity_overlaps() to settle the ends), and the ones before
- * @first are the lane's earlier ones. The array stays valid until the next
- * activity is added.
+ * A lane in place, for walking it: the activities from @first to @end are
+ * those overlapping [@t0, @t1) (with strata_activity_overlaps() to settle
+ * the ends). In memory, the ones before @first are the lane's earlier
+ * ones, with no copy, and the array stays valid until the next activity
+ * is added. A store mapped from an index has its lanes packed: only
+ * [@first, @end) are there, decoded for the calling thread, and valid
+ * until its next call on this store (strata_raw_store_open_lane() reads
+ * any part of any store without a copy).
  *
  * Returns: (nullable): the lane's activities, or %NULL if it has none
  */
@@ -371,16 +471,13 @@ strata_raw_store_get_lane (StrataRawStore *self,
   g_return_val_if_fail (self != NULL && first != NULL && end != NULL && lane < N_LANES, NULL);
 
   *first = *end = 0;
+  if (self->map != NULL)
+    return lend_range (self, channel, lane, t0, t1, first, end);
   if (!lane_view (self, channel, lane, &v))
     return NULL;
 
   *first = lower_bound (&v, t0, lane == INSTANT_LANE);
-  if (*first == G_MAXUINT)
-    {
-      *first = 0;
-      return NULL;
-    }
-  for (i = *first; i < v.n && lane_check (&v, i) && v.acts[i].start < t1; i++)
+  for (i = *first; i < v.n && v.acts[i].start < t1; i++)
     ;
   *end = i;
 
@@ -388,13 +485,73 @@ strata_raw_store_get_lane (StrataRawStore *self,
 }
 
 /**
+ * strata_raw_store_open_lane:
+ * @lane: 0..15 for a nesting depth, 16 for the instants
+ * @out: (out caller-allocates): the lane, for strata_raw_lane_get()
+ * @first: (out): the index of the lane's first activity that can overlap
+ *   [@t0, @t1)
+ * @end: (out): one past the last one that starts before @t1
+ *
+ * strata_raw_store_get_lane() for any store: in memory or packed in an
+ * index, the activities are read with strata_raw_lane_get(), before
+ * @first as well.
+ *
+ * Returns: %FALSE if the lane has none (or is damaged where the look-up
+ *   read it)
+ */
+gboolean
+strata_raw_store_open_lane (StrataRawStore *self,
+                            guint32         channel,
+                            guint           lane,
+                            gint64          t0,
+                            gint64          t1,
+                            StrataRawLane  *out,
+                            guint          *first,
+                            guint          *end)
+{
+  const StrataActivity *a;
+  guint i;
+
+  g_return_val_if_fail (self != NULL && out != NULL && first != NULL && end != NULL && lane < N_LANES, FALSE);
+
+  *first = *end = 0;
+  if (!lane_view (self, channel, lane, out))
+    return FALSE;
+
+  *first = lower_bound (out, t0, lane == INSTANT_LANE);
+  if (*first == G_MAXUINT)
+    {
+      *first = 0;
+      return FALSE;
+    }
+  for (i = *first; (a = lane_get (out, i)) != NULL && a->start < t1; i++)
+    ;
+  *end = i;
+
+  return TRUE;
+}
+
+/**
+ * strata_raw_lane_get:
+ * @i: an activity of the lane
+ *
+ * Returns: (nullable): the activity, valid until the next call on @lane;
+ *   %NULL past the lane's end or in a block found damaged
+ */
+const StrataActivity *
+strata_raw_lane_get (StrataRawLane *lane,
+                     guint          i)
+{
+  return lane_get (lane, i);
+}
+
+/**
  * strata_raw_store_check:
  * @from: the first activity of the lane to be read
  * @to: one past the last
  *
- * For a caller walking a lane that strata_raw_store_get_lane() gave
- * beyond [first, end): whether those activities are sound to read. In
- * memory they always are; mapped from an index, their blocks are checked.
+ * Whether those activities are sound to read. In memory they always are;
+ * mapped from an index, their blocks are decoded (and checked).
  */
 gboolean
 strata_raw_store_check (StrataRawStore *self,
@@ -409,10 +566,14 @@ strata_raw_store_check (StrataRawStore *self,
     return TRUE;
   if (!lane_view (self, channel, lane, &v))
     return FALSE;
-  return strata_checked_array_check (v.acts_check, from, to);
+  for (guint i = from; i < to && i < v.n; i += STRATA_RAW_STORE_BLOCK - i % STRATA_RAW_STORE_BLOCK)
+    if (lane_get (&v, i) == NULL)
+      return FALSE;
+  return TRUE;
 }
 
-/* For the index writer: a lane and its fences, in place. */
+/* For the index writer: a lane of a store in memory and its fences, in
+ * place (NULL for a mapped store: the writer writes built trees). */
 const StrataActivity *
 strata_raw_store_peek_lane (StrataRawStore             *self,
                             guint32                     channel,
@@ -425,8 +586,7 @@ strata_raw_store_peek_lane (StrataRawStore             *self,
 
   *n = *n_fences = 0;
   *fences = NULL;
-  if (!lane_view (self, channel, lane, &v) ||
-      (v.acts_check != NULL && !strata_checked_array_check (v.acts_check, 0, v.n)))
+  if (self->map != NULL || !lane_view (self, channel, lane, &v))
     return NULL;
   *n = v.n;
   *fences = v.fences;
@@ -506,10 +666,8 @@ strata_raw_store_query (StrataRawStore *self,
         continue;
 
       i = lower_bound (&v, t0, instants);
-      for (; i < v.n && lane_check (&v, i); i++)
+      for (const StrataActivity *a; i < v.n && (a = lane_get (&v, i)) != NULL; i++)
         {
-          const StrataActivity *a = &v.acts[i];
-
           if (a->start >= t1)
             break;
           if (instants || strata_activity_overlaps (a, t0, t1))

@@ -43,6 +43,38 @@ const StrataActivity *strata_raw_store_get_lane (StrataRawStore *self,
                                                  guint          *first,
                                                  guint          *end);
 
+/* Activities per block of a lane as an index packs it. */
+#define STRATA_RAW_STORE_BLOCK 256
+
+/* A lane opened for reading, in memory or packed in an index: the
+ * activities are read one by one with strata_raw_lane_get(), which
+ * decodes a packed lane's blocks as they are reached (one at a time, in
+ * the reader's own buffer). On the stack of one reader; not shared. */
+typedef struct
+{
+  /*< private >*/
+  const StrataActivity *acts;          /* in memory: the whole lane */
+  guint                 n;
+  gconstpointer         fences;
+  guint                 n_fences;
+  gpointer              packed;        /* mapped: StrataPackedArray */
+  gpointer              fences_check;  /* mapped: StrataCheckedArray */
+  guint64               block;         /* the block in buf, or G_MAXUINT64 */
+  guint                 block_n;
+  StrataActivity        buf[STRATA_RAW_STORE_BLOCK];
+} StrataRawLane;
+
+gboolean strata_raw_store_open_lane (StrataRawStore *self,
+                                     guint32         channel,
+                                     guint           lane,
+                                     gint64          t0,
+                                     gint64          t1,
+                                     StrataRawLane  *out,
+                                     guint          *first,
+                                     guint          *end);
+const StrataActivity *strata_raw_lane_get (StrataRawLane *lane,
+                                           guint          i);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataRawStore, strata_raw_store_free)
 
 G_END_DECLS

@@ -189,21 +189,23 @@ strata_zoom_compute_chunk_full (StrataRawStore           *store,
  * join the run of the one before it (from that one's start to its end is
  * more than a pixel). */
 static guint
-reset_point (StrataRawStore       *store,
-             guint32               channel,
-             guint                 l,
-             const StrataActivity *lane,
-             guint                 k,
-             gint64                s,
-             gint64                e,
-             gint64                pixel)
+reset_point (StrataRawLane *lane,
+             guint          k,
+             gint64         s,
+             gint64         e,
+             gint64         pixel)
 {
-  /* Walking back leaves the part of the lane that the look-up checked. */
-  while (k > 0 && strata_raw_store_check (store, channel, l, k - 1, k) &&
-         strata_activity_overlaps (&lane[k - 1], s, e))
-    {
-      StrataActivity a = lane[k], before = lane[k - 1];
+  const StrataActivity *p;
 
+  /* Walking back leaves the part of the lane that the look-up read: a
+   * block found damaged stops it. */
+  while (k > 0 && (p = strata_raw_lane_get (lane, k - 1)) != NULL && strata_activity_overlaps (p, s, e))
+    {
+      StrataActivity before = *p, a;
+
+      if ((p = strata_raw_lane_get (lane, k)) == NULL)
+        break;
+      a = *p;
       strata_activity_clip (&a, s, e);
       strata_activity_clip (&before, s, e);
       if (a.end - a.start >= pixel || before.end - before.start >= pixel ||
@@ -266,16 +268,19 @@ strata_zoom_compute_window (StrataRawStore           *store,
   for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
     {
       guint first, end;
-      const StrataActivity *lane;
+      StrataRawLane lane;
 
-      lane = strata_raw_store_get_lane (store, channel, l, w0, w1, &first, &end);
-      if (lane == NULL || first >= end)
+      if (!strata_raw_store_open_lane (store, channel, l, w0, w1, &lane, &first, &end) || first >= end)
         continue;
 
-      for (guint k = reset_point (store, channel, l, lane, first, s, e, pixel); k < end; k++)
+      for (guint k = reset_point (&lane, first, s, e, pixel); k < end; k++)
         {
-          StrataActivity a = lane[k];
+          const StrataActivity *p = strata_raw_lane_get (&lane, k);
+          StrataActivity a;
 
+          if (p == NULL)
+            break;
+          a = *p;
           if (!strata_activity_overlaps (&a, s, e))
             continue;
           strata_activity_clip (&a, s, e);

@@ -93,17 +93,29 @@ typedef struct
   StrataZoomItem *items;
   guint           n_items;
   gboolean        at_end;
-  StrataCheckedArray *check;   /* mapped from an index: its items' blocks */
+  StrataPackedArray *packed;   /* mapped from an index: its items, packed */
 } Chunk;
 
-/* Whether the items of @span can be read: always in memory; mapped from
- * an index, their blocks are checked the first time. */
-static inline gboolean
-chunk_check_span (const Chunk       *chunk,
-                  const ChannelSpan *span)
+/* The items of @span, as a query reads them: in place in a chunk in
+ * memory (*items); decoded into @scratch from a chunk mapped from an index
+ * (*offset says where, as its place may move). FALSE if a block of them
+ * is damaged: the query computes them from the raw store instead. */
+static gboolean
+chunk_span_items (const Chunk           *chunk,
+                  const ChannelSpan     *span,
+                  GArray                *scratch,
+                  const StrataZoomItem **items,
+                  guint                 *offset)
 {
-  return chunk->check == NULL ||
-         strata_checked_array_check (chunk->check, span->first, (guint64) span->first + span->n_items);
+  *items = NULL;
+  *offset = G_MAXUINT;
+  if (chunk->packed == NULL)
+    {
+      *items = &chunk->items[span->first];
+      return TRUE;
+    }
+  *offset = scratch->len;
+  return strata_packed_array_append (chunk->packed, span->first, span->n_items, scratch);
 }
 
 /* A piece of a lane's output in its level's pool. */
@@ -170,10 +182,11 @@ typedef struct
 
   /* Mapped from an index instead of chunks: the chunk index, for each
    * chunk whether its spans were checked (1) or found damaged (2), and the
-   * checked arrays of their items, made when first found. */
+   * packed arrays of their items, made when first found. */
   StrataCheckedArray records;  /* StrataIndexChunk, by index */
   gint      *record_state;
-  StrataCheckedArray **record_items;
+  StrataPackedArray **record_items;
+  gint64     max_index;        /* the last chunk index inside 0..2^62 ns */
 } Level;
 
 /* A buffer on its way to the aggregators: every piece overlapping [b, e),
@@ -472,7 +485,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
       for (guint i = 0; level->record_items != NULL && i < level->records.n; i++)
         if (level->record_items[i] != NULL)
           {
-            strata_checked_array_clear (level->record_items[i]);
+            strata_packed_array_clear (level->record_items[i]);
             g_free (level->record_items[i]);
           }
       g_free (level->record_items);
@@ -762,7 +775,7 @@ chunk_alloc (StrataZoomTree *self,
 
   chunk->index = index;
   chunk->at_end = FALSE;
-  chunk->check = NULL;
+  chunk->packed = NULL;
   chunk->n_channels = n_channels;
   chunk->n_items = n_items;
 
@@ -2092,8 +2105,8 @@ strata_zoom_tree_get_size (StrataZoomTree *self)
 }
 
 /* Chunk @i of a mapped level: its spans and the checksums of its items'
- * blocks are checked the first time it is found; the items, block by
- * block, when a query reads them (chunk_check_span()). */
+ * table are checked the first time it is found; the items, block by
+ * block, when a query decodes them (chunk_span_items()). */
 static gboolean
 mapped_chunk (StrataZoomTree *self,
               Level          *level,
@@ -2102,26 +2115,24 @@ mapped_chunk (StrataZoomTree *self,
 {
   const StrataIndexChunk *rec = (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
   gsize spans_size = (gsize) rec->n_channels * sizeof (ChannelSpan);
-  gsize padded = (spans_size + 7) & ~(gsize) 7;
-  guint64 items_offset = rec->offset + padded;
-  guint64 sums_offset = items_offset + (guint64) rec->n_items * sizeof (StrataZoomItem);
   guint64 n_sums = ((guint64) rec->n_items + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
   gint state = g_atomic_int_get (&level->record_state[i]);
   gsize map_size;
   const guint8 *base = strata_index_map_get_data (self->map, &map_size);
 
+  n_sums = (n_sums + STRATA_INDEX_TABLE_BLOCK - 1) / STRATA_INDEX_TABLE_BLOCK;
   if (state == 2)
     return FALSE;
   if (state == 0)
     {
-      StrataCheckedArray *items = g_new0 (StrataCheckedArray, 1);
+      StrataPackedArray *items = g_new0 (StrataPackedArray, 1);
       gboolean ok = rec->offset % 8 == 0 &&
-                    strata_index_map_contains (self->map, rec->offset, padded, 1) &&
-                    strata_checked_array_init (items, self->map, items_offset, sums_offset, rec->n_items,
-                                               sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK,
-                                               "chunk items") &&
-                    strata_index_map_verify (self->map, base + rec->offset, padded, rec->checksum) &&
-                    strata_index_map_verify (self->map, base + sums_offset, n_sums * sizeof (guint64),
+                    strata_index_map_contains (self->map, rec->offset, spans_size, 1) &&
+                    strata_packed_array_init (items, self->map, rec->items_offset, rec->items_sums_offset,
+                                              rec->n_items, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK,
+                                              "chunk items") &&
+                    strata_index_map_verify (self->map, base + rec->offset, spans_size, rec->checksum) &&
+                    strata_index_map_verify (self->map, base + rec->items_sums_offset, n_sums * sizeof (guint64),
                                              rec->sums_checksum);
 
       for (guint c = 0; ok && c < rec->n_channels; c++)
@@ -2132,7 +2143,7 @@ mapped_chunk (StrataZoomTree *self,
         }
       if (!ok)
         {
-          strata_checked_array_clear (items);
+          strata_packed_array_clear (items);
           g_free (items);
           strata_index_map_note_damage (self->map, "chunk %" G_GINT64_FORMAT " fails its checksum",
                                         rec->index);
@@ -2141,7 +2152,7 @@ mapped_chunk (StrataZoomTree *self,
         }
       if (!g_atomic_pointer_compare_and_exchange (&level->record_items[i], NULL, items))
         {
-          strata_checked_array_clear (items);
+          strata_packed_array_clear (items);
           g_free (items);
         }
       g_atomic_int_set (&level->record_state[i], 1);
@@ -2152,8 +2163,8 @@ mapped_chunk (StrataZoomTree *self,
   out->n_channels = rec->n_channels;
   out->channels = (ChannelSpan *)(gpointer)(base + rec->offset);
   out->n_items = rec->n_items;
-  out->items = (StrataZoomItem *)(gpointer)(base + items_offset);
-  out->check = g_atomic_pointer_get (&level->record_items[i]);
+  out->items = NULL;
+  out->packed = g_atomic_pointer_get (&level->record_items[i]);
   return TRUE;
 }
 
@@ -2163,14 +2174,23 @@ level_n_chunks (Level *level)
   return level->record_state != NULL ? (guint) level->records.n : level->chunks->len;
 }
 
-/* The record of chunk @i of a mapped level, checked; NULL if damaged. */
+/* The record of chunk @i of a mapped level, checked; NULL if damaged
+ * (or its index is not one of the level's). */
 static const StrataIndexChunk *
 level_record (Level *level,
               guint  i)
 {
+  const StrataIndexChunk *rec;
+
   if (!strata_checked_array_check (&level->records, i, i + 1))
     return NULL;
-  return (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
+  rec = (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
+  if (rec->index < 0 || rec->index >= level->max_index)
+    {
+      strata_index_map_note_damage (level->records.map, "chunk %" G_GINT64_FORMAT " is out of bounds", rec->index);
+      return NULL;
+    }
+  return rec;
 }
 
 /* The pre-calculated chunk @index of @level, in place: FALSE if there is
@@ -2349,10 +2369,16 @@ strata_zoom_tree_get_chunk_items (StrataZoomTree *self,
   current_geometry (self, &g, &root);
   if (level < g.n_levels && find_chunk (self, &self->levels[root + level], index, &chunk))
     span = find_span (&chunk, channel);
-  if (span != NULL && !chunk_check_span (&chunk, span))
-    span = NULL;
   if (span != NULL)
-    g_array_append_vals (out, &chunk.items[span->first], span->n_items);
+    {
+      const StrataZoomItem *items;
+      guint offset;
+
+      if (!chunk_span_items (&chunk, span, out, &items, &offset))
+        span = NULL;
+      else if (items != NULL)
+        g_array_append_vals (out, items, span->n_items);
+    }
   g_rw_lock_reader_unlock (&self->lock);
 
   return span != NULL;
@@ -2600,18 +2626,14 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
         {
           guint32 channel = channels != NULL ? channels[c] : c;
           const ChannelSpan *cs = chunk != NULL ? find_span (chunk, channel) : NULL;
-
-          /* A damaged block of items: computed from the raw store instead. */
-          if (cs != NULL && !chunk_check_span (chunk, cs))
-            cs = NULL;
           StrataZoomSpan span = { channel, 0, index, NULL };
           guint offset = G_MAXUINT;
 
+          /* A damaged block of items: computed from the raw store instead. */
+          if (cs != NULL && !chunk_span_items (chunk, cs, result->scratch, &span.items, &offset))
+            cs = NULL;
           if (cs != NULL)
-            {
-              span.n_items = cs->n_items;
-              span.items = &chunk->items[cs->first];
-            }
+            span.n_items = cs->n_items;
           else
             {
               const StrataActivity *open;
@@ -2768,14 +2790,10 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
 
   g_return_val_if_fail (rank < self->n_ranks && i < level_n_chunks (level), FALSE);
 
+  /* The writer writes built trees: a mapped one has its items packed. */
   if (level->record_state != NULL)
-    {
-      if (level_record (level, i) == NULL || !mapped_chunk (self, level, i, &chunk) ||
-          !strata_checked_array_check (chunk.check, 0, chunk.n_items))
-        return FALSE;
-    }
-  else
-    chunk = *(Chunk *) g_ptr_array_index (level->chunks, i);
+    return FALSE;
+  chunk = *(Chunk *) g_ptr_array_index (level->chunks, i);
 
   view->index = chunk.index;
   view->at_end = chunk.at_end;
@@ -2834,7 +2852,8 @@ strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
           return NULL;
         }
       level->record_state = g_new0 (gint, levels[r].n_chunks + 1);
-      level->record_items = g_new0 (StrataCheckedArray *, levels[r].n_chunks + 1);
+      level->record_items = g_new0 (StrataPackedArray *, levels[r].n_chunks + 1);
+      level->max_index = TIME_LIMIT >> (self->ranks.root_log2 - r * self->ranks.factor_log2);
       level->n_plain = levels[r].n_plain;
     }
 

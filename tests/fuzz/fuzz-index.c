@@ -5,9 +5,11 @@
  * when it opens, the trace it describes is read through every query the
  * CLI and the viewer make: each level's chunk list, each chunk's items per
  * channel, viewports at every level (copied and in place), an aggregate's
- * members, the raw store, the channels, strings and statistics. The reader
+ * members, the raw store (queried, and walked lane by lane through its
+ * packed blocks), the channels, strings and statistics. The reader
  * must answer any input with a trace or a STRATA_ERROR, never a crash, a
- * hang or an unbounded allocation. The fuzzing build does not look at the
+ * hang or an unbounded allocation; a packed block (varint columns, zstd)
+ * must decode to exactly its elements or be refused. The fuzzing build does not look at the
  * checksums (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION), or the fuzzer
  * would never get past them; the indexes of the fixtures make the seed
  * corpus (strata-cli index --index DIR/x.strata-index FIXTURE).
@@ -51,7 +53,21 @@ walk (StrataTrace *trace)
 
   n_raw = MIN (strata_raw_store_get_n_channels (raw), 64);
   for (guint32 c = 0; c < n_raw; c++)
-    strata_raw_store_query (raw, c, 0, G_MAXINT64, acts);
+    {
+      strata_raw_store_query (raw, c, 0, G_MAXINT64, acts);
+      for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+        {
+          StrataRawLane lane;
+          guint first, end;
+
+          if (!strata_raw_store_open_lane (raw, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &lane, &first, &end))
+            continue;
+          /* Backwards from the end, as the on-demand window walks. */
+          for (guint i = MIN (end, 4096); i > 0 && strata_raw_lane_get (&lane, i - 1) != NULL; i--)
+            ;
+          (void) strata_raw_store_check (raw, c, l, 0, end);
+        }
+    }
 
   if (!strata_zoom_tree_get_geometry (tree, &g))
     return;

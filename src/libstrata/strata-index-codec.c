@@ -1,0 +1,564 @@
+/* strata-index-codec.c
+ *
+ * The compact form of the index's two big arrays, the raw store's lanes
+ * (32-byte activities) and the chunks' items (48-byte items): cut into
+ * blocks of a fixed number of elements, each block encoded on its own,
+ * column by column (the durations, the starts as zigzag deltas from the
+ * end before, the channel, label and argument as deltas, the kind, state
+ * and the flags' change from the one before, and for items the count and the idle part of the duration),
+ * every number a LEB128 varint; then, where it pays, the block's bytes
+ * squeezed again with zstd. Each block has a record (where it is, how
+ * long, how coded, its XXH3) in a table that is itself a checked array.
+ * Reading decodes one block at a time, checked and decoded on the first
+ * touch, through a small cache of decoded blocks shared by the readers of
+ * one mapped file (bounded: a fixed number of slots of one block each),
+ * so a query decodes the blocks it reads and a query after it pays a copy.
+ * The decoder trusts nothing: every varint, every length and every count
+ * is checked, and a block that does not decode to exactly its elements is
+ * damaged.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <zstd.h>
+
+#include "strata-index-private.h"
+
+/* Encoding. */
+
+static inline guint64
+zigzag64 (guint64 d)
+{
+  return (d << 1) ^ (0 - (d >> 63));
+}
+
+static inline guint64
+unzigzag64 (guint64 z)
+{
+  return (z >> 1) ^ (0 - (z & 1));
+}
+
+static inline guint32
+zigzag32 (guint32 d)
+{
+  return (d << 1) ^ (0u - (d >> 31));
+}
+
+static inline guint32
+unzigzag32 (guint32 z)
+{
+  return (z >> 1) ^ (0u - (z & 1));
+}
+
+static inline void
+put_varint (GByteArray *out,
+            guint64     v)
+{
+  guint8 buf[10];
+  guint n = 0;
+
+  while (v >= 0x80)
+    {
+      buf[n++] = (guint8) (v | 0x80);
+      v >>= 7;
+    }
+  buf[n++] = (guint8) v;
+  g_byte_array_append (out, buf, n);
+}
+
+/* The fields both kinds of element share, at the same offsets. */
+typedef struct
+{
+  guint64 start;
+  guint64 end;
+  guint32 channel;
+  guint32 label;
+  guint32 arg;
+  guint8  kind;
+  guint8  state;
+  guint16 flags;
+} Common;
+
+typedef struct
+{
+  guint32 count;
+  guint32 reserved;
+  guint64 busy;
+} Extra;
+
+G_STATIC_ASSERT (sizeof (Common) == sizeof (StrataActivity));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (StrataZoomItem, count) == sizeof (Common));
+G_STATIC_ASSERT (sizeof (Common) + sizeof (Extra) == sizeof (StrataZoomItem));
+
+static inline Common
+common_at (const guint8 *elems,
+           guint         i,
+           guint32       elem_size)
+{
+  Common c;
+
+  memcpy (&c, elems + (gsize) i * elem_size, sizeof c);
+  return c;
+}
+
+static inline Extra
+extra_at (const guint8 *elems,
+          guint         i,
+          guint32       elem_size)
+{
+  Extra x;
+
+  memcpy (&x, elems + (gsize) i * elem_size + sizeof (Common), sizeof x);
+  return x;
+}
+
+/**
+ * strata_index_encode_block:
+ * @elems: @n activities (@elem_size 32) or items (48)
+ * @out: where the block's varint columns are appended
+ *
+ * Exact for any values: the deltas wrap as unsigned numbers do.
+ */
+void
+strata_index_encode_block (const void *elems,
+                           guint       n,
+                           guint32     elem_size,
+                           GByteArray *out)
+{
+  const guint8 *e = elems;
+  Common prev = { 0 };
+
+  g_return_if_fail (elem_size == sizeof (StrataActivity) || elem_size == sizeof (StrataZoomItem));
+
+  /* The durations, then each start from the end before it: a lane's
+   * activities and a channel's items follow one another, so the gaps are
+   * small (a jump back where the next channel's items begin). */
+  for (guint i = 0; i < n; i++)
+    {
+      Common c = common_at (e, i, elem_size);
+
+      put_varint (out, zigzag64 (c.end - c.start));
+    }
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    put_varint (out, zigzag64 (common_at (e, i, elem_size).start - prev.end));
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    put_varint (out, zigzag32 (common_at (e, i, elem_size).channel - prev.channel));
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    put_varint (out, zigzag32 (common_at (e, i, elem_size).label - prev.label));
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    put_varint (out, zigzag32 (common_at (e, i, elem_size).arg - prev.arg));
+  for (guint i = 0; i < n; i++)
+    {
+      Common c = common_at (e, i, elem_size);
+
+      g_byte_array_append (out, &c.kind, 1);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      Common c = common_at (e, i, elem_size);
+
+      g_byte_array_append (out, &c.state, 1);
+    }
+  /* The flags as what changed from the element before (often nothing). */
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    put_varint (out, (guint16) (common_at (e, i, elem_size).flags ^ prev.flags));
+
+  if (elem_size == sizeof (StrataZoomItem))
+    {
+      for (guint i = 0; i < n; i++)
+        put_varint (out, extra_at (e, i, elem_size).count);
+      for (guint i = 0; i < n; i++)
+        put_varint (out, extra_at (e, i, elem_size).reserved);
+      /* The busy time is the duration less the gaps between members:
+       * the gaps are small, often none. */
+      for (guint i = 0; i < n; i++)
+        {
+          Common c = common_at (e, i, elem_size);
+
+          put_varint (out, zigzag64 ((c.end - c.start) - extra_at (e, i, elem_size).busy));
+        }
+    }
+}
+
+typedef struct
+{
+  const guint8 *p;
+  const guint8 *end;
+  gboolean      bad;
+} Reader;
+
+static guint64
+get_varint_slow (Reader *r,
+                 guint   max_bits)
+{
+  guint64 v = 0;
+
+  for (guint shift = 0; shift < 64; shift += 7)
+    {
+      guint8 b;
+
+      if (r->p >= r->end)
+        break;
+      b = *r->p++;
+      if (shift == 63 && b > 1)
+        break;
+      v |= (guint64) (b & 0x7f) << shift;
+      if ((b & 0x80) == 0)
+        {
+          if (max_bits < 64 && (v >> max_bits) != 0)
+            break;
+          return v;
+        }
+    }
+  r->bad = TRUE;
+  r->p = r->end;
+  return 0;
+}
+
+/* Most numbers fit in one byte: that case first; then, with ten bytes
+ * left, without looking at the end at each byte. */
+static inline guint64
+get_varint (Reader *r,
+            guint   max_bits)
+{
+  if (G_LIKELY (r->p < r->end && *r->p < 0x80))
+    return *r->p++;
+  if (G_LIKELY (r->end - r->p >= 10))
+    {
+      const guint8 *p = r->p;
+      guint64 v = 0;
+
+      for (guint shift = 0; shift < 63; shift += 7, p++)
+        {
+          v |= (guint64) (*p & 0x7f) << shift;
+          if ((*p & 0x80) == 0)
+            {
+              if (max_bits < 64 && (v >> max_bits) != 0)
+                break;
+              r->p = p + 1;
+              return v;
+            }
+        }
+    }
+  return get_varint_slow (r, max_bits);
+}
+
+static inline guint8
+get_byte (Reader *r)
+{
+  if (r->p >= r->end)
+    {
+      r->bad = TRUE;
+      return 0;
+    }
+  return *r->p++;
+}
+
+/**
+ * strata_index_decode_block:
+ * @out: room for @n elements of @elem_size
+ *
+ * Returns: whether @bytes are exactly @n elements' varint columns
+ */
+gboolean
+strata_index_decode_block (const guint8 *bytes,
+                           gsize         size,
+                           guint         n,
+                           guint32       elem_size,
+                           void         *out)
+{
+  Reader r = { bytes, bytes + size, FALSE };
+  guint8 *o = out;
+  guint64 prev64 = 0;
+  guint32 prev32 = 0;
+
+  /* Every field of every element is written below. */
+  if (elem_size != sizeof (StrataActivity) && elem_size != sizeof (StrataZoomItem))
+    return FALSE;
+
+#define FIELD(i, type, member) (*(type *) (gpointer) (o + (gsize) (i) * elem_size + G_STRUCT_OFFSET (Common, member)))
+
+  for (guint i = 0; i < n; i++)
+    FIELD (i, guint64, end) = unzigzag64 (get_varint (&r, 64));   /* the duration, for now */
+  for (guint i = 0; i < n; i++)
+    {
+      guint64 start = prev64 + unzigzag64 (get_varint (&r, 64));
+
+      FIELD (i, guint64, start) = start;
+      prev64 = FIELD (i, guint64, end) = start + FIELD (i, guint64, end);
+    }
+  for (guint i = 0; i < n; i++)
+    prev32 = FIELD (i, guint32, channel) = prev32 + unzigzag32 ((guint32) get_varint (&r, 32));
+  prev32 = 0;
+  for (guint i = 0; i < n; i++)
+    prev32 = FIELD (i, guint32, label) = prev32 + unzigzag32 ((guint32) get_varint (&r, 32));
+  prev32 = 0;
+  for (guint i = 0; i < n; i++)
+    prev32 = FIELD (i, guint32, arg) = prev32 + unzigzag32 ((guint32) get_varint (&r, 32));
+  for (guint i = 0; i < n; i++)
+    FIELD (i, guint8, kind) = get_byte (&r);
+  for (guint i = 0; i < n; i++)
+    FIELD (i, guint8, state) = get_byte (&r);
+  for (guint i = 0; i < n; i++)
+    FIELD (i, guint16, flags) = (guint16) ((i > 0 ? FIELD (i - 1, guint16, flags) : 0) ^ get_varint (&r, 16));
+
+#undef FIELD
+
+  if (elem_size == sizeof (StrataZoomItem))
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          StrataZoomItem *item = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
+
+          item->count = (guint32) get_varint (&r, 32);
+        }
+      for (guint i = 0; i < n; i++)
+        {
+          StrataZoomItem *item = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
+
+          item->reserved = (guint32) get_varint (&r, 32);
+        }
+      for (guint i = 0; i < n; i++)
+        {
+          StrataZoomItem *item = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
+          guint64 dur = (guint64) item->end - (guint64) item->start;
+
+          item->busy = (gint64) (dur - unzigzag64 (get_varint (&r, 64)));
+        }
+    }
+
+  return !r.bad && r.p == r.end;
+}
+
+/**
+ * strata_index_pack_block:
+ * @zstd_level: 0 for varints only
+ * @codec: (out): how @out is coded
+ *
+ * One block as the file stores it: its varint columns, squeezed with
+ * zstd when that saves at least an eighth.
+ */
+void
+strata_index_pack_block (const void *elems,
+                         guint       n,
+                         guint32     elem_size,
+                         int         zstd_level,
+                         GByteArray *out,
+                         guint8     *codec)
+{
+  g_autoptr(GByteArray) plain = g_byte_array_new ();
+  gsize bound, packed;
+
+  g_byte_array_set_size (out, 0);
+  strata_index_encode_block (elems, n, elem_size, plain);
+  *codec = STRATA_INDEX_CODEC_VARINT;
+
+  if (zstd_level > 0 && plain->len >= 64)
+    {
+      bound = ZSTD_compressBound (plain->len);
+      g_byte_array_set_size (out, bound);
+      packed = ZSTD_compress (out->data, bound, plain->data, plain->len, zstd_level);
+      if (!ZSTD_isError (packed) && packed < plain->len - plain->len / 8)
+        {
+          g_byte_array_set_size (out, packed);
+          *codec = STRATA_INDEX_CODEC_ZSTD;
+          return;
+        }
+    }
+
+  g_byte_array_set_size (out, 0);
+  g_byte_array_append (out, plain->data, plain->len);
+}
+
+/* Packed arrays: the reader's side. */
+
+/* The most bytes a block's varint columns can take: 11 numbers of at
+ * most 10 bytes and 2 bytes per element. */
+#define MAX_PLAIN(n) ((gsize) (n) * (11 * 10 + 2))
+
+gboolean
+strata_packed_array_init (StrataPackedArray *self,
+                          StrataIndexMap    *map,
+                          guint64            table_offset,
+                          guint64            table_sums_offset,
+                          guint64            n,
+                          guint32            elem_size,
+                          guint32            per_block,
+                          const char        *what)
+{
+  guint64 n_blocks = (n + per_block - 1) / per_block;
+
+  memset (self, 0, sizeof *self);
+  if (n > G_MAXUINT32 || per_block == 0 || per_block > STRATA_INDEX_MAX_BLOCK_ELEMS ||
+      (gsize) per_block * elem_size > STRATA_INDEX_MAX_BLOCK_BYTES ||
+      !strata_checked_array_init (&self->table, map, table_offset, table_sums_offset, n_blocks,
+                                  sizeof (StrataIndexBlock), STRATA_INDEX_TABLE_BLOCK, what))
+    return FALSE;
+  self->map = map;
+  self->n = n;
+  self->elem_size = elem_size;
+  self->per_block = per_block;
+  self->key = table_offset;
+  self->what = what;
+  return TRUE;
+}
+
+void
+strata_packed_array_clear (StrataPackedArray *self)
+{
+  strata_checked_array_clear (&self->table);
+  g_clear_pointer (&self->bad, g_free);
+}
+
+static gboolean
+decode_record (StrataPackedArray      *self,
+               const StrataIndexBlock *rec,
+               guint                   n,
+               void                   *out)
+{
+  gsize map_size;
+  const guint8 *base = strata_index_map_get_data (self->map, &map_size);
+  const guint8 *bytes;
+
+  if (rec->n != n || rec->offset > map_size || rec->size > map_size - rec->offset)
+    return FALSE;
+  bytes = base + rec->offset;
+  if (!strata_index_map_verify (self->map, bytes, rec->size, rec->checksum))
+    return FALSE;
+
+  switch (rec->codec)
+    {
+    case STRATA_INDEX_CODEC_VARINT:
+      return strata_index_decode_block (bytes, rec->size, n, self->elem_size, out);
+
+    case STRATA_INDEX_CODEC_ZSTD:
+      {
+        unsigned long long content = ZSTD_getFrameContentSize (bytes, rec->size);
+        guint8 plain[MAX_PLAIN (STRATA_INDEX_MAX_BLOCK_ELEMS)];
+        ZSTD_DCtx *dctx;
+        gsize got;
+
+        if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
+            content > MAX_PLAIN (n))
+          return FALSE;
+        dctx = strata_index_map_take_dctx (self->map);
+        got = ZSTD_decompressDCtx (dctx, plain, content, bytes, rec->size);
+        strata_index_map_give_dctx (self->map, dctx);
+        if (ZSTD_isError (got) || got != content)
+          return FALSE;
+        return strata_index_decode_block (plain, got, n, self->elem_size, out);
+      }
+
+    default:
+      return FALSE;
+    }
+}
+
+/**
+ * strata_packed_array_read_block:
+ * @out: room for the array's per_block elements
+ *
+ * Decodes block @b (through the map's cache of decoded blocks).
+ *
+ * Returns: its number of elements, or 0 if it is damaged (said once)
+ */
+guint
+strata_packed_array_read_block (StrataPackedArray *self,
+                                guint64            b,
+                                void              *out)
+{
+  guint64 n_blocks = (self->n + self->per_block - 1) / self->per_block;
+  guint n;
+  const StrataIndexBlock *rec;
+  guint32 *bad;
+
+  if (b >= n_blocks)
+    return 0;
+  n = (guint) MIN ((guint64) self->per_block, self->n - b * self->per_block);
+
+  bad = g_atomic_pointer_get (&self->bad);
+  if (bad != NULL && (g_atomic_int_get ((gint *) &bad[b / 32]) & (1u << (b % 32))))
+    return 0;
+
+  if (strata_index_map_cache_get (self->map, self->key, b, out, (gsize) n * self->elem_size))
+    return n;
+
+  if (!strata_checked_array_check (&self->table, b, b + 1))
+    return 0;
+  rec = (const StrataIndexBlock *) (gconstpointer) self->table.data + b;
+
+  if (!decode_record (self, rec, n, out))
+    {
+      if (bad == NULL)
+        {
+          guint32 *fresh = g_new0 (guint32, n_blocks / 32 + 1);
+
+          if (!g_atomic_pointer_compare_and_exchange (&self->bad, NULL, fresh))
+            g_free (fresh);
+          bad = g_atomic_pointer_get (&self->bad);
+        }
+      g_atomic_int_or ((guint *) &bad[b / 32], 1u << (b % 32));
+      strata_index_map_note_damage (self->map, "%s: block %" G_GUINT64_FORMAT " fails its checksum",
+                                    self->what, b);
+      return 0;
+    }
+
+  strata_index_map_cache_put (self->map, self->key, b, out, (gsize) n * self->elem_size);
+  return n;
+}
+
+/**
+ * strata_packed_array_append:
+ * @out: an array of the packed elements
+ *
+ * Appends elements [@from, @from + @count) to @out.
+ *
+ * Returns: %FALSE (and @out as it was) if a block they are in is damaged
+ */
+gboolean
+strata_packed_array_append (StrataPackedArray *self,
+                            guint64            from,
+                            guint64            count,
+                            GArray            *out)
+{
+  guint len = out->len;
+  guint64 block64[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
+  guint8 *block = (guint8 *) block64;
+
+  if (count == 0)
+    return TRUE;
+  if (from > self->n || count > self->n - from)
+    return FALSE;
+
+  for (guint64 b = from / self->per_block; b <= (from + count - 1) / self->per_block; b++)
+    {
+      guint64 first = b * self->per_block;
+      guint n = (guint) MIN ((guint64) self->per_block, self->n - first);
+      guint64 lo = MAX (first, from), hi = MIN (first + n, from + count);
+      guint at = out->len;
+      guint8 *dst;
+
+      g_array_set_size (out, at + (guint) (hi - lo));
+      dst = (guint8 *) out->data + (gsize) at * self->elem_size;
+
+      /* A block in the cache: only the part wanted is copied. */
+      if (strata_index_map_cache_get_range (self->map, self->key, b, (gsize) n * self->elem_size,
+                                            (lo - first) * self->elem_size, (hi - lo) * self->elem_size, dst))
+        continue;
+      if (strata_packed_array_read_block (self, b, block) != n)
+        {
+          g_array_set_size (out, len);
+          return FALSE;
+        }
+      memcpy (dst, block + (lo - first) * self->elem_size, (hi - lo) * self->elem_size);
+    }
+  return TRUE;
+}
