@@ -1634,9 +1634,18 @@ paint_row (StrataPainter        *self,
 
   row_geometry (row, list, &geo);
 
+  /* A span is a whole chunk's, up to F times the viewport at the level a
+   * frame is drawn from: what lies outside is left with two comparisons,
+   * before paint_item's divisions. */
   for (guint s = 0; s < n_spans; s++)
     for (guint i = 0; i < spans[s].n_items; i++)
-      paint_item (self, list, channel, &geo, &spans[s].items[i]);
+      {
+        const StrataZoomItem *item = &spans[s].items[i];
+
+        if (item->end < list->from || item->start > list->to)
+          continue;
+        paint_item (self, list, channel, &geo, item);
+      }
 
   emit_lane (self, LANE_MAIN, &geo, list->area_x);
   emit_lane (self, LANE_NESTED, &geo, list->area_x);
