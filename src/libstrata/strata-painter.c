@@ -1315,7 +1315,16 @@ stack_column (Layer        *layer,
   if (n == 0)
     return;
 
-  qsort (slots, n, sizeof (Slot), by_cover_descending);
+  /* At most N_FG_SLOTS: an insertion sort, not qsort's call per
+   * comparison (this runs for every column of every row). */
+  for (guint i = 1; i < n; i++)
+    for (guint j = i; j > 0 && by_cover_descending (&slots[j], &slots[j - 1]) < 0; j--)
+      {
+        Slot t = slots[j];
+
+        slots[j] = slots[j - 1];
+        slots[j - 1] = t;
+      }
   height = column_foreground_height (col, lane_h);
 
   for (guint i = 0; i < n; i++)
