@@ -38,6 +38,7 @@
 /* The painter cannot measure text: this guesses the width of a label in
  * the small fonts clients use, with some room to spare. */
 #define TEXT_WIDTH(s)    (6.5f * g_utf8_strlen ((s), -1) + 6)
+#define TASK_COLOR_CACHE 256
 /* Small enough to lose to any real foreground in a column. */
 #define BRIEF_COVER      1e-4
 
@@ -204,6 +205,12 @@ struct _StrataPainter
   LaneColumns          lanes[N_LANES];
   guint                n_columns;
   Layer                layers[N_LAYERS];
+
+  /* Task colours by tid, direct-mapped: a zoomed-out CPU row has
+   * thousands of task items a frame, and a colour costs an fmod and an
+   * HSL conversion. */
+  struct { gint32 tid; guint32 rgba; } task_colors[TASK_COLOR_CACHE];
+  StrataPaintScheme    task_colors_scheme;
 };
 
 /* Geometry of one row's lanes, in frame coordinates. */
@@ -1375,6 +1382,12 @@ emit_lane (StrataPainter     *self,
       if (have_prev && memcmp (col, &prev, sizeof prev) == 0)
         {
           Layer *used[] = { bg, fg, ticks };
+          gint x_end = x + 1;
+
+          /* The whole stretch of such columns at once. */
+          memset (col, 0, sizeof *col);
+          while (x_end < lane->hi && memcmp (&lane->columns[x_end], &prev, sizeof prev) == 0)
+            memset (&lane->columns[x_end++], 0, sizeof prev);
 
           for (guint i = 0; i < G_N_ELEMENTS (used); i++)
             for (guint r = 0; r < used[i]->open->len; r++)
@@ -1382,9 +1395,9 @@ emit_lane (StrataPainter     *self,
                 Run *run = &g_array_index (used[i]->open, Run, r);
 
                 if (run->x1 == x)
-                  run->x1 = x + 1;
+                  run->x1 = x_end;
               }
-          memset (col, 0, sizeof *col);
+          x = x_end - 1;
           continue;
         }
       prev = *col;
@@ -1460,7 +1473,22 @@ classify (StrataPainter        *self,
   switch (item->kind)
     {
     case STRATA_ACTIVITY_TASK:
-      *rgba = strata_paint_task_color (self->style.scheme, item->arg);
+      {
+        guint slot = (guint32) item->arg % TASK_COLOR_CACHE;
+
+        if (self->task_colors_scheme != self->style.scheme || self->task_colors[slot].rgba == 0 ||
+            self->task_colors[slot].tid != item->arg)
+          {
+            if (self->task_colors_scheme != self->style.scheme)
+              {
+                memset (self->task_colors, 0, sizeof self->task_colors);
+                self->task_colors_scheme = self->style.scheme;
+              }
+            self->task_colors[slot].tid = item->arg;
+            self->task_colors[slot].rgba = strata_paint_task_color (self->style.scheme, item->arg);
+          }
+        *rgba = self->task_colors[slot].rgba;
+      }
       return CLASS_FOREGROUND;
 
     case STRATA_ACTIVITY_IDLE:
