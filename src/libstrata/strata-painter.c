@@ -39,6 +39,8 @@
  * the small fonts clients use, with some room to spare. */
 #define TEXT_WIDTH(s)    (6.5f * g_utf8_strlen ((s), -1) + 6)
 #define TASK_COLOR_CACHE 256
+/* Spans whose runs are kept: every channel of a few hundred chunks. */
+#define MAX_SPAN_RUNS    16384
 /* Small enough to lose to any real foreground in a column. */
 #define BRIEF_COVER      1e-4
 
@@ -211,7 +213,22 @@ struct _StrataPainter
    * HSL conversion. */
   struct { gint32 tid; guint32 rgba; } task_colors[TASK_COLOR_CACHE];
   StrataPaintScheme    task_colors_scheme;
+
+  /* The sorted runs of pre-calculated spans, by their items' address
+   * (see span_runs()); used only for frames with no on-demand part. */
+  GHashTable          *span_runs;
+  gboolean             all_precomputed;
 };
+
+/* A span's items split where their starts or ends go back: each run is
+ * sorted by both (one lane of a chunk's channel: its items do not
+ * overlap), so the items in view are found by bisection. */
+typedef struct
+{
+  guint n_items;
+  guint n_runs;
+  guint ends[];   /* run r is [r ? ends[r - 1] : 0, ends[r]) */
+} SpanRuns;
 
 /* Geometry of one row's lanes, in frame coordinates. */
 typedef struct
@@ -716,6 +733,7 @@ strata_painter_new (StrataStringPool *strings,
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
   self->row_of = g_array_new (FALSE, FALSE, sizeof (gint32));
+  self->span_runs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (guint i = 0; i < N_LAYERS; i++)
     {
       self->layers[i].open = g_array_new (FALSE, FALSE, sizeof (Run));
@@ -783,6 +801,7 @@ strata_painter_free (StrataPainter *self)
   g_array_unref (self->query);
   strata_zoom_result_free (self->result);
   g_array_unref (self->row_of);
+  g_hash_table_unref (self->span_runs);
   strata_string_pool_unref (self->strings);
   g_clear_object (&self->trace);
   g_free (self);
@@ -1659,6 +1678,55 @@ paint_item (StrataPainter        *self,
     }
 }
 
+/* The runs of a pre-calculated span, found once: its items never move
+ * or change while the tree lives, so their address names them. */
+static const SpanRuns *
+span_runs (StrataPainter        *self,
+           const StrataZoomSpan *span)
+{
+  SpanRuns *runs = g_hash_table_lookup (self->span_runs, span->items);
+  const StrataZoomItem *items = span->items;
+  guint n = 1;
+
+  if (runs != NULL && runs->n_items == span->n_items)
+    return runs;
+
+  for (guint i = 1; i < span->n_items; i++)
+    n += items[i].start < items[i - 1].start || items[i].end < items[i - 1].end;
+
+  runs = g_malloc (sizeof (SpanRuns) + n * sizeof (guint));
+  runs->n_items = span->n_items;
+  runs->n_runs = 0;
+  for (guint i = 1; i < span->n_items; i++)
+    if (items[i].start < items[i - 1].start || items[i].end < items[i - 1].end)
+      runs->ends[runs->n_runs++] = i;
+  runs->ends[runs->n_runs++] = span->n_items;
+
+  if (g_hash_table_size (self->span_runs) >= MAX_SPAN_RUNS)
+    g_hash_table_remove_all (self->span_runs);
+  g_hash_table_replace (self->span_runs, (gpointer) span->items, runs);
+  return runs;
+}
+
+static void
+paint_items (StrataPainter        *self,
+             StrataDisplayList    *list,
+             const StrataChannel  *channel,
+             const RowGeometry    *geo,
+             const StrataZoomItem *items,
+             guint                 first,
+             guint                 end)
+{
+  for (guint i = first; i < end; i++)
+    {
+      const StrataZoomItem *item = &items[i];
+
+      if (item->end < list->from || item->start > list->to)
+        continue;
+      paint_item (self, list, channel, geo, item);
+    }
+}
+
 static void
 paint_row (StrataPainter        *self,
            StrataDisplayList    *list,
@@ -1671,18 +1739,54 @@ paint_row (StrataPainter        *self,
 
   row_geometry (row, list, &geo);
 
-  /* A span is a whole chunk's, up to F times the viewport at the level a
-   * frame is drawn from: what lies outside is left with two comparisons,
-   * before paint_item's divisions. */
+  /* A span is a whole chunk's, up to 2F times the viewport at the level
+   * a frame is drawn from. What lies outside is left with two
+   * comparisons, before paint_item's divisions; in a pre-calculated span,
+   * each sorted run is cut to the items that can be in view by bisection
+   * first (the same items: the ones before have ended before the view,
+   * the ones after start after it). */
   for (guint s = 0; s < n_spans; s++)
-    for (guint i = 0; i < spans[s].n_items; i++)
-      {
-        const StrataZoomItem *item = &spans[s].items[i];
+    {
+      const StrataZoomItem *items = spans[s].items;
+      const SpanRuns *runs;
+      guint first = 0;
 
-        if (item->end < list->from || item->start > list->to)
+      if (!self->all_precomputed || spans[s].n_items < 64)
+        {
+          paint_items (self, list, channel, &geo, items, 0, spans[s].n_items);
           continue;
-        paint_item (self, list, channel, &geo, item);
-      }
+        }
+
+      runs = span_runs (self, &spans[s]);
+      for (guint r = 0; r < runs->n_runs; first = runs->ends[r++])
+        {
+          guint lo = first, hi = runs->ends[r], end;
+
+          /* The first item that starts after the view... */
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (items[mid].start > list->to)
+                hi = mid;
+              else
+                lo = mid + 1;
+            }
+          end = lo;
+          /* ...and the first that ends in it or after. */
+          lo = first, hi = end;
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (items[mid].end < list->from)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          paint_items (self, list, channel, &geo, items, lo, end);
+        }
+    }
 
   emit_lane (self, LANE_MAIN, &geo, list->area_x);
   emit_lane (self, LANE_NESTED, &geo, list->area_x);
@@ -2060,6 +2164,9 @@ strata_painter_paint (StrataPainter             *self,
       strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
                                     (const guint32 *)(gpointer) self->query->data, self->query->len,
                                     self->result, &list->stats);
+      /* On-demand items live in the result, which the next query reuses:
+       * only a frame without any can use the runs kept by address. */
+      self->all_precomputed = list->stats.n_on_demand == 0;
 
       ensure_columns (self, viewport->width);
 
