@@ -1208,6 +1208,30 @@ lane_add_instant (LaneColumns *lane,
 
 /* Layers: runs of identical columns become one rectangle ---------------- */
 
+/* g_array_append_val() copies through memmove(): a call for every run
+ * and rectangle of every column. */
+#define array_push(array, type, value)                                  \
+  G_STMT_START {                                                        \
+    g_array_set_size ((array), (array)->len + 1);                       \
+    g_array_index ((array), type, (array)->len - 1) = (value);          \
+  } G_STMT_END
+
+/* roundf() for the small non-negative and negative values here, without
+ * a call: x minus its truncation is exact, so this rounds half away from
+ * zero exactly as roundf() does. */
+static inline float
+round_half_away (float x)
+{
+  float t;
+
+  if (!(fabsf (x) < 8388608.f))
+    return roundf (x);
+  t = (float) (gint32) x;
+  if (fabsf (x - t) >= 0.5f)
+    t += x < 0 ? -1.f : 1.f;
+  return t;
+}
+
 static void
 layer_emit (StrataPainter *self,
             Layer         *layer,
@@ -1229,7 +1253,7 @@ layer_emit (StrataPainter *self,
   r.w = run->x1 - run->x0;
   r.h = y1 - y0;
   r.rgba = run->rgba;
-  g_array_append_val (layer->done, r);
+  array_push (layer->done, StrataPaintRect, r);
 
   /* "Unknown" is hatched, so it never reads as a state. The stripes sit
    * at fixed pixels, so they line up across runs and rows. */
@@ -1269,7 +1293,7 @@ layer_put (Layer   *layer,
           return;
         }
     }
-  g_array_append_val (layer->open, run);
+  array_push (layer->open, Run, run);
 }
 
 /* Closes the runs that column @x did not extend; all of them if @x < 0. */
@@ -1314,7 +1338,7 @@ column_foreground_height (const Column *col,
 
   if (col->fg_total <= 0)
     return 0;
-  height = roundf (MIN (col->fg_total, 1.f) * lane_h);
+  height = round_half_away (MIN (col->fg_total, 1.f) * lane_h);
   return CLAMP (height, MIN (2.f, lane_h), lane_h);
 }
 
@@ -1358,7 +1382,7 @@ stack_column (Layer        *layer,
       float top;
 
       acc += slots[i].cover;
-      top = roundf (height * acc / sum);
+      top = round_half_away (height * acc / sum);
       if (top > prev)
         layer_put (layer, x, lane_y + lane_h - top, top - prev, slots[i].rgba);
       prev = top;
