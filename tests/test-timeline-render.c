@@ -19,6 +19,7 @@
 
 #include "strata-test-streams.h"
 #include "strata-test-support.h"
+#include "strata-test-ui.h"
 #include "strata-timeline-render.h"
 
 typedef struct
@@ -116,6 +117,7 @@ draw (GskRenderer             *renderer,
       StrataTimelineRender    *render,
       const StrataDisplayList *list,
       int                      scale,
+      const char              *png_name,
       guint                   *n_textures)
 {
   int w = (int) list->frame_width * scale, h = (int) list->frame_height * scale;
@@ -144,6 +146,9 @@ draw (GskRenderer             *renderer,
   *n_textures = count_textures (node);
   texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
   gdk_texture_download (texture, data, (gsize) w * 4);
+  /* To look at: the build's tests folder. */
+  if (png_name != NULL)
+    g_free (strata_test_ui_save_png (texture, png_name));
   g_object_unref (texture);
   gsk_render_node_unref (node);
   return data;
@@ -154,12 +159,13 @@ static guint
 assert_same_pixels (GskRenderer             *renderer,
                     StrataTimelineRender    *render,
                     const StrataDisplayList *list,
-                    int                      scale)
+                    int                      scale,
+                    const char              *png_name)
 {
   int w = (int) list->frame_width * scale, h = (int) list->frame_height * scale;
   guint n_textures = 0, n_none = 0, differ = 0;
-  g_autofree guint8 *mine = draw (renderer, render, list, scale, &n_textures);
-  g_autofree guint8 *plain = draw (renderer, NULL, list, scale, &n_none);
+  g_autofree guint8 *mine = draw (renderer, render, list, scale, png_name, &n_textures);
+  g_autofree guint8 *plain = draw (renderer, NULL, list, scale, NULL, &n_none);
 
   g_assert_cmpuint (n_none, ==, 0);
   for (gsize i = 0; i < (gsize) w * h * 4; i++)
@@ -207,7 +213,8 @@ test_dense_rows_as_textures (void)
 
       for (int scale = 1; scale <= 2; scale++)
         {
-          guint n = assert_same_pixels (renderer, render, list, scale);
+          g_autofree char *png = g_strdup_printf ("test-timeline-render-%u-x%d", v, scale);
+          guint n = assert_same_pixels (renderer, render, list, scale, png);
 
           g_test_message ("view %u, scale %d: %u rects, %u rows as textures", v, scale,
                           list->rects->len, n);
