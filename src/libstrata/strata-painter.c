@@ -1,8 +1,8 @@
 /* strata-painter.c
  *
  * How a frame is painted. The rows that fit in the viewport are queried
- * from the zoom tree in one call, at the level whose pixel is no longer
- * than the screen's. Every item of a row is then folded into the pixel
+ * from the zoom tree in one call, at the finest level whose pixel is at
+ * least the screen's (strata_zoom_geometry_level_for_frame()). Every item of a row is then folded into the pixel
  * columns it covers, in one of three lanes: the row's main lane (a CPU's
  * tasks, a thread's states), the nested lane (interrupts inside a task,
  * drawn as a band at the bottom of a CPU row) and the instants (wakeups,
@@ -2181,9 +2181,9 @@ strata_painter_paint (StrataPainter             *self,
           row_of[ch] = i;
         }
 
-      /* The level whose pixel matches the screen's: about one to F items
-       * per screen pixel and row, whatever the trace's size, and still one
-       * query of at most two chunks. */
+      /* The finest level whose pixel is at least the screen's: at most
+       * about two items per screen pixel and row, whatever the trace's
+       * size, and still one query of at most two chunks. */
       list->level = strata_zoom_geometry_level_for_frame (&g, list->to - list->from, viewport->width);
       strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
                                     (const guint32 *)(gpointer) self->query->data, self->query->len,
