@@ -247,6 +247,7 @@ main (int    argc,
   gint frames = 20, seed = 1;
   gboolean no_raw = FALSE;
   gint raw_limit = 5000000;
+  gint only_level = -1;
   g_autofree char *live = NULL;
   GOptionEntry entries[] = {
     { "n", 'n', 0, G_OPTION_ARG_STRING, &count, "Activities (1M, 10M, 100M)", "N" },
@@ -255,6 +256,8 @@ main (int    argc,
     { "no-raw", 0, 0, G_OPTION_ARG_NONE, &no_raw, "Leave out the raw-activity baseline", NULL },
     { "live", 0, 0, G_OPTION_ARG_FILENAME, &live,
       "Instead: what showing this trace costs while it loads", "TRACE" },
+    { "level", 'l', 0, G_OPTION_ARG_INT, &only_level,
+      "Time only this one of the ten levels (to profile it)", "L" },
     { "raw-limit", 0, 0, G_OPTION_ARG_INT, &raw_limit,
       "Draw the baseline only for views of at most this many raw activities (default 5M: a node each)", "N" },
     { NULL }
@@ -368,8 +371,8 @@ main (int    argc,
           n, channels->len, (g_get_monotonic_time () - build_t0) / 1e6);
   printf ("# %dx%d, %u visible rows, %d frames per level, CPU time of the calling thread\n\n",
           FRAME_WIDTH, FRAME_HEIGHT, rows->len, frames);
-  printf ("| level | span | tree level | items | nodes | frame median ms | of which paint ms | raw activities in view | raw median ms | raw / frame |\n");
-  printf ("|---|---|---|---|---|---|---|---|---|---|\n");
+  printf ("| level | span | tree level | items | on-demand parts | nodes | frame median ms | of which paint ms | raw activities in view | raw median ms | raw / frame |\n");
+  printf ("|---|---|---|---|---|---|---|---|---|---|---|\n");
 
   for (guint level = 0; level < N_LEVELS; level++)
     {
@@ -378,9 +381,12 @@ main (int    argc,
       g_autoptr(GArray) tpaint = g_array_new (FALSE, FALSE, sizeof (gint64));
       gint64 span = MAX ((end - start) >> (2 * level), FRAME_WIDTH);
       guint64 raw_nodes_sum = 0;
-      guint nodes = 0, items = 0, tree_level = 0;
+      guint nodes = 0, items = 0, tree_level = 0, on_demand = 0;
       g_autofree char *span_s = NULL;
       double tree_ms, raw_ms = 0;
+
+      if (only_level >= 0 && level != (guint) only_level)
+        continue;
 
       /* One frame first, so what is measured is a warm frame as the
        * widget draws them while the user moves about. */
@@ -398,6 +404,7 @@ main (int    argc,
             }
           items = list->n_items;
           tree_level = list->level;
+          on_demand = list->stats.n_on_demand;
 
           if (!no_raw)
             {
@@ -426,13 +433,13 @@ main (int    argc,
       if (!no_raw && traw->len == (guint) frames)
         {
           raw_ms = median_ms (traw);
-          printf ("| %u | %s | %u | %u | %u | %.3f | %.3f | %" G_GUINT64_FORMAT " | %.3f | %.2fx |\n",
-                  level, span_s, tree_level, items, nodes, tree_ms, median_ms (tpaint),
+          printf ("| %u | %s | %u | %u | %u | %u | %.3f | %.3f | %" G_GUINT64_FORMAT " | %.3f | %.2fx |\n",
+                  level, span_s, tree_level, items, on_demand, nodes, tree_ms, median_ms (tpaint),
                   raw_nodes_sum / (guint64) frames, raw_ms, tree_ms > 0 ? raw_ms / tree_ms : 0);
         }
       else
-        printf ("| %u | %s | %u | %u | %u | %.3f | %.3f | %" G_GUINT64_FORMAT " | not drawn (over --raw-limit) | – |\n",
-                level, span_s, tree_level, items, nodes, tree_ms, median_ms (tpaint),
+        printf ("| %u | %s | %u | %u | %u | %u | %.3f | %.3f | %" G_GUINT64_FORMAT " | not drawn (over --raw-limit) | – |\n",
+                level, span_s, tree_level, items, on_demand, nodes, tree_ms, median_ms (tpaint),
                 raw_nodes_sum / (guint64) frames);
     }
 

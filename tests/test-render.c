@@ -107,17 +107,29 @@ sole_cover (StrataRawStore *raw,
 }
 
 /* For every visible row and pixel column that one activity fills, the
- * colour seen in the row's lane is that activity's. Returns how many
- * columns were checked. */
+ * colour seen in the row's lane is that activity's, if the activity is at
+ * least one pixel of the zoom level drawn long. The painter draws from the
+ * finest level whose pixel is at least the screen's (1 to F screen
+ * pixels), so an activity shorter than that is part of an aggregate that
+ * spreads its members' busy time over its span, and may share its columns
+ * with its neighbours; one at least that long is an item of its own and
+ * must be exact. Returns how many columns were checked. */
 static guint
 check_columns_against_raw (StrataTrace             *trace,
                            const StrataDisplayList *list)
 {
-  StrataRawStore *raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace));
+  StrataZoomTree *tree = strata_trace_get_zoom_tree (trace);
+  StrataRawStore *raw = strata_zoom_tree_get_raw_store (tree);
   const StrataChannel *channels;
   guint n_channels, checked = 0;
+  StrataZoomGeometry g;
+  gint64 min_length;
 
   channels = strata_trace_get_channels (trace, &n_channels);
+  g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+  min_length = strata_zoom_geometry_pixel (&g, list->level);
+  /* Never looser than F screen pixels. */
+  g_assert_cmpfloat ((double) min_length, <=, ((guint64) 1 << g.factor_log2) * MAX (list->ns_per_pixel, 1.0));
 
   for (guint r = 0; r < list->rows->len; r++)
     {
@@ -138,7 +150,7 @@ check_columns_against_raw (StrataTrace             *trace,
           StrataActivity a = { 0 };
           guint32 expected;
 
-          if (!sole_cover (raw, row->channel, t0, t1, &a))
+          if (!sole_cover (raw, row->channel, t0, t1, &a) || a.end - a.start < min_length)
             continue;
 
           if (a.kind == STRATA_ACTIVITY_STATE && a.state != STRATA_TASK_STATE_UNKNOWN)
@@ -359,11 +371,17 @@ test_rect_count_bounded (void)
 
         paint_all_rows (painter, from, to, widths[w], list);
         g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
-        /* The level whose pixel matches the screen's, no coarser unless
-         * the viewport would overlap more than two of its chunks. */
+        /* The finest level whose pixel is at least the screen's (the
+         * coarsest there is if none is), no finer than F times the
+         * screen's, and no finer if the viewport would overlap more than
+         * two of its chunks. */
         g_assert_cmpuint (list->level, ==,
                           strata_zoom_geometry_level_for_frame (&g, to - from, widths[w]));
-        g_assert_cmpint (strata_zoom_geometry_pixel (&g, list->level), <=, MAX ((to - from) / widths[w], 1));
+        if (list->level > 0)
+          g_assert_cmpint (strata_zoom_geometry_pixel (&g, list->level), >=, MAX ((to - from) / widths[w], 1));
+        if (list->level + 1 < g.n_levels &&
+            list->level + 1 <= strata_zoom_geometry_level_for_viewport (&g, to - from))
+          g_assert_cmpint (strata_zoom_geometry_pixel (&g, list->level + 1), <, MAX ((to - from) / widths[w], 1));
         g_assert_cmpuint (list->level, <=, strata_zoom_geometry_level_for_viewport (&g, to - from));
         g_assert_cmpuint (list->stats.n_chunks, <=, 2);
         g_test_message ("width %u, 1/%" G_GINT64_FORMAT " of the trace: %u items, %u rects",

@@ -1,15 +1,23 @@
 /* strata-timeline-render.c
  *
  * Draws a StrataDisplayList into a GtkSnapshot. Rectangles become colour
- * nodes in the list's order; texts are laid out with one PangoLayout that
- * is reused for every text of the frame, with a font per text role in pixel
- * sizes (as strata-cli render uses), ellipsized to the width the painter
- * gives them.
+ * nodes in the list's order, except where a row of the timeline has so
+ * many that a node each costs more than filling its pixels: there the
+ * row's run of rectangles is rasterized, in the same order and with the
+ * same source-over blending, into one memory texture at the device scale,
+ * drawn as one node (a zoomed-out dense row is thousands of one-pixel
+ * rectangles, and GTK spends far more on a node than on a few pixels).
+ * Texts are laid out with one PangoLayout that is reused for every text of
+ * the frame, with a font per text role in pixel sizes (as strata-cli
+ * render uses), ellipsized to the width the painter gives them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
+
+#include <math.h>
+#include <string.h>
 
 #include "strata-timeline-render.h"
 
@@ -29,6 +37,13 @@ static const struct {
  * their shaped layouts are kept, keyed by role, width and text. */
 #define MAX_CACHED_LAYOUTS 4096
 
+/* A row's run of rectangles becomes a texture when it has at least this
+ * many and filling the row's pixels (and clearing them first) costs less
+ * than a colour node for each, a node costing about as much as filling
+ * NODE_COST_PIXELS pixels (measured with the frame benchmark). */
+#define TEXTURE_MIN_RECTS 64
+#define NODE_COST_PIXELS  96
+
 typedef struct
 {
   PangoLayout *layout;
@@ -43,6 +58,7 @@ struct _StrataTimelineRender
   PangoFontDescription *fonts[G_N_ELEMENTS (role_fonts)];
   GHashTable           *cache;   /* char * key -> CachedLayout */
   GString              *key;
+  int                   scale;   /* device pixels per pixel of the list */
 };
 
 static void
@@ -70,6 +86,7 @@ strata_timeline_render_new (PangoContext *context)
   self->context = g_object_ref (context);
   self->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, cached_layout_free);
   self->key = g_string_new (NULL);
+  self->scale = 1;
   self->layout = pango_layout_new (context);
   pango_layout_set_ellipsize (self->layout, PANGO_ELLIPSIZE_END);
   pango_layout_set_single_paragraph_mode (self->layout, TRUE);
@@ -101,22 +118,202 @@ strata_timeline_render_free (StrataTimelineRender *self)
   g_free (self);
 }
 
+/**
+ * strata_timeline_render_set_scale:
+ * @scale: device pixels per pixel of the display list (the widget's scale
+ *   factor), at least 1
+ *
+ * Rows drawn as textures are rasterized at this scale, so they are as
+ * sharp as colour nodes on a HiDPI screen.
+ */
+void
+strata_timeline_render_set_scale (StrataTimelineRender *self,
+                                  int                   scale)
+{
+  g_return_if_fail (self != NULL);
+
+  self->scale = MAX (scale, 1);
+}
+
+static void
+append_rect (GtkSnapshot           *snapshot,
+             const StrataPaintRect *r)
+{
+  GdkRGBA rgba;
+
+  if ((r->rgba & 0xff) == 0 || r->w <= 0 || r->h <= 0)
+    return;
+  strata_rgba_from_u32 (&rgba, r->rgba);
+  gtk_snapshot_append_color (snapshot, &rgba, &GRAPHENE_RECT_INIT (r->x, r->y, r->w, r->h));
+}
+
+/* The timeline row whose band (cut to the timeline area) holds @r, if
+ * any; *cursor remembers the last one found, as rows' rectangles come
+ * top to bottom. */
+static const StrataPaintRow *
+band_of (const StrataDisplayList *list,
+         const StrataPaintRect   *r,
+         guint                   *cursor)
+{
+  const StrataPaintRow *rows = (const StrataPaintRow *)(gpointer) list->rows->data;
+  float area_y1 = list->area_y + list->area_height;
+
+  if (r->x < list->area_x || r->x + r->w > list->area_x + list->area_width)
+    return NULL;
+
+  for (guint k = 0; k < list->rows->len; k++)
+    {
+      guint i = (*cursor + k) % list->rows->len;
+      float y0 = MAX (rows[i].y, list->area_y);
+      float y1 = MIN (rows[i].y + rows[i].h, area_y1);
+
+      if (r->y >= y0 && r->y + r->h <= y1)
+        {
+          *cursor = i;
+          return &rows[i];
+        }
+    }
+  return NULL;
+}
+
+static gboolean
+in_band (const StrataDisplayList *list,
+         const StrataPaintRow    *row,
+         const StrataPaintRect   *r)
+{
+  return r->x >= list->area_x && r->x + r->w <= list->area_x + list->area_width &&
+         r->y >= MAX (row->y, list->area_y) &&
+         r->y + r->h <= MIN (row->y + row->h, list->area_y + list->area_height);
+}
+
+/* @v rounded to a device pixel, in [0, limit]. */
+static inline int
+device_pixel (float v,
+              int   scale,
+              int   limit)
+{
+  float d = v * scale;
+
+  if (d <= 0)
+    return 0;
+  return MIN ((int) (d + 0.5f), limit);
+}
+
+/* Two 8-bit channels at a time (in bits 0-7 and 16-23) times @k / 255,
+ * rounded. */
+static inline guint32
+scale_pair (guint32 pair,
+            guint32 k)
+{
+  guint32 t = pair * k + 0x00800080;
+
+  return ((t + ((t >> 8) & 0x00ff00ff)) >> 8) & 0x00ff00ff;
+}
+
+/* Rectangles [first, end) of a row, in order, into one texture over the
+ * row's band: each one blended over what is already there (source over,
+ * premultiplied), as the renderer would blend their colour nodes. */
+static void
+append_band_texture (StrataTimelineRender    *self,
+                     GtkSnapshot             *snapshot,
+                     const StrataDisplayList *list,
+                     const StrataPaintRow    *row,
+                     const StrataPaintRect   *rects,
+                     guint                    first,
+                     guint                    end)
+{
+  int scale = self->scale;
+  float ox = list->area_x;
+  float oy = floorf (MAX (row->y, list->area_y));
+  int w = (int) ceilf (list->area_width);
+  int h = (int) ceilf (MIN (row->y + row->h, list->area_y + list->area_height)) - (int) oy;
+  int dw = w * scale, dh = h * scale;
+  guint32 *pixels;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+
+  if (w <= 0 || h <= 0)
+    return;
+
+  pixels = g_new0 (guint32, (gsize) dw * dh);
+  for (guint i = first; i < end; i++)
+    {
+      const StrataPaintRect *r = &rects[i];
+      guint32 a = r->rgba & 0xff;
+      int x0 = device_pixel (r->x - ox, scale, dw), x1 = device_pixel (r->x + r->w - ox, scale, dw);
+      int y0 = device_pixel (r->y - oy, scale, dh), y1 = device_pixel (r->y + r->h - oy, scale, dh);
+      guint8 src[4];
+      guint32 packed;
+
+      if (a == 0 || x1 <= x0 || y1 <= y0)
+        continue;
+
+      /* R, G, B, A in memory order, premultiplied. */
+      src[0] = (guint8) ((((r->rgba >> 24) & 0xff) * a + 127) / 255);
+      src[1] = (guint8) ((((r->rgba >> 16) & 0xff) * a + 127) / 255);
+      src[2] = (guint8) ((((r->rgba >> 8) & 0xff) * a + 127) / 255);
+      src[3] = (guint8) a;
+      memcpy (&packed, src, sizeof packed);
+
+      for (int y = y0; y < y1; y++)
+        {
+          guint32 *line = pixels + (gsize) y * dw;
+
+          if (a == 0xff)
+            for (int x = x0; x < x1; x++)
+              line[x] = packed;
+          else
+            for (int x = x0; x < x1; x++)
+              {
+                guint32 d = line[x];
+
+                /* src + dst * (1 - a), premultiplied: no channel can
+                 * carry into the next. */
+                line[x] = packed + (scale_pair (d & 0x00ff00ff, 255 - a) |
+                                    (scale_pair ((d >> 8) & 0x00ff00ff, 255 - a) << 8));
+              }
+        }
+    }
+
+  bytes = g_bytes_new_take (pixels, (gsize) dw * dh * sizeof (guint32));
+  texture = gdk_memory_texture_new (dw, dh, GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes,
+                                    (gsize) dw * sizeof (guint32));
+  gtk_snapshot_append_texture (snapshot, texture, &GRAPHENE_RECT_INIT (ox, oy, w, h));
+}
+
 void
 strata_timeline_render_rects (StrataTimelineRender    *self,
                               GtkSnapshot             *snapshot,
                               const StrataDisplayList *list)
 {
   const StrataPaintRect *rects = (const StrataPaintRect *)(gpointer) list->rects->data;
+  guint i = 0, cursor = 0;
 
-  for (guint i = 0; i < list->rects->len; i++)
+  while (i < list->rects->len)
     {
-      const StrataPaintRect *r = &rects[i];
-      GdkRGBA rgba;
+      const StrataPaintRow *row = band_of (list, &rects[i], &cursor);
+      guint end = i + 1;
+      double area = 0;
 
-      if ((r->rgba & 0xff) == 0 || r->w <= 0 || r->h <= 0)
-        continue;
-      strata_rgba_from_u32 (&rgba, r->rgba);
-      gtk_snapshot_append_color (snapshot, &rgba, &GRAPHENE_RECT_INIT (r->x, r->y, r->w, r->h));
+      if (row == NULL)
+        {
+          append_rect (snapshot, &rects[i++]);
+          continue;
+        }
+
+      /* The run of rectangles inside this row's band, and what filling
+       * them would cost. */
+      for (end = i; end < list->rects->len && in_band (list, row, &rects[end]); end++)
+        area += (double) rects[end].w * rects[end].h;
+
+      if (end - i >= TEXTURE_MIN_RECTS &&
+          (area + (double) list->area_width * row->h) * self->scale * self->scale <
+          (double) (end - i) * NODE_COST_PIXELS)
+        append_band_texture (self, snapshot, list, row, rects, i, end);
+      else
+        for (guint k = i; k < end; k++)
+          append_rect (snapshot, &rects[k]);
+      i = end;
     }
 }
 

@@ -1,7 +1,8 @@
 /* strata-timeline-render.h
  *
  * The painter's display list as GTK render nodes: its rectangles as colour
- * nodes, its texts through one reused PangoLayout. The timeline widget's
+ * nodes (a dense row's as one texture), its texts through one reused
+ * PangoLayout. The timeline widget's
  * snapshot() draws through this, and so does the frame benchmark, so what
  * is measured is what is shown. It is the GTK twin of strata-cli render's
  * cairo rasterizer: both draw the same list.
@@ -21,6 +22,8 @@ typedef struct _StrataTimelineRender StrataTimelineRender;
 
 StrataTimelineRender *strata_timeline_render_new      (PangoContext            *context);
 void                  strata_timeline_render_free     (StrataTimelineRender    *self);
+void                  strata_timeline_render_set_scale (StrataTimelineRender   *self,
+                                                       int                     scale);
 void                  strata_timeline_render_rects    (StrataTimelineRender    *self,
                                                        GtkSnapshot             *snapshot,
                                                        const StrataDisplayList *list);

@@ -1177,6 +1177,9 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
   double left = self->style.name_width;
 
   ensure_render (self);
+  /* Dense rows become textures: at the screen's scale, so as sharp as
+   * the colour nodes of the others. */
+  strata_timeline_render_set_scale (self->render, gtk_widget_get_scale_factor (widget));
 
   if (self->trace == NULL)
     return;

@@ -1,8 +1,8 @@
 /* strata-painter.c
  *
  * How a frame is painted. The rows that fit in the viewport are queried
- * from the zoom tree in one call, at the level whose pixel is no longer
- * than the screen's. Every item of a row is then folded into the pixel
+ * from the zoom tree in one call, at the finest level whose pixel is at
+ * least the screen's (strata_zoom_geometry_level_for_frame()). Every item of a row is then folded into the pixel
  * columns it covers, in one of three lanes: the row's main lane (a CPU's
  * tasks, a thread's states), the nested lane (interrupts inside a task,
  * drawn as a band at the bottom of a CPU row) and the instants (wakeups,
@@ -38,6 +38,9 @@
 /* The painter cannot measure text: this guesses the width of a label in
  * the small fonts clients use, with some room to spare. */
 #define TEXT_WIDTH(s)    (6.5f * g_utf8_strlen ((s), -1) + 6)
+#define TASK_COLOR_CACHE 256
+/* Spans whose runs are kept: every channel of a few hundred chunks. */
+#define MAX_SPAN_RUNS    16384
 /* Small enough to lose to any real foreground in a column. */
 #define BRIEF_COVER      1e-4
 
@@ -208,7 +211,28 @@ struct _StrataPainter
   /* Rows made of several channels (strata_painter_set_row_members). */
   GHashTable          *members;    /* row channel -> GArray of guint32 channels */
   gboolean             merging;    /* painting one: no labels inside it */
+
+  /* Task colours by tid, direct-mapped: a zoomed-out CPU row has
+   * thousands of task items a frame, and a colour costs an fmod and an
+   * HSL conversion. */
+  struct { gint32 tid; guint32 rgba; } task_colors[TASK_COLOR_CACHE];
+  StrataPaintScheme    task_colors_scheme;
+
+  /* The sorted runs of pre-calculated spans, by their items' address
+   * (see span_runs()); used only for frames with no on-demand part. */
+  GHashTable          *span_runs;
+  gboolean             all_precomputed;
 };
+
+/* A span's items split where their starts or ends go back: each run is
+ * sorted by both (one lane of a chunk's channel: its items do not
+ * overlap), so the items in view are found by bisection. */
+typedef struct
+{
+  guint n_items;
+  guint n_runs;
+  guint ends[];   /* run r is [r ? ends[r - 1] : 0, ends[r]) */
+} SpanRuns;
 
 /* Geometry of one row's lanes, in frame coordinates. */
 typedef struct
@@ -713,6 +737,7 @@ strata_painter_new (StrataStringPool *strings,
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
   self->row_of = g_array_new (FALSE, FALSE, sizeof (gint32));
+  self->span_runs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (guint i = 0; i < N_LAYERS; i++)
     {
       self->layers[i].open = g_array_new (FALSE, FALSE, sizeof (Run));
@@ -782,6 +807,7 @@ strata_painter_free (StrataPainter *self)
   strata_zoom_result_free (self->result);
   g_array_unref (self->row_of);
   g_hash_table_unref (self->members);
+  g_hash_table_unref (self->span_runs);
   strata_string_pool_unref (self->strings);
   g_clear_object (&self->trace);
   g_free (self);
@@ -1188,6 +1214,30 @@ lane_add_instant (LaneColumns *lane,
 
 /* Layers: runs of identical columns become one rectangle ---------------- */
 
+/* g_array_append_val() copies through memmove(): a call for every run
+ * and rectangle of every column. */
+#define array_push(array, type, value)                                  \
+  G_STMT_START {                                                        \
+    g_array_set_size ((array), (array)->len + 1);                       \
+    g_array_index ((array), type, (array)->len - 1) = (value);          \
+  } G_STMT_END
+
+/* roundf() for the small non-negative and negative values here, without
+ * a call: x minus its truncation is exact, so this rounds half away from
+ * zero exactly as roundf() does. */
+static inline float
+round_half_away (float x)
+{
+  float t;
+
+  if (!(fabsf (x) < 8388608.f))
+    return roundf (x);
+  t = (float) (gint32) x;
+  if (fabsf (x - t) >= 0.5f)
+    t += x < 0 ? -1.f : 1.f;
+  return t;
+}
+
 static void
 layer_emit (StrataPainter *self,
             Layer         *layer,
@@ -1209,7 +1259,7 @@ layer_emit (StrataPainter *self,
   r.w = run->x1 - run->x0;
   r.h = y1 - y0;
   r.rgba = run->rgba;
-  g_array_append_val (layer->done, r);
+  array_push (layer->done, StrataPaintRect, r);
 
   /* "Unknown" is hatched, so it never reads as a state. The stripes sit
    * at fixed pixels, so they line up across runs and rows. */
@@ -1249,7 +1299,7 @@ layer_put (Layer   *layer,
           return;
         }
     }
-  g_array_append_val (layer->open, run);
+  array_push (layer->open, Run, run);
 }
 
 /* Closes the runs that column @x did not extend; all of them if @x < 0. */
@@ -1294,7 +1344,7 @@ column_foreground_height (const Column *col,
 
   if (col->fg_total <= 0)
     return 0;
-  height = roundf (MIN (col->fg_total, 1.f) * lane_h);
+  height = round_half_away (MIN (col->fg_total, 1.f) * lane_h);
   return CLAMP (height, MIN (2.f, lane_h), lane_h);
 }
 
@@ -1321,7 +1371,16 @@ stack_column (Layer        *layer,
   if (n == 0)
     return;
 
-  qsort (slots, n, sizeof (Slot), by_cover_descending);
+  /* At most N_FG_SLOTS: an insertion sort, not qsort's call per
+   * comparison (this runs for every column of every row). */
+  for (guint i = 1; i < n; i++)
+    for (guint j = i; j > 0 && by_cover_descending (&slots[j], &slots[j - 1]) < 0; j--)
+      {
+        Slot t = slots[j];
+
+        slots[j] = slots[j - 1];
+        slots[j - 1] = t;
+      }
   height = column_foreground_height (col, lane_h);
 
   for (guint i = 0; i < n; i++)
@@ -1329,7 +1388,7 @@ stack_column (Layer        *layer,
       float top;
 
       acc += slots[i].cover;
-      top = roundf (height * acc / sum);
+      top = round_half_away (height * acc / sum);
       if (top > prev)
         layer_put (layer, x, lane_y + lane_h - top, top - prev, slots[i].rgba);
       prev = top;
@@ -1372,6 +1431,12 @@ emit_lane (StrataPainter     *self,
       if (have_prev && memcmp (col, &prev, sizeof prev) == 0)
         {
           Layer *used[] = { bg, fg, ticks };
+          gint x_end = x + 1;
+
+          /* The whole stretch of such columns at once. */
+          memset (col, 0, sizeof *col);
+          while (x_end < lane->hi && memcmp (&lane->columns[x_end], &prev, sizeof prev) == 0)
+            memset (&lane->columns[x_end++], 0, sizeof prev);
 
           for (guint i = 0; i < G_N_ELEMENTS (used); i++)
             for (guint r = 0; r < used[i]->open->len; r++)
@@ -1379,9 +1444,9 @@ emit_lane (StrataPainter     *self,
                 Run *run = &g_array_index (used[i]->open, Run, r);
 
                 if (run->x1 == x)
-                  run->x1 = x + 1;
+                  run->x1 = x_end;
               }
-          memset (col, 0, sizeof *col);
+          x = x_end - 1;
           continue;
         }
       prev = *col;
@@ -1457,7 +1522,22 @@ classify (StrataPainter        *self,
   switch (item->kind)
     {
     case STRATA_ACTIVITY_TASK:
-      *rgba = strata_paint_task_color (self->style.scheme, item->arg);
+      {
+        guint slot = (guint32) item->arg % TASK_COLOR_CACHE;
+
+        if (self->task_colors_scheme != self->style.scheme || self->task_colors[slot].rgba == 0 ||
+            self->task_colors[slot].tid != item->arg)
+          {
+            if (self->task_colors_scheme != self->style.scheme)
+              {
+                memset (self->task_colors, 0, sizeof self->task_colors);
+                self->task_colors_scheme = self->style.scheme;
+              }
+            self->task_colors[slot].tid = item->arg;
+            self->task_colors[slot].rgba = strata_paint_task_color (self->style.scheme, item->arg);
+          }
+        *rgba = self->task_colors[slot].rgba;
+      }
       return CLASS_FOREGROUND;
 
     case STRATA_ACTIVITY_IDLE:
@@ -1628,6 +1708,55 @@ paint_item (StrataPainter        *self,
     }
 }
 
+/* The runs of a pre-calculated span, found once: its items never move
+ * or change while the tree lives, so their address names them. */
+static const SpanRuns *
+span_runs (StrataPainter        *self,
+           const StrataZoomSpan *span)
+{
+  SpanRuns *runs = g_hash_table_lookup (self->span_runs, span->items);
+  const StrataZoomItem *items = span->items;
+  guint n = 1;
+
+  if (runs != NULL && runs->n_items == span->n_items)
+    return runs;
+
+  for (guint i = 1; i < span->n_items; i++)
+    n += items[i].start < items[i - 1].start || items[i].end < items[i - 1].end;
+
+  runs = g_malloc (sizeof (SpanRuns) + n * sizeof (guint));
+  runs->n_items = span->n_items;
+  runs->n_runs = 0;
+  for (guint i = 1; i < span->n_items; i++)
+    if (items[i].start < items[i - 1].start || items[i].end < items[i - 1].end)
+      runs->ends[runs->n_runs++] = i;
+  runs->ends[runs->n_runs++] = span->n_items;
+
+  if (g_hash_table_size (self->span_runs) >= MAX_SPAN_RUNS)
+    g_hash_table_remove_all (self->span_runs);
+  g_hash_table_replace (self->span_runs, (gpointer) span->items, runs);
+  return runs;
+}
+
+static void
+paint_items (StrataPainter        *self,
+             StrataDisplayList    *list,
+             const StrataChannel  *channel,
+             const RowGeometry    *geo,
+             const StrataZoomItem *items,
+             guint                 first,
+             guint                 end)
+{
+  for (guint i = first; i < end; i++)
+    {
+      const StrataZoomItem *item = &items[i];
+
+      if (item->end < list->from || item->start > list->to)
+        continue;
+      paint_item (self, list, channel, geo, item);
+    }
+}
+
 static void
 paint_row (StrataPainter        *self,
            StrataDisplayList    *list,
@@ -1640,9 +1769,54 @@ paint_row (StrataPainter        *self,
 
   row_geometry (row, list, &geo);
 
+  /* A span is a whole chunk's, up to 2F times the viewport at the level
+   * a frame is drawn from. What lies outside is left with two
+   * comparisons, before paint_item's divisions; in a pre-calculated span,
+   * each sorted run is cut to the items that can be in view by bisection
+   * first (the same items: the ones before have ended before the view,
+   * the ones after start after it). */
   for (guint s = 0; s < n_spans; s++)
-    for (guint i = 0; i < spans[s].n_items; i++)
-      paint_item (self, list, channel, &geo, &spans[s].items[i]);
+    {
+      const StrataZoomItem *items = spans[s].items;
+      const SpanRuns *runs;
+      guint first = 0;
+
+      if (!self->all_precomputed || spans[s].n_items < 64)
+        {
+          paint_items (self, list, channel, &geo, items, 0, spans[s].n_items);
+          continue;
+        }
+
+      runs = span_runs (self, &spans[s]);
+      for (guint r = 0; r < runs->n_runs; first = runs->ends[r++])
+        {
+          guint lo = first, hi = runs->ends[r], end;
+
+          /* The first item that starts after the view... */
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (items[mid].start > list->to)
+                hi = mid;
+              else
+                lo = mid + 1;
+            }
+          end = lo;
+          /* ...and the first that ends in it or after. */
+          lo = first, hi = end;
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (items[mid].end < list->from)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          paint_items (self, list, channel, &geo, items, lo, end);
+        }
+    }
 
   emit_lane (self, LANE_MAIN, &geo, list->area_x);
   emit_lane (self, LANE_NESTED, &geo, list->area_x);
@@ -2161,13 +2335,16 @@ strata_painter_paint (StrataPainter             *self,
         }
       query_members (self, list, row_of);
 
-      /* The level whose pixel matches the screen's: about one to F items
-       * per screen pixel and row, whatever the trace's size, and still one
-       * query of at most two chunks. */
+      /* The finest level whose pixel is at least the screen's: at most
+       * about two items per screen pixel and row, whatever the trace's
+       * size, and still one query of at most two chunks. */
       list->level = strata_zoom_geometry_level_for_frame (&g, list->to - list->from, viewport->width);
       strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
                                     (const guint32 *)(gpointer) self->query->data, self->query->len,
                                     self->result, &list->stats);
+      /* On-demand items live in the result, which the next query reuses:
+       * only a frame without any can use the runs kept by address. */
+      self->all_precomputed = list->stats.n_on_demand == 0;
 
       ensure_columns (self, viewport->width);
 

@@ -155,10 +155,16 @@ strata_zoom_geometry_level_for_viewport (const StrataZoomGeometry *self,
 }
 
 /* The level a frame of @duration ns over @width pixels is painted from:
- * the one whose pixel matches the screen's (the coarsest no longer than
- * it), so a row gets about one to F items per screen pixel and no more;
- * coarser still if the viewport would then overlap more than two of its
- * chunks (a viewport wider than W / F pixels). */
+ * the finest one whose pixel is at least the screen's, so a row gets at
+ * most about two items per screen pixel (an activity at least a level
+ * pixel long, or an aggregate of the shorter ones between two of those)
+ * whatever the trace's size; the level below, whose pixel is no longer
+ * than the screen's, would give up to 2F. An activity at least one level
+ * pixel long (at most F screen pixels) is still drawn exactly; shorter
+ * ones are aggregates whose busy time is spread over the aggregate's span,
+ * up to F screen columns. The viewport, no longer than the level's chunk,
+ * overlaps at most two of its chunks. Where no level is that coarse (a
+ * whole-trace view, level 0), the coarsest. */
 guint
 strata_zoom_geometry_level_for_frame (const StrataZoomGeometry *self,
                                       gint64                    duration,
@@ -172,6 +178,8 @@ strata_zoom_geometry_level_for_frame (const StrataZoomGeometry *self,
 
   ns_per_pixel = MAX (duration / (gint64) width, 1);
   by_pixel = strata_zoom_geometry_level_for_pixel (self, ns_per_pixel);
+  if (by_pixel > 0 && strata_zoom_geometry_pixel (self, by_pixel) < ns_per_pixel)
+    by_pixel--;
   by_viewport = strata_zoom_geometry_level_for_viewport (self, duration);
 
   return MIN (by_pixel, by_viewport);

@@ -1,0 +1,248 @@
+/* test-timeline-render.c
+ *
+ * The timeline's GTK renderer against the plainest drawing of the same
+ * display list. strata_timeline_render_rects() turns a dense row's run of
+ * rectangles into one texture it rasterizes itself; here a zoomed-out frame
+ * of a dense generated stream is drawn that way and, independently, as a
+ * colour node per rectangle, both through the cairo renderer (no display
+ * is needed for render nodes), at scale 1 and 2, and the pixels must agree to
+ * the rounding of one premultiplication. The frame must really have used
+ * textures, and a sparse frame none.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <gtk/gtk.h>
+#include <pango/pangocairo.h>
+
+#include "strata-test-streams.h"
+#include "strata-test-support.h"
+#include "strata-test-ui.h"
+#include "strata-timeline-render.h"
+
+typedef struct
+{
+  StrataZoomTree   *tree;
+  StrataStringPool *pool;
+  StrataPainter    *painter;
+  GArray           *channels;
+  gint64            start;
+  gint64            end;
+} Fixture;
+
+static void
+fixture_init (Fixture *f)
+{
+  g_autoptr(GArray) activities = strata_test_stream_collect (STRATA_TEST_STREAM_DENSE, 100000, 3);
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataZoomParams params;
+  guint n_channels = 0;
+
+  strata_zoom_params_init (&params);
+  f->tree = strata_zoom_tree_new (&params, &error);
+  g_assert_no_error (error);
+  strata_test_stream_build (f->tree, (const StrataActivity *)(gpointer) activities->data, activities->len);
+
+  f->start = G_MAXINT64;
+  f->end = G_MININT64;
+  for (guint i = 0; i < activities->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (activities, StrataActivity, i);
+
+      f->start = MIN (f->start, a->start);
+      f->end = MAX (f->end, a->end);
+      n_channels = MAX (n_channels, a->channel + 1);
+    }
+
+  f->pool = strata_string_pool_new ();
+  f->channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
+  g_array_set_size (f->channels, n_channels);
+  for (guint i = 0; i < n_channels; i++)
+    {
+      StrataChannel *ch = &g_array_index (f->channels, StrataChannel, i);
+      g_autofree char *name = g_strdup_printf (i < 4 ? "CPU %u" : "thread %u", i);
+
+      ch->kind = i < 4 ? STRATA_CHANNEL_CPU : STRATA_CHANNEL_THREAD;
+      ch->id = i < 4 ? (gint32) i : (gint32) (1000 + i);
+      ch->name = strata_string_pool_intern (f->pool, name);
+      ch->parent = STRATA_CHANNEL_NONE;
+      ch->tgid = -1;
+      ch->end = G_MAXINT64;
+    }
+
+  f->painter = strata_painter_new (f->pool, f->tree);
+  strata_painter_set_channels (f->painter, (const StrataChannel *)(gpointer) f->channels->data, n_channels);
+  strata_painter_set_extent (f->painter, f->start, f->end);
+  rows = strata_painter_default_rows (f->painter);
+  strata_painter_set_rows (f->painter, (const guint32 *)(gpointer) rows->data, rows->len);
+}
+
+static void
+fixture_clear (Fixture *f)
+{
+  strata_painter_free (f->painter);
+  strata_zoom_tree_free (f->tree);
+  strata_string_pool_unref (f->pool);
+  g_array_unref (f->channels);
+}
+
+static guint
+count_textures (GskRenderNode *node)
+{
+  guint n = 0;
+
+  switch (gsk_render_node_get_node_type (node))
+    {
+    case GSK_TEXTURE_NODE:
+      return 1;
+    case GSK_CONTAINER_NODE:
+      for (guint i = 0; i < gsk_container_node_get_n_children (node); i++)
+        n += count_textures (gsk_container_node_get_child (node, i));
+      return n;
+    case GSK_TRANSFORM_NODE:
+      return count_textures (gsk_transform_node_get_child (node));
+    default:
+      return 0;
+    }
+}
+
+/* The frame's rectangles drawn at @scale, over an opaque white, into
+ * bytes (B8G8R8A8 premultiplied); the renderer's own way if @render is
+ * set, else a colour node for every rectangle. */
+static guint8 *
+draw (GskRenderer             *renderer,
+      StrataTimelineRender    *render,
+      const StrataDisplayList *list,
+      int                      scale,
+      const char              *png_name,
+      guint                   *n_textures)
+{
+  int w = (int) list->frame_width * scale, h = (int) list->frame_height * scale;
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  GskRenderNode *node;
+  GdkTexture *texture;
+  guint8 *data = g_malloc ((gsize) w * h * 4);
+
+  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 }, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gtk_snapshot_scale (snapshot, scale, scale);
+  if (render != NULL)
+    {
+      strata_timeline_render_set_scale (render, scale);
+      strata_timeline_render_rects (render, snapshot, list);
+    }
+  else
+    for (guint i = 0; i < list->rects->len; i++)
+      {
+        const StrataPaintRect *r = &g_array_index (list->rects, StrataPaintRect, i);
+        GdkRGBA rgba;
+
+        strata_rgba_from_u32 (&rgba, r->rgba);
+        gtk_snapshot_append_color (snapshot, &rgba, &GRAPHENE_RECT_INIT (r->x, r->y, r->w, r->h));
+      }
+  node = gtk_snapshot_free_to_node (snapshot);
+  *n_textures = count_textures (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gdk_texture_download (texture, data, (gsize) w * 4);
+  /* To look at: the build's tests folder. */
+  if (png_name != NULL)
+    g_free (strata_test_ui_save_png (texture, png_name));
+  g_object_unref (texture);
+  gsk_render_node_unref (node);
+  return data;
+}
+
+/* Returns the textures the renderer's way used. */
+static guint
+assert_same_pixels (GskRenderer             *renderer,
+                    StrataTimelineRender    *render,
+                    const StrataDisplayList *list,
+                    int                      scale,
+                    const char              *png_name)
+{
+  int w = (int) list->frame_width * scale, h = (int) list->frame_height * scale;
+  guint n_textures = 0, n_none = 0, differ = 0;
+  g_autofree guint8 *mine = draw (renderer, render, list, scale, png_name, &n_textures);
+  g_autofree guint8 *plain = draw (renderer, NULL, list, scale, NULL, &n_none);
+
+  g_assert_cmpuint (n_none, ==, 0);
+  for (gsize i = 0; i < (gsize) w * h * 4; i++)
+    if (ABS ((int) mine[i] - (int) plain[i]) > 1)
+      {
+        if (differ++ < 5)
+          g_test_message ("scale %d: byte %" G_GSIZE_FORMAT " (x %d, y %d): %u against %u",
+                          scale, i, (int) (i / 4 % w), (int) (i / 4 / w), mine[i], plain[i]);
+      }
+  g_assert_cmpuint (differ, ==, 0);
+  return n_textures;
+}
+
+static void
+test_dense_rows_as_textures (void)
+{
+  Fixture f;
+  g_autoptr(StrataDisplayList) list = strata_display_list_new ();
+  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
+  g_autoptr(GError) error = NULL;
+  PangoContext *pango = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  StrataTimelineRender *render = strata_timeline_render_new (pango);
+  const StrataPaintStyle *style;
+  guint n_rows;
+
+  g_assert_true (gsk_renderer_realize (renderer, NULL, &error));
+  g_assert_no_error (error);
+  fixture_init (&f);
+  style = strata_painter_get_style (f.painter);
+  strata_painter_get_rows (f.painter, &n_rows);
+
+  /* Zoomed out, scrolled by whole rows and cut at the bottom, and
+   * zoomed in far enough that no row is dense. */
+  for (guint v = 0; v < 3; v++)
+    {
+      gint64 span = v < 2 ? f.end - f.start : (f.end - f.start) / 20000;
+      StrataPaintViewport vp = { f.start, f.start + span, 600, n_rows * style->row_height, 0 };
+
+      if (v == 1)
+        {
+          vp.scroll_y = 2 * style->row_height;
+          vp.height = 7 * style->row_height + style->row_height / 2;
+        }
+      strata_painter_paint (f.painter, &vp, list);
+
+      for (int scale = 1; scale <= 2; scale++)
+        {
+          g_autofree char *png = g_strdup_printf ("test-timeline-render-%u-x%d", v, scale);
+          guint n = assert_same_pixels (renderer, render, list, scale, png);
+
+          g_test_message ("view %u, scale %d: %u rects, %u rows as textures", v, scale,
+                          list->rects->len, n);
+          if (v < 2)
+            g_assert_cmpuint (n, >, 0);
+          else
+            g_assert_cmpuint (n, ==, 0);
+        }
+    }
+
+  gsk_renderer_unrealize (renderer);
+  strata_timeline_render_free (render);
+  g_object_unref (pango);
+  fixture_clear (&f);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  /* Render nodes and the cairo renderer need no display: without one
+   * this only sets GTK up, and loads no GL driver. */
+  g_unsetenv ("DISPLAY");
+  g_unsetenv ("WAYLAND_DISPLAY");
+  gtk_init_check ();
+
+  g_test_add_func ("/strata/timeline-render/dense-rows-as-textures", test_dense_rows_as_textures);
+
+  return g_test_run ();
+}
