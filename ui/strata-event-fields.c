@@ -32,6 +32,7 @@
 
 #include "strata-error.h"
 #include "strata-event-fields.h"
+#include "../plugins/perf/strata-perf-source.h"
 
 #define CHECKPOINT_EVERY 64
 
@@ -74,6 +75,25 @@ cached_clear (gpointer data)
   g_free (((Cached *) data)->fields);
 }
 
+/* A perf.data: the same walk, over the file's records in file order
+ * (time order per CPU) through a source of its own. */
+typedef struct
+{
+  guint64            ts;
+  StrataPerfPosition where;
+} PerfCheckpoint;
+
+typedef struct
+{
+  GArray  *checkpoints;   /* PerfCheckpoint */
+  guint64  n_records;
+  guint64  last_ts;
+  gboolean started;
+  GArray  *cache;         /* Cached */
+  gint64   cache_lo;
+  guint64  cache_hi;
+} PerfCpu;
+
 struct _StrataEventFields
 {
   /* The kernel's text output, mapped; or NULL for a trace.dat. */
@@ -85,6 +105,15 @@ struct _StrataEventFields
   struct tep_handle     *tep;
   guint                  n_cpus;
   CpuWalk               *cpus;
+
+  /* A perf.data, or NULL. */
+  StrataPerfSource      *perf;
+  GArray                *perf_cpus;      /* PerfCpu, by CPU */
+  StrataPerfPosition     perf_first;     /* of the first record */
+  StrataPerfPosition     perf_frontier;  /* of the first record not walked */
+  gboolean               perf_started;
+  gboolean               perf_done;      /* walked to the end */
+  gboolean               perf_broken;    /* a read failed: no more fields */
 };
 
 static StrataEventFields *
@@ -123,13 +152,16 @@ open_text (const char  *path,
   return self;
 }
 
+static StrataEventFields *open_perf (const char  *path,
+                                     GError     **error);
+
 StrataEventFields *
 strata_event_fields_open (const char  *path,
                           GError     **error)
 {
   StrataEventFields *self;
   struct tracecmd_input *input;
-  guint8 magic[3] = { 0 };
+  guint8 magic[8] = { 0 };
   FILE *f;
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -146,6 +178,9 @@ strata_event_fields_open (const char  *path,
   if (fread (magic, 1, sizeof magic, f) != sizeof magic)
     magic[0] = 0;
   fclose (f);
+  if (memcmp (magic, "PERFILE2", 8) == 0 || memcmp (magic, "2ELIFREP", 8) == 0 ||
+      memcmp (magic, "PERFFILE", 8) == 0)
+    return open_perf (path, error);
   if (!(magic[0] == 0x17 && magic[1] == 0x08 && magic[2] == 0x44))
     return open_text (path, error);
 
@@ -176,6 +211,13 @@ strata_event_fields_free (StrataEventFields *self)
 {
   if (self == NULL)
     return;
+  if (self->perf != NULL)
+    {
+      g_array_unref (self->perf_cpus);
+      g_object_unref (self->perf);
+      g_free (self);
+      return;
+    }
   if (self->text != NULL)
     {
       g_mapped_file_unref (self->text);
@@ -496,6 +538,247 @@ text_lookup (StrataEventFields  *self,
   return NULL;
 }
 
+/* perf.data ------------------------------------------------------------ */
+
+static void
+perf_cpu_clear (gpointer data)
+{
+  PerfCpu *w = data;
+
+  g_clear_pointer (&w->checkpoints, g_array_unref);
+  g_clear_pointer (&w->cache, g_array_unref);
+}
+
+static StrataEventFields *
+open_perf (const char  *path,
+           GError     **error)
+{
+  g_autoptr(StrataSource) source = strata_source_open (path, error);
+  StrataEventFields *self;
+
+  if (source == NULL)
+    return NULL;
+  if (!STRATA_IS_PERF_SOURCE (source))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT, "%s: not a perf.data", path);
+      return NULL;
+    }
+  self = g_new0 (StrataEventFields, 1);
+  self->perf = STRATA_PERF_SOURCE (g_steal_pointer (&source));
+  self->perf_cpus = g_array_new (FALSE, TRUE, sizeof (PerfCpu));
+  g_array_set_clear_func (self->perf_cpus, perf_cpu_clear);
+  return self;
+}
+
+static PerfCpu *
+perf_cpu (StrataEventFields *self,
+          gint32             cpu)
+{
+  PerfCpu *w;
+
+  if (cpu < 0 || cpu >= 8192)
+    return NULL;
+  if ((guint) cpu >= self->perf_cpus->len)
+    g_array_set_size (self->perf_cpus, cpu + 1);
+  w = &g_array_index (self->perf_cpus, PerfCpu, cpu);
+  if (w->checkpoints == NULL)
+    {
+      w->checkpoints = g_array_new (FALSE, FALSE, sizeof (PerfCheckpoint));
+      w->cache = g_array_new (FALSE, FALSE, sizeof (Cached));
+      g_array_set_clear_func (w->cache, cached_clear);
+    }
+  return w;
+}
+
+/* Walks the records on from where the last walk stopped until one of
+ * @cpu is later than @ts, keeping every CPU's checkpoints. */
+static char *
+perf_walk_on (StrataEventFields  *self,
+              gint32              cpu,
+              gint64              ts,
+              const char * const *names)
+{
+  char *found = NULL;
+
+  if (self->perf_started && !strata_perf_source_seek_record (self->perf, &self->perf_frontier, NULL))
+    {
+      self->perf_broken = TRUE;
+      return NULL;
+    }
+
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      StrataPerfRecordHead h;
+      PerfCpu *w;
+
+      if (!strata_perf_source_next_record_head (self->perf, &h, &error))
+        {
+          if (error != NULL)
+            self->perf_broken = TRUE;
+          self->perf_done = TRUE;
+          self->perf_started = TRUE;
+          break;
+        }
+      if (!self->perf_started)
+        {
+          self->perf_first = h.where;
+          self->perf_started = TRUE;
+        }
+      if (h.cpu == cpu && h.ts > ts)
+        {
+          self->perf_frontier = h.where;
+          break;
+        }
+      w = perf_cpu (self, h.cpu);
+      if (w == NULL)
+        continue;
+      if (w->n_records % CHECKPOINT_EVERY == 0)
+        {
+          PerfCheckpoint c = { (guint64) h.ts, h.where };
+
+          g_array_append_val (w->checkpoints, c);
+        }
+      w->n_records++;
+      w->last_ts = h.ts;
+      w->started = TRUE;
+      if (h.cpu == cpu && h.ts == ts && found == NULL && name_matches (h.name, names))
+        found = strata_perf_source_format_record (self->perf);
+    }
+  return found;
+}
+
+static char *
+perf_from_cache (PerfCpu            *w,
+                 guint64             ts,
+                 const char * const *names)
+{
+  for (guint i = 0; i < w->cache->len; i++)
+    {
+      const Cached *c = &g_array_index (w->cache, Cached, i);
+
+      if (c->ts == ts && name_matches (c->name, names))
+        return g_strdup (c->fields);
+      if (c->ts > ts)
+        break;
+    }
+  return NULL;
+}
+
+/* As look_back(): the stretch of @cpu's records from the checkpoint
+ * before @ts to the next one, read again and kept formatted. */
+static char *
+perf_look_back (StrataEventFields  *self,
+                gint32              cpu,
+                guint64             ts,
+                const char * const *names)
+{
+  PerfCpu *w = perf_cpu (self, cpu);
+  guint lo = 0, hi;
+  const StrataPerfPosition *from;
+  guint64 until;
+
+  if (w == NULL || !w->started)
+    return NULL;
+  if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
+    return perf_from_cache (w, ts, names);
+
+  hi = w->checkpoints->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (w->checkpoints, PerfCheckpoint, mid).ts < ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  until = lo < w->checkpoints->len ? MAX (ts, g_array_index (w->checkpoints, PerfCheckpoint, lo).ts) : ts;
+
+  g_array_set_size (w->cache, 0);
+  if (lo == 0)
+    {
+      from = &self->perf_first;
+      w->cache_lo = -1;
+    }
+  else
+    {
+      from = &g_array_index (w->checkpoints, PerfCheckpoint, lo - 1).where;
+      w->cache_lo = (gint64) g_array_index (w->checkpoints, PerfCheckpoint, lo - 1).ts;
+    }
+  w->cache_hi = 0;
+  if (!strata_perf_source_seek_record (self->perf, from, NULL))
+    {
+      self->perf_broken = TRUE;
+      return NULL;
+    }
+
+  w->cache_hi = G_MAXUINT64;
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      StrataPerfRecordHead h;
+      Cached c;
+
+      if (!strata_perf_source_next_record_head (self->perf, &h, &error))
+        {
+          if (error != NULL)
+            self->perf_broken = TRUE;
+          break;
+        }
+      if (h.cpu != cpu)
+        continue;
+      if ((guint64) h.ts > until)
+        {
+          w->cache_hi = h.ts;
+          break;
+        }
+      c.ts = h.ts;
+      c.name = h.name;
+      c.fields = strata_perf_source_format_record (self->perf);
+      g_array_append_val (w->cache, c);
+    }
+  if (w->cache_hi == G_MAXUINT64 && (!self->perf_done || self->perf_broken))
+    w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
+
+  return perf_from_cache (w, ts, names);
+}
+
+static char *
+perf_lookup (StrataEventFields  *self,
+             gint32              cpu,
+             gint64              ts,
+             const char * const *names)
+{
+  if (self->perf_broken)
+    return NULL;
+  if (cpu < 0)
+    {
+      /* On every CPU seen so far. */
+      for (guint c = 0; c < self->perf_cpus->len; c++)
+        {
+          char *found;
+
+          if (g_array_index (self->perf_cpus, PerfCpu, c).checkpoints == NULL)
+            continue;
+          found = perf_lookup (self, (gint32) c, ts, names);
+          if (found != NULL)
+            return found;
+        }
+      return NULL;
+    }
+  {
+    PerfCpu *w = perf_cpu (self, cpu);
+
+    if (w == NULL)
+      return NULL;
+    if (!self->perf_done && (!w->started || (guint64) ts > w->last_ts))
+      return perf_walk_on (self, cpu, ts, names);
+    return perf_look_back (self, cpu, (guint64) ts, names);
+  }
+}
+
+
 /**
  * strata_event_fields_lookup:
  * @cpu: the CPU the event was recorded on, or -1 to look on every CPU
@@ -518,6 +801,8 @@ strata_event_fields_lookup (StrataEventFields  *self,
     return NULL;
   if (self->text != NULL)
     return text_lookup (self, cpu, ts, names);
+  if (self->perf != NULL)
+    return perf_lookup (self, cpu, ts, names);
 
   for (guint c = 0; c < self->n_cpus; c++)
     {
@@ -537,7 +822,8 @@ strata_event_fields_lookup (StrataEventFields  *self,
 }
 
 /* The events an activity may have come from, by its kind. */
-static const char * const switch_names[] = { "sched_switch", NULL };
+/* A perf.data without sched_switch has its SWITCH records. */
+static const char * const switch_names[] = { "sched_switch", "PERF_RECORD_SWITCH", NULL };
 static const char * const irq_names[] = { "irq_handler_entry", NULL };
 static const char * const softirq_names[] = { "softirq_entry", NULL };
 

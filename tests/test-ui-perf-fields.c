@@ -1,0 +1,295 @@
+/* test-ui-perf-fields.c
+ *
+ * The event list's Fields column for perf.data, under Xvfb, against
+ * `perf script --ns` of the same recordings (kept as xz fixtures made by
+ * perf 6.1, tests/fixtures/README.md): tracepoint rows show what
+ * `-F trace` prints, cpu-clock samples their ip and period, SWITCH
+ * records IN/OUT and the other task's pid/tid, in file mode with and
+ * without COMPRESSED records; only the rows GTK binds are read. A
+ * damaged perf.data read through the same look-ups gives fields or
+ * nothing, never a crash.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "strata-event-fields.h"
+#include "strata-event-list.h"
+#include "strata-event-model.h"
+#include "strata-test-support.h"
+#include "strata-test-ui.h"
+
+typedef struct
+{
+  guint   cpu;
+  gint64  ts;
+  char   *name;
+  char   *fields;
+} ScriptLine;
+
+static void
+script_line_clear (gpointer data)
+{
+  ScriptLine *l = data;
+
+  g_free (l->name);
+  g_free (l->fields);
+}
+
+/* Runs of blanks as one: perf script pads its columns. */
+static char *
+squeeze (const char *s)
+{
+  g_auto(GStrv) words = g_strsplit_set (s, " \t", -1);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; words[i] != NULL; i++)
+    if (words[i][0] != '\0')
+      {
+        if (out->len > 0)
+          g_string_append_c (out, ' ');
+        g_string_append (out, words[i]);
+      }
+  return g_string_free (out, FALSE);
+}
+
+/* "[cpu] secs.ns: [period] event: fields" as perf script prints the
+ * fields asked for (a SWITCH record's name has no colon after it); the
+ * event's name as the reader gives it. */
+static GArray *
+load_script (const char *fixture)
+{
+  g_autofree char *path = strata_test_fixture (fixture);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GRegex) re = g_regex_new ("^\\[(\\d+)\\]\\s+(\\d+)\\.(\\d{9}):\\s+(?:(\\d+)\\s+)?(\\S+?):?\\s+(.*)$",
+                                      0, 0, NULL);
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (ScriptLine));
+
+  g_array_set_clear_func (out, script_line_clear);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(GMatchInfo) m = NULL;
+      g_autofree char *cpu = NULL, *secs = NULL, *ns = NULL, *period = NULL, *event = NULL, *rest = NULL;
+      const char *colon;
+      ScriptLine l;
+
+      if (lines[i][0] == '\0')
+        continue;
+      g_assert_true (g_regex_match (re, lines[i], 0, &m));
+      cpu = g_match_info_fetch (m, 1);
+      secs = g_match_info_fetch (m, 2);
+      ns = g_match_info_fetch (m, 3);
+      period = g_match_info_fetch (m, 4);
+      event = g_match_info_fetch (m, 5);
+      rest = g_strstrip (g_match_info_fetch (m, 6));
+
+      l.cpu = atoi (cpu);
+      l.ts = g_ascii_strtoll (secs, NULL, 10) * 1000000000 + g_ascii_strtoll (ns, NULL, 10);
+      colon = strrchr (event, ':');
+      if (g_str_has_prefix (event, "PERF_RECORD_SWITCH"))
+        l.name = g_strdup ("PERF_RECORD_SWITCH");
+      else
+        l.name = g_strdup (colon != NULL ? colon + 1 : event);
+      if (period != NULL && period[0] != '\0')
+        l.fields = g_strdup_printf ("ip=0x%s period=%s", rest, period);
+      else
+        l.fields = squeeze (rest);
+      g_array_append_val (out, l);
+    }
+  return out;
+}
+
+static const ScriptLine *
+find_line (GArray      *lines,
+           gint32       cpu,
+           gint64       ts,
+           const char  *name,
+           const char  *or_name)
+{
+  for (guint i = 0; i < lines->len; i++)
+    {
+      const ScriptLine *l = &g_array_index (lines, ScriptLine, i);
+
+      if (l->ts == ts && (cpu < 0 || l->cpu == (guint) cpu) &&
+          (g_strcmp0 (l->name, name) == 0 || (or_name != NULL && g_strcmp0 (l->name, or_name) == 0)))
+        return l;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  const char *data;
+  const char *script;
+  guint       min_checked;
+} PerfCase;
+
+static void
+test_perf_fields (gconstpointer data)
+{
+  const PerfCase *c = data;
+  g_autoptr(GArray) lines = load_script (c->script);
+  StrataWindow *window = strata_test_ui_open_window (c->data, 1400, 860);
+  StrataTimelineView *view = strata_window_get_timeline (window);
+  StrataEventList *list = strata_window_get_event_list (window);
+  StrataTrace *trace = strata_timeline_view_get_trace (view);
+  GListModel *model;
+  guint n, checked = 0, read_when_shown;
+  GHashTable *kinds = g_hash_table_new (NULL, NULL);
+
+  g_assert_nonnull (trace);
+  g_assert_null (strata_trace_get_damage (trace));
+  strata_event_list_set_filter (list, -1, -1, -1);
+  strata_window_show_events (window, TRUE);
+  strata_test_ui_settle ();
+  model = strata_event_list_get_model (list);
+  n = g_list_model_get_n_items (model);
+
+  /* Lazily: opened afresh, then the list moved to three quarters of the
+   * trace; only the rows bound there are read. */
+  {
+    g_autofree char *path = strata_test_fixture (c->data);
+    gint64 t = strata_trace_get_start (trace) + (strata_trace_get_end (trace) - strata_trace_get_start (trace)) * 3 / 4;
+
+    strata_event_list_set_fields_file (list, path);
+    g_assert_cmpuint (strata_event_list_get_n_fields_read (list), ==, 0);
+    strata_timeline_view_set_range (view, t, t + 200000);
+    strata_test_ui_settle ();
+  }
+  read_when_shown = strata_event_list_get_n_fields_read (list);
+  g_test_message ("%s: fields read for the rows shown: %u of %u rows", c->data, read_when_shown, n);
+  g_assert_cmpuint (read_when_shown, >, 0);
+  g_assert_cmpuint (read_when_shown, <=, 256);
+  g_assert_cmpuint (n, >, 2 * read_when_shown);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(StrataEventItem) item = g_list_model_get_item (model, i);
+      const StrataActivity *a = strata_event_item_get_activity (item);
+      gint32 cpu = strata_event_activity_cpu (STRATA_EVENT_MODEL (model), a);
+      g_autofree char *fields = NULL;
+      const ScriptLine *want;
+      const char *name = NULL, *or_name = NULL;
+
+      switch (a->kind)
+        {
+        case STRATA_ACTIVITY_EVENT:
+        case STRATA_ACTIVITY_WAKEUP:
+        case STRATA_ACTIVITY_SAMPLE:
+          name = strata_trace_get_string (trace, a->label);
+          break;
+        case STRATA_ACTIVITY_TASK:
+        case STRATA_ACTIVITY_IDLE:
+          name = "sched_switch";
+          or_name = "PERF_RECORD_SWITCH";
+          break;
+        case STRATA_ACTIVITY_IRQ:
+          name = "irq_handler_entry";
+          break;
+        case STRATA_ACTIVITY_SOFTIRQ:
+          name = "softirq_entry";
+          break;
+        default:
+          continue;
+        }
+      fields = strata_event_list_get_fields_text (list, i);
+      want = find_line (lines, cpu, a->start, name, or_name);
+      if (want != NULL)
+        {
+          g_assert_cmpstr (fields, ==, want->fields);
+          g_hash_table_add (kinds, GINT_TO_POINTER (a->kind));
+          checked++;
+        }
+      else
+        /* A task running when the recording began has no switch. */
+        g_assert_cmpstr (fields, ==, "");
+    }
+  g_test_message ("%s: %u rows' fields equal perf script's, of %u kinds", c->data, checked,
+                  g_hash_table_size (kinds));
+  g_assert_cmpuint (checked, >=, c->min_checked);
+  g_assert_cmpuint (g_hash_table_size (kinds), >=, 2);
+  g_hash_table_unref (kinds);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  strata_test_ui_settle ();
+}
+
+/* Damage: the file cut short, and bytes of its data overwritten. Every
+ * look-up of the events perf script saw gives that event's fields or
+ * nothing. */
+static void
+test_damaged_perf_fields (void)
+{
+  g_autofree char *src = strata_test_fixture ("perf-sched.data.xz");
+  g_autoptr(GArray) lines = load_script ("perf-sched.script.xz");
+  g_autofree char *dir = g_dir_make_tmp ("strata-perf-fields-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "damaged.data", NULL);
+  g_autofree char *orig = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (src, &orig, &len, NULL));
+  for (guint round = 0; round < 6; round++)
+    {
+      g_autofree char *bytes = g_memdup2 (orig, len);
+      g_autoptr(StrataEventFields) fields = NULL;
+      g_autoptr(GError) error = NULL;
+      gsize cut = len;
+      guint answered = 0, right = 0;
+
+      if (round < 3)
+        cut = len / 2 + round * (len / 8);
+      else
+        for (gsize at = len / 4 + round * 977; at < len * 3 / 4; at += 1531)
+          bytes[at] ^= 0x5a;
+      g_assert_true (g_file_set_contents (path, bytes, cut, NULL));
+
+      fields = strata_event_fields_open (path, &error);
+      if (fields == NULL)
+        continue;
+      /* Forward, then back over the same times. */
+      for (guint pass = 0; pass < 2; pass++)
+        for (guint k = 0; k < lines->len; k++)
+          {
+            guint i = pass == 0 ? k : lines->len - 1 - k;
+            const ScriptLine *l = &g_array_index (lines, ScriptLine, i);
+            const char *names[] = { l->name, NULL };
+            g_autofree char *got = strata_event_fields_lookup (fields, l->cpu, l->ts, names);
+
+            if (got != NULL)
+              {
+                answered++;
+                right += g_strcmp0 (got, l->fields) == 0;
+              }
+          }
+      g_test_message ("damage %u: %u look-ups answered, %u as perf script", round, answered, right);
+    }
+  g_remove (path);
+  g_rmdir (dir);
+}
+
+static const PerfCase sched_case = { "perf-sched.data.xz", "perf-sched.script.xz", 500 };
+static const PerfCase zstd_case = { "perf-zstd.data.xz", "perf-zstd.script.xz", 500 };
+static const PerfCase switch_case = { "perf-switch.data.xz", "perf-switch.script.xz", 100 };
+
+int
+main (int    argc,
+      char **argv)
+{
+  strata_test_ui_init (&argc, &argv);
+
+  g_test_add_data_func ("/strata/ui/perf-fields/tracepoints", &sched_case, test_perf_fields);
+  g_test_add_data_func ("/strata/ui/perf-fields/compressed", &zstd_case, test_perf_fields);
+  g_test_add_data_func ("/strata/ui/perf-fields/samples-and-switches", &switch_case, test_perf_fields);
+  g_test_add_func ("/strata/ui/perf-fields/damaged", test_damaged_perf_fields);
+
+  return g_test_run ();
+}
