@@ -754,14 +754,13 @@ perf_lookup (StrataEventFields  *self,
     return NULL;
   if (cpu < 0)
     {
-      /* On every CPU seen so far. */
-      for (guint c = 0; c < self->perf_cpus->len; c++)
-        {
-          char *found;
+      /* On every CPU: the file's count, or those seen. */
+      guint n = MAX (strata_source_get_info (STRATA_SOURCE (self->perf))->n_cpus, self->perf_cpus->len);
 
-          if (g_array_index (self->perf_cpus, PerfCpu, c).checkpoints == NULL)
-            continue;
-          found = perf_lookup (self, (gint32) c, ts, names);
+      for (guint c = 0; c < n && !self->perf_broken; c++)
+        {
+          char *found = perf_lookup (self, (gint32) c, ts, names);
+
           if (found != NULL)
             return found;
         }
