@@ -306,10 +306,11 @@ test_perf_fields (gconstpointer data)
  * look-up of the events perf script saw gives that event's fields or
  * nothing. */
 static void
-test_damaged_perf_fields (void)
+test_damaged_perf_fields (gconstpointer data)
 {
-  g_autofree char *src = strata_test_fixture ("perf-sched.data.xz");
-  g_autoptr(GArray) lines = load_script ("perf-sched.script.xz");
+  const PerfCase *c = data;
+  g_autofree char *src = strata_test_fixture (c->data);
+  g_autoptr(GArray) lines = load_script (c->script);
   g_autofree char *dir = g_dir_make_tmp ("strata-perf-fields-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "damaged.data", NULL);
   g_autofree char *orig = NULL;
@@ -349,7 +350,7 @@ test_damaged_perf_fields (void)
                 right += g_strcmp0 (got, l->fields) == 0;
               }
           }
-      g_test_message ("damage %u: %u look-ups answered, %u as perf script", round, answered, right);
+      g_test_message ("%s, damage %u: %u look-ups answered, %u as perf script", c->data, round, answered, right);
     }
   g_remove (path);
   g_rmdir (dir);
@@ -372,7 +373,8 @@ main (int    argc,
   g_test_add_data_func ("/strata/ui/perf-fields/samples-and-switches", &switch_case, test_perf_fields);
   g_test_add_data_func ("/strata/ui/perf-fields/call-chains", &callchain_case, test_perf_fields);
   g_test_add_data_func ("/strata/ui/perf-fields/pipe-mode", &pipe_case, test_perf_fields);
-  g_test_add_func ("/strata/ui/perf-fields/damaged", test_damaged_perf_fields);
+  g_test_add_data_func ("/strata/ui/perf-fields/damaged", &sched_case, test_damaged_perf_fields);
+  g_test_add_data_func ("/strata/ui/perf-fields/damaged-compressed", &zstd_case, test_damaged_perf_fields);
 
   return g_test_run ();
 }

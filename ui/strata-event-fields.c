@@ -17,6 +17,15 @@
  * what the kernel printed after the event's name (its print format, not
  * raw values: the text has no others).
  *
+ * A perf.data is read through a perf source of our own, record by record
+ * (strata_perf_source_next_record_head): the records come in file order,
+ * which is time order for each CPU, so the same walk serves, over all
+ * CPUs at once: a look-up walks on until a record of its CPU is later,
+ * keeping each CPU's checkpoints (a position the source can seek back
+ * to), and a look-back reads from the checkpoint before it, the other
+ * CPUs' records passed over unformatted. An event whose CPU is not known
+ * is looked for on every CPU.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
