@@ -21,6 +21,7 @@
 #include <glib/gstdio.h>
 
 #include "strata-event-fields.h"
+#include "../plugins/perf/strata-perf-source.h"
 #include "strata-event-list.h"
 #include "strata-event-model.h"
 #include "strata-test-support.h"
@@ -356,6 +357,106 @@ test_damaged_perf_fields (gconstpointer data)
   g_rmdir (dir);
 }
 
+/* Looked up out of order, every record's fields are what a front-to-back
+ * read of the same file formats for it (the first record of its CPU,
+ * time and name): the checkpoints and look-backs lose nothing. Returns
+ * the records compared; 0 for a file the source cannot open. */
+static guint
+check_random_access (const char *path)
+{
+  g_autoptr(StrataSource) source = strata_source_open (path, NULL);
+  g_autoptr(GHashTable) first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+  g_autoptr(StrataEventFields) fields = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataPerfRecordHead h;
+  guint compared = 0;
+
+  if (source == NULL || !STRATA_IS_PERF_SOURCE (source))
+    return 0;
+  g_test_message ("%s: read front to back", path);
+  while (strata_perf_source_next_record_head (STRATA_PERF_SOURCE (source), &h, &error))
+    {
+      char *key = g_strdup_printf ("%d %" G_GINT64_FORMAT " %s", h.cpu, h.ts, h.name);
+      char *text = strata_perf_source_format_record (STRATA_PERF_SOURCE (source));
+
+      if (g_hash_table_contains (first, key))
+        {
+          g_free (key);
+          g_free (text);
+          continue;
+        }
+      g_hash_table_insert (first, key, text != NULL ? text : g_strdup (""));
+      g_ptr_array_add (keys, key);
+    }
+  if (error != NULL)
+    g_test_message ("%s: %s", path, error->message);
+
+  fields = strata_event_fields_open (path, NULL);
+  g_assert_nonnull (fields);
+  /* From the end back, then every seventh. */
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint k = 0; k < keys->len; k++)
+      {
+        guint i = pass == 0 ? keys->len - 1 - k : (k * 7) % keys->len;
+        const char *key = keys->pdata[i];
+        g_auto(GStrv) parts = g_strsplit (key, " ", 3);
+        const char *names[] = { parts[2], NULL };
+        g_autofree char *got = strata_event_fields_lookup (fields, atoi (parts[0]),
+                                                          g_ascii_strtoll (parts[1], NULL, 10), names);
+
+        g_assert_cmpstr (got != NULL ? got : "", ==, g_hash_table_lookup (first, key));
+        compared++;
+      }
+  return compared;
+}
+
+static void
+test_random_access (void)
+{
+  const char *fixtures[] = { "perf-sched.data.xz", "perf-zstd.data.xz", "perf-switch.data.xz",
+                             "perf-callchain.data.xz", "perf-pipe-cpu.data.xz" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = strata_test_fixture (fixtures[i]);
+      guint n = check_random_access (path);
+
+      g_test_message ("%s: %u look-ups out of order", fixtures[i], n);
+      g_assert_cmpuint (n, >, 400);
+    }
+}
+
+/* The same over the perf.data files of ../shared/corpus/perf (skipped
+ * when it is absent): other perf versions, old formats, LBR, probes. */
+static void
+test_random_access_corpus (void)
+{
+  const char *corpus = g_getenv ("STRATA_CORPUS_DIR");
+  g_autofree char *dir = corpus != NULL ? g_build_filename (corpus, "perf", NULL) : NULL;
+  g_autoptr(GDir) d = NULL;
+  const char *name;
+  guint files = 0;
+
+  if (dir == NULL || (d = g_dir_open (dir, 0, NULL)) == NULL)
+    {
+      g_test_skip ("no ../shared/corpus/perf");
+      return;
+    }
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      guint n;
+
+      if (g_str_has_suffix (name, ".md"))
+        continue;
+      n = check_random_access (path);
+      g_test_message ("%s: %u look-ups out of order", name, n);
+      files += n > 0;
+    }
+  g_assert_cmpuint (files, >, 0);
+}
+
 static const PerfCase sched_case = { "perf-sched.data.xz", "perf-sched.script.xz", 500, 5 };
 static const PerfCase zstd_case = { "perf-zstd.data.xz", "perf-zstd.script.xz", 500, 5 };
 static const PerfCase switch_case = { "perf-switch.data.xz", "perf-switch.script.xz", 100, 3 };
@@ -373,6 +474,8 @@ main (int    argc,
   g_test_add_data_func ("/strata/ui/perf-fields/samples-and-switches", &switch_case, test_perf_fields);
   g_test_add_data_func ("/strata/ui/perf-fields/call-chains", &callchain_case, test_perf_fields);
   g_test_add_data_func ("/strata/ui/perf-fields/pipe-mode", &pipe_case, test_perf_fields);
+  g_test_add_func ("/strata/ui/perf-fields/random-access", test_random_access);
+  g_test_add_func ("/strata/ui/perf-fields/random-access-corpus", test_random_access_corpus);
   g_test_add_data_func ("/strata/ui/perf-fields/damaged", &sched_case, test_damaged_perf_fields);
   g_test_add_data_func ("/strata/ui/perf-fields/damaged-compressed", &zstd_case, test_damaged_perf_fields);
 

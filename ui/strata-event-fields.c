@@ -94,6 +94,15 @@ typedef struct
 
 typedef struct
 {
+  gint64             ts;
+  gint32             cpu;
+  guint32            seq;
+  const char        *name;
+  StrataPerfPosition where;
+} PerfIndexEntry;
+
+typedef struct
+{
   GArray  *checkpoints;   /* PerfCheckpoint */
   guint64  n_records;
   guint64  last_ts;
@@ -123,6 +132,10 @@ struct _StrataEventFields
   gboolean               perf_started;
   gboolean               perf_done;      /* walked to the end */
   gboolean               perf_broken;    /* a read failed: no more fields */
+  /* Records not in time order per CPU (samples that do not say their
+   * CPU): every record's time and position, in time order. */
+  gboolean               perf_unordered;
+  GArray                *perf_index;     /* PerfIndexEntry, or NULL */
 };
 
 static StrataEventFields *
@@ -223,6 +236,7 @@ strata_event_fields_free (StrataEventFields *self)
   if (self->perf != NULL)
     {
       g_array_unref (self->perf_cpus);
+      g_clear_pointer (&self->perf_index, g_array_unref);
       g_object_unref (self->perf);
       g_free (self);
       return;
@@ -634,12 +648,19 @@ perf_walk_on (StrataEventFields  *self,
           self->perf_first = h.where;
           self->perf_started = TRUE;
         }
+      w = perf_cpu (self, h.cpu);
+      if (!h.has_cpu || (w != NULL && w->started && (guint64) h.ts < w->last_ts))
+        {
+          /* The walk cannot stop at a later record: see perf_index_build(). */
+          self->perf_unordered = TRUE;
+          g_clear_pointer (&found, g_free);
+          return NULL;
+        }
       if (h.cpu == cpu && h.ts > ts)
         {
           self->perf_frontier = h.where;
           break;
         }
-      w = perf_cpu (self, h.cpu);
       if (w == NULL)
         continue;
       if (w->n_records % CHECKPOINT_EVERY == 0)
@@ -753,6 +774,85 @@ perf_look_back (StrataEventFields  *self,
   return perf_from_cache (w, ts, names);
 }
 
+static int
+index_entry_cmp (gconstpointer a,
+                 gconstpointer b)
+{
+  const PerfIndexEntry *x = a, *y = b;
+
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  if (x->cpu != y->cpu)
+    return x->cpu < y->cpu ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A file whose records are not in time order per CPU: read once to the
+ * end, keeping each record's time, CPU, name and position (40 bytes a
+ * record), then sorted; a look-up bisects and reads its one record. */
+static void
+perf_index_build (StrataEventFields *self)
+{
+  StrataPerfRecordHead h;
+  guint32 seq = 0;
+
+  self->perf_index = g_array_new (FALSE, FALSE, sizeof (PerfIndexEntry));
+  if (self->perf_started && !strata_perf_source_seek_record (self->perf, &self->perf_first, NULL))
+    {
+      self->perf_broken = TRUE;
+      return;
+    }
+  while (strata_perf_source_next_record_head (self->perf, &h, NULL))
+    {
+      PerfIndexEntry e = { h.ts, h.cpu, seq++, h.name, h.where };
+
+      g_array_append_val (self->perf_index, e);
+    }
+  g_array_sort (self->perf_index, index_entry_cmp);
+}
+
+static char *
+perf_index_lookup (StrataEventFields  *self,
+                   gint32              cpu,
+                   gint64              ts,
+                   const char * const *names)
+{
+  guint lo = 0, hi;
+
+  if (self->perf_index == NULL)
+    perf_index_build (self);
+  if (self->perf_broken)
+    return NULL;
+  hi = self->perf_index->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (self->perf_index, PerfIndexEntry, mid).ts < ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (; lo < self->perf_index->len; lo++)
+    {
+      const PerfIndexEntry *e = &g_array_index (self->perf_index, PerfIndexEntry, lo);
+      StrataPerfRecordHead h;
+
+      if (e->ts != ts)
+        break;
+      if ((cpu >= 0 && e->cpu != cpu) || !name_matches (e->name, names))
+        continue;
+      if (!strata_perf_source_seek_record (self->perf, &e->where, NULL) ||
+          !strata_perf_source_next_record_head (self->perf, &h, NULL))
+        {
+          self->perf_broken = TRUE;
+          return NULL;
+        }
+      return strata_perf_source_format_record (self->perf);
+    }
+  return NULL;
+}
+
 static char *
 perf_lookup (StrataEventFields  *self,
              gint32              cpu,
@@ -761,6 +861,8 @@ perf_lookup (StrataEventFields  *self,
 {
   if (self->perf_broken)
     return NULL;
+  if (self->perf_unordered)
+    return perf_index_lookup (self, cpu, ts, names);
   if (cpu < 0)
     {
       /* On every CPU: the file's count, or those seen. */
@@ -781,7 +883,11 @@ perf_lookup (StrataEventFields  *self,
     if (w == NULL)
       return NULL;
     if (!self->perf_done && (!w->started || (guint64) ts > w->last_ts))
-      return perf_walk_on (self, cpu, ts, names);
+      {
+        char *found = perf_walk_on (self, cpu, ts, names);
+
+        return self->perf_unordered ? perf_index_lookup (self, cpu, ts, names) : found;
+      }
     return perf_look_back (self, cpu, (guint64) ts, names);
   }
 }

@@ -4365,6 +4365,7 @@ strata_perf_source_next_record_head (StrataPerfSource     *self,
         continue;
       head->ts = (gint64) MIN (s.time, (guint64) G_MAXINT64);
       head->cpu = s.has_cpu ? s.cpu : 0;
+      head->has_cpu = s.has_cpu;
       if (rec.type == PERF_RECORD_SAMPLE)
         head->name = g_intern_string (strata_string_pool_get (self->strings, a->name));
       else

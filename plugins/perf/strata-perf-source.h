@@ -71,7 +71,8 @@ gboolean        strata_perf_source_kernel_symbols_known (StrataPerfSource *self)
 /* Record by record again, for a reader that wants the fields of a few
  * events (the event list's Fields column): a second source on the same
  * file, opened as usual, then read with these instead of batches. The
- * records come in file order, which is time order per CPU; each has a
+ * records come in file order, which is time order per CPU (when they
+ * say their CPU); each has a
  * position that strata_perf_source_seek_record() goes back to. A
  * position is a file offset where reading can start afresh (a record,
  * or a COMPRESSED record whose inflated bytes start with one) and how
@@ -92,6 +93,7 @@ typedef struct
   StrataPerfPosition where;
   gint64             ts;
   gint32             cpu;      /* 0 when the record does not say */
+  gboolean           has_cpu;  /* whether it says */
   const char        *name;     /* an interned string (g_intern_string) */
 } StrataPerfRecordHead;
 
