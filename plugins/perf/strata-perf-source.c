@@ -2967,7 +2967,6 @@ inflate_record (StrataPerfSource  *self,
   return TRUE;
 }
 
-
 /* The next record: from the inflated bytes first, then the file. Returns
  * FALSE at the end (error unset) or on damage. */
 static gboolean
@@ -3747,8 +3746,6 @@ static void
 strata_perf_source_finalize (GObject *object)
 {
   StrataPerfSource *self = (StrataPerfSource *)object;
-
-  g_clear_pointer (&self->rr_kept, g_byte_array_unref);
   Chunk *c;
 
   if (self->worker != NULL)
@@ -3770,6 +3767,7 @@ strata_perf_source_finalize (GObject *object)
     g_free (self->spare[i].events);
   g_clear_pointer (&self->carry, g_free);
   g_clear_pointer (&self->released_comms, g_hash_table_unref);
+  g_clear_pointer (&self->rr_kept, g_byte_array_unref);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
 
