@@ -17,6 +17,15 @@
  * what the kernel printed after the event's name (its print format, not
  * raw values: the text has no others).
  *
+ * A perf.data is read through a perf source of our own, record by record
+ * (strata_perf_source_next_record_head): the records come in file order,
+ * which is time order for each CPU, so the same walk serves, over all
+ * CPUs at once: a look-up walks on until a record of its CPU is later,
+ * keeping each CPU's checkpoints (a position the source can seek back
+ * to), and a look-back reads from the checkpoint before it, the other
+ * CPUs' records passed over unformatted. An event whose CPU is not known
+ * is looked for on every CPU.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -32,6 +41,7 @@
 
 #include "strata-error.h"
 #include "strata-event-fields.h"
+#include "../plugins/perf/strata-perf-source.h"
 
 #define CHECKPOINT_EVERY 64
 
@@ -74,6 +84,34 @@ cached_clear (gpointer data)
   g_free (((Cached *) data)->fields);
 }
 
+/* A perf.data: the same walk, over the file's records in file order
+ * (time order per CPU) through a source of its own. */
+typedef struct
+{
+  guint64            ts;
+  StrataPerfPosition where;
+} PerfCheckpoint;
+
+typedef struct
+{
+  gint64             ts;
+  gint32             cpu;
+  guint32            seq;
+  const char        *name;
+  StrataPerfPosition where;
+} PerfIndexEntry;
+
+typedef struct
+{
+  GArray  *checkpoints;   /* PerfCheckpoint */
+  guint64  n_records;
+  guint64  last_ts;
+  gboolean started;
+  GArray  *cache;         /* Cached */
+  gint64   cache_lo;
+  guint64  cache_hi;
+} PerfCpu;
+
 struct _StrataEventFields
 {
   /* The kernel's text output, mapped; or NULL for a trace.dat. */
@@ -85,6 +123,19 @@ struct _StrataEventFields
   struct tep_handle     *tep;
   guint                  n_cpus;
   CpuWalk               *cpus;
+
+  /* A perf.data, or NULL. */
+  StrataPerfSource      *perf;
+  GArray                *perf_cpus;      /* PerfCpu, by CPU */
+  StrataPerfPosition     perf_first;     /* of the first record */
+  StrataPerfPosition     perf_frontier;  /* of the first record not walked */
+  gboolean               perf_started;
+  gboolean               perf_done;      /* walked to the end */
+  gboolean               perf_broken;    /* a read failed: no more fields */
+  /* Records not in time order per CPU (samples that do not say their
+   * CPU): every record's time and position, in time order. */
+  gboolean               perf_unordered;
+  GArray                *perf_index;     /* PerfIndexEntry, or NULL */
 };
 
 static StrataEventFields *
@@ -123,13 +174,16 @@ open_text (const char  *path,
   return self;
 }
 
+static StrataEventFields *open_perf (const char  *path,
+                                     GError     **error);
+
 StrataEventFields *
 strata_event_fields_open (const char  *path,
                           GError     **error)
 {
   StrataEventFields *self;
   struct tracecmd_input *input;
-  guint8 magic[3] = { 0 };
+  guint8 magic[8] = { 0 };
   FILE *f;
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -146,6 +200,9 @@ strata_event_fields_open (const char  *path,
   if (fread (magic, 1, sizeof magic, f) != sizeof magic)
     magic[0] = 0;
   fclose (f);
+  if (memcmp (magic, "PERFILE2", 8) == 0 || memcmp (magic, "2ELIFREP", 8) == 0 ||
+      memcmp (magic, "PERFFILE", 8) == 0)
+    return open_perf (path, error);
   if (!(magic[0] == 0x17 && magic[1] == 0x08 && magic[2] == 0x44))
     return open_text (path, error);
 
@@ -176,6 +233,14 @@ strata_event_fields_free (StrataEventFields *self)
 {
   if (self == NULL)
     return;
+  if (self->perf != NULL)
+    {
+      g_array_unref (self->perf_cpus);
+      g_clear_pointer (&self->perf_index, g_array_unref);
+      g_object_unref (self->perf);
+      g_free (self);
+      return;
+    }
   if (self->text != NULL)
     {
       g_mapped_file_unref (self->text);
@@ -496,6 +561,338 @@ text_lookup (StrataEventFields  *self,
   return NULL;
 }
 
+/* perf.data ------------------------------------------------------------ */
+
+static void
+perf_cpu_clear (gpointer data)
+{
+  PerfCpu *w = data;
+
+  g_clear_pointer (&w->checkpoints, g_array_unref);
+  g_clear_pointer (&w->cache, g_array_unref);
+}
+
+static StrataEventFields *
+open_perf (const char  *path,
+           GError     **error)
+{
+  g_autoptr(StrataSource) source = strata_source_open (path, error);
+  StrataEventFields *self;
+
+  if (source == NULL)
+    return NULL;
+  if (!STRATA_IS_PERF_SOURCE (source))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT, "%s: not a perf.data", path);
+      return NULL;
+    }
+  self = g_new0 (StrataEventFields, 1);
+  self->perf = STRATA_PERF_SOURCE (g_steal_pointer (&source));
+  self->perf_cpus = g_array_new (FALSE, TRUE, sizeof (PerfCpu));
+  g_array_set_clear_func (self->perf_cpus, perf_cpu_clear);
+  return self;
+}
+
+static PerfCpu *
+perf_cpu (StrataEventFields *self,
+          gint32             cpu)
+{
+  PerfCpu *w;
+
+  if (cpu < 0 || cpu >= 8192)
+    return NULL;
+  if ((guint) cpu >= self->perf_cpus->len)
+    g_array_set_size (self->perf_cpus, cpu + 1);
+  w = &g_array_index (self->perf_cpus, PerfCpu, cpu);
+  if (w->checkpoints == NULL)
+    {
+      w->checkpoints = g_array_new (FALSE, FALSE, sizeof (PerfCheckpoint));
+      w->cache = g_array_new (FALSE, FALSE, sizeof (Cached));
+      g_array_set_clear_func (w->cache, cached_clear);
+    }
+  return w;
+}
+
+/* Walks the records on from where the last walk stopped until one of
+ * @cpu is later than @ts, keeping every CPU's checkpoints. */
+static char *
+perf_walk_on (StrataEventFields  *self,
+              gint32              cpu,
+              gint64              ts,
+              const char * const *names)
+{
+  char *found = NULL;
+
+  if (self->perf_started && !strata_perf_source_seek_record (self->perf, &self->perf_frontier, NULL))
+    {
+      self->perf_broken = TRUE;
+      return NULL;
+    }
+
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      StrataPerfRecordHead h;
+      PerfCpu *w;
+
+      if (!strata_perf_source_next_record_head (self->perf, &h, &error))
+        {
+          if (error != NULL)
+            self->perf_broken = TRUE;
+          self->perf_done = TRUE;
+          self->perf_started = TRUE;
+          break;
+        }
+      if (!self->perf_started)
+        {
+          self->perf_first = h.where;
+          self->perf_started = TRUE;
+        }
+      w = perf_cpu (self, h.cpu);
+      if (!h.has_cpu || (w != NULL && w->started && (guint64) h.ts < w->last_ts))
+        {
+          /* The walk cannot stop at a later record: see perf_index_build(). */
+          self->perf_unordered = TRUE;
+          g_clear_pointer (&found, g_free);
+          return NULL;
+        }
+      if (h.cpu == cpu && h.ts > ts)
+        {
+          self->perf_frontier = h.where;
+          break;
+        }
+      if (w == NULL)
+        continue;
+      if (w->n_records % CHECKPOINT_EVERY == 0)
+        {
+          PerfCheckpoint c = { (guint64) h.ts, h.where };
+
+          g_array_append_val (w->checkpoints, c);
+        }
+      w->n_records++;
+      w->last_ts = h.ts;
+      w->started = TRUE;
+      if (h.cpu == cpu && h.ts == ts && found == NULL && name_matches (h.name, names))
+        found = strata_perf_source_format_record (self->perf);
+    }
+  return found;
+}
+
+static char *
+perf_from_cache (PerfCpu            *w,
+                 guint64             ts,
+                 const char * const *names)
+{
+  for (guint i = 0; i < w->cache->len; i++)
+    {
+      const Cached *c = &g_array_index (w->cache, Cached, i);
+
+      if (c->ts == ts && name_matches (c->name, names))
+        return g_strdup (c->fields);
+      if (c->ts > ts)
+        break;
+    }
+  return NULL;
+}
+
+/* As look_back(): the stretch of @cpu's records from the checkpoint
+ * before @ts to the next one, read again and kept formatted. */
+static char *
+perf_look_back (StrataEventFields  *self,
+                gint32              cpu,
+                guint64             ts,
+                const char * const *names)
+{
+  PerfCpu *w = perf_cpu (self, cpu);
+  guint lo = 0, hi;
+  const StrataPerfPosition *from;
+  guint64 until;
+
+  if (w == NULL || !w->started)
+    return NULL;
+  if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
+    return perf_from_cache (w, ts, names);
+
+  hi = w->checkpoints->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (w->checkpoints, PerfCheckpoint, mid).ts < ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  until = lo < w->checkpoints->len ? MAX (ts, g_array_index (w->checkpoints, PerfCheckpoint, lo).ts) : ts;
+
+  g_array_set_size (w->cache, 0);
+  if (lo == 0)
+    {
+      from = &self->perf_first;
+      w->cache_lo = -1;
+    }
+  else
+    {
+      from = &g_array_index (w->checkpoints, PerfCheckpoint, lo - 1).where;
+      w->cache_lo = (gint64) g_array_index (w->checkpoints, PerfCheckpoint, lo - 1).ts;
+    }
+  w->cache_hi = 0;
+  if (!strata_perf_source_seek_record (self->perf, from, NULL))
+    {
+      self->perf_broken = TRUE;
+      return NULL;
+    }
+
+  w->cache_hi = G_MAXUINT64;
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      StrataPerfRecordHead h;
+      Cached c;
+
+      if (!strata_perf_source_next_record_head (self->perf, &h, &error))
+        {
+          if (error != NULL)
+            self->perf_broken = TRUE;
+          break;
+        }
+      if (h.cpu != cpu)
+        continue;
+      if ((guint64) h.ts > until)
+        {
+          w->cache_hi = h.ts;
+          break;
+        }
+      c.ts = h.ts;
+      c.name = h.name;
+      c.fields = strata_perf_source_format_record (self->perf);
+      g_array_append_val (w->cache, c);
+    }
+  if (w->cache_hi == G_MAXUINT64 && (!self->perf_done || self->perf_broken))
+    w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
+
+  return perf_from_cache (w, ts, names);
+}
+
+static int
+index_entry_cmp (gconstpointer a,
+                 gconstpointer b)
+{
+  const PerfIndexEntry *x = a, *y = b;
+
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  if (x->cpu != y->cpu)
+    return x->cpu < y->cpu ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A file whose records are not in time order per CPU: read once to the
+ * end, keeping each record's time, CPU, name and position (40 bytes a
+ * record), then sorted; a look-up bisects and reads its one record. */
+static void
+perf_index_build (StrataEventFields *self)
+{
+  StrataPerfRecordHead h;
+  guint32 seq = 0;
+
+  self->perf_index = g_array_new (FALSE, FALSE, sizeof (PerfIndexEntry));
+  if (self->perf_started && !strata_perf_source_seek_record (self->perf, &self->perf_first, NULL))
+    {
+      self->perf_broken = TRUE;
+      return;
+    }
+  while (strata_perf_source_next_record_head (self->perf, &h, NULL))
+    {
+      PerfIndexEntry e = { h.ts, h.cpu, seq++, h.name, h.where };
+
+      g_array_append_val (self->perf_index, e);
+    }
+  g_array_sort (self->perf_index, index_entry_cmp);
+}
+
+static char *
+perf_index_lookup (StrataEventFields  *self,
+                   gint32              cpu,
+                   gint64              ts,
+                   const char * const *names)
+{
+  guint lo = 0, hi;
+
+  if (self->perf_index == NULL)
+    perf_index_build (self);
+  if (self->perf_broken)
+    return NULL;
+  hi = self->perf_index->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (self->perf_index, PerfIndexEntry, mid).ts < ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (; lo < self->perf_index->len; lo++)
+    {
+      const PerfIndexEntry *e = &g_array_index (self->perf_index, PerfIndexEntry, lo);
+      StrataPerfRecordHead h;
+
+      if (e->ts != ts)
+        break;
+      if ((cpu >= 0 && e->cpu != cpu) || !name_matches (e->name, names))
+        continue;
+      if (!strata_perf_source_seek_record (self->perf, &e->where, NULL) ||
+          !strata_perf_source_next_record_head (self->perf, &h, NULL))
+        {
+          self->perf_broken = TRUE;
+          return NULL;
+        }
+      return strata_perf_source_format_record (self->perf);
+    }
+  return NULL;
+}
+
+static char *
+perf_lookup (StrataEventFields  *self,
+             gint32              cpu,
+             gint64              ts,
+             const char * const *names)
+{
+  if (self->perf_broken)
+    return NULL;
+  if (self->perf_unordered)
+    return perf_index_lookup (self, cpu, ts, names);
+  if (cpu < 0)
+    {
+      /* On every CPU: the file's count, or those seen. */
+      guint n = MAX (strata_source_get_info (STRATA_SOURCE (self->perf))->n_cpus, self->perf_cpus->len);
+
+      for (guint c = 0; c < n && !self->perf_broken; c++)
+        {
+          char *found = perf_lookup (self, (gint32) c, ts, names);
+
+          if (found != NULL)
+            return found;
+        }
+      return NULL;
+    }
+  {
+    PerfCpu *w = perf_cpu (self, cpu);
+
+    if (w == NULL)
+      return NULL;
+    if (!self->perf_done && (!w->started || (guint64) ts > w->last_ts))
+      {
+        char *found = perf_walk_on (self, cpu, ts, names);
+
+        return self->perf_unordered ? perf_index_lookup (self, cpu, ts, names) : found;
+      }
+    return perf_look_back (self, cpu, (guint64) ts, names);
+  }
+}
+
+
 /**
  * strata_event_fields_lookup:
  * @cpu: the CPU the event was recorded on, or -1 to look on every CPU
@@ -518,6 +915,8 @@ strata_event_fields_lookup (StrataEventFields  *self,
     return NULL;
   if (self->text != NULL)
     return text_lookup (self, cpu, ts, names);
+  if (self->perf != NULL)
+    return perf_lookup (self, cpu, ts, names);
 
   for (guint c = 0; c < self->n_cpus; c++)
     {
@@ -537,7 +936,8 @@ strata_event_fields_lookup (StrataEventFields  *self,
 }
 
 /* The events an activity may have come from, by its kind. */
-static const char * const switch_names[] = { "sched_switch", NULL };
+/* A perf.data without sched_switch has its SWITCH records. */
+static const char * const switch_names[] = { "sched_switch", "PERF_RECORD_SWITCH", NULL };
 static const char * const irq_names[] = { "irq_handler_entry", NULL };
 static const char * const softirq_names[] = { "softirq_entry", NULL };
 

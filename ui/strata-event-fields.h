@@ -2,7 +2,10 @@
  *
  * An event's own fields, as `trace-cmd report -R` prints them
  * ("prev_comm=sh prev_pid=4301 ..."), read back from a trace.dat on
- * demand for the rows of the event list that are on screen. The zoom
+ * demand for the rows of the event list that are on screen; from a
+ * perf.data as `perf script` prints them (a tracepoint's print format,
+ * a sample's ip, period and call-chain depth, a SWITCH record's
+ * direction and other task). The zoom
  * tree keeps activities, not events: an activity is found again in the
  * file by its CPU, its time and the name of the event that made it.
  *

@@ -295,7 +295,8 @@ strata_event_list_set_trace (StrataEventList *self,
 
 /**
  * strata_event_list_set_fields_file:
- * @path: (nullable): the trace.dat the list's trace was read from
+ * @path: (nullable): the trace.dat (or kernel text, or perf.data) the
+ *   list's trace was read from
  *
  * Where the Fields column reads each shown event's fields from; opened
  * when the first row is shown. Other formats (and %NULL) leave the

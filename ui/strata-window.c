@@ -365,12 +365,13 @@ show_trace (StrataWindow *self,
   strata_timeline_view_set_trace (self->timeline, trace);
   strata_event_list_set_trace (self->event_list, trace);
   {
-    /* The Fields column reads a trace.dat's events again, or the
-     * kernel's text lines, as rows show; not a damaged file, which
+    /* The Fields column reads a trace.dat's or a perf.data's events
+     * again, or the kernel's text lines, as rows show; not a damaged file, which
      * libtracecmd's own reading of records is not safe against (our
      * reader checks each page before it decodes it). */
     g_autofree char *path = g_file_get_path (file);
-    gboolean ftrace = (g_strcmp0 (info->format, "trace.dat") == 0 || g_strcmp0 (info->format, "ftrace text") == 0) &&
+    gboolean ftrace = (g_strcmp0 (info->format, "trace.dat") == 0 || g_strcmp0 (info->format, "ftrace text") == 0 ||
+                       g_strcmp0 (info->format, "perf.data") == 0) &&
                       strata_trace_get_damage (trace) == NULL;
 
     strata_event_list_set_fields_file (self->event_list, ftrace ? path : NULL);

@@ -68,4 +68,49 @@ char           *strata_perf_source_symbolize           (StrataPerfSource *self,
  * kallsyms, or this machine's describe the kernel that was recorded. */
 gboolean        strata_perf_source_kernel_symbols_known (StrataPerfSource *self);
 
+/* Record by record again, for a reader that wants the fields of a few
+ * events (the event list's Fields column): a second source on the same
+ * file, opened as usual, then read with these instead of batches. The
+ * records come in file order, which is time order per CPU (when they
+ * say their CPU); each has a
+ * position that strata_perf_source_seek_record() goes back to. A
+ * position is a file offset where reading can start afresh (a record,
+ * or a COMPRESSED record whose inflated bytes start with one) and how
+ * many records to pass from there. A compressed file's COMPRESSED
+ * records are one zstd stream that cannot be entered midway: its
+ * samples and SWITCH records are kept in memory as they are first read
+ * (up to 512 MiB; past that reading fails), and their positions are in
+ * those. */
+typedef struct
+{
+  guint64  at;
+  guint32  skip;
+  gboolean kept;     /* at is an offset in the records kept (see below) */
+} StrataPerfPosition;
+
+typedef struct
+{
+  StrataPerfPosition where;
+  gint64             ts;
+  gint32             cpu;      /* 0 when the record does not say */
+  gboolean           has_cpu;  /* whether it says */
+  const char        *name;     /* an interned string (g_intern_string) */
+} StrataPerfRecordHead;
+
+/* The next sample or SWITCH record that has a time: FALSE at the end or
+ * on damage (@error set then). */
+gboolean        strata_perf_source_next_record_head    (StrataPerfSource     *self,
+                                                        StrataPerfRecordHead *head,
+                                                        GError              **error);
+/* The fields of the record strata_perf_source_next_record_head() just
+ * gave: a tracepoint's as `perf script -F trace` prints them (its print
+ * format, through libtraceevent); "ip=0x... period=N depth=N" for other
+ * samples (depth: its call chain's frames, perf's context markers left
+ * out); for a SWITCH "IN"/"OUT" ("OUT preempt"), then for a CPU-wide one
+ * "next pid/tid: P/T" or "prev pid/tid: P/T". */
+char           *strata_perf_source_format_record       (StrataPerfSource     *self);
+gboolean        strata_perf_source_seek_record         (StrataPerfSource     *self,
+                                                        const StrataPerfPosition *where,
+                                                        GError              **error);
+
 G_END_DECLS
