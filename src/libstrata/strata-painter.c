@@ -178,9 +178,14 @@ typedef struct
   guint32 rgba;
 } Run;
 
+/* A layer's open runs: those the column before left open (closing
+ * drops the rest) and this column's puts, at most N_FG_SLOTS each. */
+#define MAX_OPEN_RUNS (2 * N_FG_SLOTS)
+
 typedef struct
 {
-  GArray *open;    /* Run, extended while the next column matches */
+  Run     open[MAX_OPEN_RUNS];  /* extended while the next column matches */
+  guint   n_open;
   GArray *done;    /* StrataPaintRect, in frame coordinates */
 } Layer;
 
@@ -740,7 +745,6 @@ strata_painter_new (StrataStringPool *strings,
   self->span_runs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (guint i = 0; i < N_LAYERS; i++)
     {
-      self->layers[i].open = g_array_new (FALSE, FALSE, sizeof (Run));
       self->layers[i].done = g_array_new (FALSE, FALSE, sizeof (StrataPaintRect));
     }
   self->members = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
@@ -793,7 +797,6 @@ strata_painter_free (StrataPainter *self)
 
   for (guint i = 0; i < N_LAYERS; i++)
     {
-      g_array_unref (self->layers[i].open);
       g_array_unref (self->layers[i].done);
     }
   for (guint i = 0; i < N_LANES; i++)
@@ -1289,9 +1292,9 @@ layer_put (Layer   *layer,
   if (h <= 0 || rgba_alpha (rgba) == 0)
     return;
 
-  for (guint i = 0; i < layer->open->len; i++)
+  for (guint i = 0; i < layer->n_open; i++)
     {
-      Run *open = &g_array_index (layer->open, Run, i);
+      Run *open = &layer->open[i];
 
       if (open->x1 == x && open->y == y && open->h == h && open->rgba == rgba)
         {
@@ -1299,7 +1302,8 @@ layer_put (Layer   *layer,
           return;
         }
     }
-  array_push (layer->open, Run, run);
+  g_assert (layer->n_open < MAX_OPEN_RUNS);
+  layer->open[layer->n_open++] = run;
 }
 
 /* Closes the runs that column @x did not extend; all of them if @x < 0. */
@@ -1313,16 +1317,16 @@ layer_close (StrataPainter *self,
 {
   guint kept = 0;
 
-  for (guint i = 0; i < layer->open->len; i++)
+  for (guint i = 0; i < layer->n_open; i++)
     {
-      Run run = g_array_index (layer->open, Run, i);
+      Run run = layer->open[i];
 
       if (x >= 0 && run.x1 == x + 1)
-        g_array_index (layer->open, Run, kept++) = run;
+        layer->open[kept++] = run;
       else
         layer_emit (self, layer, &run, area_x, clip_y0, clip_y1);
     }
-  g_array_set_size (layer->open, kept);
+  layer->n_open = kept;
 }
 
 static int
@@ -1356,11 +1360,12 @@ stack_column (Layer        *layer,
               gint32        x,
               const Column *col,
               float         lane_y,
-              float         lane_h)
+              float         lane_h,
+              float         height)
 {
   Slot slots[N_FG_SLOTS];
   guint n = 0;
-  float sum = 0, acc = 0, height, prev = 0;
+  float sum = 0, acc = 0, prev = 0;
 
   for (guint i = 0; i < N_FG_SLOTS; i++)
     if (col->fg[i].cover > 0)
@@ -1381,7 +1386,6 @@ stack_column (Layer        *layer,
         slots[j] = slots[j - 1];
         slots[j - 1] = t;
       }
-  height = column_foreground_height (col, lane_h);
 
   for (guint i = 0; i < n; i++)
     {
@@ -1434,14 +1438,13 @@ emit_lane (StrataPainter     *self,
           gint x_end = x + 1;
 
           /* The whole stretch of such columns at once. */
-          memset (col, 0, sizeof *col);
           while (x_end < lane->hi && memcmp (&lane->columns[x_end], &prev, sizeof prev) == 0)
-            memset (&lane->columns[x_end++], 0, sizeof prev);
+            x_end++;
 
           for (guint i = 0; i < G_N_ELEMENTS (used); i++)
-            for (guint r = 0; r < used[i]->open->len; r++)
+            for (guint r = 0; r < used[i]->n_open; r++)
               {
-                Run *run = &g_array_index (used[i]->open, Run, r);
+                Run *run = &used[i]->open[r];
 
                 if (run->x1 == x)
                   run->x1 = x_end;
@@ -1461,14 +1464,15 @@ emit_lane (StrataPainter     *self,
 
             if (b != NULL && fg_h < geo->main_h)
               layer_put (bg, x, geo->main_y, geo->main_h, b->rgba);
-            stack_column (fg, x, col, geo->main_y, geo->main_h);
+            stack_column (fg, x, col, geo->main_y, geo->main_h, fg_h);
             layer_close (self, bg, x, area_x, geo->clip_y0, geo->clip_y1);
             layer_close (self, fg, x, area_x, geo->clip_y0, geo->clip_y1);
           }
           break;
 
         case LANE_NESTED:
-          stack_column (fg, x, col, geo->nested_y, geo->nested_h);
+          stack_column (fg, x, col, geo->nested_y, geo->nested_h,
+                        column_foreground_height (col, geo->nested_h));
           layer_close (self, fg, x, area_x, geo->clip_y0, geo->clip_y1);
           break;
 
@@ -1484,9 +1488,12 @@ emit_lane (StrataPainter     *self,
           }
           break;
         }
-
-      memset (col, 0, sizeof *col);
     }
+
+  /* The next row starts from empty columns: one clearing of the columns
+   * touched, not a call for each. */
+  if (lane->lo < lane->hi)
+    memset (&lane->columns[lane->lo], 0, (gsize) (lane->hi - lane->lo) * sizeof (Column));
 
   for (guint i = 0; i < N_LAYERS; i++)
     layer_close (self, &self->layers[i], -1, area_x, geo->clip_y0, geo->clip_y1);
