@@ -1376,6 +1376,17 @@ stack_column (Layer        *layer,
   if (n == 0)
     return;
 
+  /* One colour, the usual case: the loop below for one slot (the same
+   * float operations, so the same pixels), without the sort. */
+  if (n == 1)
+    {
+      float top = round_half_away (height * sum / sum);
+
+      if (top > 0)
+        layer_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
+      return;
+    }
+
   /* At most N_FG_SLOTS: an insertion sort, not qsort's call per
    * comparison (this runs for every column of every row). */
   for (guint i = 1; i < n; i++)
