@@ -186,7 +186,9 @@ typedef struct
 {
   Run     open[MAX_OPEN_RUNS];  /* extended while the next column matches */
   guint   n_open;
-  GArray *done;    /* StrataPaintRect, in frame coordinates */
+  GArray *done;    /* StrataPaintRect, in frame coordinates: n_done of
+                    * them, the length being what is reserved */
+  guint   n_done;
 } Layer;
 
 struct _StrataPainter
@@ -1217,13 +1219,30 @@ lane_add_instant (LaneColumns *lane,
 
 /* Layers: runs of identical columns become one rectangle ---------------- */
 
-/* g_array_append_val() copies through memmove(): a call for every run
- * and rectangle of every column. */
-#define array_push(array, type, value)                                  \
-  G_STMT_START {                                                        \
-    g_array_set_size ((array), (array)->len + 1);                       \
-    g_array_index ((array), type, (array)->len - 1) = (value);          \
-  } G_STMT_END
+/* A finished rectangle into its layer: room is made by doubling, not a
+ * g_array_set_size() call for every rectangle. */
+static inline void
+layer_push_done (Layer                 *layer,
+                 const StrataPaintRect *r)
+{
+  if (layer->n_done == layer->done->len)
+    g_array_set_size (layer->done, MAX (64u, layer->done->len * 2));
+  g_array_index (layer->done, StrataPaintRect, layer->n_done++) = *r;
+}
+
+/* The layers' rectangles onto the list, in layer order. */
+static void
+layers_flush (StrataPainter     *self,
+              StrataDisplayList *list)
+{
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      Layer *layer = &self->layers[i];
+
+      g_array_append_vals (list->rects, layer->done->data, layer->n_done);
+      layer->n_done = 0;
+    }
+}
 
 /* roundf() for the small non-negative and negative values here, without
  * a call: x minus its truncation is exact, so this rounds half away from
@@ -1262,7 +1281,7 @@ layer_emit (StrataPainter *self,
   r.w = run->x1 - run->x0;
   r.h = y1 - y0;
   r.rgba = run->rgba;
-  array_push (layer->done, StrataPaintRect, r);
+  layer_push_done (layer, &r);
 
   /* "Unknown" is hatched, so it never reads as a state. The stripes sit
    * at fixed pixels, so they line up across runs and rows. */
@@ -1275,7 +1294,7 @@ layer_emit (StrataPainter *self,
         {
           StrataPaintRect stripe = { area_x + x, y0, MIN (HATCH_WIDTH, run->x1 - x), y1 - y0,
                                      s->unknown_stripe };
-          g_array_append_val (hatch->done, stripe);
+          layer_push_done (hatch, &stripe);
         }
     }
 }
@@ -1840,13 +1859,7 @@ paint_row (StrataPainter        *self,
   emit_lane (self, LANE_NESTED, &geo, list->area_x);
   emit_lane (self, LANE_INSTANTS, &geo, list->area_x);
 
-  for (guint i = 0; i < N_LAYERS; i++)
-    {
-      Layer *layer = &self->layers[i];
-
-      g_array_append_vals (list->rects, layer->done->data, layer->done->len);
-      g_array_set_size (layer->done, 0);
-    }
+  layers_flush (self, list);
 }
 
 static void
@@ -2110,11 +2123,7 @@ paint_legend (StrataPainter     *self,
       Run run = { 0, 10, mid - 5, 10, s->states[STRATA_TASK_STATE_UNKNOWN] };
 
       layer_emit (self, &self->layers[LAYER_BACKGROUND], &run, x, top, top + h);
-      for (guint i = 0; i < N_LAYERS; i++)
-        {
-          g_array_append_vals (list->rects, self->layers[i].done->data, self->layers[i].done->len);
-          g_array_set_size (self->layers[i].done, 0);
-        }
+      layers_flush (self, list);
     }
 }
 
@@ -2255,13 +2264,7 @@ paint_merged_rows (StrataPainter        *self,
       emit_lane (self, LANE_NESTED, &geo, list->area_x);
       emit_lane (self, LANE_INSTANTS, &geo, list->area_x);
 
-      for (guint i = 0; i < N_LAYERS; i++)
-        {
-          Layer *layer = &self->layers[i];
-
-          g_array_append_vals (list->rects, layer->done->data, layer->done->len);
-          g_array_set_size (layer->done, 0);
-        }
+      layers_flush (self, list);
     }
 }
 
