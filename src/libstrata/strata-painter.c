@@ -178,10 +178,17 @@ typedef struct
   guint32 rgba;
 } Run;
 
+/* A layer's open runs: those the column before left open (closing
+ * drops the rest) and this column's puts, at most N_FG_SLOTS each. */
+#define MAX_OPEN_RUNS (2 * N_FG_SLOTS)
+
 typedef struct
 {
-  GArray *open;    /* Run, extended while the next column matches */
-  GArray *done;    /* StrataPaintRect, in frame coordinates */
+  Run     open[MAX_OPEN_RUNS];  /* extended while the next column matches */
+  guint   n_open;
+  GArray *done;    /* StrataPaintRect, in frame coordinates: n_done of
+                    * them, the length being what is reserved */
+  guint   n_done;
 } Layer;
 
 struct _StrataPainter
@@ -740,7 +747,6 @@ strata_painter_new (StrataStringPool *strings,
   self->span_runs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (guint i = 0; i < N_LAYERS; i++)
     {
-      self->layers[i].open = g_array_new (FALSE, FALSE, sizeof (Run));
       self->layers[i].done = g_array_new (FALSE, FALSE, sizeof (StrataPaintRect));
     }
   self->members = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
@@ -793,7 +799,6 @@ strata_painter_free (StrataPainter *self)
 
   for (guint i = 0; i < N_LAYERS; i++)
     {
-      g_array_unref (self->layers[i].open);
       g_array_unref (self->layers[i].done);
     }
   for (guint i = 0; i < N_LANES; i++)
@@ -1214,13 +1219,30 @@ lane_add_instant (LaneColumns *lane,
 
 /* Layers: runs of identical columns become one rectangle ---------------- */
 
-/* g_array_append_val() copies through memmove(): a call for every run
- * and rectangle of every column. */
-#define array_push(array, type, value)                                  \
-  G_STMT_START {                                                        \
-    g_array_set_size ((array), (array)->len + 1);                       \
-    g_array_index ((array), type, (array)->len - 1) = (value);          \
-  } G_STMT_END
+/* A finished rectangle into its layer: room is made by doubling, not a
+ * g_array_set_size() call for every rectangle. */
+static inline void
+layer_push_done (Layer                 *layer,
+                 const StrataPaintRect *r)
+{
+  if (layer->n_done == layer->done->len)
+    g_array_set_size (layer->done, MAX (64u, layer->done->len * 2));
+  g_array_index (layer->done, StrataPaintRect, layer->n_done++) = *r;
+}
+
+/* The layers' rectangles onto the list, in layer order. */
+static void
+layers_flush (StrataPainter     *self,
+              StrataDisplayList *list)
+{
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      Layer *layer = &self->layers[i];
+
+      g_array_append_vals (list->rects, layer->done->data, layer->n_done);
+      layer->n_done = 0;
+    }
+}
 
 /* roundf() for the small non-negative and negative values here, without
  * a call: x minus its truncation is exact, so this rounds half away from
@@ -1259,7 +1281,7 @@ layer_emit (StrataPainter *self,
   r.w = run->x1 - run->x0;
   r.h = y1 - y0;
   r.rgba = run->rgba;
-  array_push (layer->done, StrataPaintRect, r);
+  layer_push_done (layer, &r);
 
   /* "Unknown" is hatched, so it never reads as a state. The stripes sit
    * at fixed pixels, so they line up across runs and rows. */
@@ -1272,7 +1294,7 @@ layer_emit (StrataPainter *self,
         {
           StrataPaintRect stripe = { area_x + x, y0, MIN (HATCH_WIDTH, run->x1 - x), y1 - y0,
                                      s->unknown_stripe };
-          g_array_append_val (hatch->done, stripe);
+          layer_push_done (hatch, &stripe);
         }
     }
 }
@@ -1289,9 +1311,9 @@ layer_put (Layer   *layer,
   if (h <= 0 || rgba_alpha (rgba) == 0)
     return;
 
-  for (guint i = 0; i < layer->open->len; i++)
+  for (guint i = 0; i < layer->n_open; i++)
     {
-      Run *open = &g_array_index (layer->open, Run, i);
+      Run *open = &layer->open[i];
 
       if (open->x1 == x && open->y == y && open->h == h && open->rgba == rgba)
         {
@@ -1299,7 +1321,8 @@ layer_put (Layer   *layer,
           return;
         }
     }
-  array_push (layer->open, Run, run);
+  g_assert (layer->n_open < MAX_OPEN_RUNS);
+  layer->open[layer->n_open++] = run;
 }
 
 /* Closes the runs that column @x did not extend; all of them if @x < 0. */
@@ -1313,16 +1336,16 @@ layer_close (StrataPainter *self,
 {
   guint kept = 0;
 
-  for (guint i = 0; i < layer->open->len; i++)
+  for (guint i = 0; i < layer->n_open; i++)
     {
-      Run run = g_array_index (layer->open, Run, i);
+      Run run = layer->open[i];
 
       if (x >= 0 && run.x1 == x + 1)
-        g_array_index (layer->open, Run, kept++) = run;
+        layer->open[kept++] = run;
       else
         layer_emit (self, layer, &run, area_x, clip_y0, clip_y1);
     }
-  g_array_set_size (layer->open, kept);
+  layer->n_open = kept;
 }
 
 static int
@@ -1356,11 +1379,12 @@ stack_column (Layer        *layer,
               gint32        x,
               const Column *col,
               float         lane_y,
-              float         lane_h)
+              float         lane_h,
+              float         height)
 {
   Slot slots[N_FG_SLOTS];
   guint n = 0;
-  float sum = 0, acc = 0, height, prev = 0;
+  float sum = 0, acc = 0, prev = 0;
 
   for (guint i = 0; i < N_FG_SLOTS; i++)
     if (col->fg[i].cover > 0)
@@ -1370,6 +1394,17 @@ stack_column (Layer        *layer,
       }
   if (n == 0)
     return;
+
+  /* One colour, the usual case: the loop below for one slot (the same
+   * float operations, so the same pixels), without the sort. */
+  if (n == 1)
+    {
+      float top = round_half_away (height * sum / sum);
+
+      if (top > 0)
+        layer_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
+      return;
+    }
 
   /* At most N_FG_SLOTS: an insertion sort, not qsort's call per
    * comparison (this runs for every column of every row). */
@@ -1381,7 +1416,6 @@ stack_column (Layer        *layer,
         slots[j] = slots[j - 1];
         slots[j - 1] = t;
       }
-  height = column_foreground_height (col, lane_h);
 
   for (guint i = 0; i < n; i++)
     {
@@ -1434,14 +1468,13 @@ emit_lane (StrataPainter     *self,
           gint x_end = x + 1;
 
           /* The whole stretch of such columns at once. */
-          memset (col, 0, sizeof *col);
           while (x_end < lane->hi && memcmp (&lane->columns[x_end], &prev, sizeof prev) == 0)
-            memset (&lane->columns[x_end++], 0, sizeof prev);
+            x_end++;
 
           for (guint i = 0; i < G_N_ELEMENTS (used); i++)
-            for (guint r = 0; r < used[i]->open->len; r++)
+            for (guint r = 0; r < used[i]->n_open; r++)
               {
-                Run *run = &g_array_index (used[i]->open, Run, r);
+                Run *run = &used[i]->open[r];
 
                 if (run->x1 == x)
                   run->x1 = x_end;
@@ -1461,14 +1494,15 @@ emit_lane (StrataPainter     *self,
 
             if (b != NULL && fg_h < geo->main_h)
               layer_put (bg, x, geo->main_y, geo->main_h, b->rgba);
-            stack_column (fg, x, col, geo->main_y, geo->main_h);
+            stack_column (fg, x, col, geo->main_y, geo->main_h, fg_h);
             layer_close (self, bg, x, area_x, geo->clip_y0, geo->clip_y1);
             layer_close (self, fg, x, area_x, geo->clip_y0, geo->clip_y1);
           }
           break;
 
         case LANE_NESTED:
-          stack_column (fg, x, col, geo->nested_y, geo->nested_h);
+          stack_column (fg, x, col, geo->nested_y, geo->nested_h,
+                        column_foreground_height (col, geo->nested_h));
           layer_close (self, fg, x, area_x, geo->clip_y0, geo->clip_y1);
           break;
 
@@ -1484,9 +1518,12 @@ emit_lane (StrataPainter     *self,
           }
           break;
         }
-
-      memset (col, 0, sizeof *col);
     }
+
+  /* The next row starts from empty columns: one clearing of the columns
+   * touched, not a call for each. */
+  if (lane->lo < lane->hi)
+    memset (&lane->columns[lane->lo], 0, (gsize) (lane->hi - lane->lo) * sizeof (Column));
 
   for (guint i = 0; i < N_LAYERS; i++)
     layer_close (self, &self->layers[i], -1, area_x, geo->clip_y0, geo->clip_y1);
@@ -1822,13 +1859,7 @@ paint_row (StrataPainter        *self,
   emit_lane (self, LANE_NESTED, &geo, list->area_x);
   emit_lane (self, LANE_INSTANTS, &geo, list->area_x);
 
-  for (guint i = 0; i < N_LAYERS; i++)
-    {
-      Layer *layer = &self->layers[i];
-
-      g_array_append_vals (list->rects, layer->done->data, layer->done->len);
-      g_array_set_size (layer->done, 0);
-    }
+  layers_flush (self, list);
 }
 
 static void
@@ -2092,11 +2123,7 @@ paint_legend (StrataPainter     *self,
       Run run = { 0, 10, mid - 5, 10, s->states[STRATA_TASK_STATE_UNKNOWN] };
 
       layer_emit (self, &self->layers[LAYER_BACKGROUND], &run, x, top, top + h);
-      for (guint i = 0; i < N_LAYERS; i++)
-        {
-          g_array_append_vals (list->rects, self->layers[i].done->data, self->layers[i].done->len);
-          g_array_set_size (self->layers[i].done, 0);
-        }
+      layers_flush (self, list);
     }
 }
 
@@ -2237,13 +2264,7 @@ paint_merged_rows (StrataPainter        *self,
       emit_lane (self, LANE_NESTED, &geo, list->area_x);
       emit_lane (self, LANE_INSTANTS, &geo, list->area_x);
 
-      for (guint i = 0; i < N_LAYERS; i++)
-        {
-          Layer *layer = &self->layers[i];
-
-          g_array_append_vals (list->rects, layer->done->data, layer->done->len);
-          g_array_set_size (layer->done, 0);
-        }
+      layers_flush (self, list);
     }
 }
 
