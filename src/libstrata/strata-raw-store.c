@@ -46,10 +46,10 @@ typedef struct
   GArray *spilled[N_LANES]; /* StrataIndexBlock per full block in the spill file */
 } Channel;
 
-/* By default a store spills once it holds this many activities (32 MiB),
+/* By default a store spills once it holds this many activities (8 MiB),
  * keeping SPILL_KEEP blocks per lane in memory; STRATA_RAW_STORE_SPILL_FROM
  * in the environment says otherwise (0: from the first block). */
-#define SPILL_FROM  (G_GUINT64_CONSTANT (1) << 20)
+#define SPILL_FROM  (G_GUINT64_CONSTANT (1) << 18)
 #define SPILL_KEEP  1
 
 /* A lane of a store mapped from an index: its activities packed, its
@@ -471,13 +471,15 @@ open_spill_file (void)
   return -1;
 }
 
-/* Packs the first block of the lane's activities in memory and appends it
- * to the spill file. FALSE (and no more spilling) if it cannot be written:
- * the store then simply stays in memory. */
+/* Packs the block of the lane's activities in memory that begins at
+ * @from and appends it to the spill file (the caller then drops it from
+ * memory). FALSE (and no more spilling) if it cannot be written: the
+ * store then simply stays in memory. */
 static gboolean
 spill_block (StrataRawStore *self,
              Channel        *ch,
-             guint           l)
+             guint           l,
+             guint           from)
 {
   GArray *lane = ch->lanes[l];
   StrataIndexBlock rec = { 0 };
@@ -494,7 +496,7 @@ spill_block (StrataRawStore *self,
       self->spill_buf = g_byte_array_new ();
     }
 
-  strata_index_pack_block (lane->data, STRATA_RAW_STORE_BLOCK, sizeof (StrataActivity),
+  strata_index_pack_block (&g_array_index (lane, StrataActivity, from), STRATA_RAW_STORE_BLOCK, sizeof (StrataActivity),
                            STRATA_INDEX_ZSTD_LEVEL, self->spill_buf, &rec.codec);
   rec.offset = self->spill_offset;
   rec.size = self->spill_buf->len;
@@ -519,7 +521,6 @@ spill_block (StrataRawStore *self,
   if (ch->spilled[l] == NULL)
     ch->spilled[l] = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
   g_array_append_val (ch->spilled[l], rec);
-  g_array_remove_range (lane, 0, STRATA_RAW_STORE_BLOCK);
   self->n_spilled += STRATA_RAW_STORE_BLOCK;
   return TRUE;
 }
@@ -613,10 +614,14 @@ strata_raw_store_add (const StrataActivity *activity,
   if (self->size > self->spill_from && !self->spill_failed)
     {
       gboolean grown = lane->len > (self->spill_keep + 2) * STRATA_RAW_STORE_BLOCK;
+      guint from = 0;
 
-      while (lane->len >= (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK)
-        if (!spill_block (self, ch, l))
-          break;
+      /* All the full blocks past those kept, then one move of the rest. */
+      while (lane->len - from >= (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
+             spill_block (self, ch, l, from))
+        from += STRATA_RAW_STORE_BLOCK;
+      if (from > 0)
+        g_array_remove_range (lane, 0, from);
       /* A GArray never gives memory back: one that grew (blocks that came
        * back for a late activity, or the lane before spilling began) is
        * copied to one of its size. */
