@@ -47,10 +47,12 @@ typedef struct
 } Channel;
 
 /* By default a store spills once it holds this many activities (8 MiB),
- * keeping SPILL_KEEP blocks per lane in memory; STRATA_RAW_STORE_SPILL_FROM
+ * keeping SPILL_KEEP full blocks per lane in memory besides the last 1 to
+ * 256 activities (a trace of thousands of threads has thousands of short
+ * lanes); STRATA_RAW_STORE_SPILL_FROM
  * in the environment says otherwise (0: from the first block). */
 #define SPILL_FROM  (G_GUINT64_CONSTANT (1) << 18)
-#define SPILL_KEEP  1
+#define SPILL_KEEP  0
 
 /* A lane of a store mapped from an index: its activities packed, its
  * fences checked block by block as they are read. */
@@ -130,7 +132,6 @@ strata_raw_store_free (StrataRawStore *self)
 {
   if (self == NULL)
     return;
-
   if (self->map != NULL)
     {
       for (guint64 i = 0; i < (guint64) self->n_mapped * N_LANES; i++)
@@ -617,7 +618,7 @@ strata_raw_store_add (const StrataActivity *activity,
       guint from = 0;
 
       /* All the full blocks past those kept, then one move of the rest. */
-      while (lane->len - from >= (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
+      while (lane->len - from > (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
              spill_block (self, ch, l, from))
         from += STRATA_RAW_STORE_BLOCK;
       if (from > 0)
@@ -955,7 +956,8 @@ strata_raw_store_query (StrataRawStore *self,
  * strata_raw_store_set_spill:
  * @from: spill once the store holds more than this many activities
  *   (G_MAXUINT64: never)
- * @keep_blocks: full blocks a lane keeps in memory (at least 1)
+ * @keep_blocks: full blocks a lane keeps in memory besides its last
+ *   activities (up to a block of them; always at least one)
  *
  * How a store being built spills its lanes' older activities to disk.
  */
@@ -967,7 +969,7 @@ strata_raw_store_set_spill (StrataRawStore *self,
   g_return_if_fail (self != NULL && self->map == NULL);
 
   self->spill_from = from;
-  self->spill_keep = MAX (keep_blocks, 1);
+  self->spill_keep = keep_blocks;
 }
 
 static guint64
