@@ -716,9 +716,10 @@ lend_range (StrataRawStore *self,
  * those overlapping [@t0, @t1) (with strata_activity_overlaps() to settle
  * the ends). In memory, the ones before @first are the lane's earlier
  * ones, with no copy, and the array stays valid until the next activity
- * is added. A store mapped from an index has its lanes packed: only
- * [@first, @end) are there, decoded for the calling thread, and valid
- * until its next call on this store (strata_raw_store_open_lane() reads
+ * is added. A store mapped from an index has its lanes packed, and a lane
+ * that has spilled blocks to disk is partly packed: only [@first, @end)
+ * are there, decoded for the calling thread, and valid until its next
+ * call on this store (strata_raw_store_open_lane() reads
  * any part of any store without a copy).
  *
  * Returns: (nullable): the lane's activities, or %NULL if it has none
