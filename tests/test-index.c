@@ -518,6 +518,58 @@ test_round_trip_streams (void)
       }
 }
 
+/* A tree whose raw store spilled its lanes to disk while it was built
+ * (from its first block on) answers as the same tree built in memory, and
+ * so does the index written from it, whose spilled blocks are copied into
+ * the file as they are. */
+static void
+test_round_trip_spilled (void)
+{
+  /* Two kinds whose lanes are long enough to spill, kept small. */
+  static const StrataTestStreamKind kinds[] = { STRATA_TEST_STREAM_DENSE, STRATA_TEST_STREAM_BURSTY };
+  guint n_spilled_kinds = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      StrataTestStreamKind k = kinds[i];
+      g_autofree char *dir = strata_test_tmpdir ();
+      g_autofree char *index = g_strdup_printf ("%s/spilled-%u" STRATA_INDEX_SUFFIX, dir, k);
+      StrataSourceIdentity id = { 2000 + k, 43, 8 };
+      g_autoptr(StrataTrace) want = NULL;
+      g_autoptr(StrataTrace) spilled = NULL;
+      g_autoptr(StrataTrace) got = NULL;
+      g_autoptr(GError) error = NULL;
+      StrataRawStore *raw;
+      StrataZoomParams params;
+
+      strata_zoom_params_init (&params);
+      params.pixels_per_chunk = 256;
+      params.density_threshold = 100;
+
+      g_test_message ("%s", strata_test_stream_kind_name (k));
+      want = generated_trace (k, 12000, &params);
+      g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
+      spilled = generated_trace (k, 12000, &params);
+      g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
+      raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (spilled));
+      g_assert_cmpuint (strata_raw_store_get_spilled (strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (want))), ==, 0);
+      n_spilled_kinds += strata_raw_store_get_spilled (raw) > 0;
+      g_test_message ("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " activities spilled",
+                      strata_raw_store_get_spilled (raw), strata_raw_store_get_size (raw));
+
+      assert_trees_equal (strata_trace_get_zoom_tree (want), strata_trace_get_zoom_tree (spilled), 300 + k);
+
+      g_assert_true (strata_index_write (spilled, &id, index, &error));
+      g_assert_no_error (error);
+      got = strata_index_open (index, &id, &params, &error);
+      g_assert_no_error (error);
+      assert_descriptions_equal (want, got);
+      assert_trees_equal (strata_trace_get_zoom_tree (want), strata_trace_get_zoom_tree (got), 400 + k);
+      g_assert_null (strata_trace_get_index_damage (got));
+    }
+  g_assert_cmpuint (n_spilled_kinds, ==, G_N_ELEMENTS (kinds));
+}
+
 /* Several threads querying one mapped tree at once, as a viewer's workers
  * would: each chunk and lane is checked and set up on first use by
  * whichever thread gets there first. */
@@ -1603,6 +1655,7 @@ main (int    argc,
   g_test_add_func ("/strata/index/codec/packed-array", test_codec_packed_array);
   g_test_add_func ("/strata/index/round-trip/fixtures", test_round_trip_fixtures);
   g_test_add_func ("/strata/index/round-trip/generated-streams", test_round_trip_streams);
+  g_test_add_func ("/strata/index/round-trip/spilled", test_round_trip_spilled);
   g_test_add_func ("/strata/index/round-trip/threads", test_threads);
   g_test_add_func ("/strata/index/round-trip/lanes-in-place", test_lanes_in_place);
   g_test_add_func ("/strata/index/fault/truncated", test_truncated);

@@ -3,7 +3,10 @@
  * The raw store against brute force on real recordings: every range query
  * returns exactly the activities that overlap the range, found by scanning
  * them all. Also checks the property the store stands on: on a channel at
- * one nesting depth, the kernel model's intervals never overlap.
+ * one nesting depth, the kernel model's intervals never overlap. And a
+ * store that spills its lanes to disk while it is built keeps its own
+ * accounted resident bytes under a bound on a stream far larger, while
+ * answering every query as the store held in memory does.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -132,6 +135,162 @@ test_query_equals_brute_force (void)
     }
 }
 
+/* A made-up stream far larger than the bound: CHANNELS channels, each with
+ * three nesting depths of intervals that never overlap and a lane of
+ * instants; now and then an interval is left out and comes much later
+ * (past the blocks its lane keeps in memory), as a late activity does. */
+#define SPILL_CHANNELS  6
+#define SPILL_N         500000
+#define SPILL_LATE      20000
+#define SPILL_BOUND     (G_GUINT64_CONSTANT (3) << 19)   /* 1.5 MiB */
+
+typedef struct
+{
+  StrataActivity a;
+  guint          due;
+} Late;
+
+static void
+assert_stores_equal (StrataRawStore *want,
+                     StrataRawStore *got,
+                     gint64          last,
+                     GRand          *rand,
+                     guint           n_queries)
+{
+  g_assert_cmpuint (strata_raw_store_get_size (got), ==, strata_raw_store_get_size (want));
+  g_assert_cmpuint (strata_raw_store_get_n_channels (got), ==, strata_raw_store_get_n_channels (want));
+
+  for (guint q = 0; q < n_queries; q++)
+    {
+      g_autoptr(GArray) w = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+      g_autoptr(GArray) g = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+      guint32 c = g_rand_int_range (rand, 0, SPILL_CHANNELS);
+      guint l = g_rand_int_range (rand, 0, STRATA_RAW_STORE_N_LANES);
+      gint64 t0 = (gint64) (g_rand_double (rand) * last);
+      gint64 t1 = t0 + (gint64) (g_rand_double (rand) * g_rand_double (rand) * (last - t0)) + 1;
+      const StrataActivity *wl, *gl;
+      guint wf, we, gf, ge;
+
+      strata_raw_store_query (want, c, t0, t1, w);
+      strata_raw_store_query (got, c, t0, t1, g);
+      g_assert_cmpuint (g->len, ==, w->len);
+      g_assert_cmpmem (g->data, g->len * sizeof (StrataActivity), w->data, w->len * sizeof (StrataActivity));
+
+      /* The range in place, as the chunk builder reads it. */
+      wl = strata_raw_store_get_lane (want, c, l, t0, t1, &wf, &we);
+      gl = strata_raw_store_get_lane (got, c, l, t0, t1, &gf, &ge);
+      g_assert_cmpint (gl != NULL, ==, wl != NULL);
+      g_assert_cmpuint (gf, ==, wf);
+      g_assert_cmpuint (ge, ==, we);
+      if (we > wf)
+        g_assert_cmpmem (&gl[gf], (ge - gf) * sizeof (StrataActivity), &wl[wf], (we - wf) * sizeof (StrataActivity));
+    }
+}
+
+static void
+test_spill_bounded (void)
+{
+  g_autoptr(StrataRawStore) want = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) got = strata_raw_store_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (Late));
+  gint64 cursor[SPILL_CHANNELS][4] = { { 0 } };
+  guint64 peak = 0;
+  guint n_late = 0, n_long = 0;
+  gint64 last = 0;
+
+  strata_raw_store_set_spill (want, G_MAXUINT64, 0);
+  strata_raw_store_set_spill (got, 0, 0);
+
+  for (guint i = 0; i < SPILL_N; i++)
+    {
+      StrataActivity a = { 0 };
+      guint32 c = g_rand_int_range (rand, 0, SPILL_CHANNELS);
+      guint l = g_rand_int_range (rand, 0, 4);
+
+      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
+        {
+          a = g_array_index (late, Late, 0).a;
+          g_array_remove_index (late, 0);
+          n_late++;
+        }
+      else
+        {
+          gint64 gap = g_rand_int_range (rand, 0, 1000);
+          gint64 len = l < 3 ? g_rand_int_range (rand, 1, 5000) : 0;
+
+          a.start = cursor[c][l] + gap;
+          a.end = a.start + len;
+          a.channel = c;
+          a.label = g_rand_int_range (rand, 0, 50);
+          a.arg = g_rand_int_range (rand, -1, 40000);
+          a.kind = l < 3 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
+          a.flags = l < 3 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+          cursor[c][l] = a.end + (l == 3);
+          last = MAX (last, a.end);
+          if (l < 3 && g_rand_int_range (rand, 0, 5000) == 0)
+            {
+              Late hole = { a, i + SPILL_LATE };
+
+              g_array_append_val (late, hole);
+              continue;
+            }
+        }
+
+      strata_raw_store_add (&a, want);
+      strata_raw_store_add (&a, got);
+
+      if (i % 1009 == 0)
+        {
+          peak = MAX (peak, strata_raw_store_get_resident_bytes (got));
+          g_assert_cmpuint (strata_raw_store_get_resident_bytes (got), <=, SPILL_BOUND);
+        }
+      /* Read while it is being built, as the viewer does while loading. */
+      if (i % 50021 == 0)
+        assert_stores_equal (want, got, last, rand, 40);
+    }
+  for (guint k = 0; k < late->len; k++)
+    {
+      strata_raw_store_add (&g_array_index (late, Late, k).a, want);
+      strata_raw_store_add (&g_array_index (late, Late, k).a, got);
+      n_late++;
+    }
+
+  g_test_message ("resident: %" G_GUINT64_FORMAT " bytes spilling (peak %" G_GUINT64_FORMAT "), %"
+                  G_GUINT64_FORMAT " in memory; %" G_GUINT64_FORMAT " activities spilled, %u late",
+                  strata_raw_store_get_resident_bytes (got), peak,
+                  strata_raw_store_get_resident_bytes (want), strata_raw_store_get_spilled (got), n_late);
+  g_assert_cmpuint (strata_raw_store_get_resident_bytes (got), <=, SPILL_BOUND);
+  g_assert_cmpuint (strata_raw_store_get_resident_bytes (want), >, 8 * SPILL_BOUND);
+  g_assert_cmpuint (strata_raw_store_get_spilled (got), >, SPILL_N / 2);
+  g_assert_cmpuint (n_late, >, 20);
+  assert_stores_equal (want, got, last, rand, 400);
+
+  /* Every lane read whole, forwards and backwards across its blocks. */
+  for (guint32 c = 0; c < SPILL_CHANNELS; c++)
+    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+      {
+        StrataRawLane wl, gl;
+        guint wf, we, gf, ge;
+        gboolean has = strata_raw_store_open_lane (want, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &wl, &wf, &we);
+
+        g_assert_cmpint (strata_raw_store_open_lane (got, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &gl, &gf, &ge), ==, has);
+        if (!has)
+          continue;
+        g_assert_cmpuint (gf, ==, wf);
+        g_assert_cmpuint (ge, ==, we);
+        n_long += we > 4 * STRATA_RAW_STORE_BLOCK;
+        for (guint i = we; i > 0; i--)
+          g_assert_cmpmem (strata_raw_lane_get (&gl, i - 1), sizeof (StrataActivity),
+                           strata_raw_lane_get (&wl, i - 1), sizeof (StrataActivity));
+        for (guint i = 0; i < we; i++)
+          g_assert_cmpmem (strata_raw_lane_get (&gl, i), sizeof (StrataActivity),
+                           strata_raw_lane_get (&wl, i), sizeof (StrataActivity));
+        g_assert_null (strata_raw_lane_get (&gl, we));
+      }
+  g_assert_cmpuint (n_long, ==, SPILL_CHANNELS * 4);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -139,5 +298,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/strata/raw-store/lanes-do-not-overlap", test_lanes_do_not_overlap);
   g_test_add_func ("/strata/raw-store/query-equals-brute-force", test_query_equals_brute_force);
+  g_test_add_func ("/strata/raw-store/spill-bounded", test_spill_bounded);
   return g_test_run ();
 }

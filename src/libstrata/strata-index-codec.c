@@ -384,6 +384,56 @@ strata_index_pack_block (const void *elems,
  * most 10 bytes and 2 bytes per element. */
 #define MAX_PLAIN(n) ((gsize) (n) * (11 * 10 + 2))
 
+/**
+ * strata_index_unpack_block:
+ * @dctx: (nullable): a ZSTD_DCtx to use, or %NULL for a fresh one
+ *
+ * Decodes a block packed by strata_index_pack_block() (with @codec the
+ * codec it chose) into @n elements; the bytes are taken as they are, with
+ * no checksum (the raw store's spill file, written and read by the same
+ * process, uses it).
+ */
+gboolean
+strata_index_unpack_block (const guint8 *bytes,
+                           gsize         size,
+                           guint8        codec,
+                           guint         n,
+                           guint32       elem_size,
+                           gpointer      dctx,
+                           void         *out)
+{
+  if (n > STRATA_INDEX_MAX_BLOCK_ELEMS)
+    return FALSE;
+
+  switch (codec)
+    {
+    case STRATA_INDEX_CODEC_VARINT:
+      return strata_index_decode_block (bytes, size, n, elem_size, out);
+
+    case STRATA_INDEX_CODEC_ZSTD:
+      {
+        unsigned long long content = ZSTD_getFrameContentSize (bytes, size);
+        guint8 plain[MAX_PLAIN (STRATA_INDEX_MAX_BLOCK_ELEMS)];
+        gsize got;
+
+        if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
+            content > MAX_PLAIN (n))
+          return FALSE;
+        if (dctx != NULL)
+          got = ZSTD_decompressDCtx (dctx, plain, content, bytes, size);
+        else
+          got = ZSTD_decompress (plain, content, bytes, size);
+        if (ZSTD_isError (got) || got != content)
+          return FALSE;
+        return strata_index_decode_block (plain, got, n, elem_size, out);
+      }
+
+    default:
+      return FALSE;
+    }
+}
+
+
 gboolean
 strata_packed_array_init (StrataPackedArray *self,
                           StrataIndexMap    *map,

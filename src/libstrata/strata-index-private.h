@@ -297,6 +297,13 @@ void     strata_index_pack_block    (const void        *elems,
                                      int                zstd_level,
                                      GByteArray        *out,
                                      guint8            *codec);
+gboolean strata_index_unpack_block  (const guint8      *bytes,
+                                     gsize              size,
+                                     guint8             codec,
+                                     guint              n,
+                                     guint32            elem_size,
+                                     gpointer           dctx,
+                                     void              *out);
 gboolean strata_packed_array_init   (StrataPackedArray *self,
                                      StrataIndexMap    *map,
                                      guint64            table_offset,
@@ -345,7 +352,14 @@ const StrataActivity *strata_raw_store_peek_lane (StrataRawStore             *se
                                                   guint                       lane,
                                                   guint                      *n,
                                                   const StrataRawStoreFence **fences,
-                                                  guint                      *n_fences);
+                                                  guint                      *n_fences,
+                                                  const StrataIndexBlock    **spilled,
+                                                  guint                      *n_spilled);
+gboolean        strata_raw_store_read_spilled   (StrataRawStore             *self,
+                                                 const StrataIndexBlock     *rec,
+                                                 guint8                     *out);
+/* The most bytes a spilled block (a packed block of activities) takes. */
+#define STRATA_RAW_STORE_MAX_PACKED (STRATA_RAW_STORE_BLOCK * (11 * 10 + 2))
 StrataRawStore *strata_raw_store_new_mapped     (StrataIndexMap             *map,
                                                  guint32                     n_channels,
                                                  guint64                     size,

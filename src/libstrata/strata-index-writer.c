@@ -117,6 +117,57 @@ put_packed (Writer     *w,
                       STRATA_INDEX_TABLE_BLOCK, sums_offset);
 }
 
+/* A lane of the raw store: its blocks spilled during the pass, their
+ * bytes copied as they are (packed by the same codec at the same level),
+ * then its activities still in memory packed; then the records of all. */
+static guint64
+put_spilled_and_packed (Writer                 *w,
+                        StrataRawStore         *raw,
+                        const StrataIndexBlock *spilled,
+                        guint                   n_spilled,
+                        const StrataActivity   *acts,
+                        guint                   n,
+                        guint64                *sums_offset)
+{
+  g_autofree guint8 *bytes = NULL;
+  g_autoptr(GArray) records = NULL;
+
+  if (n_spilled == 0)
+    return put_packed (w, acts, n, sizeof *acts, STRATA_INDEX_ACTIVITY_BLOCK, sums_offset);
+
+  bytes = g_malloc (STRATA_RAW_STORE_MAX_PACKED);
+  records = g_array_sized_new (FALSE, FALSE, sizeof (StrataIndexBlock), n_spilled + n / STRATA_INDEX_ACTIVITY_BLOCK + 1);
+  for (guint b = 0; b < n_spilled; b++)
+    {
+      StrataIndexBlock rec = spilled[b];
+
+      if (!strata_raw_store_read_spilled (raw, &spilled[b], bytes))
+        {
+          w->error = EIO;
+          return 0;
+        }
+      rec.offset = w->offset;
+      put (w, bytes, rec.size);
+      g_array_append_val (records, rec);
+    }
+  for (guint64 first = 0; first < n; first += STRATA_INDEX_ACTIVITY_BLOCK)
+    {
+      guint len = (guint) MIN ((guint64) STRATA_INDEX_ACTIVITY_BLOCK, n - first);
+      StrataIndexBlock rec = { 0 };
+
+      strata_index_pack_block (acts + first, len, sizeof *acts, w->zstd_level, w->block, &rec.codec);
+      rec.offset = w->offset;
+      rec.size = w->block->len;
+      rec.n = len;
+      rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+      put (w, w->block->data, w->block->len);
+      g_array_append_val (records, rec);
+    }
+
+  return put_checked (w, records->data, records->len, sizeof (StrataIndexBlock),
+                      STRATA_INDEX_TABLE_BLOCK, sums_offset);
+}
+
 static void
 put_section (Writer             *w,
              StrataIndexSection *section,
@@ -247,12 +298,17 @@ write_raw_store (Writer            *w,
         const StrataActivity *acts;
         guint n, n_fences;
 
-        acts = strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences);
-        if (acts == NULL || n == 0)
+        const StrataIndexBlock *spilled;
+        guint n_spilled;
+
+        acts = strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences, &spilled, &n_spilled);
+        if (acts == NULL || n + n_spilled == 0)
           continue;
-        rec->n = n;
+        rec->n = n + n_spilled * STRATA_RAW_STORE_BLOCK;
         rec->n_fences = n_fences;
-        rec->offset = put_packed (w, acts, n, sizeof *acts, STRATA_INDEX_ACTIVITY_BLOCK, &rec->sums_offset);
+        rec->offset = put_spilled_and_packed (w, raw, spilled, n_spilled, acts, n, &rec->sums_offset);
+        if (w->error != 0)
+          return;
         rec->fences_offset = put_checked (w, fences, n_fences, sizeof *fences, STRATA_INDEX_FENCE_BLOCK,
                                           &rec->fence_sums_offset);
       }

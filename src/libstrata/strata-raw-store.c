@@ -1,11 +1,26 @@
 /* strata-raw-store.c
  *
+ * The raw store's lanes, in memory, spilled or mapped. Once a store holds
+ * more than its spill threshold, a lane's oldest full block of
+ * STRATA_RAW_STORE_BLOCK activities is packed with the index codec and
+ * appended to an unlinked temporary file as soon as the lane has more than
+ * a few blocks in memory, so only a short tail per lane, its fences and
+ * one 24-byte record per spilled block stay resident. Spilled blocks are
+ * read back with pread() and decoded into the reader's block buffer; the
+ * index writer copies their bytes into the index as they are.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <zstd.h>
 
 #include "strata-error.h"
 #include "strata-index-private.h"
@@ -26,9 +41,18 @@ typedef StrataRawStoreFence Fence;
 
 typedef struct
 {
-  GArray *lanes[N_LANES];   /* StrataActivity, or NULL */
-  GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities */
+  GArray *lanes[N_LANES];   /* StrataActivity after the spilled ones, or NULL */
+  GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities, spilled ones too */
+  GArray *spilled[N_LANES]; /* StrataIndexBlock per full block in the spill file */
 } Channel;
+
+/* By default a store spills once it holds this many activities (8 MiB),
+ * keeping SPILL_KEEP full blocks per lane in memory besides the last 1 to
+ * 256 activities (a trace of thousands of threads has thousands of short
+ * lanes); STRATA_RAW_STORE_SPILL_FROM
+ * in the environment says otherwise (0: from the first block). */
+#define SPILL_FROM  (G_GUINT64_CONSTANT (1) << 18)
+#define SPILL_KEEP  0
 
 /* A lane of a store mapped from an index: its activities packed, its
  * fences checked block by block as they are read. */
@@ -60,6 +84,18 @@ struct _StrataRawStore
    * range it decoded (LentRange). */
   GMutex               lent_lock;
   GArray              *lent;
+
+  /* The spill file: -1 until the first block is spilled. */
+  guint64              spill_from;
+  guint                spill_keep;
+  int                  spill_fd;
+  gboolean             spill_failed;
+  guint64              spill_offset;
+  guint64              n_spilled;
+  guint64              n_unspilled;
+  GByteArray          *spill_buf;
+  GMutex               dctx_lock;
+  ZSTD_DCtx           *dctx;
 };
 
 typedef struct
@@ -77,6 +113,16 @@ strata_raw_store_new (void)
   self->channels = g_array_new (FALSE, TRUE, sizeof (Channel));
   g_mutex_init (&self->lent_lock);
   self->lent = g_array_new (FALSE, TRUE, sizeof (LentRange));
+  self->spill_fd = -1;
+  self->spill_keep = SPILL_KEEP;
+  self->spill_from = SPILL_FROM;
+  {
+    const char *env = g_getenv ("STRATA_RAW_STORE_SPILL_FROM");
+
+    if (env != NULL && *env != '\0')
+      self->spill_from = g_ascii_strtoull (env, NULL, 10);
+  }
+  g_mutex_init (&self->dctx_lock);
 
   return self;
 }
@@ -86,7 +132,6 @@ strata_raw_store_free (StrataRawStore *self)
 {
   if (self == NULL)
     return;
-
   if (self->map != NULL)
     {
       for (guint64 i = 0; i < (guint64) self->n_mapped * N_LANES; i++)
@@ -109,8 +154,14 @@ strata_raw_store_free (StrataRawStore *self)
         {
           g_clear_pointer (&ch->lanes[l], g_array_unref);
           g_clear_pointer (&ch->fences[l], g_array_unref);
+          g_clear_pointer (&ch->spilled[l], g_array_unref);
         }
     }
+  if (self->spill_fd >= 0)
+    close (self->spill_fd);
+  g_clear_pointer (&self->spill_buf, g_byte_array_unref);
+  g_clear_pointer (&self->dctx, ZSTD_freeDCtx);
+  g_mutex_clear (&self->dctx_lock);
   g_array_unref (self->channels);
   for (guint i = 0; i < self->lent->len; i++)
     g_free (g_array_index (self->lent, LentRange, i).acts);
@@ -193,6 +244,9 @@ lane_view (StrataRawStore *self,
   v->fences_check = NULL;
   v->block = G_MAXUINT64;
   v->block_n = 0;
+  v->spilled = NULL;
+  v->base = 0;
+  v->store = self;
 
   if (self->map != NULL)
     {
@@ -214,14 +268,81 @@ lane_view (StrataRawStore *self,
   {
     Channel *ch = &g_array_index (self->channels, Channel, channel);
 
-    if (ch->lanes[l] == NULL || ch->lanes[l]->len == 0)
+    if (ch->lanes[l] == NULL || (ch->lanes[l]->len == 0 && ch->spilled[l] == NULL))
       return FALSE;
     v->acts = (const StrataActivity *)(gconstpointer) ch->lanes[l]->data;
-    v->n = ch->lanes[l]->len;
+    if (ch->spilled[l] != NULL && ch->spilled[l]->len > 0)
+      {
+        v->spilled = ch->spilled[l]->data;
+        v->base = ch->spilled[l]->len * STRATA_RAW_STORE_BLOCK;
+      }
+    v->n = v->base + ch->lanes[l]->len;
+    if (v->n == 0)
+      return FALSE;
     v->fences = ch->fences[l]->data;
     v->n_fences = ch->fences[l]->len;
   }
   return TRUE;
+}
+
+/* The bytes of a spilled block, read back from the spill file into @out
+ * (STRATA_RAW_STORE_MAX_PACKED bytes). */
+gboolean
+strata_raw_store_read_spilled (StrataRawStore         *self,
+                               const StrataIndexBlock *rec,
+                               guint8                 *out)
+{
+  gsize done = 0;
+
+  if (self->spill_fd < 0 || rec->size > STRATA_RAW_STORE_MAX_PACKED)
+    return FALSE;
+  while (done < rec->size)
+    {
+      gssize got = pread (self->spill_fd, out + done, rec->size - done, (off_t) (rec->offset + done));
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return FALSE;
+      done += (gsize) got;
+    }
+  return TRUE;
+}
+
+static gboolean
+unpack_spilled (StrataRawStore         *self,
+                const StrataIndexBlock *rec,
+                StrataActivity         *out)
+{
+  guint8 bytes[STRATA_RAW_STORE_MAX_PACKED];
+  gboolean ok;
+
+  if (!strata_raw_store_read_spilled (self, rec, bytes))
+    return FALSE;
+  g_mutex_lock (&self->dctx_lock);
+  if (self->dctx == NULL)
+    self->dctx = ZSTD_createDCtx ();
+  ok = strata_index_unpack_block (bytes, rec->size, rec->codec, rec->n, sizeof (StrataActivity),
+                                  self->dctx, out);
+  g_mutex_unlock (&self->dctx_lock);
+  return ok;
+}
+
+/* Activity @i of a lane in memory that is among its spilled ones. */
+static const StrataActivity *
+spilled_get (LaneView *v,
+             guint     i)
+{
+  guint64 b = i / STRATA_RAW_STORE_BLOCK;
+
+  if (b != v->block)
+    {
+      const StrataIndexBlock *rec = (const StrataIndexBlock *) v->spilled + b;
+
+      v->block_n = unpack_spilled (v->store, rec, v->buf) ? rec->n : 0;
+      v->block = b;
+    }
+  return i - b * STRATA_RAW_STORE_BLOCK < v->block_n ? &v->buf[i - b * STRATA_RAW_STORE_BLOCK] : NULL;
 }
 
 /* Activity @i of the lane, or NULL when it is past the end or in a block
@@ -235,8 +356,10 @@ lane_get (LaneView *v,
 
   if (i >= v->n)
     return NULL;
+  if (v->packed == NULL && i >= v->base)
+    return &v->acts[i - v->base];
   if (v->packed == NULL)
-    return &v->acts[i];
+    return spilled_get (v, i);
 
   b = i / STRATA_RAW_STORE_BLOCK;
   if (b != v->block)
@@ -294,11 +417,14 @@ lower_bound (LaneView *v,
   return lo;
 }
 
+/* The fences of the activities in memory (those spilled keep theirs:
+ * @base is a multiple of the block, so of FENCE_STEP). */
 static void
 rebuild_fences (GArray *lane,
+                guint   base,
                 GArray *fences)
 {
-  g_array_set_size (fences, 0);
+  g_array_set_size (fences, base / FENCE_STEP);
   for (guint i = 0; i < lane->len; i += FENCE_STEP)
     {
       const StrataActivity *a = &g_array_index (lane, StrataActivity, i);
@@ -306,6 +432,116 @@ rebuild_fences (GArray *lane,
 
       g_array_append_val (fences, f);
     }
+}
+
+static guint
+lane_base (Channel *ch,
+           guint    l)
+{
+  return ch->spilled[l] != NULL ? ch->spilled[l]->len * STRATA_RAW_STORE_BLOCK : 0;
+}
+
+/* An unlinked file for the spilled blocks: in $XDG_CACHE_HOME/strata,
+ * else in the temporary directory. */
+static int
+open_spill_file (void)
+{
+  g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "strata", NULL);
+  const char *dirs[] = { cache, g_get_tmp_dir () };
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *templ = NULL;
+      int fd;
+
+      if (g_mkdir_with_parents (dirs[i], 0700) != 0)
+        continue;
+#ifdef O_TMPFILE
+      fd = open (dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        return fd;
+#endif
+      templ = g_build_filename (dirs[i], "raw-store-XXXXXX", NULL);
+      fd = g_mkstemp_full (templ, O_RDWR | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        {
+          g_unlink (templ);
+          return fd;
+        }
+    }
+  return -1;
+}
+
+/* Packs the block of the lane's activities in memory that begins at
+ * @from and appends it to the spill file (the caller then drops it from
+ * memory). FALSE (and no more spilling) if it cannot be written: the
+ * store then simply stays in memory. */
+static gboolean
+spill_block (StrataRawStore *self,
+             Channel        *ch,
+             guint           l,
+             guint           from)
+{
+  GArray *lane = ch->lanes[l];
+  StrataIndexBlock rec = { 0 };
+  gsize done = 0;
+
+  if (self->spill_fd < 0)
+    {
+      self->spill_fd = open_spill_file ();
+      if (self->spill_fd < 0)
+        {
+          self->spill_failed = TRUE;
+          return FALSE;
+        }
+      self->spill_buf = g_byte_array_new ();
+    }
+
+  strata_index_pack_block (&g_array_index (lane, StrataActivity, from), STRATA_RAW_STORE_BLOCK, sizeof (StrataActivity),
+                           STRATA_INDEX_ZSTD_LEVEL, self->spill_buf, &rec.codec);
+  rec.offset = self->spill_offset;
+  rec.size = self->spill_buf->len;
+  rec.n = STRATA_RAW_STORE_BLOCK;
+  rec.checksum = strata_index_checksum (self->spill_buf->data, self->spill_buf->len);
+  while (done < rec.size)
+    {
+      gssize put = pwrite (self->spill_fd, self->spill_buf->data + done, rec.size - done,
+                           (off_t) (rec.offset + done));
+
+      if (put < 0 && errno == EINTR)
+        continue;
+      if (put <= 0)
+        {
+          self->spill_failed = TRUE;
+          return FALSE;
+        }
+      done += (gsize) put;
+    }
+  self->spill_offset += rec.size;
+
+  if (ch->spilled[l] == NULL)
+    ch->spilled[l] = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
+  g_array_append_val (ch->spilled[l], rec);
+  self->n_spilled += STRATA_RAW_STORE_BLOCK;
+  return TRUE;
+}
+
+/* The lane's last spilled block back in memory, before the others. */
+static gboolean
+unspill_block (StrataRawStore *self,
+               Channel        *ch,
+               guint           l)
+{
+  const StrataIndexBlock *rec = &g_array_index (ch->spilled[l], StrataIndexBlock, ch->spilled[l]->len - 1);
+  StrataActivity acts[STRATA_RAW_STORE_BLOCK];
+
+  if (!unpack_spilled (self, rec, acts))
+    g_error ("raw store: a spilled block cannot be read back");
+  g_array_prepend_vals (ch->lanes[l], acts, rec->n);
+  g_array_set_size (ch->spilled[l], ch->spilled[l]->len - 1);
+  self->n_spilled -= STRATA_RAW_STORE_BLOCK;
+  self->n_unspilled += STRATA_RAW_STORE_BLOCK;
+  return TRUE;
 }
 
 /**
@@ -339,10 +575,17 @@ strata_raw_store_add (const StrataActivity *activity,
     }
   lane = ch->lanes[l];
 
+  /* One that comes before the activities in memory: its spilled blocks
+   * come back, the last first, until it falls among them. */
+  while (ch->spilled[l] != NULL && ch->spilled[l]->len > 0 &&
+         (lane->len == 0 || g_array_index (lane, StrataActivity, 0).start > activity->start))
+    if (!unspill_block (self, ch, l))
+      break;
+
   if (lane->len == 0 ||
       g_array_index (lane, StrataActivity, lane->len - 1).start <= activity->start)
     {
-      if (lane->len % FENCE_STEP == 0)
+      if ((lane->len + lane_base (ch, l)) % FENCE_STEP == 0)
         {
           Fence f = { activity->start, activity->end };
 
@@ -364,10 +607,34 @@ strata_raw_store_add (const StrataActivity *activity,
             hi = mid;
         }
       g_array_insert_vals (lane, lo, activity, 1);
-      rebuild_fences (lane, ch->fences[l]);
+      rebuild_fences (lane, lane_base (ch, l), ch->fences[l]);
     }
 
   self->size++;
+
+  if (self->size > self->spill_from && !self->spill_failed)
+    {
+      gboolean grown = lane->len > (self->spill_keep + 2) * STRATA_RAW_STORE_BLOCK;
+      guint from = 0;
+
+      /* All the full blocks past those kept, then one move of the rest. */
+      while (lane->len - from > (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
+             spill_block (self, ch, l, from))
+        from += STRATA_RAW_STORE_BLOCK;
+      if (from > 0)
+        g_array_remove_range (lane, 0, from);
+      /* A GArray never gives memory back: one that grew (blocks that came
+       * back for a late activity, or the lane before spilling began) is
+       * copied to one of its size. */
+      if (grown && lane->len <= (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK)
+        {
+          GArray *fresh = g_array_sized_new (FALSE, FALSE, sizeof (StrataActivity), lane->len);
+
+          g_array_append_vals (fresh, lane->data, lane->len);
+          g_array_unref (lane);
+          ch->lanes[l] = fresh;
+        }
+    }
 }
 
 guint64
@@ -449,9 +716,10 @@ lend_range (StrataRawStore *self,
  * those overlapping [@t0, @t1) (with strata_activity_overlaps() to settle
  * the ends). In memory, the ones before @first are the lane's earlier
  * ones, with no copy, and the array stays valid until the next activity
- * is added. A store mapped from an index has its lanes packed: only
- * [@first, @end) are there, decoded for the calling thread, and valid
- * until its next call on this store (strata_raw_store_open_lane() reads
+ * is added. A store mapped from an index has its lanes packed, and a lane
+ * that has spilled blocks to disk is partly packed: only [@first, @end)
+ * are there, decoded for the calling thread, and valid until its next
+ * call on this store (strata_raw_store_open_lane() reads
  * any part of any store without a copy).
  *
  * Returns: (nullable): the lane's activities, or %NULL if it has none
@@ -475,6 +743,8 @@ strata_raw_store_get_lane (StrataRawStore *self,
     return lend_range (self, channel, lane, t0, t1, first, end);
   if (!lane_view (self, channel, lane, &v))
     return NULL;
+  if (v.base > 0)
+    return lend_range (self, channel, lane, t0, t1, first, end);
 
   *first = lower_bound (&v, t0, lane == INSTANT_LANE);
   for (i = *first; i < v.n && v.acts[i].start < t1; i++)
@@ -573,24 +843,31 @@ strata_raw_store_check (StrataRawStore *self,
 }
 
 /* For the index writer: a lane of a store in memory and its fences, in
- * place (NULL for a mapped store: the writer writes built trees). */
+ * place (NULL for a mapped store: the writer writes built trees): the
+ * records of its spilled blocks (*n_spilled full blocks, read with
+ * strata_raw_store_read_spilled()), then the *n activities after them. */
 const StrataActivity *
 strata_raw_store_peek_lane (StrataRawStore             *self,
                             guint32                     channel,
                             guint                       lane,
                             guint                      *n,
                             const StrataRawStoreFence **fences,
-                            guint                      *n_fences)
+                            guint                      *n_fences,
+                            const StrataIndexBlock    **spilled,
+                            guint                      *n_spilled)
 {
   LaneView v;
 
-  *n = *n_fences = 0;
+  *n = *n_fences = *n_spilled = 0;
   *fences = NULL;
+  *spilled = NULL;
   if (self->map != NULL || !lane_view (self, channel, lane, &v))
     return NULL;
-  *n = v.n;
+  *n = v.n - v.base;
   *fences = v.fences;
   *n_fences = v.n_fences;
+  *spilled = v.spilled;
+  *n_spilled = v.base / STRATA_RAW_STORE_BLOCK;
   return v.acts;
 }
 
@@ -674,4 +951,70 @@ strata_raw_store_query (StrataRawStore *self,
             g_array_append_vals (out, a, 1);
         }
     }
+}
+
+/**
+ * strata_raw_store_set_spill:
+ * @from: spill once the store holds more than this many activities
+ *   (G_MAXUINT64: never)
+ * @keep_blocks: full blocks a lane keeps in memory besides its last
+ *   activities (up to a block of them; always at least one)
+ *
+ * How a store being built spills its lanes' older activities to disk.
+ */
+void
+strata_raw_store_set_spill (StrataRawStore *self,
+                            guint64         from,
+                            guint           keep_blocks)
+{
+  g_return_if_fail (self != NULL && self->map == NULL);
+
+  self->spill_from = from;
+  self->spill_keep = keep_blocks;
+}
+
+static guint64
+array_bytes (GArray *a)
+{
+  /* What GArray has allocated: the next power of two of its length. */
+  if (a == NULL)
+    return 0;
+  return (guint64) g_array_get_element_size (a) * (a->len > 0 ? (G_GUINT64_CONSTANT (1) << g_bit_storage (a->len)) : 0) +
+         sizeof (GArray);
+}
+
+/**
+ * strata_raw_store_get_resident_bytes:
+ *
+ * The bytes the store holds in memory, by its own accounting: the lanes'
+ * activities in memory, their fences and the records of their spilled
+ * blocks, as allocated (not the spill file, nor a mapped index's pages).
+ */
+guint64
+strata_raw_store_get_resident_bytes (StrataRawStore *self)
+{
+  guint64 total;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  total = sizeof *self + (guint64) self->channels->len * sizeof (Channel);
+  for (guint i = 0; i < self->channels->len; i++)
+    {
+      Channel *ch = &g_array_index (self->channels, Channel, i);
+
+      for (guint l = 0; l < N_LANES; l++)
+        total += array_bytes (ch->lanes[l]) + array_bytes (ch->fences[l]) + array_bytes (ch->spilled[l]);
+    }
+  if (self->spill_buf != NULL)
+    total += STRATA_RAW_STORE_MAX_PACKED;
+  return total;
+}
+
+/* Activities held in the spill file. */
+guint64
+strata_raw_store_get_spilled (StrataRawStore *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_spilled;
 }

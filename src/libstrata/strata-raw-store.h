@@ -59,6 +59,9 @@ typedef struct
   guint                 n_fences;
   gpointer              packed;        /* mapped: StrataPackedArray */
   gpointer              fences_check;  /* mapped: StrataCheckedArray */
+  gconstpointer         spilled;       /* in memory: records of the blocks spilled */
+  guint                 base;          /* activities spilled, before acts[0] */
+  gpointer              store;
   guint64               block;         /* the block in buf, or G_MAXUINT64 */
   guint                 block_n;
   StrataActivity        buf[STRATA_RAW_STORE_BLOCK];
@@ -74,6 +77,12 @@ gboolean strata_raw_store_open_lane (StrataRawStore *self,
                                      guint          *end);
 const StrataActivity *strata_raw_lane_get (StrataRawLane *lane,
                                            guint          i);
+
+void     strata_raw_store_set_spill (StrataRawStore *self,
+                                     guint64         from,
+                                     guint           keep_blocks);
+guint64  strata_raw_store_get_resident_bytes (StrataRawStore *self);
+guint64  strata_raw_store_get_spilled (StrataRawStore *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataRawStore, strata_raw_store_free)
 
