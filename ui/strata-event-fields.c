@@ -84,6 +84,43 @@ cached_clear (gpointer data)
   g_free (((Cached *) data)->fields);
 }
 
+/* Both kinds of checkpoint start with their time. */
+static inline guint64
+checkpoint_ts (GArray *checkpoints,
+               guint   i)
+{
+  return *(const guint64 *) (checkpoints->data + (gsize) i * g_array_get_element_size (checkpoints));
+}
+
+/* How many checkpoints are strictly before @ts: the last one of them is
+ * where to read from, as records of the same time can straddle one. */
+static guint
+checkpoints_before (GArray  *checkpoints,
+                    guint64  ts)
+{
+  guint lo = 0, hi = checkpoints->len;
+
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (checkpoint_ts (checkpoints, mid) < ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Where a look back at @ts stops: the next checkpoint, or @ts if later. */
+static guint64
+look_back_until (GArray  *checkpoints,
+                 guint    before,
+                 guint64  ts)
+{
+  return before < checkpoints->len ? MAX (ts, checkpoint_ts (checkpoints, before)) : ts;
+}
+
 /* A perf.data: the same walk, over the file's records in file order
  * (time order per CPU) through a source of its own. */
 typedef struct
@@ -339,14 +376,16 @@ walk_on (StrataEventFields  *self,
   return found;
 }
 
+/* The fields of the record at @ts of one of @names in a looked-back
+ * stretch (Cached, in time order), or NULL. */
 static char *
-from_cache (CpuWalk            *w,
-            guint64             ts,
-            const char * const *names)
+cache_lookup (GArray             *cache,
+              guint64             ts,
+              const char * const *names)
 {
-  for (guint i = 0; i < w->cache->len; i++)
+  for (guint i = 0; i < cache->len; i++)
     {
-      const Cached *c = &g_array_index (w->cache, Cached, i);
+      const Cached *c = &g_array_index (cache, Cached, i);
 
       if (c->ts == ts && name_matches (c->name, names))
         return g_strdup (c->fields);
@@ -366,26 +405,16 @@ look_back (StrataEventFields  *self,
            const char * const *names)
 {
   CpuWalk *w = &self->cpus[cpu];
-  guint lo = 0, hi = w->checkpoints->len;
+  guint lo;
   struct tep_record *record;
   guint64 until;
   int at_cpu = -1;
 
   if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
-    return from_cache (w, ts, names);
+    return cache_lookup (w->cache, ts, names);
 
-  /* The last checkpoint strictly before @ts: records of the same time
-   * can straddle a checkpoint. */
-  while (lo < hi)
-    {
-      guint mid = (lo + hi) / 2;
-
-      if (g_array_index (w->checkpoints, Checkpoint, mid).ts < ts)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  until = lo < w->checkpoints->len ? MAX (ts, g_array_index (w->checkpoints, Checkpoint, lo).ts) : ts;
+  lo = checkpoints_before (w->checkpoints, ts);
+  until = look_back_until (w->checkpoints, lo, ts);
 
   g_array_set_size (w->cache, 0);
   if (lo == 0)
@@ -428,7 +457,7 @@ look_back (StrataEventFields  *self,
   if (w->cache_hi == G_MAXUINT64 && !w->done)
     w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
 
-  return from_cache (w, ts, names);
+  return cache_lookup (w->cache, ts, names);
 }
 
 /* The kernel's text ---------------------------------------------------- */
@@ -678,23 +707,6 @@ perf_walk_on (StrataEventFields  *self,
   return found;
 }
 
-static char *
-perf_from_cache (PerfCpu            *w,
-                 guint64             ts,
-                 const char * const *names)
-{
-  for (guint i = 0; i < w->cache->len; i++)
-    {
-      const Cached *c = &g_array_index (w->cache, Cached, i);
-
-      if (c->ts == ts && name_matches (c->name, names))
-        return g_strdup (c->fields);
-      if (c->ts > ts)
-        break;
-    }
-  return NULL;
-}
-
 /* As look_back(): the stretch of @cpu's records from the checkpoint
  * before @ts to the next one, read again and kept formatted. */
 static char *
@@ -704,26 +716,17 @@ perf_look_back (StrataEventFields  *self,
                 const char * const *names)
 {
   PerfCpu *w = perf_cpu (self, cpu);
-  guint lo = 0, hi;
+  guint lo;
   const StrataPerfPosition *from;
   guint64 until;
 
   if (w == NULL || !w->started)
     return NULL;
   if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
-    return perf_from_cache (w, ts, names);
+    return cache_lookup (w->cache, ts, names);
 
-  hi = w->checkpoints->len;
-  while (lo < hi)
-    {
-      guint mid = (lo + hi) / 2;
-
-      if (g_array_index (w->checkpoints, PerfCheckpoint, mid).ts < ts)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  until = lo < w->checkpoints->len ? MAX (ts, g_array_index (w->checkpoints, PerfCheckpoint, lo).ts) : ts;
+  lo = checkpoints_before (w->checkpoints, ts);
+  until = look_back_until (w->checkpoints, lo, ts);
 
   g_array_set_size (w->cache, 0);
   if (lo == 0)
@@ -771,7 +774,7 @@ perf_look_back (StrataEventFields  *self,
   if (w->cache_hi == G_MAXUINT64 && (!self->perf_done || self->perf_broken))
     w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
 
-  return perf_from_cache (w, ts, names);
+  return cache_lookup (w->cache, ts, names);
 }
 
 static int
