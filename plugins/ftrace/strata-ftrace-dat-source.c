@@ -1631,7 +1631,8 @@ strata_ftrace_dat_source_open (StrataSource  *source,
 
 /* How far into the file's bytes the reader is, for a load's progress: the
  * event offsets of compressed data are not file offsets, so a compressed
- * file counts the chunks inflated so far (whichever CPU they are of) and
+ * file counts the chunks gone through so far (whichever CPU they are of;
+ * the one each CPU is in by the share of its pages behind the reader) and
  * all it read at open; an uncompressed one says 0, its events' offsets
  * being the measure. */
 static void
@@ -1646,8 +1647,25 @@ strata_ftrace_dat_source_get_property (GObject    *object,
     {
     case PROP_FILE_POSITION:
       if (self->has_chunks && self->layout != NULL)
-        g_value_set_uint64 (value, self->layout->file_size -
-                                   MIN (self->unread_chunk_bytes, self->layout->file_size));
+        {
+          guint64 unread = self->unread_chunk_bytes;
+
+          /* A chunk in hand counts for the share of its pages not gone
+           * through yet: a chunk is most of a small file. */
+          for (guint i = 0; i < self->n_streams; i++)
+            {
+              const Stream *stream = &self->streams[i];
+
+              if (stream->chunks != NULL && stream->next_chunk > 0 && stream->buf_len > 0)
+                {
+                  guint64 bytes = 8 + (guint64) stream->chunks[stream->next_chunk - 1].csize;
+                  guint64 left = stream->buf_len - MIN (stream->page_pos, stream->buf_len);
+
+                  unread += (guint64) ((double) bytes * left / stream->buf_len);
+                }
+            }
+          g_value_set_uint64 (value, self->layout->file_size - MIN (unread, self->layout->file_size));
+        }
       else
         g_value_set_uint64 (value, 0);
       break;
