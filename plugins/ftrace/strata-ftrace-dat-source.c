@@ -151,6 +151,17 @@ struct _StrataFtraceDatSource
   guint                   heap_len;
 
   GError                 *deferred_error;   /* reported after the good events */
+
+  /* Compressed data: the bytes of the chunks no stream has inflated yet.
+   * The "file-position" property is the file's size less these (the rest
+   * was read at open); 0 when no buffer is compressed. */
+  guint64                 unread_chunk_bytes;
+  gboolean                has_chunks;
+};
+
+enum {
+  PROP_0,
+  PROP_FILE_POSITION,
 };
 
 G_DEFINE_FINAL_TYPE (StrataFtraceDatSource, strata_ftrace_dat_source, STRATA_TYPE_SOURCE)
@@ -298,6 +309,7 @@ stream_fill (StrataFtraceDatSource  *self,
       chunk = &stream->chunks[stream->next_chunk++];
       want = chunk->usize;
       stream->buf_at = chunk->offset - 8;
+      self->unread_chunk_bytes -= MIN (self->unread_chunk_bytes, 8 + (guint64) chunk->csize);
     }
   else
     {
@@ -1187,7 +1199,10 @@ stream_init_direct (StrataFtraceDatSource       *self,
         {
           stream->chunks = &g_array_index (layout->chunks, StrataFtraceDatChunk, cpu->first_chunk);
           stream->n_chunks = cpu->n_chunks;
+          for (guint i = 0; i < cpu->n_chunks; i++)
+            self->unread_chunk_bytes += 8 + (guint64) stream->chunks[i].csize;
         }
+      self->has_chunks = TRUE;
       stream->page_offset = virtual_base;
       return;
     }
@@ -1614,6 +1629,52 @@ strata_ftrace_dat_source_open (StrataSource  *source,
   return open_with_library (self, path, error);
 }
 
+/* How far into the file's bytes the reader is, for a load's progress: the
+ * event offsets of compressed data are not file offsets, so a compressed
+ * file counts the chunks gone through so far (whichever CPU they are of;
+ * the one each CPU is in by the share of its pages behind the reader) and
+ * all it read at open; an uncompressed one says 0, its events' offsets
+ * being the measure. */
+static void
+strata_ftrace_dat_source_get_property (GObject    *object,
+                                       guint       prop_id,
+                                       GValue     *value,
+                                       GParamSpec *pspec)
+{
+  StrataFtraceDatSource *self = STRATA_FTRACE_DAT_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE_POSITION:
+      if (self->has_chunks && self->layout != NULL)
+        {
+          guint64 unread = self->unread_chunk_bytes;
+
+          /* A chunk in hand counts for the share of its pages not gone
+           * through yet: a chunk is most of a small file. */
+          for (guint i = 0; i < self->n_streams; i++)
+            {
+              const Stream *stream = &self->streams[i];
+
+              if (stream->chunks != NULL && stream->next_chunk > 0 && stream->buf_len > 0)
+                {
+                  guint64 bytes = 8 + (guint64) stream->chunks[stream->next_chunk - 1].csize;
+                  guint64 left = stream->buf_len - MIN (stream->page_pos, stream->buf_len);
+
+                  unread += (guint64) ((double) bytes * left / stream->buf_len);
+                }
+            }
+          g_value_set_uint64 (value, self->layout->file_size - MIN (unread, self->layout->file_size));
+        }
+      else
+        g_value_set_uint64 (value, 0);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 strata_ftrace_dat_source_class_init (StrataFtraceDatSourceClass *klass)
 {
@@ -1621,6 +1682,11 @@ strata_ftrace_dat_source_class_init (StrataFtraceDatSourceClass *klass)
   StrataSourceClass *source_class = STRATA_SOURCE_CLASS (klass);
 
   object_class->finalize = strata_ftrace_dat_source_finalize;
+  object_class->get_property = strata_ftrace_dat_source_get_property;
+  g_object_class_install_property (object_class, PROP_FILE_POSITION,
+                                   g_param_spec_uint64 ("file-position", NULL, NULL,
+                                                        0, G_MAXUINT64, 0,
+                                                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   source_class->probe = strata_ftrace_dat_source_probe;
   source_class->open = strata_ftrace_dat_source_open;

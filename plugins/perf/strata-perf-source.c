@@ -349,6 +349,11 @@ struct _StrataPerfSource
 
 G_DEFINE_FINAL_TYPE (StrataPerfSource, strata_perf_source, STRATA_TYPE_SOURCE)
 
+enum {
+  PROP_0,
+  PROP_FILE_POSITION,
+};
+
 /* ------------------------------------------------------------------ */
 /* Byte order.                                                         */
 
@@ -3822,6 +3827,34 @@ source_symbolize (StrataSource *source,
   return strata_perf_source_symbolize (STRATA_PERF_SOURCE (source), pid, address);
 }
 
+/* How far into the file's bytes the reader is, for a load's progress:
+ * the records up to the one being read (a COMPRESSED one's events all
+ * carry its offset, however many there are) and what lies outside the
+ * data section (the headers and the feature sections after the data, read
+ * at open). The events' offsets alone would leave out the features, and
+ * with compression stand still for a whole record. */
+static void
+strata_perf_source_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  StrataPerfSource *self = STRATA_PERF_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE_POSITION:
+      if (self->data_end <= self->map_len && self->pos <= self->data_end && self->pos > 0)
+        g_value_set_uint64 (value, self->map_len - (self->data_end - self->pos));
+      else
+        g_value_set_uint64 (value, 0);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 strata_perf_source_class_init (StrataPerfSourceClass *klass)
 {
@@ -3829,6 +3862,11 @@ strata_perf_source_class_init (StrataPerfSourceClass *klass)
   StrataSourceClass *source_class = STRATA_SOURCE_CLASS (klass);
 
   object_class->finalize = strata_perf_source_finalize;
+  object_class->get_property = strata_perf_source_get_property;
+  g_object_class_install_property (object_class, PROP_FILE_POSITION,
+                                   g_param_spec_uint64 ("file-position", NULL, NULL,
+                                                        0, G_MAXUINT64, 0,
+                                                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   source_class->probe = strata_perf_source_probe;
   source_class->open = strata_perf_source_open;
   source_class->read_batch = strata_perf_source_read_batch;

@@ -49,6 +49,7 @@ struct _StrataTrace
   gpointer           progress_data;
   GArray            *read_spans;   /* ReadSpan per instance and CPU, while loading with progress */
   guint64            bytes_total;  /* the file's size */
+  guint64            file_position;/* the source's own measure, 0 if none */
 
   /* Opened from an index: no source, its description kept here. */
   StrataSourceInfo  *info;
@@ -117,6 +118,7 @@ typedef struct
   StrataEvent *events;
   gssize       n;       /* events in it; 0 at the end, -1 with error */
   GError      *error;
+  guint64      position;/* the source's "file-position" once it was read */
 } Batch;
 
 typedef struct
@@ -125,6 +127,7 @@ typedef struct
   GAsyncQueue  *full;
   GAsyncQueue  *free;
   gint          stop;      /* set when the caller no longer wants events */
+  gboolean      has_position; /* the source has a "file-position" property */
 } Reader;
 
 static gpointer
@@ -144,6 +147,9 @@ reader_thread (gpointer data)
         }
       batch->n = strata_source_read_batch (reader->source, batch->events, BATCH_SIZE,
                                            &batch->error);
+      batch->position = 0;
+      if (reader->has_position)
+        g_object_get (reader->source, "file-position", &batch->position, NULL);
       g_async_queue_push (reader->full, batch);
 
       if (batch->n <= 0)
@@ -159,7 +165,11 @@ reader_thread (gpointer data)
  * trace.dat keeps each CPU's data in a section of its own, a perf.data
  * interleaves them: the union of the spans is what has been read either
  * way, and what lies before the first event (the headers) was read when
- * the file was opened. */
+ * the file was opened. Compressed data is the exception: its events'
+ * offsets are not where the file's bytes are, so a source that reads it
+ * says how far into the file it is itself (a "file-position" property,
+ * read on the reader thread after each batch), and that is used instead
+ * whenever it is not 0. */
 typedef struct
 {
   guint64 first;
@@ -219,6 +229,8 @@ bytes_read (StrataTrace *self)
       if (span.first <= span.last)
         g_array_append_val (spans, span);
     }
+  if (self->file_position > 0)
+    return MIN (self->file_position, self->bytes_total);
   if (spans->len == 0)
     return 0;
   g_array_sort (spans, by_first);
@@ -282,6 +294,9 @@ read_events (StrataTrace        *self,
   GThread *thread;
 
   reader.source = self->source;
+  reader.has_position = self->progress != NULL &&
+                        g_object_class_find_property (G_OBJECT_GET_CLASS (self->source),
+                                                      "file-position") != NULL;
   reader.full = g_async_queue_new ();
   reader.free = g_async_queue_new ();
 
@@ -309,6 +324,7 @@ read_events (StrataTrace        *self,
       count_events (self, batch->events, batch->n);
       if (self->read_spans != NULL)
         note_read_spans (self, batch->events, batch->n);
+      self->file_position = batch->position;
       self->n_events += batch->n;
       strata_kernel_model_feed (model, batch->events, batch->n);
       if (self->tree != NULL)

@@ -64,7 +64,8 @@ typedef struct
   guint64              n_events;
   gint64               start;       /* the first event's time, G_MAXINT64 before one */
   gint64               horizon;     /* every activity before this is complete */
-  guint64              bytes_read;  /* of the file, from where its events come from */
+  guint64              bytes_read;  /* of the file: where its events are, or for
+                                     * compressed data the reader's position */
   guint64              bytes_total; /* the file's size; 0 when not known */
 } StrataTraceProgress;
 
