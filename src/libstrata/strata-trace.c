@@ -125,6 +125,7 @@ typedef struct
   GAsyncQueue  *full;
   GAsyncQueue  *free;
   gint          stop;      /* set when the caller no longer wants events */
+  GByteArray   *cpus_named; /* strata_kernel_model_intern_ahead()'s */
 } Reader;
 
 static gpointer
@@ -144,6 +145,10 @@ reader_thread (gpointer data)
         }
       batch->n = strata_source_read_batch (reader->source, batch->events, BATCH_SIZE,
                                            &batch->error);
+      /* Here, not in the model's thread: the ids must not follow timing. */
+      if (batch->n > 0)
+        strata_kernel_model_intern_ahead (strata_source_get_strings (reader->source),
+                                          reader->cpus_named, batch->events, batch->n);
       g_async_queue_push (reader->full, batch);
 
       if (batch->n <= 0)
@@ -284,6 +289,7 @@ read_events (StrataTrace        *self,
   reader.source = self->source;
   reader.full = g_async_queue_new ();
   reader.free = g_async_queue_new ();
+  reader.cpus_named = g_byte_array_new ();
 
   for (guint i = 0; i < N_BATCHES; i++)
     {
@@ -346,6 +352,7 @@ read_events (StrataTrace        *self,
     }
   g_async_queue_unref (reader.full);
   g_async_queue_unref (reader.free);
+  g_byte_array_unref (reader.cpus_named);
 }
 
 /**
