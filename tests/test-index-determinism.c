@@ -7,9 +7,8 @@
  * CPUs, softirqs, and an exec of a new program every few dozen events, so
  * the reader and the model both have strings to intern all along the
  * pass, the raw store spills and the levels have many chunks) are indexed
- * under each condition, several times, and every file must equal the
- * first; each is then opened and must describe the trace as a load with
- * no index does. Both causes this caught (stack padding in the stats rows,
+ * under several conditions, and every file must equal the first; one is
+ * opened and must answer as a build in memory does. Both causes this caught (stack padding in the stats rows,
  * string ids that followed which thread interned first) show as soon as
  * two files are compared.
  *
@@ -26,8 +25,11 @@
 #include "strata-index-private.h"
 #include "strata-test-support.h"
 
+/* A trace.dat, one with buffer instances, and a text trace: each load of
+ * a trace.dat pays for libtraceevent's plugins, and the sanitizer build
+ * must stay fast. */
 static const char *fixtures[] = {
-  "sched-small.dat", "sched-tgid.dat", "instances.dat", "lossy.dat", "lossy.txt",
+  "sched-small.dat", "instances.dat", "lossy.txt",
 };
 
 typedef struct
@@ -223,8 +225,8 @@ assert_answers_equal (const char             *trace_path,
 }
 
 /* The first @n_conditions conditions, @repeats times each; the answers
- * compared in the first round for the default and a spilled, pipelined
- * build (the others have the same bytes). */
+ * compared once, on a spilled, pipelined build (the others have the
+ * same bytes). */
 static void
 check_trace (const char             *trace_path,
              const StrataZoomParams *params,
@@ -247,7 +249,7 @@ check_trace (const char             *trace_path,
         g_autoptr(GBytes) again = index_under (trace_path, params, path, &conditions[c]);
 
         assert_same_bytes (first, again, label);
-        if (r == 0 && c < 2)
+        if (r == 0 && c == 1)
           assert_answers_equal (trace_path, params, path);
         g_unlink (path);
       }
@@ -348,14 +350,14 @@ generated_text_trace (guint n_events)
 static void
 test_generated (void)
 {
-  g_autofree char *path = generated_text_trace (60000);
+  g_autofree char *path = generated_text_trace (25000);
   StrataZoomParams params;
 
   /* Small chunks, so there are many and some of them are stored. */
   strata_zoom_params_init (&params);
   params.pixels_per_chunk = 256;
   params.density_threshold = 100;
-  check_trace (path, &params, "generated", G_N_ELEMENTS (conditions), 2);
+  check_trace (path, &params, "generated", G_N_ELEMENTS (conditions), 1);
   g_unlink (path);
 }
 
