@@ -682,6 +682,62 @@ comm_from_filename (StrataKernelModel *self,
                                         MIN (strlen (base), TASK_COMM_LEN - 1));
 }
 
+/**
+ * strata_kernel_model_intern_ahead:
+ * @strings: the pool the model interns into
+ * @cpus_named: a byte per CPU already done, kept by the caller across calls
+ * @events: a batch, before the model is fed it
+ *
+ * Interns every string the model will intern when it is fed @events (the
+ * CPUs' row names, the softirqs' names, the comm an exec gives), in the
+ * order of the events. A string's id is the order it was first interned,
+ * and the source interns its own strings in the thread that reads it: the
+ * model, fed in another thread, interned its strings whenever it got there,
+ * so the ids (and the index's bytes) followed the threads' timing. Called
+ * by the reading thread after each batch, it leaves the model only
+ * look-ups, and the ids depend only on the events and the batches.
+ */
+void
+strata_kernel_model_intern_ahead (StrataStringPool  *strings,
+                                  GByteArray        *cpus_named,
+                                  const StrataEvent *events,
+                                  gsize              n_events)
+{
+  for (gsize i = 0; i < n_events; i++)
+    {
+      const StrataEvent *ev = &events[i];
+
+      if (ev->cpu >= 0 && ev->cpu < MAX_CPUS)
+        {
+          if ((guint) ev->cpu >= cpus_named->len)
+            {
+              guint old = cpus_named->len;
+
+              g_byte_array_set_size (cpus_named, ev->cpu + 1);
+              memset (cpus_named->data + old, 0, cpus_named->len - old);
+            }
+          if (!cpus_named->data[ev->cpu])
+            {
+              g_autofree char *name = g_strdup_printf ("CPU %d", ev->cpu);
+
+              strata_string_pool_intern (strings, name);
+              cpus_named->data[ev->cpu] = 1;
+            }
+        }
+
+      if (ev->type == STRATA_EVENT_SOFTIRQ_ENTRY)
+        strata_string_pool_intern (strings, strata_softirq_name (ev->u.softirq.vec));
+      else if (ev->type == STRATA_EVENT_SCHED_PROCESS_EXEC && ev->u.exec.pid > 0)
+        {
+          const char *path = strata_string_pool_get (strings, ev->u.exec.filename);
+          const char *base = strrchr (path, '/');
+
+          base = base ? base + 1 : path;
+          strata_string_pool_intern_len (strings, base, MIN (strlen (base), TASK_COMM_LEN - 1));
+        }
+    }
+}
+
 static void
 note_tgid (StrataKernelModel *self,
            Instance          *inst,

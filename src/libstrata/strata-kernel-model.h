@@ -32,6 +32,10 @@ void                 strata_kernel_model_set_sink      (StrataKernelModel    *se
 void                 strata_kernel_model_feed          (StrataKernelModel    *self,
                                                         const StrataEvent    *events,
                                                         gsize                 n_events);
+void                 strata_kernel_model_intern_ahead  (StrataStringPool     *strings,
+                                                        GByteArray           *cpus_named,
+                                                        const StrataEvent    *events,
+                                                        gsize                 n_events);
 void                 strata_kernel_model_finish        (StrataKernelModel    *self,
                                                         gint64                end_ts);
 const StrataChannel *strata_kernel_model_get_channels  (StrataKernelModel    *self,

@@ -101,7 +101,9 @@ strata_latency_from_samples (StrataLatency *latency,
                              gint64        *samples,
                              guint          n_samples)
 {
-  *latency = (StrataLatency) { 0 };
+  /* memset, not a compound literal: the padding after count goes to disk
+   * with the thread rows (the index), and must be zero to be the same. */
+  memset (latency, 0, sizeof *latency);
 
   if (n_samples == 0)
     return;
@@ -123,7 +125,9 @@ compare_threads (const void *a,
 
   if (x->running != y->running)
     return x->running > y->running ? -1 : 1;
-  return x->tid < y->tid ? -1 : x->tid > y->tid;
+  if (x->tid != y->tid)
+    return x->tid < y->tid ? -1 : 1;
+  return x->channel < y->channel ? -1 : x->channel > y->channel;
 }
 
 static int
@@ -135,7 +139,9 @@ compare_cpus (const void *a,
 
   if (x->instance != y->instance)
     return x->instance < y->instance ? -1 : 1;
-  return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+  if (x->cpu != y->cpu)
+    return x->cpu < y->cpu ? -1 : 1;
+  return x->channel < y->channel ? -1 : x->channel > y->channel;
 }
 
 /* What one channel accumulated; its kind is only looked at in finish(),
@@ -254,17 +260,21 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
 
       if (ch->kind == STRATA_CHANNEL_CPU)
         {
-          StrataCpuStats cs = {
-            .channel = i,
-            .cpu = ch->id,
-            .instance = ch->instance,
-            .busy = sums->by_kind[STRATA_ACTIVITY_TASK],
-            .idle = sums->by_kind[STRATA_ACTIVITY_IDLE],
-            .unknown = sums->by_kind[STRATA_ACTIVITY_UNKNOWN],
-            .irq = sums->by_kind[STRATA_ACTIVITY_IRQ],
-            .softirq = sums->by_kind[STRATA_ACTIVITY_SOFTIRQ],
-            .switches = strata_trace_get_context_switches (trace, i),
-          };
+          StrataCpuStats cs;
+
+          /* The rows are written to the index as they are in memory, so
+           * their padding must be zero too (an initialiser leaves it as
+           * the stack had it, and two builds wrote different bytes). */
+          memset (&cs, 0, sizeof cs);
+          cs.channel = i;
+          cs.cpu = ch->id;
+          cs.instance = ch->instance;
+          cs.busy = sums->by_kind[STRATA_ACTIVITY_TASK];
+          cs.idle = sums->by_kind[STRATA_ACTIVITY_IDLE];
+          cs.unknown = sums->by_kind[STRATA_ACTIVITY_UNKNOWN];
+          cs.irq = sums->by_kind[STRATA_ACTIVITY_IRQ];
+          cs.softirq = sums->by_kind[STRATA_ACTIVITY_SOFTIRQ];
+          cs.switches = strata_trace_get_context_switches (trace, i);
 
           g_array_append_val (stats->cpus, cs);
           stats->switches += cs.switches;
@@ -272,19 +282,20 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
       else if (ch->kind == STRATA_CHANNEL_THREAD)
         {
           const gint64 *st = sums->by_state;
-          StrataThreadStats ts = {
-            .channel = i,
-            .tid = ch->id,
-            .tgid = ch->tgid,
-            .instance = ch->instance,
-            .running = st[STRATA_TASK_STATE_RUNNING],
-            .runnable = st[STRATA_TASK_STATE_RUNNABLE] + st[STRATA_TASK_STATE_PREEMPTED],
-            .woken = st[STRATA_TASK_STATE_WOKEN],
-            .sleeping = st[STRATA_TASK_STATE_SLEEPING],
-            .blocked = st[STRATA_TASK_STATE_UNINTERRUPTIBLE],
-            .other = st[STRATA_TASK_STATE_STOPPED] + st[STRATA_TASK_STATE_PARKED],
-            .switches_in = sums->switches_in,
-          };
+          StrataThreadStats ts;
+
+          memset (&ts, 0, sizeof ts);   /* its padding goes to disk too */
+          ts.channel = i;
+          ts.tid = ch->id;
+          ts.tgid = ch->tgid;
+          ts.instance = ch->instance;
+          ts.running = st[STRATA_TASK_STATE_RUNNING];
+          ts.runnable = st[STRATA_TASK_STATE_RUNNABLE] + st[STRATA_TASK_STATE_PREEMPTED];
+          ts.woken = st[STRATA_TASK_STATE_WOKEN];
+          ts.sleeping = st[STRATA_TASK_STATE_SLEEPING];
+          ts.blocked = st[STRATA_TASK_STATE_UNINTERRUPTIBLE];
+          ts.other = st[STRATA_TASK_STATE_STOPPED] + st[STRATA_TASK_STATE_PARKED];
+          ts.switches_in = sums->switches_in;
 
           if (sums->latencies != NULL)
             {

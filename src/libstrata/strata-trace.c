@@ -128,6 +128,7 @@ typedef struct
   GAsyncQueue  *free;
   gint          stop;      /* set when the caller no longer wants events */
   gboolean      has_position; /* the source has a "file-position" property */
+  GByteArray   *cpus_named; /* strata_kernel_model_intern_ahead()'s */
 } Reader;
 
 static gpointer
@@ -150,6 +151,10 @@ reader_thread (gpointer data)
       batch->position = 0;
       if (reader->has_position)
         g_object_get (reader->source, "file-position", &batch->position, NULL);
+      /* Here, not in the model's thread: the ids must not follow timing. */
+      if (batch->n > 0)
+        strata_kernel_model_intern_ahead (strata_source_get_strings (reader->source),
+                                          reader->cpus_named, batch->events, batch->n);
       g_async_queue_push (reader->full, batch);
 
       if (batch->n <= 0)
@@ -299,6 +304,7 @@ read_events (StrataTrace        *self,
                                                       "file-position") != NULL;
   reader.full = g_async_queue_new ();
   reader.free = g_async_queue_new ();
+  reader.cpus_named = g_byte_array_new ();
 
   for (guint i = 0; i < N_BATCHES; i++)
     {
@@ -362,6 +368,7 @@ read_events (StrataTrace        *self,
     }
   g_async_queue_unref (reader.full);
   g_async_queue_unref (reader.free);
+  g_byte_array_unref (reader.cpus_named);
 }
 
 /**
