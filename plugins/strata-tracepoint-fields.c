@@ -98,3 +98,65 @@ strata_tracepoint_fields_resolve (StrataTracepointFields *self,
 
   return type;
 }
+
+/**
+ * strata_tracepoint_field_fits:
+ * @f: (nullable): a field of @record's format
+ *
+ * Returns: whether @f lies inside @record's payload
+ */
+gboolean
+strata_tracepoint_field_fits (const struct tep_format_field *f,
+                              const struct tep_record       *record)
+{
+  return f != NULL && f->offset >= 0 && f->size > 0 &&
+         (gint64) f->offset + f->size <= record->size;
+}
+
+/**
+ * strata_tracepoint_read_number:
+ * @f: (nullable): a numeric field of @record's format
+ * @native_order: whether the file's byte order is the machine's
+ * @value: (out): the field, narrow signed fields sign-extended
+ *
+ * Returns: FALSE when @f is absent or does not fit in @record
+ */
+gboolean
+strata_tracepoint_read_number (struct tep_format_field *f,
+                               struct tep_record       *record,
+                               gboolean                 native_order,
+                               gint64                  *value)
+{
+  unsigned long long v;
+
+  if (!strata_tracepoint_field_fits (f, record))
+    return FALSE;
+
+  /* The file's byte order is the machine's in the common case: read the
+   * field directly rather than through libtraceevent's generic reader. */
+  if (native_order && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8))
+    {
+      const guint8 *p = (const guint8 *) record->data + f->offset;
+
+      switch (f->size)
+        {
+        case 1: v = p[0]; break;
+        case 2: { guint16 x; memcpy (&x, p, 2); v = x; } break;
+        case 4: { guint32 x; memcpy (&x, p, 4); v = x; } break;
+        default: { guint64 x; memcpy (&x, p, 8); v = x; } break;
+        }
+    }
+  else if (tep_read_number_field (f, record->data, &v) != 0)
+    return FALSE;
+
+  /* Sign-extend narrow signed fields (pids, prio, ret). */
+  if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8)
+    {
+      guint shift = 64 - 8 * f->size;
+      *value = ((gint64) (v << shift)) >> shift;
+    }
+  else
+    *value = (gint64) v;
+
+  return TRUE;
+}

@@ -35,4 +35,11 @@ typedef struct
 StrataEventType strata_tracepoint_fields_resolve (StrataTracepointFields *self,
                                                   struct tep_event       *event);
 
+gboolean        strata_tracepoint_field_fits      (const struct tep_format_field *f,
+                                                  const struct tep_record       *record);
+gboolean        strata_tracepoint_read_number     (struct tep_format_field *f,
+                                                  struct tep_record       *record,
+                                                  gboolean                 native_order,
+                                                  gint64                  *value);
+
 G_END_DECLS

@@ -625,52 +625,13 @@ resolve_event (StrataFtraceDatSource *self,
   return info;
 }
 
-static gboolean
-field_fits (struct tep_format_field *f,
-            struct tep_record       *record)
-{
-  return f != NULL && f->offset >= 0 && f->size > 0 &&
-         (gint64) f->offset + f->size <= record->size;
-}
-
-static gboolean
+static inline gboolean
 read_number (StrataFtraceDatSource   *self,
              struct tep_format_field *f,
              struct tep_record       *record,
              gint64                  *value)
 {
-  unsigned long long v;
-
-  if (!field_fits (f, record))
-    return FALSE;
-
-  /* The file's byte order is the machine's in the common case: read the
-   * field directly rather than through libtraceevent's generic reader. */
-  if (self->native_order != 0 && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8))
-    {
-      const guint8 *p = (const guint8 *) record->data + f->offset;
-
-      switch (f->size)
-        {
-        case 1: v = p[0]; break;
-        case 2: { guint16 x; memcpy (&x, p, 2); v = x; } break;
-        case 4: { guint32 x; memcpy (&x, p, 4); v = x; } break;
-        default: { guint64 x; memcpy (&x, p, 8); v = x; } break;
-        }
-    }
-  else if (tep_read_number_field (f, record->data, &v) != 0)
-    return FALSE;
-
-  /* Sign-extend narrow signed fields (pids, prio, ret). */
-  if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8)
-    {
-      guint shift = 64 - 8 * f->size;
-      *value = ((gint64) (v << shift)) >> shift;
-    }
-  else
-    *value = (gint64) v;
-
-  return TRUE;
+  return strata_tracepoint_read_number (f, record, self->native_order != 0, value);
 }
 
 static gint32
@@ -694,7 +655,7 @@ read_string (StrataFtraceDatSource   *self,
   const char *data = record->data;
   guint64 offset, len;
 
-  if (!field_fits (f, record))
+  if (!strata_tracepoint_field_fits (f, record))
     return STRATA_STRING_NONE;
 
   if (f->flags & TEP_FIELD_IS_DYNAMIC)
