@@ -159,11 +159,6 @@ struct _StrataFtraceDatSource
   gboolean                has_chunks;
 };
 
-enum {
-  PROP_0,
-  PROP_FILE_POSITION,
-};
-
 G_DEFINE_FINAL_TYPE (StrataFtraceDatSource, strata_ftrace_dat_source, STRATA_TYPE_SOURCE)
 
 static gboolean
@@ -1596,44 +1591,31 @@ strata_ftrace_dat_source_open (StrataSource  *source,
  * the one each CPU is in by the share of its pages behind the reader) and
  * all it read at open; an uncompressed one says 0, its events' offsets
  * being the measure. */
-static void
-strata_ftrace_dat_source_get_property (GObject    *object,
-                                       guint       prop_id,
-                                       GValue     *value,
-                                       GParamSpec *pspec)
+static guint64
+strata_ftrace_dat_source_get_file_position (StrataSource *source)
 {
-  StrataFtraceDatSource *self = STRATA_FTRACE_DAT_SOURCE (object);
+  StrataFtraceDatSource *self = STRATA_FTRACE_DAT_SOURCE (source);
+  guint64 unread;
 
-  switch (prop_id)
+  if (!self->has_chunks || self->layout == NULL)
+    return 0;
+
+  /* A chunk in hand counts for the share of its pages not gone through
+   * yet: a chunk is most of a small file. */
+  unread = self->unread_chunk_bytes;
+  for (guint i = 0; i < self->n_streams; i++)
     {
-    case PROP_FILE_POSITION:
-      if (self->has_chunks && self->layout != NULL)
+      const Stream *stream = &self->streams[i];
+
+      if (stream->chunks != NULL && stream->next_chunk > 0 && stream->buf_len > 0)
         {
-          guint64 unread = self->unread_chunk_bytes;
+          guint64 bytes = 8 + (guint64) stream->chunks[stream->next_chunk - 1].csize;
+          guint64 left = stream->buf_len - MIN (stream->page_pos, stream->buf_len);
 
-          /* A chunk in hand counts for the share of its pages not gone
-           * through yet: a chunk is most of a small file. */
-          for (guint i = 0; i < self->n_streams; i++)
-            {
-              const Stream *stream = &self->streams[i];
-
-              if (stream->chunks != NULL && stream->next_chunk > 0 && stream->buf_len > 0)
-                {
-                  guint64 bytes = 8 + (guint64) stream->chunks[stream->next_chunk - 1].csize;
-                  guint64 left = stream->buf_len - MIN (stream->page_pos, stream->buf_len);
-
-                  unread += (guint64) ((double) bytes * left / stream->buf_len);
-                }
-            }
-          g_value_set_uint64 (value, self->layout->file_size - MIN (unread, self->layout->file_size));
+          unread += (guint64) ((double) bytes * left / stream->buf_len);
         }
-      else
-        g_value_set_uint64 (value, 0);
-      break;
-
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+  return self->layout->file_size - MIN (unread, self->layout->file_size);
 }
 
 static void
@@ -1643,15 +1625,11 @@ strata_ftrace_dat_source_class_init (StrataFtraceDatSourceClass *klass)
   StrataSourceClass *source_class = STRATA_SOURCE_CLASS (klass);
 
   object_class->finalize = strata_ftrace_dat_source_finalize;
-  object_class->get_property = strata_ftrace_dat_source_get_property;
-  g_object_class_install_property (object_class, PROP_FILE_POSITION,
-                                   g_param_spec_uint64 ("file-position", NULL, NULL,
-                                                        0, G_MAXUINT64, 0,
-                                                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   source_class->probe = strata_ftrace_dat_source_probe;
   source_class->open = strata_ftrace_dat_source_open;
   source_class->read_batch = strata_ftrace_dat_source_read_batch;
+  source_class->get_file_position = strata_ftrace_dat_source_get_file_position;
 }
 
 static void

@@ -349,11 +349,6 @@ struct _StrataPerfSource
 
 G_DEFINE_FINAL_TYPE (StrataPerfSource, strata_perf_source, STRATA_TYPE_SOURCE)
 
-enum {
-  PROP_0,
-  PROP_FILE_POSITION,
-};
-
 /* ------------------------------------------------------------------ */
 /* Byte order.                                                         */
 
@@ -3797,26 +3792,14 @@ source_symbolize (StrataSource *source,
  * data section (the headers and the feature sections after the data, read
  * at open). The events' offsets alone would leave out the features, and
  * with compression stand still for a whole record. */
-static void
-strata_perf_source_get_property (GObject    *object,
-                                 guint       prop_id,
-                                 GValue     *value,
-                                 GParamSpec *pspec)
+static guint64
+strata_perf_source_get_file_position (StrataSource *source)
 {
-  StrataPerfSource *self = STRATA_PERF_SOURCE (object);
+  StrataPerfSource *self = STRATA_PERF_SOURCE (source);
 
-  switch (prop_id)
-    {
-    case PROP_FILE_POSITION:
-      if (self->data_end <= self->map_len && self->pos <= self->data_end && self->pos > 0)
-        g_value_set_uint64 (value, self->map_len - (self->data_end - self->pos));
-      else
-        g_value_set_uint64 (value, 0);
-      break;
-
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
+  if (self->data_end <= self->map_len && self->pos <= self->data_end && self->pos > 0)
+    return self->map_len - (self->data_end - self->pos);
+  return 0;
 }
 
 static void
@@ -3826,16 +3809,12 @@ strata_perf_source_class_init (StrataPerfSourceClass *klass)
   StrataSourceClass *source_class = STRATA_SOURCE_CLASS (klass);
 
   object_class->finalize = strata_perf_source_finalize;
-  object_class->get_property = strata_perf_source_get_property;
-  g_object_class_install_property (object_class, PROP_FILE_POSITION,
-                                   g_param_spec_uint64 ("file-position", NULL, NULL,
-                                                        0, G_MAXUINT64, 0,
-                                                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   source_class->probe = strata_perf_source_probe;
   source_class->open = strata_perf_source_open;
   source_class->read_batch = strata_perf_source_read_batch;
   source_class->get_callchain = source_get_callchain;
   source_class->symbolize = source_symbolize;
+  source_class->get_file_position = strata_perf_source_get_file_position;
 }
 
 static gboolean

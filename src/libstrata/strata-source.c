@@ -47,12 +47,42 @@ strata_source_finalize (GObject *object)
   G_OBJECT_CLASS (strata_source_parent_class)->finalize (object);
 }
 
+enum {
+  PROP_0,
+  PROP_FILE_POSITION,
+};
+
+static void
+strata_source_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  StrataSource *self = STRATA_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE_POSITION:
+      g_value_set_uint64 (value, strata_source_get_file_position (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 strata_source_class_init (StrataSourceClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->finalize = strata_source_finalize;
+  object_class->get_property = strata_source_get_property;
+
+  g_object_class_install_property (object_class, PROP_FILE_POSITION,
+                                   g_param_spec_uint64 ("file-position", NULL, NULL,
+                                                        0, G_MAXUINT64, 0,
+                                                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
 
 static void
@@ -337,4 +367,33 @@ strata_source_symbolize (StrataSource *self,
   if (klass->symbolize == NULL)
     return NULL;
   return klass->symbolize (self, pid, address);
+}
+
+/* Whether the reader measures its own way through the file (see
+ * get_file_position in #StrataSourceClass). */
+gboolean
+strata_source_has_file_position (StrataSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), FALSE);
+
+  return STRATA_SOURCE_GET_CLASS (self)->get_file_position != NULL;
+}
+
+/**
+ * strata_source_get_file_position:
+ *
+ * Returns: how many of the file's bytes the reader has gone through, by
+ *   its own measure; 0 when it has none (the events' offsets are one)
+ */
+guint64
+strata_source_get_file_position (StrataSource *self)
+{
+  StrataSourceClass *klass;
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), 0);
+
+  klass = STRATA_SOURCE_GET_CLASS (self);
+  if (klass->get_file_position == NULL)
+    return 0;
+  return klass->get_file_position (self);
 }

@@ -72,9 +72,13 @@ struct _StrataSourceClass
   char     *(*symbolize)  (StrataSource  *self,
                            gint32         pid,
                            guint64        address);
+  /* Optional: how far into the file's bytes the reader is, for progress
+   * where the events' own offsets are not a measure of it (compressed
+   * data); 0 for "ask the events". Read as the "file-position" property. */
+  guint64   (*get_file_position) (StrataSource *self);
 
   /*< private >*/
-  gpointer _reserved[6];
+  gpointer _reserved[5];
 };
 
 StrataSource           *strata_source_open            (const char    *path,
@@ -93,6 +97,8 @@ const guint64          *strata_source_get_callchain   (StrataSource  *self,
 char                   *strata_source_symbolize       (StrataSource  *self,
                                                        gint32         pid,
                                                        guint64        address);
+gboolean                strata_source_has_file_position (StrataSource *self);
+guint64                 strata_source_get_file_position (StrataSource *self);
 
 /* For plugins. */
 StrataSourceInfo       *strata_source_get_info_mutable (StrataSource *self);

@@ -127,7 +127,7 @@ typedef struct
   GAsyncQueue  *full;
   GAsyncQueue  *free;
   gint          stop;      /* set when the caller no longer wants events */
-  gboolean      has_position; /* the source has a "file-position" property */
+  gboolean      has_position; /* the source measures its file position */
   GByteArray   *cpus_named; /* strata_kernel_model_intern_ahead()'s */
 } Reader;
 
@@ -150,7 +150,7 @@ reader_thread (gpointer data)
                                            &batch->error);
       batch->position = 0;
       if (reader->has_position)
-        g_object_get (reader->source, "file-position", &batch->position, NULL);
+        batch->position = strata_source_get_file_position (reader->source);
       /* Here, not in the model's thread: the ids must not follow timing. */
       if (batch->n > 0)
         strata_kernel_model_intern_ahead (strata_source_get_strings (reader->source),
@@ -300,8 +300,7 @@ read_events (StrataTrace        *self,
 
   reader.source = self->source;
   reader.has_position = self->progress != NULL &&
-                        g_object_class_find_property (G_OBJECT_GET_CLASS (self->source),
-                                                      "file-position") != NULL;
+                        strata_source_has_file_position (self->source);
   reader.full = g_async_queue_new ();
   reader.free = g_async_queue_new ();
   reader.cpus_named = g_byte_array_new ();

@@ -1,11 +1,13 @@
-/* fuzz-perf.c
+/* fuzz-source.c
  *
- * A libFuzzer harness for the perf.data reader. Each input is written to a
- * memfd and opened by path through strata_source_open(), as a user's file
- * would be (the reader maps the file), then read to the end. The
- * reader must answer any input with events or a STRATA_ERROR, never a
- * crash, a hang or an unbounded allocation. The perf-*.data.xz fixtures,
- * unpacked, make a good seed corpus.
+ * A libFuzzer harness for the binary trace readers, built twice: as
+ * fuzz-perf (seeds: the perf-*.data.xz fixtures, unpacked) and as
+ * fuzz-tracedat (seeds: the .dat fixtures and cuts of them). Each input is
+ * written to a memfd and opened by path through strata_source_open(), as a
+ * user's file would be (the perf reader maps the file, libtracecmd opens
+ * the path itself), so the probe picks the reader from the content, then
+ * read to the end. A reader must answer any input with events or a
+ * STRATA_ERROR, never a crash, a hang or an unbounded allocation.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -35,7 +37,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   gssize n;
   int fd;
 
-  fd = memfd_create ("fuzz.data", MFD_CLOEXEC);
+  fd = memfd_create (FUZZ_INPUT_NAME, MFD_CLOEXEC);
   if (fd < 0)
     return 0;
 
