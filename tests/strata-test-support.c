@@ -75,6 +75,35 @@ strata_test_fixture (const char *name)
   return g_steal_pointer (&out);
 }
 
+/* A fixture's bytes (unpacked, for a ".xz" one). */
+GBytes *
+strata_test_fixture_bytes (const char *name)
+{
+  g_autofree char *path = strata_test_fixture (name);
+  g_autoptr(GError) error = NULL;
+  char *data;
+  gsize len;
+
+  g_file_get_contents (path, &data, &len, &error);
+  g_assert_no_error (error);
+  return g_bytes_new_take (data, len);
+}
+
+/* @data written to the file @name in the tmpdir; returns its path. */
+char *
+strata_test_write_tmp (const char   *name,
+                       const guint8 *data,
+                       gsize         len)
+{
+  g_autofree char *dir = strata_test_tmpdir ();
+  char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, (const char *) data, len, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
 gboolean
 strata_test_have_program (const char *program)
 {

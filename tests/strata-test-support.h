@@ -15,6 +15,10 @@ G_BEGIN_DECLS
 
 char       *strata_test_fixture            (const char        *name);
 char       *strata_test_tmpdir             (void);
+GBytes     *strata_test_fixture_bytes      (const char        *name);
+char       *strata_test_write_tmp          (const char        *name,
+                                            const guint8      *data,
+                                            gsize              len);
 gboolean    strata_test_have_program       (const char        *program);
 GArray     *strata_test_read_events        (const char        *path,
                                             StrataSource     **source_out,

@@ -65,33 +65,6 @@ read_all (const char *path,
       }
 }
 
-static GBytes *
-load_fixture (const char *name)
-{
-  g_autofree char *path = strata_test_fixture (name);
-  g_autoptr(GError) error = NULL;
-  char *data;
-  gsize len;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
-}
-
-static char *
-write_tmp (const char   *name,
-           const guint8 *data,
-           gsize         len)
-{
-  g_autofree char *dir = strata_test_tmpdir ();
-  char *path = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (path, (const char *) data, len, &error);
-  g_assert_no_error (error);
-  return path;
-}
-
 static void
 assert_clear_error (const GError *error,
                     const char   *name)
@@ -192,10 +165,10 @@ check_cuts (const char *fixture,
             guint       step,
             gboolean    compressed)
 {
-  g_autoptr(GBytes) bytes = load_fixture (fixture);
+  g_autoptr(GBytes) bytes = strata_test_fixture_bytes (fixture);
   gsize len;
   const guint8 *d = g_bytes_get_data (bytes, &len);
-  g_autofree char *whole_path = write_tmp ("whole.data", d, len);
+  g_autofree char *whole_path = strata_test_write_tmp ("whole.data", d, len);
   Outcome whole = { 0 };
   guint damaged = 0, with_events = 0;
 
@@ -205,7 +178,7 @@ check_cuts (const char *fixture,
 
   for (gsize cut = 0; cut < len; cut += step)
     {
-      g_autofree char *path = write_tmp ("cut.data", d, cut);
+      g_autofree char *path = strata_test_write_tmp ("cut.data", d, cut);
       Outcome o = { 0 };
 
       read_all (path, &o);
@@ -246,10 +219,10 @@ test_truncated_compressed (void)
 static void
 test_truncated_pipe (void)
 {
-  g_autoptr(GBytes) bytes = load_fixture ("perf-pipe.data.xz");
+  g_autoptr(GBytes) bytes = strata_test_fixture_bytes ("perf-pipe.data.xz");
   gsize len;
   const guint8 *d = g_bytes_get_data (bytes, &len);
-  g_autofree char *whole_path = write_tmp ("whole-pipe.data", d, len);
+  g_autofree char *whole_path = strata_test_write_tmp ("whole-pipe.data", d, len);
   Outcome whole = { 0 };
 
   read_all (whole_path, &whole);
@@ -259,7 +232,7 @@ test_truncated_pipe (void)
    * shorter, whole file; a cut inside one is damage. */
   for (gsize cut = 0; cut < len; cut += 3001)
     {
-      g_autofree char *path = write_tmp ("cut-pipe.data", d, cut);
+      g_autofree char *path = strata_test_write_tmp ("cut-pipe.data", d, cut);
       Outcome o = { 0 };
 
       read_all (path, &o);
@@ -277,10 +250,10 @@ test_truncated_pipe (void)
 static void
 test_bad_record_sizes (void)
 {
-  g_autoptr(GBytes) bytes = load_fixture ("perf-sched.data.xz");
+  g_autoptr(GBytes) bytes = strata_test_fixture_bytes ("perf-sched.data.xz");
   gsize len;
   const guint8 *d = g_bytes_get_data (bytes, &len);
-  g_autofree char *whole_path = write_tmp ("whole.data", d, len);
+  g_autofree char *whole_path = strata_test_write_tmp ("whole.data", d, len);
   g_autofree guint8 *copy = g_memdup2 (d, len);
   g_autoptr(GArray) offsets = NULL;
   guint64 data_end;
@@ -307,7 +280,7 @@ test_bad_record_sizes (void)
           if (sizes[k] == 0xffff && at + 0xffff <= data_end)
             continue;  /* it would fit: not damage */
           memcpy (copy + at + 6, &sizes[k], 2);
-          path = write_tmp ("bad-size.data", copy, len);
+          path = strata_test_write_tmp ("bad-size.data", copy, len);
           memcpy (copy + at + 6, &old, 2);
 
           read_all (path, &o);
@@ -326,7 +299,7 @@ test_bad_record_sizes (void)
 static void
 test_lying_sections (void)
 {
-  g_autoptr(GBytes) bytes = load_fixture ("perf-sched.data.xz");
+  g_autoptr(GBytes) bytes = strata_test_fixture_bytes ("perf-sched.data.xz");
   gsize len;
   const guint8 *d = g_bytes_get_data (bytes, &len);
   g_autofree guint8 *copy = g_memdup2 (d, len);
@@ -352,7 +325,7 @@ test_lying_sections (void)
 
       memcpy (&old, copy + lies[i].offset, 8);
       memcpy (copy + lies[i].offset, &lies[i].value, 8);
-      path = write_tmp ("lying.data", copy, len);
+      path = strata_test_write_tmp ("lying.data", copy, len);
       memcpy (copy + lies[i].offset, &old, 8);
 
       read_all (path, &o);
@@ -369,7 +342,7 @@ test_lying_sections (void)
     Outcome o = { 0 };
 
     memcpy (copy + 48, &huge, 8);
-    path = write_tmp ("lying-data.data", copy, len);
+    path = strata_test_write_tmp ("lying-data.data", copy, len);
     memcpy (copy + 48, &data_size, 8);
     read_all (path, &o);
     g_assert_true (o.opened);
@@ -390,7 +363,7 @@ test_lying_sections (void)
         break;  /* past the table */
       memcpy (&old, copy + feat_table + 16 * n + 8, 8);
       memcpy (copy + feat_table + 16 * n + 8, &huge, 8);
-      path = write_tmp ("lying-feature.data", copy, len);
+      path = strata_test_write_tmp ("lying-feature.data", copy, len);
       memcpy (copy + feat_table + 16 * n + 8, &old, 8);
 
       /* The records are still read; the damage comes after them. */
@@ -411,7 +384,7 @@ test_bit_flips (void)
 
   for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
-      g_autoptr(GBytes) bytes = load_fixture (fixtures[f]);
+      g_autoptr(GBytes) bytes = strata_test_fixture_bytes (fixtures[f]);
       gsize len;
       const guint8 *d = g_bytes_get_data (bytes, &len);
       g_autofree guint8 *copy = g_memdup2 (d, len);
@@ -426,7 +399,7 @@ test_bit_flips (void)
 
           for (guint k = 0; k < n && at + k < len; k++)
             copy[at + k] ^= (guint8) g_rand_int_range (rand, 1, 256);
-          path = write_tmp ("flipped.data", copy, len);
+          path = strata_test_write_tmp ("flipped.data", copy, len);
           memcpy (copy + at, d + at, MIN (n, len - at));
 
           read_all (path, &o);

@@ -11,8 +11,7 @@
  * are rebuilt here from the fixtures as regression cases.
  *
  * The fixtures come from $STRATA_FIXTURES_DIR, or tests/fixtures beside
- * this file; the version 6 fixture is decompressed with xz(1) when it is
- * available.
+ * this file; the version 6 fixture is decompressed with xz(1).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -23,8 +22,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "strata-error.h"
-#include "strata-source.h"
+#include "strata-test-support.h"
 
 typedef struct
 {
@@ -38,8 +36,6 @@ typedef struct
   GError  *error;
   gboolean opened;
 } Outcome;
-
-static char *tmp_dir;
 
 static void
 outcome_clear (Outcome *outcome)
@@ -74,70 +70,6 @@ read_all (const char *path,
 
   if (n == 0)
     g_assert_no_error (outcome->error);
-}
-
-static const char *
-fixtures_dir (void)
-{
-  static char *dir;
-
-  if (dir == NULL)
-    {
-      const char *env = g_getenv ("STRATA_FIXTURES_DIR");
-
-      dir = env != NULL ? g_strdup (env)
-                        : g_test_build_filename (G_TEST_DIST, "fixtures", NULL);
-    }
-
-  return dir;
-}
-
-static GBytes *
-load_fixture (const char *name)
-{
-  g_autofree char *path = g_build_filename (fixtures_dir (), name, NULL);
-  g_autoptr(GError) error = NULL;
-  char *contents;
-  gsize len;
-
-  g_file_get_contents (path, &contents, &len, &error);
-  g_assert_no_error (error);
-
-  return g_bytes_new_take (contents, len);
-}
-
-/* xz output is binary: read it through a pipe instead of as a string. */
-static GBytes *
-load_xz_fixture (const char *name)
-{
-  g_autofree char *path = g_build_filename (fixtures_dir (), name, NULL);
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GBytes) out = NULL;
-  g_autoptr(GError) error = NULL;
-
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-                           &error, "xz", "-dc", path, NULL);
-  if (proc == NULL)
-    return NULL;
-  if (!g_subprocess_communicate (proc, NULL, NULL, &out, NULL, &error) ||
-      !g_subprocess_get_successful (proc))
-    return NULL;
-
-  return g_steal_pointer (&out);
-}
-
-static char *
-write_case (const char   *name,
-            const guint8 *data,
-            gsize         len)
-{
-  g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (path, (const char *) data, len, &error);
-  g_assert_no_error (error);
-
-  return g_steal_pointer (&path);
 }
 
 /* The rules every damaged file must follow. */
@@ -183,7 +115,7 @@ cut_fixture (GBytes     *bytes,
 {
   gsize len;
   const guint8 *data = g_bytes_get_data (bytes, &len);
-  g_autofree char *full_path = write_case (label, data, len);
+  g_autofree char *full_path = strata_test_write_tmp (label, data, len);
   g_autoptr(GArray) offsets = g_array_new (FALSE, FALSE, sizeof (gsize));
   Outcome full = { 0 };
   guint with_events = 0;
@@ -213,7 +145,7 @@ cut_fixture (GBytes     *bytes,
     {
       gsize cut = g_array_index (offsets, gsize, i);
       g_autofree char *name = g_strdup_printf ("%s-cut-%" G_GSIZE_FORMAT ".dat", label, cut);
-      g_autofree char *path = write_case (name, data, cut);
+      g_autofree char *path = strata_test_write_tmp (name, data, cut);
       Outcome outcome = { 0 };
 
       read_all (path, &outcome);
@@ -238,18 +170,12 @@ cut_fixture (GBytes     *bytes,
 static void
 test_truncated (void)
 {
-  g_autoptr(GBytes) v7 = load_fixture ("sched-small.dat");
-  g_autoptr(GBytes) instances = load_fixture ("instances.dat");
-  g_autoptr(GBytes) v6 = load_xz_fixture ("sched-small-v6.dat.xz");
+  g_autoptr(GBytes) v7 = strata_test_fixture_bytes ("sched-small.dat");
+  g_autoptr(GBytes) instances = strata_test_fixture_bytes ("instances.dat");
+  g_autoptr(GBytes) v6 = strata_test_fixture_bytes ("sched-small-v6.dat.xz");
 
   cut_fixture (v7, "v7-zstd");
   cut_fixture (instances, "instances");
-
-  if (v6 == NULL)
-    {
-      g_test_message ("xz is not available: the version 6 cuts are skipped");
-      return;
-    }
 
   cut_fixture (v6, "v6");
 }
@@ -260,22 +186,16 @@ test_truncated (void)
 static void
 test_truncated_keeps_prefix (void)
 {
-  g_autoptr(GBytes) v6 = load_xz_fixture ("sched-small-v6.dat.xz");
+  g_autoptr(GBytes) v6 = strata_test_fixture_bytes ("sched-small-v6.dat.xz");
   g_autofree char *full_path = NULL;
   g_autofree char *cut_path = NULL;
   Outcome full = { 0 }, cut = { 0 };
   const guint8 *data;
   gsize len;
 
-  if (v6 == NULL)
-    {
-      g_test_skip ("xz is not available");
-      return;
-    }
-
   data = g_bytes_get_data (v6, &len);
-  full_path = write_case ("v6-whole.dat", data, len);
-  cut_path = write_case ("v6-cut-near-end.dat", data, len - 1000);
+  full_path = strata_test_write_tmp ("v6-whole.dat", data, len);
+  cut_path = strata_test_write_tmp ("v6-cut-near-end.dat", data, len - 1000);
 
   read_all (full_path, &full);
   g_assert_no_error (full.error);
@@ -293,7 +213,7 @@ test_truncated_keeps_prefix (void)
 static void
 test_bad_page (void)
 {
-  g_autoptr(GBytes) v6 = load_xz_fixture ("sched-small-v6.dat.xz");
+  g_autoptr(GBytes) v6 = strata_test_fixture_bytes ("sched-small-v6.dat.xz");
   g_autofree char *full_path = NULL;
   g_autofree char *bad_path = NULL;
   g_autofree guint8 *copy = NULL;
@@ -301,12 +221,6 @@ test_bad_page (void)
   const guint8 *data, *tag;
   guint64 cpu0;
   gsize len;
-
-  if (v6 == NULL)
-    {
-      g_test_skip ("xz is not available");
-      return;
-    }
 
   data = g_bytes_get_data (v6, &len);
   tag = memmem (data, len, "flyrecord", 10);
@@ -318,8 +232,8 @@ test_bad_page (void)
   copy = g_memdup2 (data, len);
   memset (copy + cpu0 + 3 * 4096 + 8, 0x7f, 4);
 
-  full_path = write_case ("v6-whole-for-page.dat", data, len);
-  bad_path = write_case ("v6-bad-page.dat", copy, len);
+  full_path = strata_test_write_tmp ("v6-whole-for-page.dat", data, len);
+  bad_path = strata_test_write_tmp ("v6-bad-page.dat", copy, len);
 
   read_all (full_path, &full);
   g_assert_no_error (full.error);
@@ -374,7 +288,7 @@ find_chunk (const guint8 *data,
 static void
 test_bad_compressed_page (void)
 {
-  g_autoptr(GBytes) v7 = load_fixture ("sched-small.dat");
+  g_autoptr(GBytes) v7 = strata_test_fixture_bytes ("sched-small.dat");
   g_autofree guint8 *copy = NULL;
   g_autofree guint8 *pages = NULL;
   g_autofree guint8 *packed = NULL;
@@ -422,8 +336,8 @@ test_bad_compressed_page (void)
     memset (skip + 8, 0, csize - packed_len - 8);
   }
 
-  full_path = write_case ("v7-whole-for-page.dat", data, len);
-  bad_path = write_case ("v7-bad-compressed-page.dat", copy, len);
+  full_path = strata_test_write_tmp ("v7-whole-for-page.dat", data, len);
+  bad_path = strata_test_write_tmp ("v7-bad-compressed-page.dat", copy, len);
 
   read_all (full_path, &full);
   g_assert_no_error (full.error);
@@ -485,7 +399,7 @@ test_garbage (void)
           for (; len < sizes[s]; len++)
             data[len] = fill == 1 ? 0xff : g_rand_int_range (rand, 0, 256);
 
-          path = write_case (name, data, len);
+          path = strata_test_write_tmp (name, data, len);
           read_all (path, &outcome);
           g_assert_nonnull (outcome.error);
           check_damaged (path, &outcome, NULL);
@@ -499,7 +413,7 @@ flip_fixture (const char *fixture,
               guint       n_flips,
               guint32     seed)
 {
-  g_autoptr(GBytes) bytes = load_fixture (fixture);
+  g_autoptr(GBytes) bytes = strata_test_fixture_bytes (fixture);
   g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
   gsize len;
   const guint8 *data = g_bytes_get_data (bytes, &len);
@@ -516,7 +430,7 @@ flip_fixture (const char *fixture,
       Outcome outcome = { 0 };
 
       copy[at] ^= 1u << bit;
-      path = write_case (name, copy, len);
+      path = strata_test_write_tmp (name, copy, len);
       copy[at] = data[at];
 
       read_all (path, &outcome);
@@ -568,7 +482,7 @@ test_fuzz_regressions (void)
   for (guint i = 0; i < G_N_ELEMENTS (regressions); i++)
     {
       const Regression *r = &regressions[i];
-      g_autoptr(GBytes) bytes = load_fixture (r->fixture);
+      g_autoptr(GBytes) bytes = strata_test_fixture_bytes (r->fixture);
       g_autofree char *name = g_strdup_printf ("regression-%u.dat", i);
       g_autofree char *path = NULL;
       g_autofree guint8 *copy = NULL;
@@ -580,7 +494,7 @@ test_fuzz_regressions (void)
       copy = g_memdup2 (data, len);
       g_assert_cmpuint (r->offset, <, len);
       copy[r->offset] = r->value;
-      path = write_case (name, copy, len);
+      path = strata_test_write_tmp (name, copy, len);
 
       g_test_message ("regression %u: %s", i, r->what);
       read_all (path, &outcome);
@@ -592,7 +506,7 @@ test_fuzz_regressions (void)
 
   /* Files the fuzzer left in tests/fixtures/damaged/, if any. */
   {
-    g_autofree char *dir_path = g_build_filename (fixtures_dir (), "damaged", NULL);
+    g_autofree char *dir_path = strata_test_fixture ("damaged");
     g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
     const char *name;
 
@@ -614,13 +528,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr(GError) error = NULL;
-  int ret;
-
   g_test_init (&argc, &argv, NULL);
-
-  tmp_dir = g_dir_make_tmp ("strata-tracedat-damage-XXXXXX", &error);
-  g_assert_no_error (error);
 
   g_test_add_func ("/strata/ftrace-dat/truncated", test_truncated);
   g_test_add_func ("/strata/ftrace-dat/truncated-keeps-prefix", test_truncated_keeps_prefix);
@@ -630,10 +538,5 @@ main (int   argc,
   g_test_add_func ("/strata/ftrace-dat/bit-flips", test_bit_flips);
   g_test_add_func ("/strata/ftrace-dat/fuzz-regressions", test_fuzz_regressions);
 
-  ret = g_test_run ();
-
-  g_rmdir (tmp_dir);
-  g_free (tmp_dir);
-
-  return ret;
+  return g_test_run ();
 }
