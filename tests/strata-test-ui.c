@@ -38,21 +38,12 @@ strata_test_ui_settle (void)
     g_main_context_iteration (NULL, FALSE);
 }
 
-/* A window of @width x @height showing @fixture, opened as a user opens
- * one: through strata_window_open() and its worker thread. */
-StrataWindow *
-strata_test_ui_open_window (const char *fixture,
-                            int         width,
-                            int         height)
+/* Runs the main loop until @window shows its trace whole: loaded, the
+ * stack's cross-fade from the progress done, the loading bar gone. */
+void
+strata_test_ui_wait_until_shown (StrataWindow *window)
 {
-  g_autofree char *path = strata_test_fixture (fixture);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  StrataWindow *window = strata_window_new (NULL);
   StrataTimelineView *timeline = strata_window_get_timeline (window);
-
-  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
-  gtk_window_present (GTK_WINDOW (window));
-  strata_window_open (window, file);
 
   /* The timeline shows the trace while it loads; wait for the end. */
   while (strata_timeline_view_get_trace (timeline) == NULL || strata_timeline_view_is_live (timeline))
@@ -75,6 +66,24 @@ strata_test_ui_open_window (const char *fixture,
       g_main_context_iteration (NULL, TRUE);
   }
   strata_test_ui_settle ();
+}
+
+/* A window of @width x @height showing @fixture, opened as a user opens
+ * one: through strata_window_open() and its worker thread. */
+StrataWindow *
+strata_test_ui_open_window (const char *fixture,
+                            int         width,
+                            int         height)
+{
+  g_autofree char *path = strata_test_fixture (fixture);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  StrataWindow *window = strata_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  strata_window_open (window, file);
+
+  strata_test_ui_wait_until_shown (window);
 
   return window;
 }

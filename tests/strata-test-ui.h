@@ -31,6 +31,7 @@ StrataWindow     *strata_test_ui_open_window   (const char        *fixture,
                                                 int                width,
                                                 int                height);
 void              strata_test_ui_settle        (void);
+void              strata_test_ui_wait_until_shown (StrataWindow   *window);
 GdkTexture       *strata_test_ui_render        (GtkWidget         *widget);
 StrataTestPixels *strata_test_ui_pixels        (GdkTexture        *texture);
 void              strata_test_ui_pixels_free   (StrataTestPixels  *pixels);

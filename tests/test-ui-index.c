@@ -49,32 +49,6 @@ only_index (void)
   return found;
 }
 
-static void
-wait_until_shown (StrataWindow *window)
-{
-  StrataTimelineView *timeline = strata_window_get_timeline (window);
-
-  while (strata_timeline_view_get_trace (timeline) == NULL || strata_timeline_view_is_live (timeline))
-    g_main_context_iteration (NULL, TRUE);
-  strata_test_ui_settle ();
-  while (gtk_widget_get_width (GTK_WIDGET (timeline)) == 0)
-    g_main_context_iteration (NULL, TRUE);
-  for (GtkWidget *w = GTK_WIDGET (timeline); w != NULL; w = gtk_widget_get_parent (w))
-    if (GTK_IS_STACK (w))
-      while (gtk_stack_get_transition_running (GTK_STACK (w)))
-        g_main_context_iteration (NULL, TRUE);
-  /* The loading bar above the timeline slides away once the trace is
-   * whole: until it has, the timeline is shorter. */
-  {
-    GtkRevealer *live_bar = GTK_REVEALER (gtk_widget_get_template_child (GTK_WIDGET (window), STRATA_TYPE_WINDOW,
-                                                                         "live_bar"));
-
-    while (gtk_revealer_get_child_revealed (live_bar) != gtk_revealer_get_reveal_child (live_bar))
-      g_main_context_iteration (NULL, TRUE);
-  }
-  strata_test_ui_settle ();
-}
-
 static StrataTestPixels *
 timeline_pixels (StrataWindow *window)
 {
@@ -168,7 +142,7 @@ test_second_open_from_index (void)
   gtk_window_present (GTK_WINDOW (first));
   strata_window_open (first, file);
   g_assert_null (strata_timeline_view_get_trace (strata_window_get_timeline (first)));
-  wait_until_shown (first);
+  strata_test_ui_wait_until_shown (first);
   first_view = strata_window_get_timeline (first);
   first_trace = g_object_ref (strata_timeline_view_get_trace (first_view));
 
@@ -197,7 +171,7 @@ test_second_open_from_index (void)
   g_assert_nonnull (strata_timeline_view_get_trace (second_view));
   g_assert_false (strata_timeline_view_is_live (second_view));
   g_assert_cmpstr (strata_trace_get_index_path (strata_timeline_view_get_trace (second_view)), ==, index);
-  wait_until_shown (second);
+  strata_test_ui_wait_until_shown (second);
 
   again = only_index ();
   g_assert_cmpstr (again, ==, index);
@@ -265,7 +239,7 @@ test_damaged_index_rebuilt (void)
   view = strata_window_get_timeline (window);
   /* Not served from the damaged index: read in the worker again. */
   g_assert_null (strata_timeline_view_get_trace (view));
-  wait_until_shown (window);
+  strata_test_ui_wait_until_shown (window);
   g_assert_nonnull (strata_timeline_view_get_trace (view));
 
   /* And the index is sound again. */
