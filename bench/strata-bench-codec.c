@@ -1,0 +1,751 @@
+/* strata-bench-codec.c
+ *
+ * The index's block codec measured on real blocks: every packed block of
+ * an index (the raw store's activities, the chunks' items) is read back
+ * through the reader's own functions (strata_packed_array_read_block),
+ * then packed and unpacked again by each variant of the codec, all in
+ * one process and interleaved run by run so the ratios between them are
+ * fair on a shared machine (the time is the thread's CPU time). Per variant and per kind of element: bytes
+ * out over bytes in (the elements as they are in memory), pack and
+ * unpack ns per element, medians of the runs; every variant's blocks are
+ * checked to come back exactly before anything is timed. The variants
+ * are main's version 3 codec (kept here, copied as it was, to compare
+ * against), the same columns with the entropy stage changed (zstd levels,
+ * a reused context, the one-shot, advanced and streaming APIs), and the
+ * codec the library ships (strata_index_pack_block / unpack_block).
+ *
+ * Usage: strata-bench-codec INDEX [--runs N] [--variant SUBSTRING]
+ *   e.g. _build/bench/strata-gen-trace -n 2000000 -o /tmp/codec-2m.dat
+ *        strata-cli index --force --index /tmp/codec-2m.idx /tmp/codec-2m.dat
+ *        strata-bench-codec /tmp/codec-2m.idx
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <zstd.h>
+
+#include "strata-index-private.h"
+
+/* One block as the index holds it. */
+typedef struct
+{
+  gsize   at;          /* offset of its elements in the pool */
+  guint   n;
+  guint32 elem_size;
+} Block;
+
+typedef struct
+{
+  GByteArray *pool;    /* the decoded elements of every block */
+  GArray     *blocks;  /* Block */
+  guint64     n_elems;
+  guint64     bytes;   /* as stored in the index */
+} Kind;
+
+/* Main's version 3 codec (76a9418), copied as it was so it can be
+ * measured against the library's current one in the same run. */
+
+static inline guint64
+v3_zigzag64 (guint64 d)
+{
+  return (d << 1) ^ (0 - (d >> 63));
+}
+
+static inline guint32
+v3_zigzag32 (guint32 d)
+{
+  return (d << 1) ^ (0u - (d >> 31));
+}
+
+static inline void
+v3_put_varint (GByteArray *out,
+               guint64     v)
+{
+  guint8 buf[10];
+  guint n = 0;
+
+  while (v >= 0x80)
+    {
+      buf[n++] = (guint8) (v | 0x80);
+      v >>= 7;
+    }
+  buf[n++] = (guint8) v;
+  g_byte_array_append (out, buf, n);
+}
+
+static inline StrataActivity
+v3_common_at (const guint8 *e,
+              guint         i,
+              guint32       elem_size)
+{
+  StrataActivity c;
+
+  memcpy (&c, e + (gsize) i * elem_size, sizeof c);
+  return c;
+}
+
+static void
+v3_encode_block (const void *elems,
+                 guint       n,
+                 guint32     elem_size,
+                 GByteArray *out)
+{
+  const guint8 *e = elems;
+  StrataActivity prev = { 0 };
+
+  for (guint i = 0; i < n; i++)
+    {
+      StrataActivity c = v3_common_at (e, i, elem_size);
+
+      v3_put_varint (out, v3_zigzag64 ((guint64) c.end - (guint64) c.start));
+    }
+  for (guint i = 0; i < n; prev = v3_common_at (e, i, elem_size), i++)
+    v3_put_varint (out, v3_zigzag64 ((guint64) v3_common_at (e, i, elem_size).start - (guint64) prev.end));
+  prev = (StrataActivity) { 0 };
+  for (guint i = 0; i < n; prev = v3_common_at (e, i, elem_size), i++)
+    v3_put_varint (out, v3_zigzag32 (v3_common_at (e, i, elem_size).channel - prev.channel));
+  prev = (StrataActivity) { 0 };
+  for (guint i = 0; i < n; prev = v3_common_at (e, i, elem_size), i++)
+    v3_put_varint (out, v3_zigzag32 (v3_common_at (e, i, elem_size).label - prev.label));
+  prev = (StrataActivity) { 0 };
+  for (guint i = 0; i < n; prev = v3_common_at (e, i, elem_size), i++)
+    v3_put_varint (out, v3_zigzag32 ((guint32) v3_common_at (e, i, elem_size).arg - (guint32) prev.arg));
+  for (guint i = 0; i < n; i++)
+    {
+      StrataActivity c = v3_common_at (e, i, elem_size);
+
+      g_byte_array_append (out, &c.kind, 1);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      StrataActivity c = v3_common_at (e, i, elem_size);
+
+      g_byte_array_append (out, &c.state, 1);
+    }
+  prev = (StrataActivity) { 0 };
+  for (guint i = 0; i < n; prev = v3_common_at (e, i, elem_size), i++)
+    v3_put_varint (out, (guint16) (v3_common_at (e, i, elem_size).flags ^ prev.flags));
+
+  if (elem_size == sizeof (StrataZoomItem))
+    {
+      for (guint i = 0; i < n; i++)
+        v3_put_varint (out, ((const StrataZoomItem *) (gconstpointer) (e + (gsize) i * elem_size))->count);
+      for (guint i = 0; i < n; i++)
+        v3_put_varint (out, ((const StrataZoomItem *) (gconstpointer) (e + (gsize) i * elem_size))->reserved);
+      for (guint i = 0; i < n; i++)
+        {
+          const StrataZoomItem *it = (const StrataZoomItem *) (gconstpointer) (e + (gsize) i * elem_size);
+
+          v3_put_varint (out, v3_zigzag64 (((guint64) it->end - (guint64) it->start) - (guint64) it->busy));
+        }
+    }
+}
+
+typedef struct
+{
+  const guint8 *p;
+  const guint8 *end;
+  gboolean      bad;
+} V3Reader;
+
+static guint64
+v3_get_varint_slow (V3Reader *r,
+                    guint     max_bits)
+{
+  guint64 v = 0;
+
+  for (guint shift = 0; shift < 64; shift += 7)
+    {
+      guint8 b;
+
+      if (r->p >= r->end)
+        break;
+      b = *r->p++;
+      if (shift == 63 && b > 1)
+        break;
+      v |= (guint64) (b & 0x7f) << shift;
+      if ((b & 0x80) == 0)
+        {
+          if (max_bits < 64 && (v >> max_bits) != 0)
+            break;
+          return v;
+        }
+    }
+  r->bad = TRUE;
+  r->p = r->end;
+  return 0;
+}
+
+static inline guint64
+v3_get_varint (V3Reader *r,
+               guint     max_bits)
+{
+  if (G_LIKELY (r->p < r->end && *r->p < 0x80))
+    return *r->p++;
+  if (G_LIKELY (r->end - r->p >= 10))
+    {
+      const guint8 *p = r->p;
+      guint64 v = 0;
+
+      for (guint shift = 0; shift < 63; shift += 7, p++)
+        {
+          v |= (guint64) (*p & 0x7f) << shift;
+          if ((*p & 0x80) == 0)
+            {
+              if (max_bits < 64 && (v >> max_bits) != 0)
+                break;
+              r->p = p + 1;
+              return v;
+            }
+        }
+    }
+  return v3_get_varint_slow (r, max_bits);
+}
+
+static inline guint8
+v3_get_byte (V3Reader *r)
+{
+  if (r->p >= r->end)
+    {
+      r->bad = TRUE;
+      return 0;
+    }
+  return *r->p++;
+}
+
+static inline guint64
+v3_unzigzag64 (guint64 z)
+{
+  return (z >> 1) ^ (0 - (z & 1));
+}
+
+static inline guint32
+v3_unzigzag32 (guint32 z)
+{
+  return (z >> 1) ^ (0u - (z & 1));
+}
+
+static gboolean
+v3_decode_block (const guint8 *bytes,
+                 gsize         size,
+                 guint         n,
+                 guint32       elem_size,
+                 void         *out)
+{
+  V3Reader r = { bytes, bytes + size, FALSE };
+  guint8 *o = out;
+  guint64 prev64 = 0;
+  guint32 prev32 = 0;
+
+#define FIELD(i, type, member) (*(type *) (gpointer) (o + (gsize) (i) * elem_size + G_STRUCT_OFFSET (StrataActivity, member)))
+
+  for (guint i = 0; i < n; i++)
+    FIELD (i, guint64, end) = v3_unzigzag64 (v3_get_varint (&r, 64));
+  for (guint i = 0; i < n; i++)
+    {
+      guint64 start = prev64 + v3_unzigzag64 (v3_get_varint (&r, 64));
+
+      FIELD (i, guint64, start) = start;
+      prev64 = FIELD (i, guint64, end) = start + FIELD (i, guint64, end);
+    }
+  for (guint i = 0; i < n; i++)
+    prev32 = FIELD (i, guint32, channel) = prev32 + v3_unzigzag32 ((guint32) v3_get_varint (&r, 32));
+  prev32 = 0;
+  for (guint i = 0; i < n; i++)
+    prev32 = FIELD (i, guint32, label) = prev32 + v3_unzigzag32 ((guint32) v3_get_varint (&r, 32));
+  prev32 = 0;
+  for (guint i = 0; i < n; i++)
+    prev32 = FIELD (i, guint32, arg) = prev32 + v3_unzigzag32 ((guint32) v3_get_varint (&r, 32));
+  for (guint i = 0; i < n; i++)
+    FIELD (i, guint8, kind) = v3_get_byte (&r);
+  for (guint i = 0; i < n; i++)
+    FIELD (i, guint8, state) = v3_get_byte (&r);
+  for (guint i = 0; i < n; i++)
+    FIELD (i, guint16, flags) = (guint16) ((i > 0 ? FIELD (i - 1, guint16, flags) : 0) ^ v3_get_varint (&r, 16));
+
+#undef FIELD
+
+  if (elem_size == sizeof (StrataZoomItem))
+    {
+      for (guint i = 0; i < n; i++)
+        ((StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size))->count = (guint32) v3_get_varint (&r, 32);
+      for (guint i = 0; i < n; i++)
+        ((StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size))->reserved = (guint32) v3_get_varint (&r, 32);
+      for (guint i = 0; i < n; i++)
+        {
+          StrataZoomItem *item = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
+          guint64 dur = (guint64) item->end - (guint64) item->start;
+
+          item->busy = (gint64) (dur - v3_unzigzag64 (v3_get_varint (&r, 64)));
+        }
+    }
+
+  return !r.bad && r.p == r.end;
+}
+
+/* The variants. */
+
+typedef enum
+{
+  COLUMNS_V3,        /* main's encoder and decoder, copied above */
+  COLUMNS_LIBRARY,   /* strata_index_encode_block / decode_block */
+} Columns;
+
+typedef enum
+{
+  STAGE_NONE,        /* the columns as they are */
+  STAGE_ONESHOT,     /* ZSTD_compress: a context made and freed per block (main) */
+  STAGE_CCTX,        /* ZSTD_compressCCtx on a reused context */
+  STAGE_PARAMS,      /* ZSTD_compress2, parameters set once on a reused context */
+  STAGE_STREAM,      /* ZSTD_compressStream2 (ZSTD_e_end), parameters set once */
+  STAGE_SHIPPED,     /* strata_index_pack_block / strata_index_unpack_block */
+} Stage;
+
+typedef struct
+{
+  const char *name;
+  Columns     columns;
+  Stage       stage;
+  int         level;
+} Variant;
+
+static const Variant variants[] = {
+  { "main v3: varints + zstd 3 (ZSTD_compress)", COLUMNS_V3, STAGE_ONESHOT, 3 },
+  { "varints alone", COLUMNS_V3, STAGE_NONE, 0 },
+  { "varints + zstd 3, reused CCtx", COLUMNS_V3, STAGE_CCTX, 3 },
+  { "varints + zstd 3, compress2", COLUMNS_V3, STAGE_PARAMS, 3 },
+  { "varints + zstd 3, stream", COLUMNS_V3, STAGE_STREAM, 3 },
+  { "varints + zstd 2, reused CCtx", COLUMNS_V3, STAGE_CCTX, 2 },
+  { "varints + zstd 1, reused CCtx", COLUMNS_V3, STAGE_CCTX, 1 },
+  { "varints + zstd -1, reused CCtx", COLUMNS_V3, STAGE_CCTX, -1 },
+  { "varints + zstd -5, reused CCtx", COLUMNS_V3, STAGE_CCTX, -5 },
+  { "library columns + zstd 3, reused CCtx", COLUMNS_LIBRARY, STAGE_CCTX, 3 },
+  { "library columns + zstd 1, reused CCtx", COLUMNS_LIBRARY, STAGE_CCTX, 1 },
+  { "shipped: strata_index_pack_block", COLUMNS_LIBRARY, STAGE_SHIPPED, STRATA_INDEX_ZSTD_LEVEL },
+};
+
+#define N_VARIANTS G_N_ELEMENTS (variants)
+
+typedef struct
+{
+  ZSTD_CCtx  *cctx;
+  ZSTD_DCtx  *dctx;
+  GByteArray *plain;
+  guint8     *packed;       /* every block's bytes, one after the other */
+  gsize       packed_size;
+  gsize      *offsets;      /* per block, and one past the last */
+  guint8     *codecs;
+} Work;
+
+static void
+encode_columns (const Variant *v,
+                const void    *elems,
+                guint          n,
+                guint32        elem_size,
+                GByteArray    *out)
+{
+  g_byte_array_set_size (out, 0);
+  if (v->columns == COLUMNS_V3)
+    v3_encode_block (elems, n, elem_size, out);
+  else
+    strata_index_encode_block (elems, n, elem_size, out);
+}
+
+static gboolean
+decode_columns (const Variant *v,
+                const guint8  *bytes,
+                gsize          size,
+                guint          n,
+                guint32        elem_size,
+                void          *out)
+{
+  if (v->columns == COLUMNS_V3)
+    return v3_decode_block (bytes, size, n, elem_size, out);
+  return strata_index_decode_block (bytes, size, n, elem_size, out);
+}
+
+/* Packs one block at the end of w->packed; returns its size. */
+static gsize
+pack_one (const Variant *v,
+          Work          *w,
+          const void    *elems,
+          guint          n,
+          guint32        elem_size,
+          guint8        *dst,
+          gsize          room,
+          guint8        *codec)
+{
+  gsize got = 0;
+
+  if (v->stage == STAGE_SHIPPED)
+    {
+      strata_index_pack_block (elems, n, elem_size, v->level, w->plain, codec);
+      g_assert (w->plain->len <= room);
+      memcpy (dst, w->plain->data, w->plain->len);
+      return w->plain->len;
+    }
+
+  encode_columns (v, elems, n, elem_size, w->plain);
+  *codec = STRATA_INDEX_CODEC_VARINT;
+  if (v->stage != STAGE_NONE && w->plain->len >= 64)
+    {
+      switch (v->stage)
+        {
+        case STAGE_ONESHOT:
+          got = ZSTD_compress (dst, room, w->plain->data, w->plain->len, v->level);
+          break;
+        case STAGE_CCTX:
+          got = ZSTD_compressCCtx (w->cctx, dst, room, w->plain->data, w->plain->len, v->level);
+          break;
+        case STAGE_PARAMS:
+          got = ZSTD_compress2 (w->cctx, dst, room, w->plain->data, w->plain->len);
+          break;
+        case STAGE_STREAM:
+          {
+            ZSTD_outBuffer o = { dst, room, 0 };
+            ZSTD_inBuffer i = { w->plain->data, w->plain->len, 0 };
+
+            ZSTD_CCtx_setPledgedSrcSize (w->cctx, w->plain->len);
+            got = ZSTD_compressStream2 (w->cctx, &o, &i, ZSTD_e_end);
+            got = got == 0 ? o.pos : (gsize) -1;
+          }
+          break;
+        case STAGE_NONE:
+        case STAGE_SHIPPED:
+        default:
+          g_assert_not_reached ();
+        }
+      g_assert (!ZSTD_isError (got));
+      if (got < w->plain->len - w->plain->len / 8)
+        {
+          *codec = STRATA_INDEX_CODEC_ZSTD;
+          return got;
+        }
+    }
+  g_assert (w->plain->len <= room);
+  memcpy (dst, w->plain->data, w->plain->len);
+  return w->plain->len;
+}
+
+static gboolean
+unpack_one (const Variant *v,
+            Work          *w,
+            const guint8  *bytes,
+            gsize          size,
+            guint8         codec,
+            guint          n,
+            guint32        elem_size,
+            void          *out)
+{
+  guint8 plain[STRATA_INDEX_MAX_BLOCK_ELEMS * (11 * 10 + 2)];
+  gsize got;
+
+  if (v->stage == STAGE_SHIPPED)
+    return strata_index_unpack_block (bytes, size, codec, n, elem_size, w->dctx, out);
+  if (codec == STRATA_INDEX_CODEC_VARINT)
+    return decode_columns (v, bytes, size, n, elem_size, out);
+  got = ZSTD_decompressDCtx (w->dctx, plain, sizeof plain, bytes, size);
+  if (ZSTD_isError (got))
+    return FALSE;
+  return decode_columns (v, plain, got, n, elem_size, out);
+}
+
+static void
+work_setup (const Variant *v,
+            Work          *w)
+{
+  ZSTD_CCtx_reset (w->cctx, ZSTD_reset_session_and_parameters);
+  if (v->stage == STAGE_PARAMS || v->stage == STAGE_STREAM)
+    {
+      ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_compressionLevel, v->level);
+      ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_checksumFlag, 0);
+      ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_contentSizeFlag, 1);
+    }
+}
+
+/* The thread's CPU time in µs: the machine is shared, and a thread that
+ * waits for a core should not count the wait. */
+static gint64
+cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static gint64
+pack_kind (const Variant *v,
+           Work          *w,
+           const Kind    *k)
+{
+  gint64 t0 = cpu_us ();
+  gsize at = 0;
+
+  work_setup (v, w);
+  for (guint b = 0; b < k->blocks->len; b++)
+    {
+      const Block *blk = &g_array_index (k->blocks, Block, b);
+
+      w->offsets[b] = at;
+      at += pack_one (v, w, k->pool->data + blk->at, blk->n, blk->elem_size, w->packed + at,
+                      w->packed_size - at, &w->codecs[b]);
+    }
+  w->offsets[k->blocks->len] = at;
+  return cpu_us () - t0;
+}
+
+static gint64
+unpack_kind (const Variant *v,
+             Work          *w,
+             const Kind    *k,
+             gboolean       check)
+{
+  guint64 out64[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
+  gint64 t0 = cpu_us ();
+
+  for (guint b = 0; b < k->blocks->len; b++)
+    {
+      const Block *blk = &g_array_index (k->blocks, Block, b);
+      gboolean ok = unpack_one (v, w, w->packed + w->offsets[b], w->offsets[b + 1] - w->offsets[b],
+                                w->codecs[b], blk->n, blk->elem_size, out64);
+
+      if (check && (!ok || memcmp (out64, k->pool->data + blk->at, (gsize) blk->n * blk->elem_size) != 0))
+        g_error ("%s: block %u does not come back", v->name, b);
+    }
+  return cpu_us () - t0;
+}
+
+/* Every block of a packed array, read the reader's way. */
+static void
+collect (StrataIndexMap *map,
+         Kind           *k,
+         guint64         table_offset,
+         guint64         sums_offset,
+         guint64         n,
+         guint32         elem_size,
+         guint32         per_block,
+         const char     *what)
+{
+  StrataPackedArray pa;
+  guint64 n_blocks;
+
+  if (n == 0)
+    return;
+  if (!strata_packed_array_init (&pa, map, table_offset, sums_offset, n, elem_size, per_block, what))
+    g_error ("%s: bad packed array", what);
+  n_blocks = (n + per_block - 1) / per_block;
+  for (guint64 b = 0; b < n_blocks; b++)
+    {
+      Block blk = { k->pool->len, 0, elem_size };
+      const StrataIndexBlock *rec = (const StrataIndexBlock *) (gconstpointer) pa.table.data + b;
+
+      g_byte_array_set_size (k->pool, k->pool->len + per_block * elem_size);
+      blk.n = strata_packed_array_read_block (&pa, b, k->pool->data + blk.at);
+      if (blk.n == 0)
+        g_error ("%s: block %" G_GUINT64_FORMAT " is damaged", what, b);
+      g_byte_array_set_size (k->pool, blk.at + (gsize) blk.n * elem_size);
+      g_array_append_val (k->blocks, blk);
+      k->n_elems += blk.n;
+      k->bytes += rec->size;
+    }
+  strata_packed_array_clear (&pa);
+}
+
+static int
+compare_gint64 (const void *a,
+                const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static gint64
+median (gint64 *v,
+        guint   n)
+{
+  qsort (v, n, sizeof *v, compare_gint64);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataIndexMap) map = NULL;
+  g_autoptr(GOptionContext) ctx = NULL;
+  g_autofree char *only = NULL;
+  int n_runs = 5;
+  GOptionEntry entries[] = {
+    { "runs", 0, 0, G_OPTION_ARG_INT, &n_runs, "Runs per variant (default 5)", "N" },
+    { "variant", 0, 0, G_OPTION_ARG_STRING, &only, "Only the variants whose name contains this", "TEXT" },
+    { NULL }
+  };
+  Kind kinds[2];
+  const char *kind_names[2] = { "activities", "items" };
+  const StrataIndexHeader *h;
+  const StrataIndexLane *lanes;
+  const StrataIndexLevel *levels;
+  const guint8 *base;
+  gsize size;
+  Work w = { 0 };
+  gsize max_blocks = 0;
+  /* [variant][kind][run] */
+  g_autofree gint64 *pack_us = NULL, *unpack_us = NULL;
+  gsize out_bytes[N_VARIANTS][2] = { { 0 } };
+
+  ctx = g_option_context_new ("INDEX - the index codec's variants on an index's own blocks");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc != 2 || n_runs < 1)
+    {
+      g_printerr ("%s\n", error != NULL ? error->message : "usage: strata-bench-codec INDEX [--runs N]");
+      return 2;
+    }
+
+  map = strata_index_map_new (argv[1], &error);
+  if (map == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  base = strata_index_map_get_data (map, &size);
+  h = (const StrataIndexHeader *) (gconstpointer) base;
+  if (size < sizeof *h || memcmp (h->magic, STRATA_INDEX_MAGIC, 8) != 0 || h->version != STRATA_INDEX_VERSION)
+    {
+      g_printerr ("%s: not a version %d index\n", argv[1], STRATA_INDEX_VERSION);
+      return 1;
+    }
+
+  for (guint k = 0; k < 2; k++)
+    {
+      kinds[k].pool = g_byte_array_new ();
+      kinds[k].blocks = g_array_new (FALSE, FALSE, sizeof (Block));
+      kinds[k].n_elems = kinds[k].bytes = 0;
+    }
+
+  /* The raw store: every lane of every channel. */
+  g_assert (strata_index_map_contains (map, h->lanes_offset, (guint64) h->n_raw_channels * STRATA_RAW_STORE_N_LANES,
+                                       sizeof (StrataIndexLane)));
+  lanes = (const StrataIndexLane *) (gconstpointer) (base + h->lanes_offset);
+  for (guint64 i = 0; i < (guint64) h->n_raw_channels * STRATA_RAW_STORE_N_LANES; i++)
+    collect (map, &kinds[0], lanes[i].offset, lanes[i].sums_offset, lanes[i].n, sizeof (StrataActivity),
+             STRATA_INDEX_ACTIVITY_BLOCK, "raw store");
+
+  /* The chunks' items, rank by rank. */
+  {
+    const StrataIndexSection *s = &h->sections[STRATA_INDEX_SECTION_LEVELS];
+
+    g_assert (strata_index_map_contains (map, s->offset, h->n_ranks, sizeof (StrataIndexLevel)));
+    levels = (const StrataIndexLevel *) (gconstpointer) (base + s->offset);
+    for (guint r = 0; r < h->n_ranks; r++)
+      {
+        const StrataIndexChunk *chunks = (const StrataIndexChunk *) (gconstpointer) (base + levels[r].chunks_offset);
+
+        g_assert (strata_index_map_contains (map, levels[r].chunks_offset, levels[r].n_chunks,
+                                             sizeof (StrataIndexChunk)));
+        for (guint c = 0; c < levels[r].n_chunks; c++)
+          collect (map, &kinds[1], chunks[c].items_offset, chunks[c].items_sums_offset, chunks[c].n_items,
+                   sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK, "chunk items");
+      }
+  }
+
+  for (guint k = 0; k < 2; k++)
+    {
+      max_blocks = MAX (max_blocks, kinds[k].blocks->len);
+      g_print ("%s: %u blocks, %" G_GUINT64_FORMAT " elements, %.1f MiB decoded, %.2f MiB in the index "
+               "(%.3f bytes/element)\n",
+               kind_names[k], kinds[k].blocks->len, kinds[k].n_elems, kinds[k].pool->len / 1048576.0,
+               kinds[k].bytes / 1048576.0, (double) kinds[k].bytes / MAX (kinds[k].n_elems, 1));
+    }
+
+  w.cctx = ZSTD_createCCtx ();
+  w.dctx = ZSTD_createDCtx ();
+  w.plain = g_byte_array_new ();
+  w.packed_size = MAX (kinds[0].blocks->len * (gsize) STRATA_RAW_STORE_MAX_PACKED,
+                       kinds[1].blocks->len * (gsize) (STRATA_INDEX_ITEM_BLOCK * (11 * 10 + 2)));
+  w.packed_size = MIN (w.packed_size, (gsize) (kinds[0].pool->len + kinds[1].pool->len) * 2 + 65536);
+  w.packed = g_malloc (w.packed_size);
+  w.offsets = g_new (gsize, max_blocks + 1);
+  w.codecs = g_new (guint8, max_blocks);
+  pack_us = g_new0 (gint64, N_VARIANTS * 2 * n_runs);
+  unpack_us = g_new0 (gint64, N_VARIANTS * 2 * n_runs);
+
+  /* Each variant once, checked, untimed. */
+  for (guint v = 0; v < N_VARIANTS; v++)
+    {
+      if (only != NULL && strstr (variants[v].name, only) == NULL)
+        continue;
+      for (guint k = 0; k < 2; k++)
+        {
+          pack_kind (&variants[v], &w, &kinds[k]);
+          out_bytes[v][k] = w.offsets[kinds[k].blocks->len];
+          unpack_kind (&variants[v], &w, &kinds[k], TRUE);
+        }
+    }
+
+  /* Timed, interleaved: run r of every variant before run r + 1 of any. */
+  for (int r = 0; r < n_runs; r++)
+    for (guint v = 0; v < N_VARIANTS; v++)
+      {
+        if (only != NULL && strstr (variants[v].name, only) == NULL)
+          continue;
+        for (guint k = 0; k < 2; k++)
+          {
+            pack_us[(v * 2 + k) * n_runs + r] = pack_kind (&variants[v], &w, &kinds[k]);
+            unpack_us[(v * 2 + k) * n_runs + r] = unpack_kind (&variants[v], &w, &kinds[k], FALSE);
+          }
+      }
+
+  g_print ("\nmedians of %d runs; bytes/element and ratio: out over the elements in memory (32 and 48 bytes)\n\n",
+           n_runs);
+  g_print ("| variant | kind | bytes/element | out/in | pack ns/element | unpack ns/element |\n");
+  g_print ("|---|---|---|---|---|---|\n");
+  for (guint v = 0; v < N_VARIANTS; v++)
+    {
+      guint64 all_out = 0, all_n = 0, all_in = 0;
+      double all_pack = 0, all_unpack = 0;
+
+      if (only != NULL && strstr (variants[v].name, only) == NULL)
+        continue;
+      for (guint k = 0; k < 2; k++)
+        {
+          gint64 p = median (&pack_us[(v * 2 + k) * n_runs], n_runs);
+          gint64 u = median (&unpack_us[(v * 2 + k) * n_runs], n_runs);
+          double n = MAX (kinds[k].n_elems, 1);
+
+          g_print ("| %s | %s | %.3f | %.4f | %.1f | %.1f |\n", variants[v].name, kind_names[k],
+                   out_bytes[v][k] / n, out_bytes[v][k] / (double) MAX (kinds[k].pool->len, 1),
+                   p * 1000.0 / n, u * 1000.0 / n);
+          all_out += out_bytes[v][k];
+          all_n += kinds[k].n_elems;
+          all_in += kinds[k].pool->len;
+          all_pack += p;
+          all_unpack += u;
+        }
+      g_print ("| %s | both | %.3f | %.4f | %.1f | %.1f |\n", variants[v].name,
+               all_out / (double) MAX (all_n, 1), all_out / (double) MAX (all_in, 1),
+               all_pack * 1000.0 / MAX (all_n, 1), all_unpack * 1000.0 / MAX (all_n, 1));
+    }
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_byte_array_unref (kinds[k].pool);
+      g_array_unref (kinds[k].blocks);
+    }
+  ZSTD_freeCCtx (w.cctx);
+  ZSTD_freeDCtx (w.dctx);
+  g_byte_array_unref (w.plain);
+  g_free (w.packed);
+  g_free (w.offsets);
+  g_free (w.codecs);
+  return 0;
+}
