@@ -559,6 +559,85 @@ collect (StrataIndexMap *map,
   strata_packed_array_clear (&pa);
 }
 
+/* Where the varint bytes go: per column, its bytes and the share of
+ * blocks in which it is one value repeated (--columns). */
+static const char *column_names[] = {
+  "duration", "gap", "channel", "label", "arg", "kind", "state", "flags", "count", "reserved", "idle",
+};
+
+static guint
+varint_len (guint64 v)
+{
+  guint n = 1;
+
+  while (v >= 0x80)
+    {
+      v >>= 7;
+      n++;
+    }
+  return n;
+}
+
+static void
+print_columns (const Kind *k,
+               const char *name)
+{
+  guint64 bytes[11] = { 0 }, const_bytes[11] = { 0 };
+  guint const_blocks[11] = { 0 };
+  guint n_cols = k->blocks->len > 0 && g_array_index (k->blocks, Block, 0).elem_size == sizeof (StrataZoomItem) ? 11 : 8;
+
+  for (guint b = 0; b < k->blocks->len; b++)
+    {
+      const Block *blk = &g_array_index (k->blocks, Block, b);
+      const guint8 *e = k->pool->data + blk->at;
+      StrataActivity prev = { 0 };
+
+      for (guint c = 0; c < n_cols; c++)
+        {
+          guint64 first = 0, sum = 0;
+          gboolean same = TRUE;
+
+          prev = (StrataActivity) { 0 };
+          for (guint i = 0; i < blk->n; prev = v3_common_at (e, i, blk->elem_size), i++)
+            {
+              StrataActivity a = v3_common_at (e, i, blk->elem_size);
+              const StrataZoomItem *it = (const StrataZoomItem *) (gconstpointer) (e + (gsize) i * blk->elem_size);
+              guint64 v;
+
+              switch (c)
+                {
+                case 0: v = v3_zigzag64 ((guint64) a.end - (guint64) a.start); break;
+                case 1: v = v3_zigzag64 ((guint64) a.start - (guint64) prev.end); break;
+                case 2: v = v3_zigzag32 (a.channel - prev.channel); break;
+                case 3: v = v3_zigzag32 (a.label - prev.label); break;
+                case 4: v = v3_zigzag32 ((guint32) a.arg - (guint32) prev.arg); break;
+                case 5: v = a.kind; break;
+                case 6: v = a.state; break;
+                case 7: v = (guint16) (a.flags ^ prev.flags); break;
+                case 8: v = it->count; break;
+                case 9: v = it->reserved; break;
+                default: v = v3_zigzag64 (((guint64) a.end - (guint64) a.start) - (guint64) it->busy); break;
+                }
+              sum += c == 5 || c == 6 ? 1 : varint_len (v);
+              if (i == 0)
+                first = v;
+              else if (v != first)
+                same = FALSE;
+            }
+          bytes[c] += sum;
+          if (same)
+            {
+              const_blocks[c]++;
+              const_bytes[c] += sum;
+            }
+        }
+    }
+  g_print ("\n| %s column | varint bytes/element | blocks with one value | their bytes/element |\n|---|---|---|---|\n", name);
+  for (guint c = 0; c < n_cols; c++)
+    g_print ("| %s | %.3f | %.1f%% | %.3f |\n", column_names[c], bytes[c] / (double) MAX (k->n_elems, 1),
+             100.0 * const_blocks[c] / MAX (k->blocks->len, 1), const_bytes[c] / (double) MAX (k->n_elems, 1));
+}
+
 static int
 compare_gint64 (const void *a,
                 const void *b)
@@ -585,8 +664,10 @@ main (int    argc,
   g_autoptr(GOptionContext) ctx = NULL;
   g_autofree char *only = NULL;
   int n_runs = 5;
+  gboolean columns = FALSE;
   GOptionEntry entries[] = {
     { "runs", 0, 0, G_OPTION_ARG_INT, &n_runs, "Runs per variant (default 5)", "N" },
+    { "columns", 0, 0, G_OPTION_ARG_NONE, &columns, "Where the varint bytes go, per column", NULL },
     { "variant", 0, 0, G_OPTION_ARG_STRING, &only, "Only the variants whose name contains this", "TEXT" },
     { NULL }
   };
@@ -665,6 +746,12 @@ main (int    argc,
                "(%.3f bytes/element)\n",
                kind_names[k], kinds[k].blocks->len, kinds[k].n_elems, kinds[k].pool->len / 1048576.0,
                kinds[k].bytes / 1048576.0, (double) kinds[k].bytes / MAX (kinds[k].n_elems, 1));
+    }
+
+  if (columns)
+    {
+      print_columns (&kinds[0], kind_names[0]);
+      print_columns (&kinds[1], kind_names[1]);
     }
 
   w.cctx = ZSTD_createCCtx ();

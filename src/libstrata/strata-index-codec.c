@@ -7,7 +7,8 @@
  * end before, the channel, label and argument as deltas, the kind, state
  * and the flags' change from the one before, and for items the count and the idle part of the duration),
  * every number a LEB128 varint; then, where it pays, the block's bytes
- * squeezed again with zstd. Each block has a record (where it is, how
+ * squeezed again with zstd, through one context per packing thread (a
+ * context per block cost as much as the squeezing). Each block has a record (where it is, how
  * long, how coded, its XXH3) in a table that is itself a checked array.
  * Reading decodes one block at a time, checked and decoded on the first
  * touch, through a small cache of decoded blocks shared by the readers of
