@@ -14,7 +14,7 @@
  * a reused context, the one-shot, advanced and streaming APIs), and the
  * codec the library ships (strata_index_pack_block / unpack_block).
  *
- * Usage: strata-bench-codec INDEX [--runs N] [--variant SUBSTRING]
+ * Usage: strata-bench-codec INDEX [--runs N] [--variant PART,PART...] [--columns]
  *   e.g. _build/bench/strata-gen-trace -n 2000000 -o /tmp/codec-2m.dat
  *        strata-cli index --force --index /tmp/codec-2m.idx /tmp/codec-2m.dat
  *        strata-bench-codec /tmp/codec-2m.idx
@@ -290,12 +290,236 @@ v3_decode_block (const guint8 *bytes,
   return !r.bad && r.p == r.end;
 }
 
+/* Two other column layouts, tried here only (not in the file format):
+ * each column's numbers are the same as version 3's (zigzag deltas,
+ * XORed flags), laid out either as byte planes (a width byte, then the
+ * column's lowest bytes, then its next ones, as many as its largest
+ * number needs) or as varints with a column that is one number repeated
+ * after its first (a lane's channel, a block's flags) said in two
+ * numbers. They are here to see whether a layout zstd squeezes better
+ * lets a cheaper level keep the size. */
+
+#define N_COLUMNS 11
+
+static guint
+n_columns (guint32 elem_size)
+{
+  return elem_size == sizeof (StrataZoomItem) ? 11 : 8;
+}
+
+static void
+column_values (const guint8 *e,
+               guint         n,
+               guint32       elem_size,
+               guint         c,
+               guint64      *vals)
+{
+  StrataActivity prev = { 0 };
+
+  for (guint i = 0; i < n; prev = v3_common_at (e, i, elem_size), i++)
+    {
+      StrataActivity a = v3_common_at (e, i, elem_size);
+      const StrataZoomItem *it = (const StrataZoomItem *) (gconstpointer) (e + (gsize) i * elem_size);
+
+      switch (c)
+        {
+        case 0: vals[i] = v3_zigzag64 ((guint64) a.end - (guint64) a.start); break;
+        case 1: vals[i] = v3_zigzag64 ((guint64) a.start - (guint64) prev.end); break;
+        case 2: vals[i] = v3_zigzag32 (a.channel - prev.channel); break;
+        case 3: vals[i] = v3_zigzag32 (a.label - prev.label); break;
+        case 4: vals[i] = v3_zigzag32 ((guint32) a.arg - (guint32) prev.arg); break;
+        case 5: vals[i] = a.kind; break;
+        case 6: vals[i] = a.state; break;
+        case 7: vals[i] = (guint16) (a.flags ^ prev.flags); break;
+        case 8: vals[i] = it->count; break;
+        case 9: vals[i] = it->reserved; break;
+        default: vals[i] = v3_zigzag64 (((guint64) a.end - (guint64) a.start) - (guint64) it->busy); break;
+        }
+    }
+}
+
+/* Column @c back into the elements, the columns before it already there. */
+static void
+apply_column (guint8        *o,
+              guint          n,
+              guint32        elem_size,
+              guint          c,
+              const guint64 *vals)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      StrataZoomItem *it = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
+      const StrataZoomItem *before = i > 0 ? (const StrataZoomItem *) (gconstpointer) (o + (gsize) (i - 1) * elem_size) : NULL;
+
+      switch (c)
+        {
+        case 0: it->end = (gint64) v3_unzigzag64 (vals[i]); break;   /* the duration, for now */
+        case 1:
+          it->start = (gint64) ((before != NULL ? (guint64) before->end : 0) + v3_unzigzag64 (vals[i]));
+          it->end = (gint64) ((guint64) it->start + (guint64) it->end);
+          break;
+        case 2: it->channel = (before != NULL ? before->channel : 0) + v3_unzigzag32 ((guint32) vals[i]); break;
+        case 3: it->label = (before != NULL ? before->label : 0) + v3_unzigzag32 ((guint32) vals[i]); break;
+        case 4: it->arg = (gint32) ((before != NULL ? (guint32) before->arg : 0) + v3_unzigzag32 ((guint32) vals[i])); break;
+        case 5: it->kind = (guint8) vals[i]; break;
+        case 6: it->state = (guint8) vals[i]; break;
+        case 7: it->flags = (guint16) ((before != NULL ? before->flags : 0) ^ vals[i]); break;
+        case 8: it->count = (guint32) vals[i]; break;
+        case 9: it->reserved = (guint32) vals[i]; break;
+        default:
+          it->busy = (gint64) (((guint64) it->end - (guint64) it->start) - v3_unzigzag64 (vals[i]));
+          break;
+        }
+    }
+}
+
+static void
+planes_encode (const void *elems,
+               guint       n,
+               guint32     elem_size,
+               GByteArray *out)
+{
+  guint64 vals[STRATA_INDEX_MAX_BLOCK_ELEMS];
+  guint8 *p;
+
+  g_byte_array_set_size (out, (guint) (n * (gsize) elem_size + N_COLUMNS + 8 * N_COLUMNS));
+  p = out->data;
+  for (guint c = 0; c < n_columns (elem_size); c++)
+    {
+      guint64 all = 0;
+      guint w = 0;
+
+      column_values (elems, n, elem_size, c, vals);
+      for (guint i = 0; i < n; i++)
+        all |= vals[i];
+      while (w < 8 && (all >> (8 * w)) != 0)
+        w++;
+      *p++ = (guint8) w;
+      for (guint b = 0; b < w; b++)
+        for (guint i = 0; i < n; i++)
+          *p++ = (guint8) (vals[i] >> (8 * b));
+    }
+  g_byte_array_set_size (out, (guint) (p - out->data));
+}
+
+static gboolean
+planes_decode (const guint8 *bytes,
+               gsize         size,
+               guint         n,
+               guint32       elem_size,
+               void         *out)
+{
+  guint64 vals[STRATA_INDEX_MAX_BLOCK_ELEMS];
+  const guint8 *p = bytes, *end = bytes + size;
+
+  if (n > STRATA_INDEX_MAX_BLOCK_ELEMS)
+    return FALSE;
+  for (guint c = 0; c < n_columns (elem_size); c++)
+    {
+      guint w;
+
+      if (p >= end || (w = *p++) > 8 || (gsize) (end - p) < (gsize) w * n)
+        return FALSE;
+      memset (vals, 0, n * sizeof vals[0]);
+      for (guint b = 0; b < w; b++)
+        for (guint i = 0; i < n; i++)
+          vals[i] |= (guint64) *p++ << (8 * b);
+      apply_column (out, n, elem_size, c, vals);
+    }
+  return p == end;
+}
+
+static guint8 *
+runs_put_varint (guint8  *p,
+                 guint64  v)
+{
+  while (v >= 0x80)
+    {
+      *p++ = (guint8) (v | 0x80);
+      v >>= 7;
+    }
+  *p++ = (guint8) v;
+  return p;
+}
+
+static void
+runs_encode (const void *elems,
+             guint       n,
+             guint32     elem_size,
+             GByteArray *out)
+{
+  guint64 vals[STRATA_INDEX_MAX_BLOCK_ELEMS];
+  guint8 *p;
+
+  g_byte_array_set_size (out, n * 60 + 3 * N_COLUMNS * 11);
+  p = out->data;
+  for (guint c = 0; c < n_columns (elem_size); c++)
+    {
+      gboolean repeated = n >= 2;
+
+      column_values (elems, n, elem_size, c, vals);
+      for (guint i = 2; repeated && i < n; i++)
+        repeated = vals[i] == vals[1];
+      *p++ = (guint8) repeated;
+      if (repeated)
+        {
+          p = runs_put_varint (p, vals[0]);
+          p = runs_put_varint (p, vals[1]);
+        }
+      else if (c == 5 || c == 6)
+        for (guint i = 0; i < n; i++)
+          *p++ = (guint8) vals[i];
+      else
+        for (guint i = 0; i < n; i++)
+          p = runs_put_varint (p, vals[i]);
+    }
+  g_byte_array_set_size (out, (guint) (p - out->data));
+}
+
+static gboolean
+runs_decode (const guint8 *bytes,
+             gsize         size,
+             guint         n,
+             guint32       elem_size,
+             void         *out)
+{
+  guint64 vals[STRATA_INDEX_MAX_BLOCK_ELEMS];
+  V3Reader r = { bytes, bytes + size, FALSE };
+
+  if (n > STRATA_INDEX_MAX_BLOCK_ELEMS)
+    return FALSE;
+  for (guint c = 0; c < n_columns (elem_size); c++)
+    {
+      guint8 tag = v3_get_byte (&r);
+
+      if (tag > 1 || (tag == 1 && n < 2))
+        return FALSE;
+      if (tag == 1)
+        {
+          vals[0] = v3_get_varint (&r, 64);
+          vals[1] = v3_get_varint (&r, 64);
+          for (guint i = 2; i < n; i++)
+            vals[i] = vals[1];
+        }
+      else if (c == 5 || c == 6)
+        for (guint i = 0; i < n; i++)
+          vals[i] = v3_get_byte (&r);
+      else
+        for (guint i = 0; i < n; i++)
+          vals[i] = v3_get_varint (&r, 64);
+      apply_column (out, n, elem_size, c, vals);
+    }
+  return !r.bad && r.p == r.end;
+}
+
 /* The variants. */
 
 typedef enum
 {
   COLUMNS_V3,        /* main's encoder and decoder, copied above */
   COLUMNS_LIBRARY,   /* strata_index_encode_block / decode_block */
+  COLUMNS_PLANES,    /* byte planes per column (tried here only) */
+  COLUMNS_RUNS,      /* varints, a repeated column in two numbers (tried here only) */
 } Columns;
 
 typedef enum
@@ -314,6 +538,10 @@ typedef struct
   Columns     columns;
   Stage       stage;
   int         level;
+  int         hash_log;    /* STAGE_PARAMS: 0 for the level's own */
+  int         chain_log;
+  int         min_match;
+  int         strategy;
 } Variant;
 
 static const Variant variants[] = {
@@ -326,8 +554,20 @@ static const Variant variants[] = {
   { "varints + zstd 1, reused CCtx", COLUMNS_V3, STAGE_CCTX, 1 },
   { "varints + zstd -1, reused CCtx", COLUMNS_V3, STAGE_CCTX, -1 },
   { "varints + zstd -5, reused CCtx", COLUMNS_V3, STAGE_CCTX, -5 },
+  { "library columns alone", COLUMNS_LIBRARY, STAGE_NONE, 0 },
   { "library columns + zstd 3, reused CCtx", COLUMNS_LIBRARY, STAGE_CCTX, 3 },
   { "library columns + zstd 1, reused CCtx", COLUMNS_LIBRARY, STAGE_CCTX, 1 },
+  { "varints + zstd 3, hashLog 12 chainLog 12", COLUMNS_LIBRARY, STAGE_PARAMS, 3, 12, 12, 0, 0 },
+  { "varints + zstd 3, hashLog 14 chainLog 14", COLUMNS_LIBRARY, STAGE_PARAMS, 3, 14, 14, 0, 0 },
+  { "varints + zstd 3, minMatch 4", COLUMNS_LIBRARY, STAGE_PARAMS, 3, 0, 0, 4, 0 },
+  { "varints + zstd 3, minMatch 6", COLUMNS_LIBRARY, STAGE_PARAMS, 3, 0, 0, 6, 0 },
+  { "varints + zstd 2 (fast), minMatch 4", COLUMNS_LIBRARY, STAGE_PARAMS, 2, 0, 0, 4, 0 },
+  { "varints + zstd 4 (greedy)", COLUMNS_LIBRARY, STAGE_PARAMS, 4, 0, 0, 0, 0 },
+  { "tried: byte planes + zstd 3", COLUMNS_PLANES, STAGE_CCTX, 3 },
+  { "tried: byte planes + zstd 1", COLUMNS_PLANES, STAGE_CCTX, 1 },
+  { "tried: byte planes + zstd -1", COLUMNS_PLANES, STAGE_CCTX, -1 },
+  { "tried: repeated columns + zstd 3", COLUMNS_RUNS, STAGE_CCTX, 3 },
+  { "tried: repeated columns + zstd 1", COLUMNS_RUNS, STAGE_CCTX, 1 },
   { "shipped: strata_index_pack_block", COLUMNS_LIBRARY, STAGE_SHIPPED, STRATA_INDEX_ZSTD_LEVEL },
 };
 
@@ -352,10 +592,14 @@ encode_columns (const Variant *v,
                 GByteArray    *out)
 {
   g_byte_array_set_size (out, 0);
-  if (v->columns == COLUMNS_V3)
-    v3_encode_block (elems, n, elem_size, out);
-  else
-    strata_index_encode_block (elems, n, elem_size, out);
+  switch (v->columns)
+    {
+    case COLUMNS_V3: v3_encode_block (elems, n, elem_size, out); break;
+    case COLUMNS_LIBRARY: strata_index_encode_block (elems, n, elem_size, out); break;
+    case COLUMNS_PLANES: planes_encode (elems, n, elem_size, out); break;
+    case COLUMNS_RUNS: runs_encode (elems, n, elem_size, out); break;
+    default: g_assert_not_reached ();
+    }
 }
 
 static gboolean
@@ -366,9 +610,15 @@ decode_columns (const Variant *v,
                 guint32        elem_size,
                 void          *out)
 {
-  if (v->columns == COLUMNS_V3)
-    return v3_decode_block (bytes, size, n, elem_size, out);
-  return strata_index_decode_block (bytes, size, n, elem_size, out);
+  switch (v->columns)
+    {
+    case COLUMNS_V3: return v3_decode_block (bytes, size, n, elem_size, out);
+    case COLUMNS_LIBRARY: return strata_index_decode_block (bytes, size, n, elem_size, out);
+    case COLUMNS_PLANES: return planes_decode (bytes, size, n, elem_size, out);
+    case COLUMNS_RUNS: return runs_decode (bytes, size, n, elem_size, out);
+    default: g_assert_not_reached ();
+    }
+  return FALSE;
 }
 
 /* Packs one block at the end of w->packed; returns its size. */
@@ -467,6 +717,14 @@ work_setup (const Variant *v,
       ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_compressionLevel, v->level);
       ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_checksumFlag, 0);
       ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_contentSizeFlag, 1);
+      if (v->hash_log != 0)
+        ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_hashLog, v->hash_log);
+      if (v->chain_log != 0)
+        ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_chainLog, v->chain_log);
+      if (v->min_match != 0)
+        ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_minMatch, v->min_match);
+      if (v->strategy != 0)
+        ZSTD_CCtx_setParameter (w->cctx, ZSTD_c_strategy, v->strategy);
     }
 }
 
@@ -638,6 +896,23 @@ print_columns (const Kind *k,
              100.0 * const_blocks[c] / MAX (k->blocks->len, 1), const_bytes[c] / (double) MAX (k->n_elems, 1));
 }
 
+/* Whether variant @v is asked for: --variant is a comma-separated list
+ * of parts of names. */
+static gboolean
+wanted (const Variant *v,
+        const char    *only)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (only == NULL)
+    return TRUE;
+  parts = g_strsplit (only, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (strstr (v->name, parts[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
 static int
 compare_gint64 (const void *a,
                 const void *b)
@@ -668,7 +943,7 @@ main (int    argc,
   GOptionEntry entries[] = {
     { "runs", 0, 0, G_OPTION_ARG_INT, &n_runs, "Runs per variant (default 5)", "N" },
     { "columns", 0, 0, G_OPTION_ARG_NONE, &columns, "Where the varint bytes go, per column", NULL },
-    { "variant", 0, 0, G_OPTION_ARG_STRING, &only, "Only the variants whose name contains this", "TEXT" },
+    { "variant", 0, 0, G_OPTION_ARG_STRING, &only, "Only the variants whose names contain one of these (comma-separated)", "TEXT" },
     { NULL }
   };
   Kind kinds[2];
@@ -769,7 +1044,7 @@ main (int    argc,
   /* Each variant once, checked, untimed. */
   for (guint v = 0; v < N_VARIANTS; v++)
     {
-      if (only != NULL && strstr (variants[v].name, only) == NULL)
+      if (!wanted (&variants[v], only))
         continue;
       for (guint k = 0; k < 2; k++)
         {
@@ -783,7 +1058,7 @@ main (int    argc,
   for (int r = 0; r < n_runs; r++)
     for (guint v = 0; v < N_VARIANTS; v++)
       {
-        if (only != NULL && strstr (variants[v].name, only) == NULL)
+        if (!wanted (&variants[v], only))
           continue;
         for (guint k = 0; k < 2; k++)
           {
@@ -801,7 +1076,7 @@ main (int    argc,
       guint64 all_out = 0, all_n = 0, all_in = 0;
       double all_pack = 0, all_unpack = 0;
 
-      if (only != NULL && strstr (variants[v].name, only) == NULL)
+      if (!wanted (&variants[v], only))
         continue;
       for (guint k = 0; k < 2; k++)
         {
