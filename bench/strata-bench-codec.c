@@ -11,8 +11,10 @@
  * checked to come back exactly before anything is timed. The variants
  * are main's version 3 codec (kept here, copied as it was, to compare
  * against), the same columns with the entropy stage changed (zstd levels,
- * a reused context, the one-shot, advanced and streaming APIs), and the
- * codec the library ships (strata_index_pack_block / unpack_block).
+ * a reused context, the one-shot, advanced and streaming APIs, zstd
+ * parameters, a dictionary trained on the index's own blocks), two
+ * other column layouts (byte planes, repeated columns), and the codec
+ * the library ships (strata_index_pack_block / unpack_block).
  *
  * Usage: strata-bench-codec INDEX [--runs N] [--variant PART,PART...] [--columns]
  *   e.g. _build/bench/strata-gen-trace -n 2000000 -o /tmp/codec-2m.dat
@@ -30,6 +32,7 @@
 #include <time.h>
 
 #include <zstd.h>
+#include <zdict.h>
 
 #include "strata-index-private.h"
 
@@ -45,6 +48,7 @@ typedef struct
 {
   GByteArray *pool;    /* the decoded elements of every block */
   GArray     *blocks;  /* Block */
+  guint       id;      /* 0 activities, 1 items */
   guint64     n_elems;
   guint64     bytes;   /* as stored in the index */
 } Kind;
@@ -530,6 +534,7 @@ typedef enum
   STAGE_PARAMS,      /* ZSTD_compress2, parameters set once on a reused context */
   STAGE_STREAM,      /* ZSTD_compressStream2 (ZSTD_e_end), parameters set once */
   STAGE_SHIPPED,     /* strata_index_pack_block / strata_index_unpack_block */
+  STAGE_DICT,        /* ZSTD_compress_usingCDict, a dictionary per kind trained on the index's blocks */
 } Stage;
 
 typedef struct
@@ -542,6 +547,7 @@ typedef struct
   int         chain_log;
   int         min_match;
   int         strategy;
+  gsize       dict_size;   /* STAGE_DICT */
 } Variant;
 
 static const Variant variants[] = {
@@ -568,6 +574,10 @@ static const Variant variants[] = {
   { "tried: byte planes + zstd -1", COLUMNS_PLANES, STAGE_CCTX, -1 },
   { "tried: repeated columns + zstd 3", COLUMNS_RUNS, STAGE_CCTX, 3 },
   { "tried: repeated columns + zstd 1", COLUMNS_RUNS, STAGE_CCTX, 1 },
+  { "tried: library columns + zstd 3, 16 KiB dictionary", COLUMNS_LIBRARY, STAGE_DICT, 3, 0, 0, 0, 0, 16384 },
+  { "tried: library columns + zstd 1, 16 KiB dictionary", COLUMNS_LIBRARY, STAGE_DICT, 1, 0, 0, 0, 0, 16384 },
+  { "tried: library columns + zstd 1, 64 KiB dictionary", COLUMNS_LIBRARY, STAGE_DICT, 1, 0, 0, 0, 0, 65536 },
+  { "tried: library columns + zstd -1, 16 KiB dictionary", COLUMNS_LIBRARY, STAGE_DICT, -1, 0, 0, 0, 0, 16384 },
   { "shipped: strata_index_pack_block", COLUMNS_LIBRARY, STAGE_SHIPPED, STRATA_INDEX_ZSTD_LEVEL },
 };
 
@@ -582,7 +592,13 @@ typedef struct
   gsize       packed_size;
   gsize      *offsets;      /* per block, and one past the last */
   guint8     *codecs;
+  guint       kind;         /* the kind being packed */
 } Work;
+
+/* The dictionaries of the STAGE_DICT variants, per kind. */
+static ZSTD_CDict *cdicts[N_VARIANTS][2];
+static ZSTD_DDict *ddicts[N_VARIANTS][2];
+static gsize dict_lens[N_VARIANTS][2];
 
 static void
 encode_columns (const Variant *v,
@@ -657,6 +673,10 @@ pack_one (const Variant *v,
         case STAGE_PARAMS:
           got = ZSTD_compress2 (w->cctx, dst, room, w->plain->data, w->plain->len);
           break;
+        case STAGE_DICT:
+          got = ZSTD_compress_usingCDict (w->cctx, dst, room, w->plain->data, w->plain->len,
+                                          cdicts[v - variants][w->kind]);
+          break;
         case STAGE_STREAM:
           {
             ZSTD_outBuffer o = { dst, room, 0 };
@@ -701,7 +721,10 @@ unpack_one (const Variant *v,
     return strata_index_unpack_block (bytes, size, codec, n, elem_size, w->dctx, out);
   if (codec == STRATA_INDEX_CODEC_VARINT)
     return decode_columns (v, bytes, size, n, elem_size, out);
-  got = ZSTD_decompressDCtx (w->dctx, plain, sizeof plain, bytes, size);
+  if (v->stage == STAGE_DICT)
+    got = ZSTD_decompress_usingDDict (w->dctx, plain, sizeof plain, bytes, size, ddicts[v - variants][w->kind]);
+  else
+    got = ZSTD_decompressDCtx (w->dctx, plain, sizeof plain, bytes, size);
   if (ZSTD_isError (got))
     return FALSE;
   return decode_columns (v, plain, got, n, elem_size, out);
@@ -747,6 +770,7 @@ pack_kind (const Variant *v,
   gint64 t0 = cpu_us ();
   gsize at = 0;
 
+  w->kind = k->id;
   work_setup (v, w);
   for (guint b = 0; b < k->blocks->len; b++)
     {
@@ -769,6 +793,7 @@ unpack_kind (const Variant *v,
   guint64 out64[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
   gint64 t0 = cpu_us ();
 
+  w->kind = k->id;
   for (guint b = 0; b < k->blocks->len; b++)
     {
       const Block *blk = &g_array_index (k->blocks, Block, b);
@@ -896,6 +921,39 @@ print_columns (const Kind *k,
              100.0 * const_blocks[c] / MAX (k->blocks->len, 1), const_bytes[c] / (double) MAX (k->n_elems, 1));
 }
 
+/* A dictionary for variant @v and kind @k, trained on the varint columns
+ * of every fourth block of the index itself (so it is what a dictionary
+ * stored in each index, trained on its own blocks, would give; its
+ * bytes are counted in the variant's size). Not timed. */
+static void
+train_dict (guint       v,
+            const Kind *k)
+{
+  g_autoptr(GByteArray) samples = g_byte_array_new ();
+  g_autoptr(GByteArray) plain = g_byte_array_new ();
+  g_autoptr(GArray) sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autofree guint8 *dict = g_malloc (variants[v].dict_size);
+  gsize len;
+
+  for (guint b = 0; b < k->blocks->len; b += 4)
+    {
+      const Block *blk = &g_array_index (k->blocks, Block, b);
+
+      g_byte_array_set_size (plain, 0);
+      strata_index_encode_block (k->pool->data + blk->at, blk->n, blk->elem_size, plain);
+      g_byte_array_append (samples, plain->data, plain->len);
+      len = plain->len;
+      g_array_append_val (sizes, len);
+    }
+  len = ZDICT_trainFromBuffer (dict, variants[v].dict_size, samples->data, (const size_t *) (gpointer) sizes->data,
+                               sizes->len);
+  if (ZDICT_isError (len))
+    g_error ("%s: training failed: %s", variants[v].name, ZDICT_getErrorName (len));
+  cdicts[v][k->id] = ZSTD_createCDict (dict, len, variants[v].level);
+  ddicts[v][k->id] = ZSTD_createDDict (dict, len);
+  dict_lens[v][k->id] = len;
+}
+
 /* Whether variant @v is asked for: --variant is a comma-separated list
  * of parts of names. */
 static gboolean
@@ -986,6 +1044,7 @@ main (int    argc,
       kinds[k].pool = g_byte_array_new ();
       kinds[k].blocks = g_array_new (FALSE, FALSE, sizeof (Block));
       kinds[k].n_elems = kinds[k].bytes = 0;
+      kinds[k].id = k;
     }
 
   /* The raw store: every lane of every channel. */
@@ -1048,8 +1107,10 @@ main (int    argc,
         continue;
       for (guint k = 0; k < 2; k++)
         {
+          if (variants[v].stage == STAGE_DICT)
+            train_dict (v, &kinds[k]);
           pack_kind (&variants[v], &w, &kinds[k]);
-          out_bytes[v][k] = w.offsets[kinds[k].blocks->len];
+          out_bytes[v][k] = w.offsets[kinds[k].blocks->len] + dict_lens[v][k];
           unpack_kind (&variants[v], &w, &kinds[k], TRUE);
         }
     }
