@@ -17,6 +17,7 @@
  * the library ships (strata_index_pack_block / unpack_block).
  *
  * Usage: strata-bench-codec INDEX [--runs N] [--variant PART,PART...] [--columns]
+ *                           [--dict-from OTHER-INDEX]
  *   e.g. _build/bench/strata-gen-trace -n 2000000 -o /tmp/codec-2m.dat
  *        strata-cli index --force --index /tmp/codec-2m.idx /tmp/codec-2m.dat
  *        strata-bench-codec /tmp/codec-2m.idx
@@ -971,72 +972,31 @@ wanted (const Variant *v,
   return FALSE;
 }
 
-static int
-compare_gint64 (const void *a,
-                const void *b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-static gint64
-median (gint64 *v,
-        guint   n)
-{
-  qsort (v, n, sizeof *v, compare_gint64);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-int
-main (int    argc,
-      char **argv)
+/* Every packed block of the index at @path, decoded, by kind. */
+static gboolean
+load_index (const char *path,
+            Kind       *kinds)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(StrataIndexMap) map = NULL;
-  g_autoptr(GOptionContext) ctx = NULL;
-  g_autofree char *only = NULL;
-  int n_runs = 5;
-  gboolean columns = FALSE;
-  GOptionEntry entries[] = {
-    { "runs", 0, 0, G_OPTION_ARG_INT, &n_runs, "Runs per variant (default 5)", "N" },
-    { "columns", 0, 0, G_OPTION_ARG_NONE, &columns, "Where the varint bytes go, per column", NULL },
-    { "variant", 0, 0, G_OPTION_ARG_STRING, &only, "Only the variants whose names contain one of these (comma-separated)", "TEXT" },
-    { NULL }
-  };
-  Kind kinds[2];
-  const char *kind_names[2] = { "activities", "items" };
   const StrataIndexHeader *h;
   const StrataIndexLane *lanes;
   const StrataIndexLevel *levels;
   const guint8 *base;
   gsize size;
-  Work w = { 0 };
-  gsize max_blocks = 0;
-  /* [variant][kind][run] */
-  g_autofree gint64 *pack_us = NULL, *unpack_us = NULL;
-  gsize out_bytes[N_VARIANTS][2] = { { 0 } };
 
-  ctx = g_option_context_new ("INDEX - the index codec's variants on an index's own blocks");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc != 2 || n_runs < 1)
-    {
-      g_printerr ("%s\n", error != NULL ? error->message : "usage: strata-bench-codec INDEX [--runs N]");
-      return 2;
-    }
-
-  map = strata_index_map_new (argv[1], &error);
+  map = strata_index_map_new (path, &error);
   if (map == NULL)
     {
       g_printerr ("%s\n", error->message);
-      return 1;
+      return FALSE;
     }
   base = strata_index_map_get_data (map, &size);
   h = (const StrataIndexHeader *) (gconstpointer) base;
   if (size < sizeof *h || memcmp (h->magic, STRATA_INDEX_MAGIC, 8) != 0 || h->version != STRATA_INDEX_VERSION)
     {
-      g_printerr ("%s: not a version %d index\n", argv[1], STRATA_INDEX_VERSION);
-      return 1;
+      g_printerr ("%s: not a version %d index\n", path, STRATA_INDEX_VERSION);
+      return FALSE;
     }
 
   for (guint k = 0; k < 2; k++)
@@ -1073,6 +1033,62 @@ main (int    argc,
       }
   }
 
+  return TRUE;
+}
+
+static int
+compare_gint64 (const void *a,
+                const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static gint64
+median (gint64 *v,
+        guint   n)
+{
+  qsort (v, n, sizeof *v, compare_gint64);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GOptionContext) ctx = NULL;
+  g_autofree char *dict_from = NULL;
+  g_autofree char *only = NULL;
+  int n_runs = 5;
+  gboolean columns = FALSE;
+  GOptionEntry entries[] = {
+    { "runs", 0, 0, G_OPTION_ARG_INT, &n_runs, "Runs per variant (default 5)", "N" },
+    { "dict-from", 0, 0, G_OPTION_ARG_FILENAME, &dict_from, "Train the dictionaries on this other index's blocks", "INDEX" },
+    { "columns", 0, 0, G_OPTION_ARG_NONE, &columns, "Where the varint bytes go, per column", NULL },
+    { "variant", 0, 0, G_OPTION_ARG_STRING, &only, "Only the variants whose names contain one of these (comma-separated)", "TEXT" },
+    { NULL }
+  };
+  Kind kinds[2], train_kinds[2];
+  const char *kind_names[2] = { "activities", "items" };
+  Work w = { 0 };
+  gsize max_blocks = 0;
+  /* [variant][kind][run] */
+  g_autofree gint64 *pack_us = NULL, *unpack_us = NULL;
+  gsize out_bytes[N_VARIANTS][2] = { { 0 } };
+
+  ctx = g_option_context_new ("INDEX - the index codec's variants on an index's own blocks");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc != 2 || n_runs < 1)
+    {
+      g_printerr ("%s\n", error != NULL ? error->message : "usage: strata-bench-codec INDEX [--runs N]");
+      return 2;
+    }
+
+  if (!load_index (argv[1], kinds) || (dict_from != NULL && !load_index (dict_from, train_kinds)))
+    return 1;
+
   for (guint k = 0; k < 2; k++)
     {
       max_blocks = MAX (max_blocks, kinds[k].blocks->len);
@@ -1108,7 +1124,7 @@ main (int    argc,
       for (guint k = 0; k < 2; k++)
         {
           if (variants[v].stage == STAGE_DICT)
-            train_dict (v, &kinds[k]);
+            train_dict (v, dict_from != NULL ? &train_kinds[k] : &kinds[k]);
           pack_kind (&variants[v], &w, &kinds[k]);
           out_bytes[v][k] = w.offsets[kinds[k].blocks->len] + dict_lens[v][k];
           unpack_kind (&variants[v], &w, &kinds[k], TRUE);
@@ -1163,6 +1179,11 @@ main (int    argc,
     {
       g_byte_array_unref (kinds[k].pool);
       g_array_unref (kinds[k].blocks);
+      if (dict_from != NULL)
+        {
+          g_byte_array_unref (train_kinds[k].pool);
+          g_array_unref (train_kinds[k].blocks);
+        }
     }
   ZSTD_freeCCtx (w.cctx);
   ZSTD_freeDCtx (w.dctx);
