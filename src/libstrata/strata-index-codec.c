@@ -8,8 +8,9 @@
  * and the flags' change from the one before, and for items the count and the idle part of the duration),
  * every number a LEB128 varint; then, where it pays, the block's bytes
  * squeezed again with zstd, through one context per packing thread (a
- * context per block cost as much as the squeezing). Each block has a record (where it is, how
- * long, how coded, its XXH3) in a table that is itself a checked array.
+ * context made per block cost nearly as much as the squeezing). Each
+ * block has a record (where it is, how long, how coded, its XXH3) in a
+ * table that is itself a checked array.
  * Reading decodes one block at a time, checked and decoded on the first
  * touch, through a small cache of decoded blocks shared by the readers of
  * one mapped file (bounded: a fixed number of slots of one block each),
@@ -352,11 +353,12 @@ strata_index_decode_block (const guint8 *bytes,
 }
 
 /* Each thread packs with a zstd context of its own, made on its first
- * block and kept until it ends: ZSTD_compress() made and freed one per
- * block, which cost as much as the compression itself on blocks this
- * small. A context's parameters do not carry over from one frame to the
- * bytes of the next, so a reused one writes what a fresh one would (the
- * same trace still gives the same index). */
+ * block and kept until the thread ends: ZSTD_compress() made and freed
+ * one per block, which on blocks this small cost nearly as much as the
+ * compression itself. ZSTD_compress2() starts every frame afresh (only
+ * the level is kept), so a reused context writes the bytes a fresh one
+ * would, whatever it packed before: the same trace still gives the same
+ * index. */
 typedef struct
 {
   ZSTD_CCtx *cctx;
