@@ -22,6 +22,7 @@
 #include <utime.h>
 
 #include <glib/gstdio.h>
+#include <zstd.h>
 
 #include "strata-index-private.h"
 #include "strata-test-streams.h"
@@ -1459,6 +1460,192 @@ test_codec_edge_values (void)
     }
 }
 
+/* A lane's worth of activities as the model writes them: one channel,
+ * each starting where the one before ended or a little after, a few
+ * labels and states taking turns, the flags changing now and then, so
+ * that zstd has something to squeeze (the edge values above mostly do
+ * not compress). */
+static void
+lane_block (StrataActivity *acts,
+            guint           n,
+            GRand          *rand)
+{
+  gint64 t = (gint64) g_rand_int (rand) * 1000;
+
+  for (guint i = 0; i < n; i++)
+    {
+      StrataActivity *a = &acts[i];
+
+      a->start = t + (g_rand_int_range (rand, 0, 4) == 0 ? g_rand_int_range (rand, 0, 5000) : 0);
+      a->end = a->start + g_rand_int_range (rand, 0, 1 << 16);
+      a->channel = 48742;
+      a->label = 17 + i % 3;
+      a->arg = (gint32) (i % 2 ? 5 : -6);
+      a->kind = STRATA_ACTIVITY_STATE;
+      a->state = (guint8) (i % 4);
+      a->flags = (guint16) (i == 0 || i % 50 == 0 ? 1u << (i / 50 % 16) : 0);
+      t = a->end;
+    }
+}
+
+/* A packed block, either codec, unpacks to exactly its elements, and is
+ * refused one byte short, one byte long, or asked for one element more
+ * or fewer; blocks of every edge value and blocks that zstd squeezes,
+ * activities and items, short and full. */
+static void
+test_codec_packed_edges (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261202);
+  g_autoptr(GByteArray) packed = g_byte_array_new ();
+  ZSTD_DCtx *dctx = ZSTD_createDCtx ();
+  StrataZoomItem items[STRATA_INDEX_ITEM_BLOCK], back[STRATA_INDEX_ITEM_BLOCK];
+  StrataActivity acts[STRATA_INDEX_ACTIVITY_BLOCK];
+  guint n_zstd = 0;
+
+  for (guint round = 0; round < 120; round++)
+    {
+      guint n = round % 4 == 0 ? 1 + g_rand_int_range (rand, 0, 70) : STRATA_INDEX_ITEM_BLOCK;
+      gboolean edges = round % 2 == 0;
+
+      if (edges)
+        edge_items (items, n, rand);
+      else
+        {
+          lane_block (acts, n, rand);
+          for (guint i = 0; i < n; i++)
+            {
+              memcpy (&items[i], &acts[i], sizeof acts[i]);
+              items[i].count = 1 + (guint32) g_rand_int_range (rand, 0, 3);
+              items[i].reserved = 0;
+              items[i].busy = items[i].end - items[i].start - (i % 3 == 0 ? 7 : 0);
+            }
+        }
+      if (edges)
+        for (guint i = 0; i < n; i++)
+          memcpy (&acts[i], &items[i], sizeof acts[i]);
+
+      for (guint kind = 0; kind < 2; kind++)
+        {
+          const void *elems = kind == 0 ? (const void *) acts : (const void *) items;
+          guint32 size = kind == 0 ? sizeof (StrataActivity) : sizeof (StrataZoomItem);
+
+          for (int level = 0; level <= STRATA_INDEX_ZSTD_LEVEL; level += STRATA_INDEX_ZSTD_LEVEL)
+            {
+              guint8 codec;
+
+              strata_index_pack_block (elems, n, size, level, packed, &codec);
+              g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level > 0 && codec == STRATA_INDEX_CODEC_ZSTD));
+              n_zstd += codec == STRATA_INDEX_CODEC_ZSTD;
+              if (!edges && n == STRATA_INDEX_ITEM_BLOCK && level > 0)
+                g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
+
+              memset (back, 0xa5, sizeof back);
+              g_assert_true (strata_index_unpack_block (packed->data, packed->len, codec, n, size, dctx, back));
+              g_assert_cmpmem (elems, (gsize) n * size, back, (gsize) n * size);
+              g_assert_true (strata_index_unpack_block (packed->data, packed->len, codec, n, size, NULL, back));
+              g_assert_cmpmem (elems, (gsize) n * size, back, (gsize) n * size);
+
+              g_assert_false (strata_index_unpack_block (packed->data, packed->len - 1, codec, n, size, dctx, back));
+              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n + 1, size, dctx, back));
+              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n - 1, size, dctx, back));
+              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n,
+                                                         kind == 0 ? sizeof (StrataZoomItem) : sizeof (StrataActivity),
+                                                         dctx, back));
+              g_byte_array_append (packed, (const guint8 *) "", 1);
+              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n, size, dctx, back));
+            }
+        }
+    }
+  /* Both codecs were reached. */
+  g_assert_cmpuint (n_zstd, >, 50);
+  ZSTD_freeDCtx (dctx);
+}
+
+typedef struct
+{
+  const StrataActivity *acts;
+  guint                 n;
+  int                   level;
+  GByteArray           *out;
+} PackJob;
+
+static gpointer
+pack_in_thread (gpointer data)
+{
+  PackJob *job = data;
+  guint8 codec;
+
+  strata_index_pack_block (job->acts, job->n, sizeof (StrataActivity), job->level, job->out, &codec);
+  g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
+  return NULL;
+}
+
+/* The packer keeps a zstd context per thread: whatever it packed before
+ * and at whatever level, and in whichever thread, a block packs to the
+ * bytes a fresh context gives it (ZSTD_compress over its varint
+ * columns), so the same trace still gives the same index. */
+static void
+test_codec_reused_context (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (77);
+  g_autoptr(GByteArray) plain = g_byte_array_new ();
+  g_autoptr(GByteArray) packed = g_byte_array_new ();
+  g_autoptr(GByteArray) fresh = g_byte_array_new ();
+  StrataActivity acts[STRATA_INDEX_ACTIVITY_BLOCK];
+  static const int levels[] = { 3, 1, 3, 3, 5, 1, 2, 3 };
+
+  for (guint round = 0; round < 40; round++)
+    {
+      int level = levels[round % G_N_ELEMENTS (levels)];
+      guint n = round % 5 == 0 ? 100 + round : STRATA_INDEX_ACTIVITY_BLOCK;
+      guint8 codec;
+      gsize got;
+
+      lane_block (acts, n, rand);
+      g_byte_array_set_size (plain, 0);
+      strata_index_encode_block (acts, n, sizeof (StrataActivity), plain);
+      g_byte_array_set_size (fresh, (guint) ZSTD_compressBound (plain->len));
+      got = ZSTD_compress (fresh->data, fresh->len, plain->data, plain->len, level);
+      g_assert_false (ZSTD_isError (got));
+      g_byte_array_set_size (fresh, (guint) got);
+
+      strata_index_pack_block (acts, n, sizeof (StrataActivity), level, packed, &codec);
+      g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
+      g_assert_cmpmem (packed->data, packed->len, fresh->data, fresh->len);
+
+      if (round % 8 == 0)
+        {
+          g_autoptr(GByteArray) other = g_byte_array_new ();
+          PackJob job = { acts, n, level, other };
+          GThread *thread = g_thread_new ("pack", pack_in_thread, &job);
+
+          g_thread_join (thread);
+          g_assert_cmpmem (other->data, other->len, fresh->data, fresh->len);
+        }
+    }
+}
+
+/* Blocks longer than the file's (the writer never makes them, the
+ * varints take any length) still round-trip through the varint codec. */
+static void
+test_codec_long_block (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  g_autoptr(GByteArray) packed = g_byte_array_new ();
+  guint n = 3 * STRATA_INDEX_ACTIVITY_BLOCK + 11;
+  g_autofree StrataActivity *acts = g_new (StrataActivity, n);
+  g_autofree StrataActivity *back = g_new (StrataActivity, n);
+  guint8 codec;
+
+  lane_block (acts, n, rand);
+  strata_index_pack_block (acts, n, sizeof (StrataActivity), 0, packed, &codec);
+  g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_VARINT);
+  g_assert_true (strata_index_decode_block (packed->data, packed->len, n, sizeof (StrataActivity), back));
+  g_assert_cmpmem (acts, n * sizeof *acts, back, n * sizeof *back);
+  /* The reader's side refuses a block of more than a block's elements. */
+  g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n, sizeof (StrataActivity), NULL, back));
+}
+
 /* A packed array as the writer lays it out in a file: the blocks, their
  * records, the records' checksums. */
 static GBytes *
@@ -1653,6 +1840,9 @@ main (int    argc,
 
   g_test_add_func ("/strata/index/codec/edge-values", test_codec_edge_values);
   g_test_add_func ("/strata/index/codec/packed-array", test_codec_packed_array);
+  g_test_add_func ("/strata/index/codec/packed-edges", test_codec_packed_edges);
+  g_test_add_func ("/strata/index/codec/reused-context", test_codec_reused_context);
+  g_test_add_func ("/strata/index/codec/long-block", test_codec_long_block);
   g_test_add_func ("/strata/index/round-trip/fixtures", test_round_trip_fixtures);
   g_test_add_func ("/strata/index/round-trip/generated-streams", test_round_trip_streams);
   g_test_add_func ("/strata/index/round-trip/spilled", test_round_trip_spilled);

@@ -7,8 +7,10 @@
  * end before, the channel, label and argument as deltas, the kind, state
  * and the flags' change from the one before, and for items the count and the idle part of the duration),
  * every number a LEB128 varint; then, where it pays, the block's bytes
- * squeezed again with zstd. Each block has a record (where it is, how
- * long, how coded, its XXH3) in a table that is itself a checked array.
+ * squeezed again with zstd, through one context per packing thread (a
+ * context made per block cost nearly as much as the squeezing). Each
+ * block has a record (where it is, how long, how coded, its XXH3) in a
+ * table that is itself a checked array.
  * Reading decodes one block at a time, checked and decoded on the first
  * touch, through a small cache of decoded blocks shared by the readers of
  * one mapped file (bounded: a fixed number of slots of one block each),
@@ -54,20 +56,24 @@ unzigzag32 (guint32 z)
   return (z >> 1) ^ (0u - (z & 1));
 }
 
-static inline void
-put_varint (GByteArray *out,
-            guint64     v)
-{
-  guint8 buf[10];
-  guint n = 0;
+/* The most bytes the columns take for one element: a 64-bit varint takes
+ * at most 10 bytes, a 32-bit one 5, a 16-bit one 3. */
+#define MAX_ENCODED_ACTIVITY (10 + 10 + 5 + 5 + 5 + 1 + 1 + 3)
+#define MAX_ENCODED_ITEM     (MAX_ENCODED_ACTIVITY + 5 + 5 + 10)
 
+/* Written straight into room reserved for the worst case: appending each
+ * number to a GByteArray was a third of what packing a block cost. */
+static inline guint8 *
+put_varint (guint8  *p,
+            guint64  v)
+{
   while (v >= 0x80)
     {
-      buf[n++] = (guint8) (v | 0x80);
+      *p++ = (guint8) (v | 0x80);
       v >>= 7;
     }
-  buf[n++] = (guint8) v;
-  g_byte_array_append (out, buf, n);
+  *p++ = (guint8) v;
+  return p;
 }
 
 /* The fields both kinds of element share, at the same offsets. */
@@ -116,6 +122,63 @@ extra_at (const guint8 *elems,
   return x;
 }
 
+/* The block's varint columns at @p (room for n * MAX_ENCODED_ITEM
+ * bytes); returns the end of what it wrote. */
+static guint8 *
+encode_columns (const guint8 *e,
+                guint         n,
+                guint32       elem_size,
+                guint8       *p)
+{
+  Common prev = { 0 };
+
+  /* The durations, then each start from the end before it: a lane's
+   * activities and a channel's items follow one another, so the gaps are
+   * small (a jump back where the next channel's items begin). */
+  for (guint i = 0; i < n; i++)
+    {
+      Common c = common_at (e, i, elem_size);
+
+      p = put_varint (p, zigzag64 (c.end - c.start));
+    }
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    p = put_varint (p, zigzag64 (common_at (e, i, elem_size).start - prev.end));
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    p = put_varint (p, zigzag32 (common_at (e, i, elem_size).channel - prev.channel));
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    p = put_varint (p, zigzag32 (common_at (e, i, elem_size).label - prev.label));
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    p = put_varint (p, zigzag32 (common_at (e, i, elem_size).arg - prev.arg));
+  for (guint i = 0; i < n; i++)
+    *p++ = common_at (e, i, elem_size).kind;
+  for (guint i = 0; i < n; i++)
+    *p++ = common_at (e, i, elem_size).state;
+  /* The flags as what changed from the element before (often nothing). */
+  prev = (Common) { 0 };
+  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
+    p = put_varint (p, (guint16) (common_at (e, i, elem_size).flags ^ prev.flags));
+
+  if (elem_size == sizeof (StrataZoomItem))
+    {
+      for (guint i = 0; i < n; i++)
+        p = put_varint (p, extra_at (e, i, elem_size).count);
+      for (guint i = 0; i < n; i++)
+        p = put_varint (p, extra_at (e, i, elem_size).reserved);
+      /* The busy time is the duration less the gaps between members:
+       * the gaps are small, often none. */
+      for (guint i = 0; i < n; i++)
+        {
+          Common c = common_at (e, i, elem_size);
+
+          p = put_varint (p, zigzag64 ((c.end - c.start) - extra_at (e, i, elem_size).busy));
+        }
+    }
+  return p;
+}
+
 /**
  * strata_index_encode_block:
  * @elems: @n activities (@elem_size 32) or items (48)
@@ -129,63 +192,14 @@ strata_index_encode_block (const void *elems,
                            guint32     elem_size,
                            GByteArray *out)
 {
-  const guint8 *e = elems;
-  Common prev = { 0 };
+  guint len = out->len;
+  guint8 *end;
 
   g_return_if_fail (elem_size == sizeof (StrataActivity) || elem_size == sizeof (StrataZoomItem));
 
-  /* The durations, then each start from the end before it: a lane's
-   * activities and a channel's items follow one another, so the gaps are
-   * small (a jump back where the next channel's items begin). */
-  for (guint i = 0; i < n; i++)
-    {
-      Common c = common_at (e, i, elem_size);
-
-      put_varint (out, zigzag64 (c.end - c.start));
-    }
-  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    put_varint (out, zigzag64 (common_at (e, i, elem_size).start - prev.end));
-  prev = (Common) { 0 };
-  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    put_varint (out, zigzag32 (common_at (e, i, elem_size).channel - prev.channel));
-  prev = (Common) { 0 };
-  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    put_varint (out, zigzag32 (common_at (e, i, elem_size).label - prev.label));
-  prev = (Common) { 0 };
-  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    put_varint (out, zigzag32 (common_at (e, i, elem_size).arg - prev.arg));
-  for (guint i = 0; i < n; i++)
-    {
-      Common c = common_at (e, i, elem_size);
-
-      g_byte_array_append (out, &c.kind, 1);
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      Common c = common_at (e, i, elem_size);
-
-      g_byte_array_append (out, &c.state, 1);
-    }
-  /* The flags as what changed from the element before (often nothing). */
-  prev = (Common) { 0 };
-  for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    put_varint (out, (guint16) (common_at (e, i, elem_size).flags ^ prev.flags));
-
-  if (elem_size == sizeof (StrataZoomItem))
-    {
-      for (guint i = 0; i < n; i++)
-        put_varint (out, extra_at (e, i, elem_size).count);
-      for (guint i = 0; i < n; i++)
-        put_varint (out, extra_at (e, i, elem_size).reserved);
-      /* The busy time is the duration less the gaps between members:
-       * the gaps are small, often none. */
-      for (guint i = 0; i < n; i++)
-        {
-          Common c = common_at (e, i, elem_size);
-
-          put_varint (out, zigzag64 ((c.end - c.start) - extra_at (e, i, elem_size).busy));
-        }
-    }
+  g_byte_array_set_size (out, len + n * MAX_ENCODED_ITEM);
+  end = encode_columns (elems, n, elem_size, out->data + len);
+  g_byte_array_set_size (out, (guint) (end - out->data));
 }
 
 typedef struct
@@ -338,6 +352,51 @@ strata_index_decode_block (const guint8 *bytes,
   return !r.bad && r.p == r.end;
 }
 
+/* Each thread packs with a zstd context of its own, made on its first
+ * block and kept until the thread ends: ZSTD_compress() made and freed
+ * one per block, which on blocks this small cost nearly as much as the
+ * compression itself. ZSTD_compress2() starts every frame afresh (only
+ * the level is kept), so a reused context writes the bytes a fresh one
+ * would, whatever it packed before: the same trace still gives the same
+ * index. */
+typedef struct
+{
+  ZSTD_CCtx *cctx;
+  int        level;
+} ThreadCCtx;
+
+static void
+free_thread_cctx (gpointer data)
+{
+  ThreadCCtx *t = data;
+
+  ZSTD_freeCCtx (t->cctx);
+  g_free (t);
+}
+
+static GPrivate thread_cctx = G_PRIVATE_INIT (free_thread_cctx);
+
+static ZSTD_CCtx *
+get_cctx (int level)
+{
+  ThreadCCtx *t = g_private_get (&thread_cctx);
+
+  if (t == NULL)
+    {
+      t = g_new0 (ThreadCCtx, 1);
+      t->cctx = ZSTD_createCCtx ();
+      g_assert (t->cctx != NULL);
+      g_private_set (&thread_cctx, t);
+    }
+  if (t->level != level)
+    {
+      ZSTD_CCtx_reset (t->cctx, ZSTD_reset_session_and_parameters);
+      ZSTD_CCtx_setParameter (t->cctx, ZSTD_c_compressionLevel, level);
+      t->level = level;
+    }
+  return t->cctx;
+}
+
 /**
  * strata_index_pack_block:
  * @zstd_level: 0 for varints only
@@ -354,28 +413,34 @@ strata_index_pack_block (const void *elems,
                          GByteArray *out,
                          guint8     *codec)
 {
-  g_autoptr(GByteArray) plain = g_byte_array_new ();
-  gsize bound, packed;
+  guint8 stack[STRATA_INDEX_MAX_BLOCK_ELEMS * MAX_ENCODED_ITEM];
+  g_autofree guint8 *heap = NULL;
+  guint8 *plain = stack;
+  gsize plain_len, bound, packed;
 
   g_byte_array_set_size (out, 0);
-  strata_index_encode_block (elems, n, elem_size, plain);
   *codec = STRATA_INDEX_CODEC_VARINT;
+  g_return_if_fail (elem_size == sizeof (StrataActivity) || elem_size == sizeof (StrataZoomItem));
 
-  if (zstd_level > 0 && plain->len >= 64)
+  if (n > STRATA_INDEX_MAX_BLOCK_ELEMS)
+    plain = heap = g_malloc ((gsize) n * MAX_ENCODED_ITEM);
+  plain_len = (gsize) (encode_columns (elems, n, elem_size, plain) - plain);
+
+  if (zstd_level > 0 && plain_len >= 64)
     {
-      bound = ZSTD_compressBound (plain->len);
-      g_byte_array_set_size (out, bound);
-      packed = ZSTD_compress (out->data, bound, plain->data, plain->len, zstd_level);
-      if (!ZSTD_isError (packed) && packed < plain->len - plain->len / 8)
+      bound = ZSTD_compressBound (plain_len);
+      g_byte_array_set_size (out, (guint) bound);
+      packed = ZSTD_compress2 (get_cctx (zstd_level), out->data, bound, plain, plain_len);
+      if (!ZSTD_isError (packed) && packed < plain_len - plain_len / 8)
         {
-          g_byte_array_set_size (out, packed);
+          g_byte_array_set_size (out, (guint) packed);
           *codec = STRATA_INDEX_CODEC_ZSTD;
           return;
         }
     }
 
   g_byte_array_set_size (out, 0);
-  g_byte_array_append (out, plain->data, plain->len);
+  g_byte_array_append (out, plain, (guint) plain_len);
 }
 
 /* Packed arrays: the reader's side. */
