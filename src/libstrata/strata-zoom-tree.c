@@ -180,6 +180,7 @@ typedef struct
   guint      n_lane_blocks;
   LaneEntry *lane_table;
   guint      lane_table_bits;
+  guint      n_lane_states;  /* made so far: the most one chunk touched */
   /* The lanes' output for the current chunk, emptied when it ends: the
    * same memory serves every chunk (vectors of their own per lane grew
    * into fresh pages chunk after chunk: a sixth of the levels' time on
@@ -759,7 +760,10 @@ take_lane (Level                *level,
 
   lane = &level->lane_blocks[b][slot % LANE_BLOCK];
   if (lane->run.threshold == 0)
-    strata_aggregate_run_init (&lane->run, level->threshold);
+    {
+      strata_aggregate_run_init (&lane->run, level->threshold);
+      level->n_lane_states++;
+    }
   g_assert (!lane->has_held && !lane->run.open && lane->first_seg == NULL && lane->n_items == 0);
   lane->channel = piece->channel;
   lane->lane = strata_zoom_lane_of (piece);
@@ -2137,6 +2141,20 @@ current_geometry (StrataZoomTree     *self,
   *g = self->ranks;
   g->root_log2 = self->ranks.root_log2 - *root * self->ranks.factor_log2;
   g->n_levels = self->n_ranks - *root;
+}
+
+/* The lane states the levels hold (for the tests: it follows the lanes
+ * one chunk touches, not the lanes ever seen). */
+guint64
+strata_zoom_tree_get_n_lane_states (StrataZoomTree *self)
+{
+  guint64 n = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    n += self->levels[r].n_lane_states;
+  return n;
 }
 
 /**
