@@ -1121,6 +1121,113 @@ test_short_threads (void)
   g_assert_cmpuint (states * 4, <, ever);
 }
 
+/* Loads @path with the raw store spilling from its first activity, its
+ * tails held to @budget bytes (0: the defaults, which a small trace never
+ * reaches): into @index, returning the file's bytes, or (@index NULL)
+ * in memory, returning NULL and in *@spilled how many activities went to
+ * the spill file. */
+static GBytes *
+index_spilled (const char             *path,
+               const StrataZoomParams *params,
+               const char             *index,
+               guint64                 budget,
+               guint64                *spilled)
+{
+  StrataIndexOptions options = { .index_path = index,
+                                 .flags = index != NULL ? STRATA_INDEX_OPEN_REBUILD : STRATA_INDEX_OPEN_BYPASS };
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = g_strdup_printf ("%" G_GUINT64_FORMAT, budget);
+  char *contents = NULL;
+  gsize len = 0;
+
+  if (budget > 0)
+    {
+      g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
+      g_setenv ("STRATA_RAW_STORE_BUDGET", value, TRUE);
+    }
+  trace = strata_index_load_trace (path, params, &options, &error);
+  g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
+  g_unsetenv ("STRATA_RAW_STORE_BUDGET");
+  g_assert_no_error (error);
+  g_assert_cmpstr (strata_trace_get_index_path (trace), ==, index);
+  *spilled = strata_raw_store_get_spilled (strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace)));
+  if (index == NULL)
+    return NULL;
+
+  g_assert_true (g_file_get_contents (index, &contents, &len, NULL));
+  return g_bytes_new_take (contents, len);
+}
+
+/* A build whose raw store spilled short blocks to a tiny budget writes
+ * the very bytes of one that held everything in memory, and the index
+ * read back has every lane of the trace loaded without one. */
+static void
+test_spilled_index (void)
+{
+  static const char *traces[] = { "sched-small.dat", "instances.dat" };
+  guint64 total_spilled = 0;
+
+  for (guint f = 0; f < G_N_ELEMENTS (traces); f++)
+    {
+      g_autofree char *path = strata_test_fixture (traces[f]);
+      g_autofree char *dir = strata_test_tmpdir ();
+      g_autofree char *plain_path = g_build_filename (dir, "plain" STRATA_INDEX_SUFFIX, NULL);
+      g_autofree char *spilled_path = g_build_filename (dir, "spilled" STRATA_INDEX_SUFFIX, NULL);
+      StrataIndexOptions bypass = { .flags = STRATA_INDEX_OPEN_BYPASS };
+      StrataIndexOptions mapped = { .index_path = spilled_path };
+      g_autoptr(GBytes) plain = NULL;
+      g_autoptr(GBytes) spilled = NULL;
+      g_autoptr(StrataTrace) want = NULL;
+      g_autoptr(StrataTrace) got = NULL;
+      g_autoptr(GError) error = NULL;
+      StrataRawStore *wr, *gr;
+      guint64 n_plain, n_spilled;
+      guint n_lanes = 0;
+      StrataZoomParams params;
+
+      strata_zoom_params_init (&params);
+      /* The same settings in memory: how much they spill. */
+      index_spilled (path, &params, NULL, 0, &n_plain);
+      index_spilled (path, &params, NULL, 2048, &n_spilled);
+      g_test_message ("%s: %" G_GUINT64_FORMAT " activities spilled", traces[f], n_spilled);
+      g_assert_cmpuint (n_plain, ==, 0);
+      g_assert_cmpuint (n_spilled, >, 0);
+      total_spilled += n_spilled;
+      plain = index_spilled (path, &params, plain_path, 0, &n_plain);
+      spilled = index_spilled (path, &params, spilled_path, 2048, &n_spilled);
+      g_assert_true (g_bytes_equal (plain, spilled));
+
+      want = strata_index_load_trace (path, &params, &bypass, &error);
+      g_assert_no_error (error);
+      got = strata_index_load_trace (path, &params, &mapped, &error);
+      g_assert_no_error (error);
+      wr = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (want));
+      gr = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (got));
+      g_assert_cmpuint (strata_raw_store_get_size (gr), ==, strata_raw_store_get_size (wr));
+      g_assert_cmpuint (strata_raw_store_get_n_channels (gr), ==, strata_raw_store_get_n_channels (wr));
+      for (guint32 c = 0; c < strata_raw_store_get_n_channels (wr); c++)
+        for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+          {
+            StrataRawLane wl, gl;
+            guint wf, we, gf, ge;
+            gboolean has = strata_raw_store_open_lane (wr, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &wl, &wf, &we);
+
+            g_assert_cmpint (strata_raw_store_open_lane (gr, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &gl, &gf, &ge), ==, has);
+            if (!has)
+              continue;
+            g_assert_cmpuint (ge, ==, we);
+            for (guint i = 0; i < we; i++)
+              g_assert_cmpmem (strata_raw_lane_get (&gl, i), sizeof (StrataActivity),
+                               strata_raw_lane_get (&wl, i), sizeof (StrataActivity));
+            n_lanes++;
+          }
+      g_assert_cmpuint (n_lanes, >, 10);
+      g_assert_null (strata_trace_get_index_damage (got));
+    }
+  g_assert_cmpuint (total_spilled, >, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1134,6 +1241,7 @@ main (int    argc,
                         CASE (STRATA_BUFFER_FIXED_INTERVAL, 1), test_fixtures_oracle);
   g_test_add_data_func ("/strata/zoom-build/fixtures/fixed-count",
                         CASE (STRATA_BUFFER_FIXED_COUNT, 1), test_fixtures_oracle);
+  g_test_add_func ("/strata/zoom-build/fixtures/spilled-index", test_spilled_index);
   g_test_add_data_func ("/strata/zoom-build/generated/adaptive",
                         CASE (STRATA_BUFFER_ADAPTIVE, 1), test_generated_oracle);
   g_test_add_data_func ("/strata/zoom-build/generated/adaptive-reduced",
