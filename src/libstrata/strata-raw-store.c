@@ -54,6 +54,7 @@ typedef struct
                              * ones, the last one maybe short (then the lane has
                              * none in memory) */
   guint64 appended;         /* the store's size when it last took one of these */
+  guint32 resident;         /* bit l: lanes[l] has activities in memory */
 } Channel;
 
 /* By default a store spills once it holds this many activities (8 MiB),
@@ -67,8 +68,12 @@ typedef struct
 /* The bytes the lanes' activities in memory may take once a store spills
  * (STRATA_RAW_STORE_BUDGET in the environment says otherwise): past it,
  * the least recently appended channels' tails go to the spill file until
- * half of it is left, so the scan that picks them is paid once per
- * several thousand activities. */
+ * half of it is left. A channel appended to among the last cold_window()
+ * activities is left alone (its tail would come back at once: with
+ * thousands of live threads, spilling them was four times the cost of the
+ * build), so the budget holds as long as the live lanes' tails fit in
+ * half of it; and the scan that picks them is paid at most once per
+ * cold_window() activities. */
 #define SPILL_BUDGET (G_GUINT64_CONSTANT (8) << 20)
 
 /* A lane of a store mapped from an index: its activities packed, its
@@ -114,6 +119,7 @@ struct _StrataRawStore
   guint64              lane_bytes;      /* what the lanes in memory have allocated */
   guint64              peak_lane_bytes;
   guint64              n_evicted;       /* tails spilled for the budget */
+  guint64              next_round;      /* no spill_tails() before this size */
   GByteArray          *spill_buf;
   GMutex               dctx_lock;
   ZSTD_DCtx           *dctx;
@@ -636,25 +642,32 @@ by_appended (gconstpointer pa,
   return a->channel < b->channel ? -1 : a->channel > b->channel;
 }
 
+/* Activities a channel must have gone without, for its tail to be
+ * spilled for the budget: an eighth of what the budget holds. */
+static guint64
+cold_window (StrataRawStore *self)
+{
+  return MAX (self->budget / sizeof (StrataActivity) / 8, 1);
+}
+
 /* The store is past its budget: the channels appended to least recently
- * spill their lanes' tails until half of it is left. */
+ * (and not lately) spill their lanes' tails until half of it is left. */
 static void
 spill_tails (StrataRawStore *self)
 {
   g_autoptr(GArray) order = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  guint64 window = cold_window (self);
 
   for (guint32 c = 0; c < self->channels->len; c++)
     {
       Channel *ch = &g_array_index (self->channels, Channel, c);
 
-      for (guint l = 0; l < N_LANES; l++)
-        if (ch->lanes[l] != NULL && ch->lanes[l]->len > 0)
-          {
-            Candidate k = { ch->appended, c };
+      if (ch->resident != 0 && ch->appended + window <= self->size)
+        {
+          Candidate k = { ch->appended, c };
 
-            g_array_append_val (order, k);
-            break;
-          }
+          g_array_append_val (order, k);
+        }
     }
   g_array_sort (order, by_appended);
 
@@ -663,13 +676,17 @@ spill_tails (StrataRawStore *self)
       Channel *ch = &g_array_index (self->channels, Channel, g_array_index (order, Candidate, i).channel);
 
       for (guint l = 0; l < N_LANES; l++)
-        if (ch->lanes[l] != NULL && ch->lanes[l]->len > 0)
+        if (ch->resident & (1u << l))
           {
             if (!spill_tail (self, ch, l))
               return;
+            ch->resident &= ~(1u << l);
             self->n_evicted++;
           }
     }
+  /* The rest is live: another look only after a window's worth. */
+  if (self->lane_bytes > self->budget / 2)
+    self->next_round = self->size + window;
 }
 
 /* The lane's last spilled block back in memory, before the others. */
@@ -766,6 +783,7 @@ strata_raw_store_add (const StrataActivity *activity,
 
   self->size++;
   ch->appended = self->size;
+  ch->resident |= 1u << l;
 
   if (self->size > self->spill_from && !self->spill_failed)
     {
@@ -777,7 +795,8 @@ strata_raw_store_add (const StrataActivity *activity,
         from += STRATA_RAW_STORE_BLOCK;
       drop_front (self, ch, l, from);
 
-      if (self->lane_bytes > self->budget && !self->spill_failed)
+      if (self->lane_bytes > self->budget && !self->spill_failed &&
+          self->size >= self->next_round)
         spill_tails (self);
     }
   self->peak_lane_bytes = MAX (self->peak_lane_bytes, self->lane_bytes);
