@@ -1166,6 +1166,7 @@ index_spilled (const char             *path,
   char *contents = NULL;
   gsize len = 0;
 
+  g_assert_nonnull (trace);
   g_assert_true (g_file_get_contents (index, &contents, &len, NULL));
   return g_bytes_new_take (contents, len);
 }
