@@ -37,7 +37,10 @@
  *
  * What the build costs. Every active level sees every piece, so the work
  * per piece and level is kept small: a piece's lane is found once per
- * buffer (a dense id; each level keeps its lanes in blocks by id), items
+ * buffer (a dense id; each level finds its state for the id in a small
+ * table of the lanes its current chunk touched, the states recycled from
+ * chunk to chunk, so they follow one chunk's lanes and not every lane
+ * ever seen), items
  * go into plain arrays and are copied once, into the stored chunk. Below
  * the levels where activities stop being trivial no dense chunk is worth
  * storing, so a level whose last chunk was not only counts the next one:
@@ -818,9 +821,10 @@ lanes_release (Level *level)
 }
 
 /* The id of @channel's lane @l: ids are dense, in the order lanes are
- * first seen, so a level's lanes lie in a few blocks (following two
+ * first seen, found once per piece for every level (following two
  * pointers per piece and level to lanes scattered over the heap was half
- * of the aggregators' time, in cache misses). */
+ * of the aggregators' time, in cache misses); a level's states are in a
+ * few blocks, in the order its chunk first touched them. */
 static inline guint32
 lane_id (StrataZoomTree *self,
          guint32         channel,
