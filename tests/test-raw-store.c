@@ -6,7 +6,9 @@
  * one nesting depth, the kernel model's intervals never overlap. And a
  * store that spills its lanes to disk while it is built keeps its own
  * accounted resident bytes under a bound on a stream far larger, while
- * answering every query as the store held in memory does.
+ * answering every query as the store held in memory does; and one that
+ * takes tens of thousands of short-lived channels keeps their tails to
+ * its budget of bytes, as exactly.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -151,11 +153,12 @@ typedef struct
 } Late;
 
 static void
-assert_stores_equal (StrataRawStore *want,
-                     StrataRawStore *got,
-                     gint64          last,
-                     GRand          *rand,
-                     guint           n_queries)
+assert_stores_equal_on (StrataRawStore *want,
+                        StrataRawStore *got,
+                        guint32         n_channels,
+                        gint64          last,
+                        GRand          *rand,
+                        guint           n_queries)
 {
   g_assert_cmpuint (strata_raw_store_get_size (got), ==, strata_raw_store_get_size (want));
   g_assert_cmpuint (strata_raw_store_get_n_channels (got), ==, strata_raw_store_get_n_channels (want));
@@ -164,7 +167,7 @@ assert_stores_equal (StrataRawStore *want,
     {
       g_autoptr(GArray) w = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
       g_autoptr(GArray) g = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
-      guint32 c = g_rand_int_range (rand, 0, SPILL_CHANNELS);
+      guint32 c = g_rand_int_range (rand, 0, n_channels);
       guint l = g_rand_int_range (rand, 0, STRATA_RAW_STORE_N_LANES);
       gint64 t0 = (gint64) (g_rand_double (rand) * last);
       gint64 t1 = t0 + (gint64) (g_rand_double (rand) * g_rand_double (rand) * (last - t0)) + 1;
@@ -185,6 +188,50 @@ assert_stores_equal (StrataRawStore *want,
       if (we > wf)
         g_assert_cmpmem (&gl[gf], (ge - gf) * sizeof (StrataActivity), &wl[wf], (we - wf) * sizeof (StrataActivity));
     }
+}
+
+static void
+assert_stores_equal (StrataRawStore *want,
+                     StrataRawStore *got,
+                     gint64          last,
+                     GRand          *rand,
+                     guint           n_queries)
+{
+  assert_stores_equal_on (want, got, SPILL_CHANNELS, last, rand, n_queries);
+}
+
+/* Every lane of every channel read whole, forwards and backwards across
+ * its blocks; returns how many lanes have more than @blocks blocks. */
+static guint
+assert_lanes_equal (StrataRawStore *want,
+                    StrataRawStore *got,
+                    guint32         n_channels,
+                    guint           blocks)
+{
+  guint n_long = 0;
+
+  for (guint32 c = 0; c < n_channels; c++)
+    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+      {
+        StrataRawLane wl, gl;
+        guint wf, we, gf, ge;
+        gboolean has = strata_raw_store_open_lane (want, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &wl, &wf, &we);
+
+        g_assert_cmpint (strata_raw_store_open_lane (got, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &gl, &gf, &ge), ==, has);
+        if (!has)
+          continue;
+        g_assert_cmpuint (gf, ==, wf);
+        g_assert_cmpuint (ge, ==, we);
+        n_long += we > blocks * STRATA_RAW_STORE_BLOCK;
+        for (guint i = we; i > 0; i--)
+          g_assert_cmpmem (strata_raw_lane_get (&gl, i - 1), sizeof (StrataActivity),
+                           strata_raw_lane_get (&wl, i - 1), sizeof (StrataActivity));
+        for (guint i = 0; i < we; i++)
+          g_assert_cmpmem (strata_raw_lane_get (&gl, i), sizeof (StrataActivity),
+                           strata_raw_lane_get (&wl, i), sizeof (StrataActivity));
+        g_assert_null (strata_raw_lane_get (&gl, we));
+      }
+  return n_long;
 }
 
 static void
@@ -267,28 +314,120 @@ test_spill_bounded (void)
   assert_stores_equal (want, got, last, rand, 400);
 
   /* Every lane read whole, forwards and backwards across its blocks. */
-  for (guint32 c = 0; c < SPILL_CHANNELS; c++)
-    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
-      {
-        StrataRawLane wl, gl;
-        guint wf, we, gf, ge;
-        gboolean has = strata_raw_store_open_lane (want, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &wl, &wf, &we);
-
-        g_assert_cmpint (strata_raw_store_open_lane (got, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &gl, &gf, &ge), ==, has);
-        if (!has)
-          continue;
-        g_assert_cmpuint (gf, ==, wf);
-        g_assert_cmpuint (ge, ==, we);
-        n_long += we > 4 * STRATA_RAW_STORE_BLOCK;
-        for (guint i = we; i > 0; i--)
-          g_assert_cmpmem (strata_raw_lane_get (&gl, i - 1), sizeof (StrataActivity),
-                           strata_raw_lane_get (&wl, i - 1), sizeof (StrataActivity));
-        for (guint i = 0; i < we; i++)
-          g_assert_cmpmem (strata_raw_lane_get (&gl, i), sizeof (StrataActivity),
-                           strata_raw_lane_get (&wl, i), sizeof (StrataActivity));
-        g_assert_null (strata_raw_lane_get (&gl, we));
-      }
+  n_long = assert_lanes_equal (want, got, SPILL_CHANNELS, 4);
   g_assert_cmpuint (n_long, ==, SPILL_CHANNELS * 4);
+}
+
+/* Thread generations: a reused tid is a new channel, so a long trace has
+ * tens of thousands of channels, most of them with lanes shorter than a
+ * block, and a channel whose thread exited never gets another activity.
+ * SHORT_LIVE channels are alive at a time, each for a few activities (one
+ * in 200 for hundreds or more); now and then an interval comes late, after its
+ * channel's tail may have been spilled. */
+#define SHORT_N       240000
+#define SHORT_LIVE    24
+#define SHORT_LATE    3000
+#define SHORT_BUDGET  (G_GUINT64_CONSTANT (1) << 20)
+
+static void
+test_spill_short_lanes_budget (void)
+{
+  g_autoptr(StrataRawStore) want = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) got = strata_raw_store_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (23);
+  g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (Late));
+  guint32 live[SHORT_LIVE];
+  guint left[SHORT_LIVE];
+  gint64 cursor[SHORT_LIVE][3] = { { 0 } };
+  guint32 n_channels = 0;
+  guint64 peak = 0, tails;
+  guint n_late = 0;
+  gint64 now = 0, last = 0;
+
+  strata_raw_store_set_spill (want, G_MAXUINT64, 0);
+  strata_raw_store_set_spill (got, 0, 0);
+  strata_raw_store_set_budget (got, SHORT_BUDGET);
+
+  for (guint s = 0; s < SHORT_LIVE; s++)
+    {
+      live[s] = n_channels++;
+      left[s] = g_rand_int_range (rand, 1, 12);
+    }
+
+  for (guint i = 0; i < SHORT_N; i++)
+    {
+      StrataActivity a = { 0 };
+
+      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
+        {
+          a = g_array_index (late, Late, 0).a;
+          g_array_remove_index (late, 0);
+          n_late++;
+        }
+      else
+        {
+          guint s = g_rand_int_range (rand, 0, SHORT_LIVE);
+          guint l = g_rand_int_range (rand, 0, 3);
+          gint64 len = l < 2 ? g_rand_int_range (rand, 1, 3000) : 0;
+
+          now += g_rand_int_range (rand, 0, 200);
+          a.start = MAX (cursor[s][l], now) + g_rand_int_range (rand, 0, 100);
+          a.end = a.start + len;
+          a.channel = live[s];
+          a.label = g_rand_int_range (rand, 0, 50);
+          a.arg = g_rand_int_range (rand, -1, 40000);
+          a.kind = l < 2 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
+          a.flags = l < 2 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+          cursor[s][l] = a.end + (l == 2);
+          last = MAX (last, a.end);
+
+          if (--left[s] == 0)
+            {
+              /* The thread exits; its tid comes back as a new channel. */
+              live[s] = n_channels++;
+              left[s] = g_rand_int_range (rand, 0, 200) == 0 ? g_rand_int_range (rand, 300, 1500)
+                                                              : g_rand_int_range (rand, 1, 9);
+              memset (cursor[s], 0, sizeof cursor[s]);
+            }
+          if (l < 2 && g_rand_int_range (rand, 0, 400) == 0)
+            {
+              Late hole = { a, i + SHORT_LATE };
+
+              g_array_append_val (late, hole);
+              continue;
+            }
+        }
+
+      strata_raw_store_add (&a, want);
+      strata_raw_store_add (&a, got);
+
+      if (i % 997 == 0)
+        g_assert_cmpuint (strata_raw_store_get_tail_bytes (got, NULL), <=, SHORT_BUDGET);
+      /* Read while it is being built, as the viewer does while loading. */
+      if (i % 40009 == 0)
+        assert_stores_equal_on (want, got, n_channels, last, rand, 200);
+    }
+  for (guint k = 0; k < late->len; k++)
+    {
+      strata_raw_store_add (&g_array_index (late, Late, k).a, want);
+      strata_raw_store_add (&g_array_index (late, Late, k).a, got);
+      n_late++;
+    }
+
+  tails = strata_raw_store_get_tail_bytes (got, &peak);
+  g_test_message ("%u channels; tails %" G_GUINT64_FORMAT " bytes (peak %" G_GUINT64_FORMAT ") against %"
+                  G_GUINT64_FORMAT " in memory; resident %" G_GUINT64_FORMAT " against %" G_GUINT64_FORMAT
+                  "; %" G_GUINT64_FORMAT " activities spilled, %u late",
+                  n_channels, tails, peak, strata_raw_store_get_tail_bytes (want, NULL),
+                  strata_raw_store_get_resident_bytes (got), strata_raw_store_get_resident_bytes (want),
+                  strata_raw_store_get_spilled (got), n_late);
+  g_assert_cmpuint (n_channels, >, 20000);
+  g_assert_cmpuint (peak, <=, SHORT_BUDGET);
+  g_assert_cmpuint (strata_raw_store_get_tail_bytes (want, NULL), >, 4 * SHORT_BUDGET);
+  g_assert_cmpuint (strata_raw_store_get_spilled (got), >, SHORT_N * 3 / 4);
+  g_assert_cmpuint (n_late, >, 100);
+  assert_stores_equal_on (want, got, n_channels, last, rand, 2000);
+  g_assert_cmpuint (assert_lanes_equal (want, got, n_channels, 1), >, 10);
 }
 
 int
@@ -299,5 +438,6 @@ main (int    argc,
   g_test_add_func ("/strata/raw-store/lanes-do-not-overlap", test_lanes_do_not_overlap);
   g_test_add_func ("/strata/raw-store/query-equals-brute-force", test_query_equals_brute_force);
   g_test_add_func ("/strata/raw-store/spill-bounded", test_spill_bounded);
+  g_test_add_func ("/strata/raw-store/spill-short-lanes-budget", test_spill_short_lanes_budget);
   return g_test_run ();
 }

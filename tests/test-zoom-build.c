@@ -10,7 +10,9 @@
  * Queries equal the reference, across seams too. And the seed's rules each
  * get a test: adaptive depth (FIG. 7), the stack of active aggregators
  * growing and shrinking, buffers aligned with chunk boundaries, and growth
- * while the tree is queried.
+ * while the tree is queried. A stream of thousands of short-lived threads
+ * checks that the levels' lane state follows one chunk's lanes, not all
+ * lanes ever seen, with the raw store spilling to a small budget.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -19,6 +21,7 @@
 
 #include <string.h>
 
+#include "strata-index-private.h"
 #include "strata-test-support.h"
 #include "strata-test-streams.h"
 
@@ -916,6 +919,333 @@ test_live_growth (void)
   }
 }
 
+/* Thread generations: a reused tid is a new channel, so a trace has
+ * thousands of channels that each live for a few activities (one in 200
+ * for many more), a few alive at a time; their activities in start order,
+ * as the model's output is fed to the tree. */
+static GArray *
+short_threads_stream (guint    n,
+                      guint32  seed,
+                      guint   *n_channels)
+{
+  enum { LIVE = 16 };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (StrataActivity), n);
+  guint32 live[LIVE];
+  guint left[LIVE];
+  gint64 cursor[LIVE][2] = { { 0 } };
+  gint64 now = 1000;
+
+  *n_channels = 0;
+  for (guint s = 0; s < LIVE; s++)
+    {
+      live[s] = (*n_channels)++;
+      left[s] = g_rand_int_range (rand, 1, 9);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      StrataActivity a = { 0 };
+      guint s = g_rand_int_range (rand, 0, LIVE);
+      gboolean instant = g_rand_int_range (rand, 0, 4) == 0;
+
+      now += g_rand_int_range (rand, 0, 3000);
+      a.start = MAX (cursor[s][instant], now);
+      a.end = instant ? a.start : a.start + g_rand_int_range (rand, 1, 20000);
+      a.channel = live[s];
+      a.label = g_rand_int_range (rand, 1, 30);
+      a.arg = g_rand_int_range (rand, 0, 8);
+      a.kind = instant ? STRATA_ACTIVITY_WAKEUP : STRATA_ACTIVITY_STATE;
+      a.state = g_rand_int_range (rand, 0, 3);
+      cursor[s][instant] = a.end + instant;
+      g_array_append_val (out, a);
+
+      if (--left[s] == 0)
+        {
+          live[s] = (*n_channels)++;
+          left[s] = g_rand_int_range (rand, 0, 200) == 0 ? g_rand_int_range (rand, 200, 2000)
+                                                          : g_rand_int_range (rand, 1, 9);
+          memset (cursor[s], 0, sizeof cursor[s]);
+        }
+    }
+  g_array_sort (out, by_start);
+  return out;
+}
+
+typedef struct
+{
+  gint64 first;
+  gint64 last;
+} Lifetime;
+
+static int
+by_gint64 (gconstpointer pa,
+           gconstpointer pb)
+{
+  const gint64 *a = pa, *b = pb;
+
+  return *a < *b ? -1 : *a > *b;
+}
+
+/* For the tree's rank with chunks of @duration (aligned to multiples of
+ * it): the most lanes whose lifetimes (first start to last end) meet one
+ * of its dense chunks (at least T activities start there) after the
+ * first (which the pass leaves to the raw store), into *@most: at least
+ * as many as the level can have touched in one chunk. And into *@ever the
+ * lanes that meet any of them: what a state per lane ever seen holds. */
+static void
+lanes_in_dense_chunks (GArray               *lifetimes,
+                       const StrataActivity *all,
+                       gsize                 n,
+                       guint                 threshold,
+                       gint64                duration,
+                       guint64              *most,
+                       guint64              *ever)
+{
+  g_autoptr(GArray) firsts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) lasts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) dense = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 first_chunk = all[0].start / duration;
+
+  *most = *ever = 0;
+  for (gsize i = 0; i < n;)
+    {
+      gint64 c = all[i].start / duration;
+      gsize j = i;
+
+      while (j < n && all[j].start / duration == c)
+        j++;
+      if (j - i >= threshold && c != first_chunk)
+        g_array_append_val (dense, c);
+      i = j;
+    }
+  for (guint i = 0; i < lifetimes->len; i++)
+    {
+      const Lifetime *lt = &g_array_index (lifetimes, Lifetime, i);
+      gint64 a = lt->first / duration, b = lt->last / duration;
+
+      g_array_append_val (firsts, a);
+      g_array_append_val (lasts, b);
+      /* Any dense chunk in [a, b]? */
+      for (guint k = 0; k < dense->len; k++)
+        if (g_array_index (dense, gint64, k) >= a && g_array_index (dense, gint64, k) <= b)
+          {
+            (*ever)++;
+            break;
+          }
+    }
+  g_array_sort (firsts, by_gint64);
+  g_array_sort (lasts, by_gint64);
+  for (guint k = 0; k < dense->len; k++)
+    {
+      gint64 c = g_array_index (dense, gint64, k);
+      guint started = 0, ended = 0;
+
+      /* Lifetimes with first <= c, minus those with last < c. */
+      while (started < firsts->len && g_array_index (firsts, gint64, started) <= c)
+        started++;
+      while (ended < lasts->len && g_array_index (lasts, gint64, ended) < c)
+        ended++;
+      *most = MAX (*most, (guint64) (started - ended));
+    }
+}
+
+static void
+test_short_threads (void)
+{
+  guint n_channels = 0;
+  g_autoptr(GArray) acts = short_threads_stream (40000, 5, &n_channels);
+  g_autoptr(GHashTable) lanes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_autoptr(GArray) lifetimes = g_array_new (FALSE, FALSE, sizeof (Lifetime));
+  g_autoptr(StrataZoomTree) tree = NULL;
+  StrataRawStore *raw;
+  StrataZoomParams params;
+  Checked checked;
+  guint64 states, bound = 0, ever = 0, tails, peak;
+  GHashTableIter iter;
+  gpointer value;
+
+  params_for_tests (&params, GPOINTER_TO_UINT (CASE (STRATA_BUFFER_ADAPTIVE, 1)));
+  tree = strata_zoom_tree_new (&params, NULL);
+  raw = strata_zoom_tree_get_raw_store (tree);
+  strata_raw_store_set_spill (raw, 0, 0);
+  strata_raw_store_set_budget (raw, G_GUINT64_CONSTANT (512) << 10);
+  strata_test_stream_build (tree, (const StrataActivity *)(gpointer) acts->data, acts->len);
+
+  /* The raw store kept to its budget, and exactly right: every chunk. */
+  tails = strata_raw_store_get_tail_bytes (raw, &peak);
+  g_assert_cmpuint (peak, <=, G_GUINT64_CONSTANT (512) << 10);
+  g_assert_cmpuint (strata_raw_store_get_spilled (raw), >, acts->len / 2);
+  check_tree (tree, (const StrataActivity *)(gpointer) acts->data, acts->len, &checked);
+  check_queries (tree, (const StrataActivity *)(gpointer) acts->data, acts->len, 30);
+
+  /* Each lane's lifetime, then the bound rank by rank: chunks of
+   * pixels_per_chunk * F^k ns, 1 ns per pixel at the finest. */
+  for (guint i = 0; i < acts->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (acts, StrataActivity, i);
+      gint64 key = (gint64) a->channel * 64 + strata_zoom_lane_of (a);
+      Lifetime *lt = g_hash_table_lookup (lanes, &key);
+
+      if (lt == NULL)
+        {
+          lt = g_new (Lifetime, 1);
+          lt->first = a->start;
+          lt->last = a->end;
+          g_hash_table_insert (lanes, g_memdup2 (&key, sizeof key), lt);
+        }
+      lt->last = MAX (lt->last, a->end);
+    }
+  g_hash_table_iter_init (&iter, lanes);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_array_append_vals (lifetimes, value, 1);
+  for (gint64 d = params.pixels_per_chunk; ; d *= params.zoom_factor)
+    {
+      guint64 most, lanes_ever;
+
+      lanes_in_dense_chunks (lifetimes, (const StrataActivity *)(gpointer) acts->data, acts->len,
+                             params.density_threshold, d, &most, &lanes_ever);
+      bound += most;
+      ever += lanes_ever;
+      if (d > (G_GINT64_CONSTANT (1) << 62) / params.zoom_factor)
+        break;
+    }
+
+  states = strata_zoom_tree_get_n_lane_states (tree);
+  g_test_message ("%u channels, %u lanes; lane states %" G_GUINT64_FORMAT " (bound %" G_GUINT64_FORMAT
+                  ", one per lane ever seen per level %" G_GUINT64_FORMAT "); raw store tails %" G_GUINT64_FORMAT
+                  " bytes (peak %" G_GUINT64_FORMAT "), %" G_GUINT64_FORMAT " of %u spilled; %u chunks",
+                  n_channels, lifetimes->len, states, bound, ever, tails, peak,
+                  strata_raw_store_get_spilled (raw), acts->len, checked.chunks);
+  g_assert_cmpuint (n_channels, >, 3000);
+  g_assert_cmpuint (checked.chunks, >, 10);
+  g_assert_cmpuint (states, >, 0);
+  g_assert_cmpuint (states, <=, bound);
+  g_assert_cmpuint (states * 4, <, ever);
+}
+
+/* Loads @path with the raw store spilling from its first activity, its
+ * tails held to @budget bytes (0: the defaults, which a small trace never
+ * reaches): into @index, or (@index NULL) in memory; *@spilled: how many
+ * activities went to the spill file. */
+static StrataTrace *
+load_spilled (const char             *path,
+              const StrataZoomParams *params,
+              const char             *index,
+              guint64                 budget,
+              guint64                *spilled)
+{
+  StrataIndexOptions options = { .index_path = index,
+                                 .flags = index != NULL ? STRATA_INDEX_OPEN_REBUILD : STRATA_INDEX_OPEN_BYPASS };
+  StrataTrace *trace = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = g_strdup_printf ("%" G_GUINT64_FORMAT, budget);
+
+  if (budget > 0)
+    {
+      g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
+      g_setenv ("STRATA_RAW_STORE_BUDGET", value, TRUE);
+    }
+  trace = strata_index_load_trace (path, params, &options, &error);
+  g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
+  g_unsetenv ("STRATA_RAW_STORE_BUDGET");
+  g_assert_no_error (error);
+  g_assert_cmpstr (strata_trace_get_index_path (trace), ==, index);
+  *spilled = strata_raw_store_get_spilled (strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace)));
+  return trace;
+}
+
+/* The index's bytes. */
+static GBytes *
+index_spilled (const char             *path,
+               const StrataZoomParams *params,
+               const char             *index,
+               guint64                 budget,
+               guint64                *spilled)
+{
+  g_autoptr(StrataTrace) trace = load_spilled (path, params, index, budget, spilled);
+  char *contents = NULL;
+  gsize len = 0;
+
+  g_assert_nonnull (trace);
+  g_assert_true (g_file_get_contents (index, &contents, &len, NULL));
+  return g_bytes_new_take (contents, len);
+}
+
+static StrataTrace *
+index_spilled_in_memory (const char             *path,
+                         const StrataZoomParams *params,
+                         guint64                 budget,
+                         guint64                *spilled)
+{
+  return load_spilled (path, params, NULL, budget, spilled);
+}
+
+/* A build whose raw store spilled short blocks to a tiny budget writes
+ * the very bytes of one that held everything in memory, and every lane
+ * of the index read back equals that lane read back from the spill file
+ * of a build in memory. */
+static void
+test_spilled_index (void)
+{
+  static const char *traces[] = { "sched-small.dat", "instances.dat" };
+  guint64 total_spilled = 0;
+
+  for (guint f = 0; f < G_N_ELEMENTS (traces); f++)
+    {
+      g_autofree char *path = strata_test_fixture (traces[f]);
+      g_autofree char *dir = strata_test_tmpdir ();
+      g_autofree char *plain_path = g_build_filename (dir, "plain" STRATA_INDEX_SUFFIX, NULL);
+      g_autofree char *spilled_path = g_build_filename (dir, "spilled" STRATA_INDEX_SUFFIX, NULL);
+      StrataIndexOptions mapped = { .index_path = spilled_path };
+      g_autoptr(GBytes) plain = NULL;
+      g_autoptr(GBytes) spilled = NULL;
+      g_autoptr(StrataTrace) want = NULL;
+      g_autoptr(StrataTrace) got = NULL;
+      g_autoptr(GError) error = NULL;
+      StrataRawStore *wr, *gr;
+      guint64 n_plain, n_spilled, n_spilled_in_memory;
+      guint n_lanes = 0;
+      StrataZoomParams params;
+
+      strata_zoom_params_init (&params);
+      plain = index_spilled (path, &params, plain_path, 0, &n_plain);
+      spilled = index_spilled (path, &params, spilled_path, 2048, &n_spilled);
+      g_assert_true (g_bytes_equal (plain, spilled));
+
+      /* The same settings in memory: how much they spill, and the lanes
+       * read back from the spill file against those read from the index. */
+      want = index_spilled_in_memory (path, &params, 2048, &n_spilled_in_memory);
+      g_test_message ("%s: %" G_GUINT64_FORMAT " activities spilled", traces[f], n_spilled_in_memory);
+      g_assert_cmpuint (n_spilled_in_memory, >, 0);
+      total_spilled += n_spilled_in_memory;
+      got = strata_index_load_trace (path, &params, &mapped, &error);
+      g_assert_no_error (error);
+      wr = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (want));
+      gr = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (got));
+      g_assert_cmpuint (strata_raw_store_get_size (gr), ==, strata_raw_store_get_size (wr));
+      g_assert_cmpuint (strata_raw_store_get_n_channels (gr), ==, strata_raw_store_get_n_channels (wr));
+      for (guint32 c = 0; c < strata_raw_store_get_n_channels (wr); c++)
+        for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+          {
+            StrataRawLane wl, gl;
+            guint wf, we, gf, ge;
+            gboolean has = strata_raw_store_open_lane (wr, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &wl, &wf, &we);
+
+            g_assert_cmpint (strata_raw_store_open_lane (gr, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &gl, &gf, &ge), ==, has);
+            if (!has)
+              continue;
+            g_assert_cmpuint (ge, ==, we);
+            for (guint i = 0; i < we; i++)
+              g_assert_cmpmem (strata_raw_lane_get (&gl, i), sizeof (StrataActivity),
+                               strata_raw_lane_get (&wl, i), sizeof (StrataActivity));
+            n_lanes++;
+          }
+      g_assert_cmpuint (n_lanes, >, 10);
+      g_assert_null (strata_trace_get_index_damage (got));
+    }
+  g_assert_cmpuint (total_spilled, >, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -929,6 +1259,7 @@ main (int    argc,
                         CASE (STRATA_BUFFER_FIXED_INTERVAL, 1), test_fixtures_oracle);
   g_test_add_data_func ("/strata/zoom-build/fixtures/fixed-count",
                         CASE (STRATA_BUFFER_FIXED_COUNT, 1), test_fixtures_oracle);
+  g_test_add_func ("/strata/zoom-build/fixtures/spilled-index", test_spilled_index);
   g_test_add_data_func ("/strata/zoom-build/generated/adaptive",
                         CASE (STRATA_BUFFER_ADAPTIVE, 1), test_generated_oracle);
   g_test_add_data_func ("/strata/zoom-build/generated/adaptive-reduced",
@@ -937,6 +1268,7 @@ main (int    argc,
                         CASE (STRATA_BUFFER_FIXED_INTERVAL, 1), test_generated_oracle);
   g_test_add_data_func ("/strata/zoom-build/generated/fixed-count",
                         CASE (STRATA_BUFFER_FIXED_COUNT, 1), test_generated_oracle);
+  g_test_add_func ("/strata/zoom-build/generated/short-threads", test_short_threads);
   g_test_add_func ("/strata/zoom-build/seed/fig5-query-two-chunks", test_fig5_query_two_chunks);
   g_test_add_func ("/strata/zoom-build/seed/fig7-adaptive-depth", test_fig7_adaptive_depth);
   g_test_add_func ("/strata/zoom-build/seed/stack-grows-and-shrinks", test_stack_grows_and_shrinks);

@@ -408,6 +408,7 @@ StrataZoomTree *strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
                                              StrataRawStore            *raw,
                                              GError                   **error);
 const char *strata_zoom_tree_get_damage   (StrataZoomTree       *self);
+guint64     strata_zoom_tree_get_n_lane_states (StrataZoomTree   *self);
 
 /* The trace's side. */
 typedef struct

@@ -118,8 +118,9 @@ put_packed (Writer     *w,
 }
 
 /* A lane of the raw store: its blocks spilled during the pass, their
- * bytes copied as they are (packed by the same codec at the same level),
- * then its activities still in memory packed; then the records of all. */
+ * bytes copied as they are (packed by the same codec at the same level;
+ * a short one only last, as the writer would cut it), then its
+ * activities still in memory packed; then the records of all. */
 static guint64
 put_spilled_and_packed (Writer                 *w,
                         StrataRawStore         *raw,
@@ -302,9 +303,13 @@ write_raw_store (Writer            *w,
         guint n_spilled;
 
         acts = strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences, &spilled, &n_spilled);
-        if (acts == NULL || n + n_spilled == 0)
+        if (n + n_spilled == 0)
           continue;
-        rec->n = n + n_spilled * STRATA_RAW_STORE_BLOCK;
+        /* Every spilled block is full but maybe the last, which is then
+         * the lane's last (nothing of it is in memory). */
+        rec->n = n;
+        for (guint b = 0; b < n_spilled; b++)
+          rec->n += spilled[b].n;
         rec->n_fences = n_fences;
         rec->offset = put_spilled_and_packed (w, raw, spilled, n_spilled, acts, n, &rec->sums_offset);
         if (w->error != 0)

@@ -5,9 +5,16 @@
  * STRATA_RAW_STORE_BLOCK activities is packed with the index codec and
  * appended to an unlinked temporary file as soon as the lane has more than
  * a few blocks in memory, so only a short tail per lane, its fences and
- * one 24-byte record per spilled block stay resident. Spilled blocks are
- * read back with pread() and decoded into the reader's block buffer; the
- * index writer copies their bytes into the index as they are.
+ * one 24-byte record per spilled block stay resident. The tails are held
+ * to a budget of bytes too: past it, the tails of the channels appended to
+ * least recently (a thread that exited never gets more) are spilled as
+ * short blocks. A short block is always a lane's last: the next activity
+ * of that lane brings it back first, so every block but the last holds
+ * STRATA_RAW_STORE_BLOCK activities, a lane's block is found by dividing,
+ * and the index it is written into is the same bytes whatever was spilled.
+ * Spilled blocks are read back with pread() and decoded into the reader's
+ * block buffer; the index writer copies their bytes into the index as
+ * they are.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -43,7 +50,11 @@ typedef struct
 {
   GArray *lanes[N_LANES];   /* StrataActivity after the spilled ones, or NULL */
   GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities, spilled ones too */
-  GArray *spilled[N_LANES]; /* StrataIndexBlock per full block in the spill file */
+  GArray *spilled[N_LANES]; /* StrataIndexBlock per block in the spill file: full
+                             * ones, the last one maybe short (then the lane has
+                             * none in memory) */
+  guint64 appended;         /* the store's size when it last took one of these */
+  guint32 resident;         /* bit l: lanes[l] has activities in memory */
 } Channel;
 
 /* By default a store spills once it holds this many activities (8 MiB),
@@ -53,6 +64,17 @@ typedef struct
  * in the environment says otherwise (0: from the first block). */
 #define SPILL_FROM  (G_GUINT64_CONSTANT (1) << 18)
 #define SPILL_KEEP  0
+
+/* The bytes the lanes' activities in memory may take once a store spills
+ * (STRATA_RAW_STORE_BUDGET in the environment says otherwise): past it,
+ * the least recently appended channels' tails go to the spill file until
+ * half of it is left. A channel appended to among the last cold_window()
+ * activities is left alone (its tail would come back at once: with
+ * thousands of live threads, spilling them was four times the cost of the
+ * build), so the budget holds as long as the live lanes' tails fit in
+ * half of it; and the scan that picks them is paid at most once per
+ * cold_window() activities. */
+#define SPILL_BUDGET (G_GUINT64_CONSTANT (8) << 20)
 
 /* A lane of a store mapped from an index: its activities packed, its
  * fences checked block by block as they are read. */
@@ -93,6 +115,11 @@ struct _StrataRawStore
   guint64              spill_offset;
   guint64              n_spilled;
   guint64              n_unspilled;
+  guint64              budget;          /* bytes of activities in memory */
+  guint64              lane_bytes;      /* what the lanes in memory have allocated */
+  guint64              peak_lane_bytes;
+  guint64              n_evicted;       /* tails spilled for the budget */
+  guint64              next_round;      /* no spill_tails() before this size */
   GByteArray          *spill_buf;
   GMutex               dctx_lock;
   ZSTD_DCtx           *dctx;
@@ -116,11 +143,15 @@ strata_raw_store_new (void)
   self->spill_fd = -1;
   self->spill_keep = SPILL_KEEP;
   self->spill_from = SPILL_FROM;
+  self->budget = SPILL_BUDGET;
   {
     const char *env = g_getenv ("STRATA_RAW_STORE_SPILL_FROM");
 
     if (env != NULL && *env != '\0')
       self->spill_from = g_ascii_strtoull (env, NULL, 10);
+    env = g_getenv ("STRATA_RAW_STORE_BUDGET");
+    if (env != NULL && *env != '\0')
+      self->budget = g_ascii_strtoull (env, NULL, 10);
   }
   g_mutex_init (&self->dctx_lock);
 
@@ -176,6 +207,34 @@ lane_of (const StrataActivity *a)
   if (strata_activity_is_instant (a))
     return INSTANT_LANE;
   return MIN (strata_activity_get_depth (a), N_DEPTHS - 1);
+}
+
+/* The activities of lane @l in the spill file, before those in memory:
+ * every block there but the last is full. */
+static guint
+lane_base (Channel *ch,
+           guint    l)
+{
+  GArray *spilled = ch->spilled[l];
+
+  if (spilled == NULL || spilled->len == 0)
+    return 0;
+  return (spilled->len - 1) * STRATA_RAW_STORE_BLOCK +
+         g_array_index (spilled, StrataIndexBlock, spilled->len - 1).n;
+}
+
+/* What a lane's GArray of @len activities has allocated. A lane only
+ * grows until it is replaced by a fresh array of what it keeps (it is
+ * never shrunk in place), so that is GArray's rounding of its length: the
+ * next power of two of its bytes, 16 at least. */
+static inline guint64
+lane_alloc (guint len)
+{
+  guint64 bytes = (guint64) len * sizeof (StrataActivity);
+
+  if (len == 0)
+    return 0;
+  return MAX (16, bytes <= 1 ? 1 : G_GUINT64_CONSTANT (1) << g_bit_storage (bytes - 1));
 }
 
 /* The first activity of @lane that ends after @t, or has no length and is
@@ -274,7 +333,7 @@ lane_view (StrataRawStore *self,
     if (ch->spilled[l] != NULL && ch->spilled[l]->len > 0)
       {
         v->spilled = ch->spilled[l]->data;
-        v->base = ch->spilled[l]->len * STRATA_RAW_STORE_BLOCK;
+        v->base = lane_base (ch, l);
       }
     v->n = v->base + ch->lanes[l]->len;
     if (v->n == 0)
@@ -434,13 +493,6 @@ rebuild_fences (GArray *lane,
     }
 }
 
-static guint
-lane_base (Channel *ch,
-           guint    l)
-{
-  return ch->spilled[l] != NULL ? ch->spilled[l]->len * STRATA_RAW_STORE_BLOCK : 0;
-}
-
 /* An unlinked file for the spilled blocks: in $XDG_CACHE_HOME/strata,
  * else in the temporary directory. */
 static int
@@ -472,15 +524,16 @@ open_spill_file (void)
   return -1;
 }
 
-/* Packs the block of the lane's activities in memory that begins at
- * @from and appends it to the spill file (the caller then drops it from
- * memory). FALSE (and no more spilling) if it cannot be written: the
- * store then simply stays in memory. */
+/* Packs the @n activities of the lane in memory from @from (a full
+ * block, or a lane's short last one) and appends them to the spill file
+ * (the caller then drops them from memory). FALSE (and no more spilling)
+ * if they cannot be written: the store then simply stays in memory. */
 static gboolean
 spill_block (StrataRawStore *self,
              Channel        *ch,
              guint           l,
-             guint           from)
+             guint           from,
+             guint           n)
 {
   GArray *lane = ch->lanes[l];
   StrataIndexBlock rec = { 0 };
@@ -497,11 +550,14 @@ spill_block (StrataRawStore *self,
       self->spill_buf = g_byte_array_new ();
     }
 
-  strata_index_pack_block (&g_array_index (lane, StrataActivity, from), STRATA_RAW_STORE_BLOCK, sizeof (StrataActivity),
+  g_assert (n > 0 && n <= STRATA_RAW_STORE_BLOCK && from + n <= lane->len);
+  g_assert (lane_base (ch, l) % STRATA_RAW_STORE_BLOCK == 0);
+
+  strata_index_pack_block (&g_array_index (lane, StrataActivity, from), n, sizeof (StrataActivity),
                            STRATA_INDEX_ZSTD_LEVEL, self->spill_buf, &rec.codec);
   rec.offset = self->spill_offset;
   rec.size = self->spill_buf->len;
-  rec.n = STRATA_RAW_STORE_BLOCK;
+  rec.n = n;
   rec.checksum = strata_index_checksum (self->spill_buf->data, self->spill_buf->len);
   while (done < rec.size)
     {
@@ -522,8 +578,115 @@ spill_block (StrataRawStore *self,
   if (ch->spilled[l] == NULL)
     ch->spilled[l] = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
   g_array_append_val (ch->spilled[l], rec);
-  self->n_spilled += STRATA_RAW_STORE_BLOCK;
+  self->n_spilled += n;
   return TRUE;
+}
+
+/* The lane's first @n activities in memory are spilled: what is left is
+ * copied into an array of its size (a GArray never gives memory back). */
+static void
+drop_front (StrataRawStore *self,
+            Channel        *ch,
+            guint           l,
+            guint           n)
+{
+  GArray *lane = ch->lanes[l];
+  GArray *fresh;
+
+  if (n == 0)
+    return;
+  fresh = g_array_sized_new (FALSE, FALSE, sizeof (StrataActivity), lane->len - n);
+  g_array_append_vals (fresh, &g_array_index (lane, StrataActivity, n), lane->len - n);
+  self->lane_bytes -= lane_alloc (lane->len);
+  self->lane_bytes += lane_alloc (fresh->len);
+  g_array_unref (lane);
+  ch->lanes[l] = fresh;
+}
+
+/* Every activity of the lane in memory to the spill file: its full blocks,
+ * then the rest as a short last block. */
+static gboolean
+spill_tail (StrataRawStore *self,
+            Channel        *ch,
+            guint           l)
+{
+  GArray *lane = ch->lanes[l];
+  guint from = 0;
+
+  while (from < lane->len)
+    {
+      guint n = MIN (STRATA_RAW_STORE_BLOCK, lane->len - from);
+
+      if (!spill_block (self, ch, l, from, n))
+        break;
+      from += n;
+    }
+  drop_front (self, ch, l, from);
+  return ch->lanes[l]->len == 0;
+}
+
+typedef struct
+{
+  guint64 appended;
+  guint32 channel;
+} Candidate;
+
+static int
+by_appended (gconstpointer pa,
+             gconstpointer pb)
+{
+  const Candidate *a = pa, *b = pb;
+
+  if (a->appended != b->appended)
+    return a->appended < b->appended ? -1 : 1;
+  return a->channel < b->channel ? -1 : a->channel > b->channel;
+}
+
+/* Activities a channel must have gone without, for its tail to be
+ * spilled for the budget: an eighth of what the budget holds. */
+static guint64
+cold_window (StrataRawStore *self)
+{
+  return MAX (self->budget / sizeof (StrataActivity) / 8, 1);
+}
+
+/* The store is past its budget: the channels appended to least recently
+ * (and not lately) spill their lanes' tails until half of it is left. */
+static void
+spill_tails (StrataRawStore *self)
+{
+  g_autoptr(GArray) order = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  guint64 window = cold_window (self);
+
+  for (guint32 c = 0; c < self->channels->len; c++)
+    {
+      Channel *ch = &g_array_index (self->channels, Channel, c);
+
+      if (ch->resident != 0 && ch->appended + window <= self->size)
+        {
+          Candidate k = { ch->appended, c };
+
+          g_array_append_val (order, k);
+        }
+    }
+  g_array_sort (order, by_appended);
+
+  for (guint i = 0; i < order->len && self->lane_bytes > self->budget / 2; i++)
+    {
+      Channel *ch = &g_array_index (self->channels, Channel, g_array_index (order, Candidate, i).channel);
+
+      for (guint l = 0; l < N_LANES; l++)
+        if (ch->resident & (1u << l))
+          {
+            if (!spill_tail (self, ch, l))
+              return;
+            ch->resident &= ~(1u << l);
+            self->n_evicted++;
+          }
+    }
+  /* The rest is live: another look only after a window's worth. */
+  if (self->lane_bytes > self->budget / 2)
+    self->next_round = self->size + window;
 }
 
 /* The lane's last spilled block back in memory, before the others. */
@@ -535,12 +698,16 @@ unspill_block (StrataRawStore *self,
   const StrataIndexBlock *rec = &g_array_index (ch->spilled[l], StrataIndexBlock, ch->spilled[l]->len - 1);
   StrataActivity acts[STRATA_RAW_STORE_BLOCK];
 
+  guint n = rec->n;
+
   if (!unpack_spilled (self, rec, acts))
     g_error ("raw store: a spilled block cannot be read back");
-  g_array_prepend_vals (ch->lanes[l], acts, rec->n);
+  self->lane_bytes -= lane_alloc (ch->lanes[l]->len);
+  g_array_prepend_vals (ch->lanes[l], acts, n);
+  self->lane_bytes += lane_alloc (ch->lanes[l]->len);
   g_array_set_size (ch->spilled[l], ch->spilled[l]->len - 1);
-  self->n_spilled -= STRATA_RAW_STORE_BLOCK;
-  self->n_unspilled += STRATA_RAW_STORE_BLOCK;
+  self->n_spilled -= n;
+  self->n_unspilled += n;
   return TRUE;
 }
 
@@ -575,13 +742,16 @@ strata_raw_store_add (const StrataActivity *activity,
     }
   lane = ch->lanes[l];
 
-  /* One that comes before the activities in memory: its spilled blocks
-   * come back, the last first, until it falls among them. */
+  /* One that comes before the activities in memory, or any when the lane
+   * has none there (its last block may be a short one, which must be
+   * full before another is spilled): its spilled blocks come back, the
+   * last first, until it falls among them. */
   while (ch->spilled[l] != NULL && ch->spilled[l]->len > 0 &&
          (lane->len == 0 || g_array_index (lane, StrataActivity, 0).start > activity->start))
     if (!unspill_block (self, ch, l))
       break;
 
+  self->lane_bytes -= lane_alloc (lane->len);
   if (lane->len == 0 ||
       g_array_index (lane, StrataActivity, lane->len - 1).start <= activity->start)
     {
@@ -609,32 +779,27 @@ strata_raw_store_add (const StrataActivity *activity,
       g_array_insert_vals (lane, lo, activity, 1);
       rebuild_fences (lane, lane_base (ch, l), ch->fences[l]);
     }
+  self->lane_bytes += lane_alloc (lane->len);
 
   self->size++;
+  ch->appended = self->size;
+  ch->resident |= 1u << l;
 
   if (self->size > self->spill_from && !self->spill_failed)
     {
-      gboolean grown = lane->len > (self->spill_keep + 2) * STRATA_RAW_STORE_BLOCK;
       guint from = 0;
 
       /* All the full blocks past those kept, then one move of the rest. */
       while (lane->len - from > (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
-             spill_block (self, ch, l, from))
+             spill_block (self, ch, l, from, STRATA_RAW_STORE_BLOCK))
         from += STRATA_RAW_STORE_BLOCK;
-      if (from > 0)
-        g_array_remove_range (lane, 0, from);
-      /* A GArray never gives memory back: one that grew (blocks that came
-       * back for a late activity, or the lane before spilling began) is
-       * copied to one of its size. */
-      if (grown && lane->len <= (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK)
-        {
-          GArray *fresh = g_array_sized_new (FALSE, FALSE, sizeof (StrataActivity), lane->len);
+      drop_front (self, ch, l, from);
 
-          g_array_append_vals (fresh, lane->data, lane->len);
-          g_array_unref (lane);
-          ch->lanes[l] = fresh;
-        }
+      if (self->lane_bytes > self->budget && !self->spill_failed &&
+          self->size >= self->next_round)
+        spill_tails (self);
     }
+  self->peak_lane_bytes = MAX (self->peak_lane_bytes, self->lane_bytes);
 }
 
 guint64
@@ -844,8 +1009,9 @@ strata_raw_store_check (StrataRawStore *self,
 
 /* For the index writer: a lane of a store in memory and its fences, in
  * place (NULL for a mapped store: the writer writes built trees): the
- * records of its spilled blocks (*n_spilled full blocks, read with
- * strata_raw_store_read_spilled()), then the *n activities after them. */
+ * records of its spilled blocks (*n_spilled blocks, read with
+ * strata_raw_store_read_spilled(); all full but the last, which is short
+ * only when *n is 0), then the *n activities after them. */
 const StrataActivity *
 strata_raw_store_peek_lane (StrataRawStore             *self,
                             guint32                     channel,
@@ -867,7 +1033,7 @@ strata_raw_store_peek_lane (StrataRawStore             *self,
   *fences = v.fences;
   *n_fences = v.n_fences;
   *spilled = v.spilled;
-  *n_spilled = v.base / STRATA_RAW_STORE_BLOCK;
+  *n_spilled = (v.base + STRATA_RAW_STORE_BLOCK - 1) / STRATA_RAW_STORE_BLOCK;
   return v.acts;
 }
 
@@ -1003,11 +1169,50 @@ strata_raw_store_get_resident_bytes (StrataRawStore *self)
       Channel *ch = &g_array_index (self->channels, Channel, i);
 
       for (guint l = 0; l < N_LANES; l++)
-        total += array_bytes (ch->lanes[l]) + array_bytes (ch->fences[l]) + array_bytes (ch->spilled[l]);
+        if (ch->lanes[l] != NULL)
+          total += lane_alloc (ch->lanes[l]->len) + sizeof (GArray) +
+                   array_bytes (ch->fences[l]) + array_bytes (ch->spilled[l]);
     }
   if (self->spill_buf != NULL)
     total += STRATA_RAW_STORE_MAX_PACKED;
   return total;
+}
+
+/**
+ * strata_raw_store_set_budget:
+ * @bytes: what the lanes' activities in memory may take once the store
+ *   spills (G_MAXUINT64: as much as they need)
+ *
+ * Past it, the lanes of the channels appended to least recently spill
+ * their last activities as a short block (brought back when the lane gets
+ * another), until half of it is left.
+ */
+void
+strata_raw_store_set_budget (StrataRawStore *self,
+                             guint64         bytes)
+{
+  g_return_if_fail (self != NULL && self->map == NULL);
+
+  self->budget = bytes;
+}
+
+/**
+ * strata_raw_store_get_tail_bytes:
+ * @peak: (out) (optional): the most they took after any activity was added
+ *
+ * Returns: the bytes the lanes' activities in memory take now, as
+ *   allocated (what the budget bounds: not the fences, nor the records of
+ *   the spilled blocks, nor the channel table)
+ */
+guint64
+strata_raw_store_get_tail_bytes (StrataRawStore *self,
+                                 guint64        *peak)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (peak != NULL)
+    *peak = self->peak_lane_bytes;
+  return self->lane_bytes;
 }
 
 /* Activities held in the spill file. */

@@ -82,6 +82,10 @@ void     strata_raw_store_set_spill (StrataRawStore *self,
                                      guint64         from,
                                      guint           keep_blocks);
 guint64  strata_raw_store_get_resident_bytes (StrataRawStore *self);
+void     strata_raw_store_set_budget (StrataRawStore *self,
+                                      guint64         bytes);
+guint64  strata_raw_store_get_tail_bytes (StrataRawStore *self,
+                                          guint64        *peak);
 guint64  strata_raw_store_get_spilled (StrataRawStore *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataRawStore, strata_raw_store_free)

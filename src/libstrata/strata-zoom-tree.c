@@ -37,7 +37,10 @@
  *
  * What the build costs. Every active level sees every piece, so the work
  * per piece and level is kept small: a piece's lane is found once per
- * buffer (a dense id; each level keeps its lanes in blocks by id), items
+ * buffer (a dense id; each level finds its state for the id in a small
+ * table of the lanes its current chunk touched, the states recycled from
+ * chunk to chunk, so they follow one chunk's lanes and not every lane
+ * ever seen), items
  * go into plain arrays and are copied once, into the stored chunk. Below
  * the levels where activities stop being trivial no dense chunk is worth
  * storing, so a level whose last chunk was not only counts the next one:
@@ -141,6 +144,8 @@ typedef struct
   gboolean           touched;
   guint32            channel;
   guint8             lane;
+  guint32            id;        /* its lane id, while it holds one */
+  guint32            entry;     /* its place in the level's lane table */
   /* A counting chunk's: what its items would be. */
   gboolean           starts;
   guint              n_items;
@@ -155,11 +160,30 @@ typedef struct
   GArray *channels;   /* guint32, the channels it stores */
 } Deferred;
 
+/* A level's lane table: lane id + 1 (0: empty) -> its state. */
+typedef struct
+{
+  guint32  key;
+  Lane    *lane;
+} LaneEntry;
+
 typedef struct
 {
   gint64     threshold;
-  Lane     **lane_blocks;    /* by lane id / LANE_BLOCK: LANE_BLOCK lanes, or NULL */
+  /* The state of the lanes the current chunk touched, in the order they
+   * were first touched (the touched array): nothing of a lane carries
+   * from one chunk to the next (its held piece and open aggregate are
+   * flushed when the chunk ends), so when a chunk ends every one is free
+   * for the next chunk's lanes, and a level holds as many as one chunk
+   * touches, not one per lane ever seen (a lane per thread generation per
+   * level was a hundred MB on 5M events). In blocks of LANE_BLOCK, so
+   * they do not move; a lane id finds its state through the table (open
+   * addressing, at most half full, emptied as the chunk ends). */
+  Lane     **lane_blocks;    /* by slot / LANE_BLOCK */
   guint      n_lane_blocks;
+  LaneEntry *lane_table;
+  guint      lane_table_bits;
+  guint      n_lane_states;  /* made so far: the most one chunk touched */
   /* The lanes' output for the current chunk, emptied when it ends: the
    * same memory serves every chunk (vectors of their own per lane grew
    * into fresh pages chunk after chunk: a sixth of the levels' time on
@@ -188,6 +212,9 @@ typedef struct
   StrataPackedArray **record_items;
   gint64     max_index;        /* the last chunk index inside 0..2^62 ns */
 } Level;
+
+static void lane_table_reserve (Level *level,
+                                guint  n);
 
 /* A buffer on its way to the aggregators: every piece overlapping [b, e),
  * clipped, and each one's lane id. */
@@ -348,6 +375,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
 
       level->threshold = strata_zoom_geometry_pixel (&self->ranks, r);
       level->touched = g_ptr_array_new ();
+      lane_table_reserve (level, 0);
       level->chunk = -1;
       level->first_chunk = -1;
       level->memo_index = -1;
@@ -454,6 +482,8 @@ lane_blocks_free (Level *level)
     }
   g_clear_pointer (&level->lane_blocks, g_free);
   level->n_lane_blocks = 0;
+  g_clear_pointer (&level->lane_table, g_free);
+  level->lane_table_bits = 0;
 }
 
 void
@@ -671,14 +701,53 @@ remember (StrataZoomTree *self,
   self->levels[rank].memo = decision;
 }
 
-/* The lane with id @id at @level, made the first time: its block of
- * LANE_BLOCK is allocated at once, the lanes in it set up one by one. */
-static Lane *
-get_lane (Level                *level,
-          guint32               id,
-          const StrataActivity *piece)
+static inline guint
+lane_hash (guint32 id,
+           guint   bits)
 {
-  guint b = id / LANE_BLOCK;
+  return (guint) ((id * 2654435761u) >> (32 - bits));
+}
+
+/* The table grown to stay at most half full with @n lanes. */
+static void
+lane_table_reserve (Level *level,
+                    guint  n)
+{
+  guint bits = MAX (level->lane_table_bits, 6);
+  Lane **touched = (Lane **) level->touched->pdata;
+
+  while ((G_GUINT64_CONSTANT (1) << bits) < 2 * (guint64) n)
+    bits++;
+  if (bits == level->lane_table_bits)
+    return;
+
+  g_free (level->lane_table);
+  level->lane_table = g_new0 (LaneEntry, (gsize) 1 << bits);
+  level->lane_table_bits = bits;
+  for (guint i = 0; i < level->touched->len; i++)
+    {
+      guint mask = (1u << bits) - 1;
+      guint h = lane_hash (touched[i]->id, bits);
+
+      while (level->lane_table[h].key != 0)
+        h = (h + 1) & mask;
+      level->lane_table[h].key = touched[i]->id + 1;
+      level->lane_table[h].lane = touched[i];
+      touched[i]->entry = h;
+    }
+}
+
+/* The state for lane @id, which the current chunk has not touched yet:
+ * the next free one (a lane of an earlier chunk, its run flushed, or a
+ * fresh one), at @entry of the table. */
+static Lane *
+take_lane (Level                *level,
+           guint32               id,
+           const StrataActivity *piece,
+           guint                 entry)
+{
+  guint slot = level->touched->len;
+  guint b = slot / LANE_BLOCK;
   Lane *lane;
 
   if (b >= level->n_lane_blocks)
@@ -692,21 +761,70 @@ get_lane (Level                *level,
   if (level->lane_blocks[b] == NULL)
     level->lane_blocks[b] = g_new0 (Lane, LANE_BLOCK);
 
-  lane = &level->lane_blocks[b][id % LANE_BLOCK];
+  lane = &level->lane_blocks[b][slot % LANE_BLOCK];
   if (lane->run.threshold == 0)
     {
       strata_aggregate_run_init (&lane->run, level->threshold);
-      lane->channel = piece->channel;
-      lane->lane = strata_zoom_lane_of (piece);
+      level->n_lane_states++;
     }
+  g_assert (!lane->has_held && !lane->run.open && lane->first_seg == NULL && lane->n_items == 0);
+  lane->channel = piece->channel;
+  lane->lane = strata_zoom_lane_of (piece);
+  lane->id = id;
+  lane->entry = entry;
+  lane->touched = TRUE;
+  level->lane_table[entry].key = id + 1;
+  level->lane_table[entry].lane = lane;
+  g_ptr_array_add (level->touched, lane);
+
+  if G_UNLIKELY (2 * (guint64) level->touched->len > (G_GUINT64_CONSTANT (1) << level->lane_table_bits))
+    lane_table_reserve (level, level->touched->len);
 
   return lane;
 }
 
+/* The lane with id @id at @level, its state taken the first time the
+ * current chunk touches it. */
+static inline Lane *
+get_lane (Level                *level,
+          guint32               id,
+          const StrataActivity *piece)
+{
+  guint mask = (1u << level->lane_table_bits) - 1;
+  guint h = lane_hash (id, level->lane_table_bits);
+
+  for (;;)
+    {
+      const LaneEntry *e = &level->lane_table[h];
+
+      if G_LIKELY (e->key == id + 1)
+        return e->lane;
+      if (e->key == 0)
+        return take_lane (level, id, piece, h);
+      h = (h + 1) & mask;
+    }
+}
+
+/* The chunk has ended and its lanes are flushed: every state is free for
+ * the next chunk. */
+static void
+lanes_release (Level *level)
+{
+  Lane **touched = (Lane **) level->touched->pdata;
+
+  for (guint i = 0; i < level->touched->len; i++)
+    {
+      level->lane_table[touched[i]->entry].key = 0;
+      touched[i]->touched = FALSE;
+    }
+  g_ptr_array_set_size (level->touched, 0);
+}
+
 /* The id of @channel's lane @l: ids are dense, in the order lanes are
- * first seen, so a level's lanes lie in a few blocks (following two
+ * first seen, found once per piece for every level (following two
  * pointers per piece and level to lanes scattered over the heap was half
- * of the aggregators' time, in cache misses). */
+ * of the aggregators' time, in cache misses); a level's states are in a
+ * few blocks, in the order its chunk first touched them. */
 static inline guint32
 lane_id (StrataZoomTree *self,
          guint32         channel,
@@ -863,10 +981,15 @@ pool_alloc (Level *level,
   return p;
 }
 
-/* Every lane's output has been copied: the pool serves the next chunk. */
+/* Every lane's output has been copied: the pool serves the next chunk.
+ * It keeps the blocks this chunk used and one more (reused, they cost no
+ * page faults), not all that its biggest chunk ever needed: on 5M events
+ * those were a hundred MB across the levels. */
 static void
 pool_reset (Level *level)
 {
+  if (level->pool->len > level->pool_block + 2)
+    g_ptr_array_set_size (level->pool, level->pool_block + 2);
   level->pool_block = 0;
   level->pool_used = 0;
 }
@@ -951,7 +1074,6 @@ level_finish_count (StrataZoomTree *self,
           m += lane->n_members;
           starts |= lane->starts;
           lane->has_held = FALSE;
-          lane->touched = FALSE;
           lane->n_items = 0;
           lane->n_members = 0;
           lane->starts = FALSE;
@@ -967,7 +1089,7 @@ level_finish_count (StrataZoomTree *self,
         }
       i = j;
     }
-  g_ptr_array_set_size (level->touched, 0);
+  lanes_release (level);
 
   if (channels == NULL || n_items * MAX (self->params.min_reduction, 1) > members)
     {
@@ -1090,11 +1212,8 @@ level_finish_chunk (StrataZoomTree *self,
     }
 
   for (guint k = 0; k < n_touched; k++)
-    {
-      lane_empty (touched[k]);
-      touched[k]->touched = FALSE;
-    }
-  g_ptr_array_set_size (level->touched, 0);
+    lane_empty (touched[k]);
+  lanes_release (level);
   pool_reset (level);
 
   level->chunk = -1;
@@ -1109,18 +1228,7 @@ level_offer (Level                *level,
              const StrataActivity *piece,
              guint32               id)
 {
-  Lane *lane = NULL;
-
-  if G_LIKELY (id / LANE_BLOCK < level->n_lane_blocks && level->lane_blocks[id / LANE_BLOCK] != NULL)
-    lane = &level->lane_blocks[id / LANE_BLOCK][id % LANE_BLOCK];
-  if G_UNLIKELY (lane == NULL || lane->run.threshold == 0)
-    lane = get_lane (level, id, piece);
-
-  if (!lane->touched)
-    {
-      lane->touched = TRUE;
-      g_ptr_array_add (level->touched, lane);
-    }
+  Lane *lane = get_lane (level, id, piece);
 
   if (lane->has_held)
     {
@@ -2037,6 +2145,20 @@ current_geometry (StrataZoomTree     *self,
   *g = self->ranks;
   g->root_log2 = self->ranks.root_log2 - *root * self->ranks.factor_log2;
   g->n_levels = self->n_ranks - *root;
+}
+
+/* The lane states the levels hold (for the tests: it follows the lanes
+ * one chunk touches, not the lanes ever seen). */
+guint64
+strata_zoom_tree_get_n_lane_states (StrataZoomTree *self)
+{
+  guint64 n = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    n += self->levels[r].n_lane_states;
+  return n;
 }
 
 /**
