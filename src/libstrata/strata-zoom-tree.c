@@ -56,6 +56,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "strata-block-packer.h"
 #include "strata-error.h"
 #include "strata-index-private.h"
 #include "strata-zoom-chunk.h"
@@ -67,6 +68,15 @@
 #define SEGMENT_MAX  4096        /* items; a segment fits in a pool block */
 #define MAX_RANKS    64
 #define TIME_LIMIT   (G_GINT64_CONSTANT (1) << 62)
+
+/* A tree spills its chunks once it holds this many bytes of their items in
+ * memory (a tree that never does keeps them in place: the small ones the
+ * tests build, and traces up to a few hundred thousand events);
+ * STRATA_ZOOM_CHUNK_SPILL_FROM in the environment says otherwise (0: from
+ * the first chunk). What waits for the packer is bounded by
+ * CHUNK_SPILL_QUEUE bytes (or one chunk bigger than that). */
+#define CHUNK_SPILL_FROM  (G_GUINT64_CONSTANT (8) << 20)
+#define CHUNK_SPILL_QUEUE (G_GUINT64_CONSTANT (8) << 20)
 
 typedef enum
 {
@@ -94,12 +104,15 @@ typedef struct
   guint           n_items;
   gboolean        at_end;
   StrataPackedArray *packed;   /* mapped from an index: its items, packed */
+  StrataBlockPacker *spilled;  /* spilled during the pass: its items, packed there ... */
+  guint64         first_block; /* ... in blocks from this ticket on */
 } Chunk;
 
 /* The items of @span, as a query reads them: in place in a chunk in
  * memory (*items); decoded into @scratch from a chunk mapped from an index
- * (*offset says where, as its place may move). FALSE if a block of them
- * is damaged: the query computes them from the raw store instead. */
+ * or spilled during the pass (*offset says where, as its place may move).
+ * FALSE if a block of them is damaged: the query computes them from the
+ * raw store instead. */
 static gboolean
 chunk_span_items (const Chunk           *chunk,
                   const ChannelSpan     *span,
@@ -109,12 +122,15 @@ chunk_span_items (const Chunk           *chunk,
 {
   *items = NULL;
   *offset = G_MAXUINT;
-  if (chunk->packed == NULL)
+  if (chunk->packed == NULL && chunk->spilled == NULL)
     {
       *items = &chunk->items[span->first];
       return TRUE;
     }
   *offset = scratch->len;
+  if (chunk->spilled != NULL)
+    return strata_block_packer_append (chunk->spilled, chunk->first_block, STRATA_INDEX_ITEM_BLOCK,
+                                       chunk->n_items, span->first, span->n_items, scratch);
   return strata_packed_array_append (chunk->packed, span->first, span->n_items, scratch);
 }
 
@@ -262,6 +278,19 @@ struct _StrataZoomTree
   const Buffer        *work_buffer;
   GMutex               arena_lock;
 
+  /* Chunks spilled during the pass (chunk_alloc(), chunk_store()): once
+   * the items kept in memory reach spill_from bytes, a finished chunk's
+   * items go to the packer, which packs them on a thread of its own and
+   * appends them to its file; the chunk keeps its spans. */
+  gsize                spill_from;
+  gsize                spill_queue;  /* the packer's bound on what waits */
+  gint                 spilling;     /* atomic: spill_from was reached */
+  gboolean             spill_failed; /* no spill file: everything in memory */
+  StrataBlockPacker   *packer;       /* made at the first spill, under arena_lock */
+  gsize                in_memory;    /* bytes of items kept in chunks (under lock) */
+  gsize                chunk_index;  /* bytes of chunks and spans (under lock) */
+  guint                n_spilled;    /* chunks (under lock) */
+
   /* Pipelined (adaptive buffers, one aggregator): the levels consume each
    * buffer in a thread of their own while the buffer former goes on. */
   gboolean             pipelined;
@@ -365,6 +394,15 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->arena = g_ptr_array_new_with_free_func (free);
   self->big = g_ptr_array_new_with_free_func (g_free);
   self->raw = strata_raw_store_new ();
+  self->spill_from = CHUNK_SPILL_FROM;
+  self->spill_queue = CHUNK_SPILL_QUEUE;
+  {
+    const char *env = g_getenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
+
+    if (env != NULL && *env != '\0')
+      self->spill_from = g_ascii_strtoull (env, NULL, 10);
+  }
+  self->spilling = self->spill_from == 0;
   g_rw_lock_init (&self->lock);
   self->incoming = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->pending = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
@@ -495,6 +533,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->arena, g_ptr_array_unref);
   g_clear_pointer (&self->big, g_ptr_array_unref);
   g_clear_pointer (&self->raw, strata_raw_store_free);
+  g_clear_pointer (&self->packer, strata_block_packer_free);
   g_rw_lock_clear (&self->lock);
   g_clear_pointer (&self->incoming, g_array_unref);
   g_clear_pointer (&self->pending, g_array_unref);
@@ -757,29 +796,108 @@ has_start (const StrataZoomItem *items,
   return FALSE;
 }
 
-/* A chunk with room for its spans and items, which the caller fills. */
+/* The packer a chunk finished now hands its items to, or NULL when it
+ * keeps them: the tree is below its threshold, or has no spill file (then
+ * it stays in memory, as before). Called with arena_lock held. */
+static StrataBlockPacker *
+spill_packer (StrataZoomTree *self)
+{
+  if (!g_atomic_int_get (&self->spilling) || self->spill_failed)
+    return NULL;
+  if (self->packer == NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      const char *env = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
+      int level = env != NULL ? CLAMP (atoi (env), 0, 19) : STRATA_INDEX_ZSTD_LEVEL;
+
+      /* The level the index writer packs with, so it copies the blocks. */
+      self->packer = strata_block_packer_new (self->spill_queue, level, &error);
+      if (self->packer == NULL)
+        {
+          g_debug ("zoom tree: chunks stay in memory: %s", error->message);
+          self->spill_failed = TRUE;
+          return NULL;
+        }
+    }
+  if (strata_block_packer_has_failed (self->packer))
+    return NULL;
+  return self->packer;
+}
+
+/* A chunk with room for its spans and items, which the caller fills and
+ * then gives to chunk_store(). A chunk that will spill has its items in a
+ * buffer of their own, which the packer takes. */
 static Chunk *
 chunk_alloc (StrataZoomTree *self,
              gint64          index,
              guint           n_channels,
              guint           n_items)
 {
+  StrataBlockPacker *packer;
   Chunk *chunk;
 
   /* Aggregator threads finish chunks at the same time. */
   g_mutex_lock (&self->arena_lock);
+  packer = spill_packer (self);
   chunk = arena_alloc (self, sizeof (Chunk));
   chunk->channels = arena_alloc (self, n_channels * sizeof (ChannelSpan));
-  chunk->items = arena_alloc (self, n_items * sizeof (StrataZoomItem));
+  if (packer == NULL)
+    chunk->items = arena_alloc (self, n_items * sizeof (StrataZoomItem));
   g_mutex_unlock (&self->arena_lock);
+  if (packer != NULL)
+    chunk->items = g_new (StrataZoomItem, MAX (n_items, 1));
 
   chunk->index = index;
   chunk->at_end = FALSE;
   chunk->packed = NULL;
+  chunk->spilled = packer;
+  chunk->first_block = 0;
   chunk->n_channels = n_channels;
   chunk->n_items = n_items;
 
   return chunk;
+}
+
+static gsize
+chunk_size (const Chunk *chunk)
+{
+  return sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan) +
+         chunk->n_items * sizeof (StrataZoomItem);
+}
+
+/* The store step of a chunk just filled, before it is published: a
+ * chunk that spills hands its items to the packer (which keeps them,
+ * readable, until their blocks are written) and keeps its spans. */
+static void
+chunk_store (StrataZoomTree *self,
+             Chunk          *chunk)
+{
+  GBytes *items;
+
+  if (chunk->spilled == NULL)
+    return;
+  items = g_bytes_new_take (chunk->items, (gsize) chunk->n_items * sizeof (StrataZoomItem));
+  chunk->first_block = strata_block_packer_submit (chunk->spilled, items, sizeof (StrataZoomItem),
+                                                   STRATA_INDEX_ITEM_BLOCK);
+  g_bytes_unref (items);
+  chunk->items = NULL;
+}
+
+/* Counts a chunk being published, with the tree's writer lock held: its
+ * size as the tree's, and where it lives. Past the threshold, the next
+ * chunks spill. */
+static void
+chunk_count (StrataZoomTree *self,
+             const Chunk    *chunk)
+{
+  self->size += chunk_size (chunk);
+  self->chunk_index += sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan);
+  if (chunk->spilled != NULL)
+    self->n_spilled++;
+  else
+    self->in_memory += chunk->n_items * sizeof (StrataZoomItem);
+  if (self->in_memory >= self->spill_from)
+    g_atomic_int_set (&self->spilling, 1);
 }
 
 static Chunk *
@@ -792,15 +910,9 @@ chunk_new (StrataZoomTree *self,
 
   memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
   memcpy (chunk->items, items->data, items->len * sizeof (StrataZoomItem));
+  chunk_store (self, chunk);
 
   return chunk;
-}
-
-static gsize
-chunk_size (const Chunk *chunk)
-{
-  return sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan) +
-         chunk->n_items * sizeof (StrataZoomItem);
 }
 
 /* Adds one channel's items of a chunk being assembled, if it is stored. */
@@ -1082,10 +1194,11 @@ level_finish_chunk (StrataZoomTree *self,
               out += seg->n;
             }
       g_assert (out == chunk->items + n_items);
+      chunk_store (self, chunk);
 
       g_rw_lock_writer_lock (&self->lock);
       g_ptr_array_add (level->chunks, chunk);
-      self->size += chunk_size (chunk);
+      chunk_count (self, chunk);
       g_rw_lock_writer_unlock (&self->lock);
     }
 
@@ -1902,7 +2015,7 @@ compute_stored_chunk (StrataZoomTree *self,
 
   chunk = chunk_new (self, index, spans, items);
   chunk->at_end = TRUE;
-  self->size += chunk_size (chunk);
+  chunk_count (self, chunk);
   return chunk;
 }
 
@@ -2165,6 +2278,8 @@ mapped_chunk (StrataZoomTree *self,
   out->n_items = rec->n_items;
   out->items = NULL;
   out->packed = g_atomic_pointer_get (&level->record_items[i]);
+  out->spilled = NULL;
+  out->first_block = 0;
   return TRUE;
 }
 
@@ -2801,7 +2916,59 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
   view->channels = (const StrataIndexSpan *)(gconstpointer) chunk.channels;
   view->n_items = chunk.n_items;
   view->items = chunk.items;
+  view->packer = chunk.spilled;
+  view->first_block = chunk.first_block;
   return TRUE;
+}
+
+/* Where the pre-calculated chunks' bytes are (the tests' bound on what a
+ * build holds). */
+void
+strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,
+                                   StrataZoomChunkMemory *memory)
+{
+  StrataBlockPacker *packer;
+
+  g_return_if_fail (self != NULL && memory != NULL);
+
+  memset (memory, 0, sizeof *memory);
+  g_rw_lock_reader_lock (&self->lock);
+  memory->in_memory = self->in_memory;
+  memory->chunk_index = self->chunk_index;
+  memory->n_spilled = self->n_spilled;
+  memory->spill_from = self->spill_from;
+  g_rw_lock_reader_unlock (&self->lock);
+
+  g_mutex_lock (&self->arena_lock);
+  packer = self->packer;
+  g_mutex_unlock (&self->arena_lock);
+  if (packer != NULL)
+    {
+      StrataBlockPackerStats stats;
+
+      strata_block_packer_get_stats (packer, &stats);
+      memory->queued = stats.queued;
+      memory->peak_queued = stats.peak_queued;
+      memory->max_queued = stats.max_queued;
+      memory->records = stats.records;
+      memory->spilled = stats.written;
+      memory->file_size = stats.file_size;
+    }
+}
+
+/* Spill from @spill_from bytes of items kept (0: from the first chunk),
+ * with at most @max_queued bytes waiting for the packer; before the
+ * first chunk. */
+void
+strata_zoom_tree_set_chunk_spill (StrataZoomTree *self,
+                                  gsize           spill_from,
+                                  gsize           max_queued)
+{
+  g_return_if_fail (self != NULL && self->packer == NULL);
+
+  self->spill_from = spill_from;
+  self->spill_queue = max_queued;
+  g_atomic_int_set (&self->spilling, spill_from == 0 || self->in_memory >= spill_from);
 }
 
 /**
