@@ -2125,6 +2125,11 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   for (guint r = root; r < self->n_ranks; r++)
     compute_first_chunk (self, r);
   g_rw_lock_writer_unlock (&self->lock);
+
+  /* Every spilled chunk in the file: what the tree holds from now on is
+   * the chunks kept, their spans and the blocks' records. */
+  if (self->packer != NULL)
+    strata_block_packer_flush (self->packer);
 }
 
 gboolean
