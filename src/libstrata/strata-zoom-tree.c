@@ -826,12 +826,14 @@ spill_packer (StrataZoomTree *self)
 
 /* A chunk with room for its spans and items, which the caller fills and
  * then gives to chunk_store(). A chunk that will spill has its items in a
- * buffer of their own, which the packer takes. */
+ * buffer of their own, which the packer takes: @take_items if it is given
+ * one (g_malloc()ed, of @n_items; taken only then), else a new one. */
 static Chunk *
-chunk_alloc (StrataZoomTree *self,
-             gint64          index,
-             guint           n_channels,
-             guint           n_items)
+chunk_alloc_taking (StrataZoomTree  *self,
+                    gint64           index,
+                    guint            n_channels,
+                    guint            n_items,
+                    StrataZoomItem **take_items)
 {
   StrataBlockPacker *packer;
   Chunk *chunk;
@@ -844,7 +846,9 @@ chunk_alloc (StrataZoomTree *self,
   if (packer == NULL)
     chunk->items = arena_alloc (self, n_items * sizeof (StrataZoomItem));
   g_mutex_unlock (&self->arena_lock);
-  if (packer != NULL)
+  if (packer != NULL && take_items != NULL)
+    chunk->items = g_steal_pointer (take_items);
+  else if (packer != NULL)
     chunk->items = g_new (StrataZoomItem, MAX (n_items, 1));
 
   chunk->index = index;
@@ -856,6 +860,15 @@ chunk_alloc (StrataZoomTree *self,
   chunk->n_items = n_items;
 
   return chunk;
+}
+
+static Chunk *
+chunk_alloc (StrataZoomTree *self,
+             gint64          index,
+             guint           n_channels,
+             guint           n_items)
+{
+  return chunk_alloc_taking (self, index, n_channels, n_items, NULL);
 }
 
 static gsize
@@ -900,16 +913,26 @@ chunk_count (StrataZoomTree *self,
     g_atomic_int_set (&self->spilling, 1);
 }
 
+/* A chunk of @spans and @items (which it may take: @items is left
+ * empty). The first chunks, computed at the end, can be the biggest of
+ * all (a whole trace's worth of every channel): one that spills takes the
+ * array's memory rather than a copy. */
 static Chunk *
 chunk_new (StrataZoomTree *self,
            gint64          index,
            GArray         *spans,
            GArray         *items)
 {
-  Chunk *chunk = chunk_alloc (self, index, spans->len, items->len);
+  guint n_items = items->len;
+  StrataZoomItem *data = g_realloc (g_array_steal (items, NULL), MAX (n_items, 1) * sizeof (StrataZoomItem));
+  Chunk *chunk = chunk_alloc_taking (self, index, spans->len, n_items, &data);
 
   memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
-  memcpy (chunk->items, items->data, items->len * sizeof (StrataZoomItem));
+  if (data != NULL)
+    {
+      memcpy (chunk->items, data, n_items * sizeof (StrataZoomItem));
+      g_free (data);
+    }
   chunk_store (self, chunk);
 
   return chunk;
@@ -2689,10 +2712,12 @@ open_of_channel (StrataZoomTree *self,
  * The seed's display request, without copying: for each channel, the
  * items of each chunk of @level that [@from, @to) overlaps (two for a
  * viewport no longer than a chunk), in place in the pre-calculated chunk
- * where there is one, else computed from the raw store into @result. The
- * spans hold every item of the chunk for the channel, so some may lie
- * outside the viewport; a painter culls them anyway. Pre-calculated items
- * never move or change, so the spans stay valid as long as the tree.
+ * where there is one in memory, decoded into @result from one spilled
+ * during the pass or mapped from an index, else computed from the raw
+ * store into @result. The spans hold every item of the chunk for the
+ * channel, so some may lie outside the viewport; a painter culls them
+ * anyway. Items in place never move or change, so their spans stay valid
+ * as long as the tree; the others as long as @result holds this answer.
  */
 void
 strata_zoom_tree_query_spans (StrataZoomTree       *self,
