@@ -47,6 +47,14 @@
  * of their own (StrataZoomParams.pipelined), a few buffers behind the
  * buffer former, since they need none of its decisions.
  *
+ * Where the chunks live. Once the stored chunks hold CHUNK_SPILL_FROM
+ * bytes of items, each chunk finished after is handed to a block packer
+ * (strata-block-packer.c): its items are packed in index blocks on a
+ * thread of their own and appended to a spill file, and the chunk keeps
+ * its spans and the ticket of its first block. A query reads such a
+ * chunk's items as it reads a mapped index's, decoded into its result;
+ * the index writer copies the packed blocks.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -871,10 +879,16 @@ chunk_alloc (StrataZoomTree *self,
   return chunk_alloc_taking (self, index, n_channels, n_items, NULL);
 }
 
+/* What a chunk counts for in the tree's size (and the index header's
+ * tree_size) besides its spans and items: the size of its record when
+ * that count went into the index. Kept at that, so the index is the same
+ * bytes whatever the record holds now (a spilled chunk's ticket too). */
+#define CHUNK_COUNTED_SIZE 48
+
 static gsize
 chunk_size (const Chunk *chunk)
 {
-  return sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan) +
+  return CHUNK_COUNTED_SIZE + chunk->n_channels * sizeof (ChannelSpan) +
          chunk->n_items * sizeof (StrataZoomItem);
 }
 
