@@ -1058,7 +1058,7 @@ test_spilled_bounded (void)
   StrataZoomParams params;
   StrataActivity a, next;
   gsize peak = 0, biggest = 0, biggest_at_all = 0, bound;
-  guint64 n = 0, n_chunks = 0;
+  guint64 n = 0, n_chunks = 0, all_items = 0;
   gboolean more;
 
   params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
@@ -1093,6 +1093,7 @@ test_spilled_bounded (void)
           if (!c->at_end)
             biggest = MAX (biggest, c->n_items * sizeof (StrataZoomItem));
           biggest_at_all = MAX (biggest_at_all, c->n_items * sizeof (StrataZoomItem));
+          all_items += c->n_items * sizeof (StrataZoomItem);
         }
       n_chunks += chunks->len;
     }
@@ -1110,8 +1111,9 @@ test_spilled_bounded (void)
   g_assert_cmpuint (memory.peak_queued, <=, MAX (max_queued, biggest_at_all));
   g_assert_cmpuint (memory.queued, ==, 0);
   g_assert_cmpuint (memory.spilled, >=, 10 * bound);
-  g_assert_cmpuint (memory.in_memory + memory.spilled, ==,
-                    strata_zoom_tree_get_size (tree) - memory.chunk_index);
+  /* Every item is kept or in the file (with those of first chunks
+   * streamed there and then found not worth storing). */
+  g_assert_cmpuint (memory.in_memory + memory.spilled, >=, all_items);
 }
 
 typedef struct

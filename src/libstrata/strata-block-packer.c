@@ -5,7 +5,10 @@
  * block of activities); it is cut into blocks of per_block elements, each
  * given the next ticket, and returns at once unless the queue already
  * holds max_queued bytes, in which case it waits for the worker to catch
- * up (so what waits in memory is bounded). The worker packs each block
+ * up (so what waits in memory is bounded). An array too big to be held
+ * twice (a chunk of millions of items) is streamed instead, copied in
+ * batches of a few blocks as its pieces come (StrataBlockStream), its
+ * tickets consecutive all the same. The worker packs each block
  * with the index codec (strata_index_pack_block(): the very bytes the
  * index writer would write), appends it to an unlinked file in
  * $XDG_CACHE_HOME/strata (else the temporary directory), fills in the
@@ -52,6 +55,7 @@ typedef struct
 
 struct _StrataBlockPacker
 {
+  GMutex          submit_lock; /* held by a submission, or a stream all along */
   GMutex          lock;
   GCond           work;        /* a block was queued, or quit */
   GCond           done;        /* a block left the queue */
@@ -61,6 +65,8 @@ struct _StrataBlockPacker
   gsize           peak_queued;
   gsize           max_queued;
   guint64         written;
+  guint64         n_waits;     /* submissions that waited for room */
+  gint64          wait_us;     /* ... for this long in all */
   gboolean        quit;
   gint            failed;
   GThread        *thread;
@@ -211,6 +217,7 @@ strata_block_packer_new (gsize    max_queued,
     return NULL;
 
   self = g_new0 (StrataBlockPacker, 1);
+  g_mutex_init (&self->submit_lock);
   g_mutex_init (&self->lock);
   g_cond_init (&self->work);
   g_cond_init (&self->done);
@@ -246,6 +253,7 @@ strata_block_packer_free (StrataBlockPacker *self)
   g_array_unref (self->slots);
   close (self->fd);
   strata_index_map_unref (self->cache);
+  g_mutex_clear (&self->submit_lock);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->work);
   g_cond_clear (&self->done);
@@ -266,6 +274,11 @@ strata_block_packer_free (StrataBlockPacker *self)
  * Returns: the ticket of its first block (an empty array takes none, and
  *   gets the ticket the next block will have)
  */
+static guint64 submit_locked (StrataBlockPacker *self,
+                              GBytes            *elems,
+                              guint32            elem_size,
+                              guint              per_block);
+
 guint64
 strata_block_packer_submit (StrataBlockPacker *self,
                             GBytes            *elems,
@@ -273,18 +286,42 @@ strata_block_packer_submit (StrataBlockPacker *self,
                             guint              per_block)
 {
   gsize size = g_bytes_get_size (elems);
-  guint64 n = size / elem_size;
   guint64 first;
 
   g_return_val_if_fail (self != NULL, 0);
   g_return_val_if_fail (elem_size > 0 && elem_size <= G_MAXUINT16 && size % elem_size == 0, 0);
   g_return_val_if_fail (per_block > 0 && per_block <= STRATA_INDEX_MAX_BLOCK_ELEMS &&
                         (gsize) per_block * elem_size <= STRATA_INDEX_MAX_BLOCK_BYTES, 0);
-  g_return_val_if_fail (n <= G_MAXUINT32, 0);
+  g_return_val_if_fail (size / elem_size <= G_MAXUINT32, 0);
+
+  g_mutex_lock (&self->submit_lock);
+  first = submit_locked (self, elems, elem_size, per_block);
+  g_mutex_unlock (&self->submit_lock);
+  return first;
+}
+
+/* With submit_lock held, so the tickets of what one caller submits in a
+ * row are consecutive. */
+static guint64
+submit_locked (StrataBlockPacker *self,
+               GBytes            *elems,
+               guint32            elem_size,
+               guint              per_block)
+{
+  gsize size = g_bytes_get_size (elems);
+  guint64 n = size / elem_size;
+  guint64 first;
 
   g_mutex_lock (&self->lock);
-  while (self->queued > 0 && self->queued + size > self->max_queued)
-    g_cond_wait (&self->done, &self->lock);
+  if (self->queued > 0 && self->queued + size > self->max_queued)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+
+      while (self->queued > 0 && self->queued + size > self->max_queued)
+        g_cond_wait (&self->done, &self->lock);
+      self->n_waits++;
+      self->wait_us += g_get_monotonic_time () - t0;
+    }
 
   first = self->slots->len;
   for (guint64 at = 0; at < n; at += per_block)
@@ -303,6 +340,119 @@ strata_block_packer_submit (StrataBlockPacker *self,
   g_cond_signal (&self->work);
   g_mutex_unlock (&self->lock);
 
+  return first;
+}
+
+/* An array given in pieces: whole blocks go to the queue a batch at a
+ * time, so only a batch and the queue are held. */
+struct _StrataBlockStream
+{
+  StrataBlockPacker *packer;
+  guint32            elem_size;
+  guint              per_block;
+  guint              batch;      /* elements per batch: whole blocks */
+  guint8            *buf;        /* the batch being filled */
+  gsize              n_buf;      /* elements in it */
+  guint64            first;      /* the ticket of the array's first block */
+  gboolean           started;
+  guint64            n;          /* elements so far */
+};
+
+#define STREAM_BATCH_BLOCKS 32
+
+/**
+ * strata_block_packer_begin:
+ *
+ * Starts an array to be given in pieces (strata_block_stream_add()), cut
+ * into blocks of @per_block elements as strata_block_packer_submit()
+ * would cut it whole. Other submissions wait until
+ * strata_block_stream_end().
+ *
+ * Returns: (transfer full): the stream
+ */
+StrataBlockStream *
+strata_block_packer_begin (StrataBlockPacker *self,
+                           guint32            elem_size,
+                           guint              per_block)
+{
+  StrataBlockStream *stream;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (elem_size > 0 && elem_size <= G_MAXUINT16, NULL);
+  g_return_val_if_fail (per_block > 0 && per_block <= STRATA_INDEX_MAX_BLOCK_ELEMS &&
+                        (gsize) per_block * elem_size <= STRATA_INDEX_MAX_BLOCK_BYTES, NULL);
+
+  g_mutex_lock (&self->submit_lock);
+  stream = g_new0 (StrataBlockStream, 1);
+  stream->packer = self;
+  stream->elem_size = elem_size;
+  stream->per_block = per_block;
+  stream->batch = per_block * STREAM_BATCH_BLOCKS;
+  stream->buf = g_malloc ((gsize) stream->batch * elem_size);
+  g_mutex_lock (&self->lock);
+  stream->first = self->slots->len;
+  g_mutex_unlock (&self->lock);
+  return stream;
+}
+
+static void
+stream_flush (StrataBlockStream *stream)
+{
+  GBytes *bytes;
+
+  if (stream->n_buf == 0)
+    return;
+  bytes = g_bytes_new_take (g_steal_pointer (&stream->buf), stream->n_buf * stream->elem_size);
+  submit_locked (stream->packer, bytes, stream->elem_size, stream->per_block);
+  g_bytes_unref (bytes);
+  stream->n_buf = 0;
+  stream->buf = g_malloc ((gsize) stream->batch * stream->elem_size);
+}
+
+/* Appends @n elements to the stream's array. */
+void
+strata_block_stream_add (StrataBlockStream *stream,
+                         const void        *elems,
+                         gsize              n)
+{
+  const guint8 *p = elems;
+
+  while (n > 0)
+    {
+      gsize take = MIN (n, stream->batch - stream->n_buf);
+
+      memcpy (stream->buf + stream->n_buf * stream->elem_size, p, take * stream->elem_size);
+      stream->n_buf += take;
+      stream->n += take;
+      p += take * stream->elem_size;
+      n -= take;
+      if (stream->n_buf == stream->batch)
+        stream_flush (stream);
+    }
+}
+
+/**
+ * strata_block_stream_end:
+ * @n: (out) (optional): how many elements the array has
+ *
+ * Submits what is left of the array (its last block may be short) and
+ * frees @stream; other submissions may go on.
+ *
+ * Returns: the ticket of the array's first block
+ */
+guint64
+strata_block_stream_end (StrataBlockStream *stream,
+                         guint64           *n)
+{
+  StrataBlockPacker *self = stream->packer;
+  guint64 first = stream->first;
+
+  stream_flush (stream);
+  if (n != NULL)
+    *n = stream->n;
+  g_free (stream->buf);
+  g_free (stream);
+  g_mutex_unlock (&self->submit_lock);
   return first;
 }
 
@@ -496,5 +646,7 @@ strata_block_packer_get_stats (StrataBlockPacker      *self,
   stats->records = (gsize) self->slots->len * sizeof (Slot);
   stats->written = self->written;
   stats->file_size = self->file_size;
+  stats->n_waits = self->n_waits;
+  stats->wait_us = self->wait_us;
   g_mutex_unlock (&self->lock);
 }

@@ -48,6 +48,18 @@ void               strata_block_packer_flush        (StrataBlockPacker  *self);
 int                strata_block_packer_get_zstd_level (StrataBlockPacker *self);
 gboolean           strata_block_packer_has_failed   (StrataBlockPacker  *self);
 
+/* An array given in pieces, cut into the same blocks. */
+typedef struct _StrataBlockStream StrataBlockStream;
+
+StrataBlockStream *strata_block_packer_begin        (StrataBlockPacker  *self,
+                                                     guint32             elem_size,
+                                                     guint               per_block);
+void               strata_block_stream_add          (StrataBlockStream  *stream,
+                                                     const void         *elems,
+                                                     gsize               n);
+guint64            strata_block_stream_end          (StrataBlockStream  *stream,
+                                                     guint64            *n);
+
 /* What a packer holds, for the memory accounting of its users. */
 typedef struct
 {
@@ -58,6 +70,8 @@ typedef struct
   gsize   records;       /* bytes of the tickets' records in memory */
   guint64 file_size;     /* bytes written to the spill file */
   guint64 written;       /* bytes of elements written (decoded size) */
+  guint64 n_waits;       /* submissions that waited for room in the queue */
+  gint64  wait_us;       /* how long they waited in all */
 } StrataBlockPackerStats;
 
 void               strata_block_packer_get_stats    (StrataBlockPacker       *self,

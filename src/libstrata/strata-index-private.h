@@ -397,6 +397,8 @@ typedef struct
   guint   n_spilled;     /* chunks whose items were handed to the packer */
   guint64 spilled;       /* bytes of items written to the spill file (decoded) */
   guint64 file_size;     /* bytes of the spill file */
+  guint64 n_waits;       /* chunks that waited for room in the packer's queue */
+  gint64  wait_us;       /* how long they waited in all */
 } StrataZoomChunkMemory;
 
 void     strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,

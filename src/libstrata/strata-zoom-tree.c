@@ -286,7 +286,7 @@ struct _StrataZoomTree
   const Buffer        *work_buffer;
   GMutex               arena_lock;
 
-  /* Chunks spilled during the pass (chunk_alloc(), chunk_store()): once
+  /* Chunks spilled during the pass (chunk_alloc(), chunk_count()): once
    * the items kept in memory reach spill_from bytes, a finished chunk's
    * items go to the packer, which packs them on a thread of its own and
    * appends them to its file; the chunk keeps its spans. */
@@ -832,32 +832,38 @@ spill_packer (StrataZoomTree *self)
   return self->packer;
 }
 
-/* A chunk with room for its spans and items, which the caller fills and
- * then gives to chunk_store(). A chunk that will spill has its items in a
- * buffer of their own, which the packer takes: @take_items if it is given
- * one (g_malloc()ed, of @n_items; taken only then), else a new one. */
-static Chunk *
-chunk_alloc_taking (StrataZoomTree  *self,
-                    gint64           index,
-                    guint            n_channels,
-                    guint            n_items,
-                    StrataZoomItem **take_items)
+/* The packer a chunk about to be made hands its items to, or NULL if it
+ * keeps them. */
+static StrataBlockPacker *
+chunk_spill_target (StrataZoomTree *self)
 {
   StrataBlockPacker *packer;
+
+  g_mutex_lock (&self->arena_lock);
+  packer = spill_packer (self);
+  g_mutex_unlock (&self->arena_lock);
+  return packer;
+}
+
+/* A chunk with room for its spans, which the caller fills, and for its
+ * items unless they go to @packer: then the caller streams them there
+ * (strata_block_packer_begin()) and sets first_block before publishing
+ * it, so a chunk's items are never held twice however big it is. */
+static Chunk *
+chunk_alloc (StrataZoomTree    *self,
+             gint64             index,
+             guint              n_channels,
+             guint              n_items,
+             StrataBlockPacker *packer)
+{
   Chunk *chunk;
 
   /* Aggregator threads finish chunks at the same time. */
   g_mutex_lock (&self->arena_lock);
-  packer = spill_packer (self);
   chunk = arena_alloc (self, sizeof (Chunk));
   chunk->channels = arena_alloc (self, n_channels * sizeof (ChannelSpan));
-  if (packer == NULL)
-    chunk->items = arena_alloc (self, n_items * sizeof (StrataZoomItem));
+  chunk->items = packer == NULL ? arena_alloc (self, n_items * sizeof (StrataZoomItem)) : NULL;
   g_mutex_unlock (&self->arena_lock);
-  if (packer != NULL && take_items != NULL)
-    chunk->items = g_steal_pointer (take_items);
-  else if (packer != NULL)
-    chunk->items = g_new (StrataZoomItem, MAX (n_items, 1));
 
   chunk->index = index;
   chunk->at_end = FALSE;
@@ -870,13 +876,10 @@ chunk_alloc_taking (StrataZoomTree  *self,
   return chunk;
 }
 
-static Chunk *
-chunk_alloc (StrataZoomTree *self,
-             gint64          index,
-             guint           n_channels,
-             guint           n_items)
+static StrataBlockStream *
+chunk_stream (StrataBlockPacker *packer)
 {
-  return chunk_alloc_taking (self, index, n_channels, n_items, NULL);
+  return packer != NULL ? strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK) : NULL;
 }
 
 /* What a chunk counts for in the tree's size (and the index header's
@@ -890,24 +893,6 @@ chunk_size (const Chunk *chunk)
 {
   return CHUNK_COUNTED_SIZE + chunk->n_channels * sizeof (ChannelSpan) +
          chunk->n_items * sizeof (StrataZoomItem);
-}
-
-/* The store step of a chunk just filled, before it is published: a
- * chunk that spills hands its items to the packer (which keeps them,
- * readable, until their blocks are written) and keeps its spans. */
-static void
-chunk_store (StrataZoomTree *self,
-             Chunk          *chunk)
-{
-  GBytes *items;
-
-  if (chunk->spilled == NULL)
-    return;
-  items = g_bytes_new_take (chunk->items, (gsize) chunk->n_items * sizeof (StrataZoomItem));
-  chunk->first_block = strata_block_packer_submit (chunk->spilled, items, sizeof (StrataZoomItem),
-                                                   STRATA_INDEX_ITEM_BLOCK);
-  g_bytes_unref (items);
-  chunk->items = NULL;
 }
 
 /* Counts a chunk being published, with the tree's writer lock held: its
@@ -927,45 +912,30 @@ chunk_count (StrataZoomTree *self,
     g_atomic_int_set (&self->spilling, 1);
 }
 
-/* A chunk of @spans and @items (which it may take: @items is left
- * empty). The first chunks, computed at the end, can be the biggest of
- * all (a whole trace's worth of every channel): one that spills takes the
- * array's memory rather than a copy. */
-static Chunk *
-chunk_new (StrataZoomTree *self,
-           gint64          index,
-           GArray         *spans,
-           GArray         *items)
-{
-  guint n_items = items->len;
-  StrataZoomItem *data = g_realloc (g_array_steal (items, NULL), MAX (n_items, 1) * sizeof (StrataZoomItem));
-  Chunk *chunk = chunk_alloc_taking (self, index, spans->len, n_items, &data);
-
-  memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
-  if (data != NULL)
-    {
-      memcpy (chunk->items, data, n_items * sizeof (StrataZoomItem));
-      g_free (data);
-    }
-  chunk_store (self, chunk);
-
-  return chunk;
-}
-
-/* Adds one channel's items of a chunk being assembled, if it is stored. */
+/* Adds one channel's items of a chunk being assembled, if it is stored:
+ * to @items, or to @stream when the chunk spills. */
 static void
 assemble_channel (GArray               *spans,
                   GArray               *items,
+                  StrataBlockStream    *stream,
+                  guint                *n_items,
+                  guint64              *members,
                   guint32               channel,
                   const StrataZoomItem *channel_items,
                   guint                 n)
 {
-  ChannelSpan span = { channel, items->len, n };
+  ChannelSpan span = { channel, *n_items, n };
 
   if (n == 0 || !has_start (channel_items, n))
     return;
   g_array_append_val (spans, span);
-  g_array_append_vals (items, channel_items, n);
+  if (stream != NULL)
+    strata_block_stream_add (stream, channel_items, n);
+  else
+    g_array_append_vals (items, channel_items, n);
+  for (guint i = 0; i < n; i++)
+    *members += channel_items[i].count;
+  *n_items += n;
 }
 
 /* A dense chunk is stored when aggregation pays: at most one item per
@@ -977,17 +947,11 @@ assemble_channel (GArray               *spans,
  * trivial stores the whole trace again. */
 static gboolean
 worth_storing (StrataZoomTree *self,
-               GArray         *spans,
-               GArray         *items)
+               guint           n_spans,
+               guint64         n_items,
+               guint64         members)
 {
-  guint64 members = 0;
-
-  if (spans->len == 0)
-    return FALSE;
-  for (guint i = 0; i < items->len; i++)
-    members += g_array_index (items, StrataZoomItem, i).count;
-
-  return (guint64) items->len * MAX (self->params.min_reduction, 1) <= members;
+  return n_spans > 0 && n_items * MAX (self->params.min_reduction, 1) <= members;
 }
 
 static gpointer
@@ -1219,19 +1183,25 @@ level_finish_chunk (StrataZoomTree *self,
     }
   else if (level->chunk_active)
     {
-      Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items);
+      StrataBlockPacker *packer = chunk_spill_target (self);
+      Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items, packer);
+      StrataBlockStream *stream = chunk_stream (packer);
       StrataZoomItem *out = chunk->items;
 
       memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
       for (guint k = 0; k < n_touched; k++)
         for (const Segment *seg = touched[k]->first_seg; seg != NULL; seg = seg->next)
-          if (seg->n > 0)
+          if (seg->n > 0 && stream != NULL)
+            strata_block_stream_add (stream, seg->items, seg->n);
+          else if (seg->n > 0)
             {
               memcpy (out, seg->items, seg->n * sizeof (StrataZoomItem));
               out += seg->n;
             }
-      g_assert (out == chunk->items + n_items);
-      chunk_store (self, chunk);
+      if (stream != NULL)
+        chunk->first_block = strata_block_stream_end (stream, NULL);
+      else
+        g_assert (out == chunk->items + n_items);
 
       g_rw_lock_writer_lock (&self->lock);
       g_ptr_array_add (level->chunks, chunk);
@@ -2028,9 +1998,16 @@ compute_stored_chunk (StrataZoomTree *self,
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   guint n_channels = channels != NULL ? channels->len : strata_raw_store_get_n_channels (self->raw);
-  guint64 n_starts = 0;
+  StrataBlockPacker *packer = chunk_spill_target (self);
+  StrataBlockStream *stream = chunk_stream (packer);
+  guint64 n_starts = 0, members = 0, first_block = 0;
+  guint n_items = 0;
   Chunk *chunk;
 
+  /* A chunk that spills streams its items to the packer as they are
+   * computed (the first chunks are the biggest: every channel over the
+   * whole trace at the coarse levels); one found not dense or not worth
+   * storing after all leaves its blocks unused in the spill file. */
   for (guint i = 0; i < n_channels; i++)
     {
       guint32 c = channels != NULL ? g_array_index (channels, guint32, i) : i;
@@ -2038,19 +2015,26 @@ compute_stored_chunk (StrataZoomTree *self,
       g_array_set_size (channel_items, 0);
       n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
                                                   index, c, channel_items);
-      assemble_channel (spans, items, c,
+      assemble_channel (spans, items, stream, &n_items, &members, c,
                         (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
     }
+  if (stream != NULL)
+    first_block = strata_block_stream_end (stream, NULL);
 
   if (count_starts && n_starts < self->params.density_threshold)
     return NULL;
-  if (!worth_storing (self, spans, items))
+  if (!worth_storing (self, spans->len, n_items, members))
     {
       level->n_plain++;
       return NULL;
     }
 
-  chunk = chunk_new (self, index, spans, items);
+  chunk = chunk_alloc (self, index, spans->len, n_items, packer);
+  memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
+  if (packer != NULL)
+    chunk->first_block = first_block;
+  else
+    memcpy (chunk->items, items->data, (gsize) n_items * sizeof (StrataZoomItem));
   chunk->at_end = TRUE;
   chunk_count (self, chunk);
   return chunk;
@@ -2166,7 +2150,18 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   /* Every spilled chunk in the file: what the tree holds from now on is
    * the chunks kept, their spans and the blocks' records. */
   if (self->packer != NULL)
-    strata_block_packer_flush (self->packer);
+    {
+      StrataZoomChunkMemory memory;
+
+      strata_block_packer_flush (self->packer);
+      strata_zoom_tree_get_chunk_memory (self, &memory);
+      g_debug ("zoom tree: %u chunks spilled, %" G_GUINT64_FORMAT " bytes of items in %" G_GUINT64_FORMAT
+               " bytes of file; %" G_GSIZE_FORMAT " bytes of items kept, %" G_GSIZE_FORMAT " of chunk records "
+               "and spans, %" G_GSIZE_FORMAT " of block records; at most %" G_GSIZE_FORMAT " bytes queued; "
+               "%" G_GUINT64_FORMAT " waits for the packer, %.3f s",
+               memory.n_spilled, memory.spilled, memory.file_size, memory.in_memory, memory.chunk_index,
+               memory.records, memory.peak_queued, memory.n_waits, memory.wait_us / 1e6);
+    }
 }
 
 gboolean
@@ -2997,6 +2992,8 @@ strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,
       memory->records = stats.records;
       memory->spilled = stats.written;
       memory->file_size = stats.file_size;
+      memory->n_waits = stats.n_waits;
+      memory->wait_us = stats.wait_us;
     }
 }
 
