@@ -5,7 +5,8 @@
  * block of activities); it is cut into blocks of per_block elements, each
  * given the next ticket, and returns at once unless the queue already
  * holds max_queued bytes, in which case it waits for the worker to catch
- * up (so what waits in memory is bounded). An array too big to be held
+ * up (so what waits in memory is bounded), packing the oldest blocks
+ * itself meanwhile. An array too big to be held
  * twice (a chunk of millions of items) is streamed instead, copied in
  * batches of a few blocks as its pieces come (StrataBlockStream), its
  * tickets consecutive all the same. The worker packs each block
@@ -60,19 +61,22 @@ struct _StrataBlockPacker
   GCond           work;        /* a block was queued, or quit */
   GCond           done;        /* a block left the queue */
   GArray         *slots;       /* Slot, by ticket */
-  guint64         next;        /* the first ticket not packed yet */
+  guint64         next;        /* the first ticket not claimed for packing yet */
+  guint64         n_done;      /* tickets written or failed */
   gsize           queued;
   gsize           peak_queued;
   gsize           max_queued;
   guint64         written;
   guint64         n_waits;     /* submissions that waited for room */
   gint64          wait_us;     /* ... for this long in all */
+  guint64         n_helped;    /* blocks a submitter packed itself, the queue full */
+  GByteArray     *help_buf;    /* theirs (under submit_lock) */
   gboolean        quit;
   gint            failed;
   GThread        *thread;
 
   int             fd;
-  guint64         file_size;   /* where the next block goes (the worker changes it, under the lock) */
+  guint64         file_size;   /* where the next block goes (under the lock) */
   int             zstd_level;
 
   /* Decoded blocks read back, keyed by ticket, and zstd contexts. */
@@ -133,6 +137,62 @@ write_all (int           fd,
   return TRUE;
 }
 
+/* Packs and writes block @ticket, claimed (next moved past it) by the
+ * caller, with the lock held; it is dropped while packing and writing, so
+ * queries and submissions go on. */
+static void
+pack_claimed (StrataBlockPacker *self,
+              guint64            ticket,
+              GByteArray        *packed)
+{
+  Slot slot = g_array_index (self->slots, Slot, ticket);
+  StrataIndexBlock rec = { 0 };
+  gboolean ok;
+
+  g_bytes_ref (slot.elems);
+  g_mutex_unlock (&self->lock);
+
+  strata_index_pack_block ((const guint8 *) g_bytes_get_data (slot.elems, NULL) +
+                           (gsize) slot.first * slot.elem_size,
+                           slot.n, slot.elem_size, self->zstd_level, packed, &rec.codec);
+  rec.size = packed->len;
+  rec.n = slot.n;
+  rec.checksum = strata_index_checksum (packed->data, packed->len);
+
+  /* Its place in the file, then its bytes there (two packing threads
+   * write different places). */
+  g_mutex_lock (&self->lock);
+  rec.offset = self->file_size;
+  self->file_size += packed->len;
+  g_mutex_unlock (&self->lock);
+  ok = !g_atomic_int_get (&self->failed) && write_all (self->fd, packed->data, packed->len, rec.offset);
+
+  g_mutex_lock (&self->lock);
+  {
+    Slot *s = &g_array_index (self->slots, Slot, ticket);
+
+    if (ok)
+      {
+        s->rec = rec;
+        s->state = SLOT_WRITTEN;
+        g_clear_pointer (&s->elems, g_bytes_unref);
+        self->written += (gsize) slot.n * slot.elem_size;
+      }
+    else
+      {
+        s->state = SLOT_FAILED;
+        g_atomic_int_set (&self->failed, 1);
+      }
+    self->queued -= (gsize) slot.n * slot.elem_size;
+    self->n_done++;
+    g_cond_broadcast (&self->done);
+  }
+  /* The last reference may be this one: let it go outside the lock. */
+  g_mutex_unlock (&self->lock);
+  g_bytes_unref (slot.elems);
+  g_mutex_lock (&self->lock);
+}
+
 static gpointer
 packer_main (gpointer data)
 {
@@ -142,54 +202,11 @@ packer_main (gpointer data)
   g_mutex_lock (&self->lock);
   for (;;)
     {
-      Slot slot;
-      StrataIndexBlock rec = { 0 };
-      guint64 ticket;
-      gboolean ok;
-
       while (!self->quit && self->next == self->slots->len)
         g_cond_wait (&self->work, &self->lock);
       if (self->quit)
         break;
-      ticket = self->next;
-      slot = g_array_index (self->slots, Slot, ticket);
-      g_bytes_ref (slot.elems);
-      g_mutex_unlock (&self->lock);
-
-      strata_index_pack_block ((const guint8 *) g_bytes_get_data (slot.elems, NULL) +
-                               (gsize) slot.first * slot.elem_size,
-                               slot.n, slot.elem_size, self->zstd_level, packed, &rec.codec);
-      rec.offset = self->file_size;
-      rec.size = packed->len;
-      rec.n = slot.n;
-      rec.checksum = strata_index_checksum (packed->data, packed->len);
-      ok = !g_atomic_int_get (&self->failed) && write_all (self->fd, packed->data, packed->len, rec.offset);
-
-      g_mutex_lock (&self->lock);
-      {
-        Slot *s = &g_array_index (self->slots, Slot, ticket);
-
-        if (ok)
-          {
-            self->file_size += packed->len;
-            s->rec = rec;
-            s->state = SLOT_WRITTEN;
-            g_clear_pointer (&s->elems, g_bytes_unref);
-            self->written += (gsize) slot.n * slot.elem_size;
-          }
-        else
-          {
-            s->state = SLOT_FAILED;
-            g_atomic_int_set (&self->failed, 1);
-          }
-        self->queued -= (gsize) slot.n * slot.elem_size;
-        self->next++;
-        g_cond_broadcast (&self->done);
-      }
-      /* The last reference may be this one: let it go outside the lock. */
-      g_mutex_unlock (&self->lock);
-      g_bytes_unref (slot.elems);
-      g_mutex_lock (&self->lock);
+      pack_claimed (self, self->next++, packed);
     }
   g_mutex_unlock (&self->lock);
 
@@ -251,6 +268,7 @@ strata_block_packer_free (StrataBlockPacker *self)
   for (guint64 t = 0; t < self->slots->len; t++)
     g_clear_pointer (&g_array_index (self->slots, Slot, t).elems, g_bytes_unref);
   g_array_unref (self->slots);
+  g_clear_pointer (&self->help_buf, g_byte_array_unref);
   close (self->fd);
   strata_index_map_unref (self->cache);
   g_mutex_clear (&self->submit_lock);
@@ -312,15 +330,28 @@ submit_locked (StrataBlockPacker *self,
   guint64 n = size / elem_size;
   guint64 first;
 
+  /* The queue full: the worker is behind, so this thread packs the
+   * oldest block no one has taken rather than sleep (the wall time is
+   * then never worse than packing in this thread), and waits only for
+   * blocks already being packed. */
   g_mutex_lock (&self->lock);
-  if (self->queued > 0 && self->queued + size > self->max_queued)
+  while (self->queued > 0 && self->queued + size > self->max_queued)
     {
-      gint64 t0 = g_get_monotonic_time ();
+      if (self->next < self->slots->len)
+        {
+          if (self->help_buf == NULL)
+            self->help_buf = g_byte_array_new ();
+          pack_claimed (self, self->next++, self->help_buf);
+          self->n_helped++;
+        }
+      else
+        {
+          gint64 t0 = g_get_monotonic_time ();
 
-      while (self->queued > 0 && self->queued + size > self->max_queued)
-        g_cond_wait (&self->done, &self->lock);
-      self->n_waits++;
-      self->wait_us += g_get_monotonic_time () - t0;
+          g_cond_wait (&self->done, &self->lock);
+          self->n_waits++;
+          self->wait_us += g_get_monotonic_time () - t0;
+        }
     }
 
   first = self->slots->len;
@@ -616,7 +647,7 @@ void
 strata_block_packer_flush (StrataBlockPacker *self)
 {
   g_mutex_lock (&self->lock);
-  while (self->next < self->slots->len && !self->quit)
+  while (self->n_done < self->slots->len && !self->quit)
     g_cond_wait (&self->done, &self->lock);
   g_mutex_unlock (&self->lock);
 }
@@ -648,5 +679,6 @@ strata_block_packer_get_stats (StrataBlockPacker      *self,
   stats->file_size = self->file_size;
   stats->n_waits = self->n_waits;
   stats->wait_us = self->wait_us;
+  stats->n_helped = self->n_helped;
   g_mutex_unlock (&self->lock);
 }

@@ -72,6 +72,7 @@ typedef struct
   guint64 written;       /* bytes of elements written (decoded size) */
   guint64 n_waits;       /* submissions that waited for room in the queue */
   gint64  wait_us;       /* how long they waited in all */
+  guint64 n_helped;      /* blocks submitters packed themselves, the queue full */
 } StrataBlockPackerStats;
 
 void               strata_block_packer_get_stats    (StrataBlockPacker       *self,

@@ -399,6 +399,7 @@ typedef struct
   guint64 file_size;     /* bytes of the spill file */
   guint64 n_waits;       /* chunks that waited for room in the packer's queue */
   gint64  wait_us;       /* how long they waited in all */
+  guint64 n_helped;      /* blocks the builder packed itself, the queue full */
 } StrataZoomChunkMemory;
 
 void     strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,

@@ -2158,9 +2158,10 @@ strata_zoom_tree_finish (StrataZoomTree *self)
       g_debug ("zoom tree: %u chunks spilled, %" G_GUINT64_FORMAT " bytes of items in %" G_GUINT64_FORMAT
                " bytes of file; %" G_GSIZE_FORMAT " bytes of items kept, %" G_GSIZE_FORMAT " of chunk records "
                "and spans, %" G_GSIZE_FORMAT " of block records; at most %" G_GSIZE_FORMAT " bytes queued; "
+               "%" G_GUINT64_FORMAT " blocks packed by the builder, the queue full; "
                "%" G_GUINT64_FORMAT " waits for the packer, %.3f s",
                memory.n_spilled, memory.spilled, memory.file_size, memory.in_memory, memory.chunk_index,
-               memory.records, memory.peak_queued, memory.n_waits, memory.wait_us / 1e6);
+               memory.records, memory.peak_queued, memory.n_helped, memory.n_waits, memory.wait_us / 1e6);
     }
 }
 
@@ -2994,6 +2995,7 @@ strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,
       memory->file_size = stats.file_size;
       memory->n_waits = stats.n_waits;
       memory->wait_us = stats.wait_us;
+      memory->n_helped = stats.n_helped;
     }
 }
 
