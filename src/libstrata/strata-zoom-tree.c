@@ -78,11 +78,10 @@
 #define TIME_LIMIT   (G_GINT64_CONSTANT (1) << 62)
 
 /* A tree spills its chunks once it holds this many bytes of their items in
- * memory (a tree that never does keeps them in place: the small ones the
- * tests build, and traces up to a few hundred thousand events);
- * STRATA_ZOOM_CHUNK_SPILL_FROM in the environment says otherwise (0: from
- * the first chunk). What waits for the packer is bounded by
- * CHUNK_SPILL_QUEUE bytes (or one chunk bigger than that). */
+ * memory (one that never gets there keeps them in place, as the small
+ * trees the tests build do); STRATA_ZOOM_CHUNK_SPILL_FROM in the
+ * environment says otherwise (0: from the first chunk). What waits for
+ * the packer is bounded by CHUNK_SPILL_QUEUE bytes. */
 #define CHUNK_SPILL_FROM  (G_GUINT64_CONSTANT (8) << 20)
 #define CHUNK_SPILL_QUEUE (G_GUINT64_CONSTANT (8) << 20)
 
@@ -876,10 +875,13 @@ chunk_alloc (StrataZoomTree    *self,
   return chunk;
 }
 
+/* Where a chunk that spills streams its items, in the index's blocks. */
 static StrataBlockStream *
 chunk_stream (StrataBlockPacker *packer)
 {
-  return packer != NULL ? strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK) : NULL;
+  if (packer == NULL)
+    return NULL;
+  return strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
 }
 
 /* What a chunk counts for in the tree's size (and the index header's
