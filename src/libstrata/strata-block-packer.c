@@ -3,23 +3,22 @@
  * A worker thread with a bounded queue. The caller hands over an array of
  * elements (a GBytes it no longer needs: a chunk's items, a lane's full
  * block of activities); it is cut into blocks of per_block elements, each
- * given the next ticket, and returns at once unless the queue already
- * holds max_queued bytes, in which case it waits for the worker to catch
- * up (so what waits in memory is bounded), packing the oldest blocks
- * itself meanwhile. An array too big to be held
- * twice (a chunk of millions of items) is streamed instead, copied in
+ * given the next ticket, and the call returns at once unless the queue
+ * already holds max_queued bytes: then the caller packs the oldest blocks
+ * itself until there is room, so what waits in memory is bounded and the
+ * caller never sleeps while there is packing to do. An array too big to
+ * be held twice (a chunk of millions of items) is streamed instead, in
  * batches of a few blocks as its pieces come (StrataBlockStream), its
- * tickets consecutive all the same. The worker packs each block
- * with the index codec (strata_index_pack_block(): the very bytes the
- * index writer would write), appends it to an unlinked file in
- * $XDG_CACHE_HOME/strata (else the temporary directory), fills in the
- * block's record and lets the elements go. Reading a ticket never waits:
- * a queued block is copied from the elements still held, a written one
- * is read back with pread(), checked against its record and decoded
- * through a bounded cache of decoded blocks (the one a mapped index has,
- * strata-index.c). A block that cannot be written keeps its elements in
- * memory for good, and the packer says it failed so its user stops
- * handing it more.
+ * tickets consecutive all the same. Each block is packed with the index
+ * codec (strata_index_pack_block(): the very bytes the index writer would
+ * write) and appended to an unlinked file in $XDG_CACHE_HOME/strata (else
+ * the temporary directory); its record is filled in and its elements let
+ * go. Reading a ticket never waits: a queued block is copied from the
+ * elements still held, a written one is read back with pread(), checked
+ * against its record and decoded through a bounded cache of decoded
+ * blocks (the one a mapped index has, strata-index.c). A block that cannot
+ * be written keeps its elements in memory for good, and the packer says
+ * it failed, so its user stops handing it more.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
