@@ -3,7 +3,10 @@
  * The same trace gives the same index, byte for byte, whatever the
  * conditions that must not matter: the levels pipelined in their own
  * thread or not, the raw store spilling from the first activity, from a
- * few thousand or never. Each fixture and a generated text trace (eight
+ * few thousand or never, and the finished chunks spilled from the first,
+ * from a few kilobytes or never (the writer then copies their packed
+ * blocks, or packs them again when they were packed at another zstd
+ * level). Each fixture and a generated text trace (eight
  * CPUs, softirqs, and an exec of a new program every few dozen events, so
  * the reader and the model both have strings to intern all along the
  * pass, the raw store spills and the levels have many chunks) are indexed
@@ -36,15 +39,16 @@ typedef struct
 {
   const char *pipelined;   /* STRATA_ZOOM_PIPELINED, NULL: unset */
   const char *spill_from;  /* STRATA_RAW_STORE_SPILL_FROM, NULL: unset */
+  const char *chunks_from; /* STRATA_ZOOM_CHUNK_SPILL_FROM, NULL: unset */
 } Condition;
 
 static const Condition conditions[] = {
-  { NULL, NULL },
-  { "1", "0" },
-  { "0", "0" },
-  { "1", "3000" },
-  { "0", "1000000000" },
-  { "1", NULL },
+  { NULL, NULL, NULL },
+  { "1", "0", "0" },
+  { "0", "0", NULL },
+  { "1", "3000", "20000" },
+  { "0", "1000000000", "0" },
+  { "1", NULL, "1000000000000" },
 };
 
 static void
@@ -83,9 +87,11 @@ index_under (const char             *trace_path,
 
   set_or_unset ("STRATA_ZOOM_PIPELINED", c->pipelined);
   set_or_unset ("STRATA_RAW_STORE_SPILL_FROM", c->spill_from);
+  set_or_unset ("STRATA_ZOOM_CHUNK_SPILL_FROM", c->chunks_from);
   trace = strata_index_load_trace (trace_path, params, &options, &error);
   g_unsetenv ("STRATA_ZOOM_PIPELINED");
   g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
+  g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
   g_assert_no_error (error);
   g_assert_nonnull (trace);
   g_assert_cmpstr (strata_trace_get_index_path (trace), ==, index_path);
@@ -242,9 +248,10 @@ check_trace (const char             *trace_path,
     for (guint c = 0; c < MIN (n_conditions, G_N_ELEMENTS (conditions)); c++)
       {
         g_autofree char *path = g_strdup_printf ("%s/again-%u-%u" STRATA_INDEX_SUFFIX, dir, r, c);
-        g_autofree char *label = g_strdup_printf ("%s, pipelined %s, spill from %s, run %u", what,
+        g_autofree char *label = g_strdup_printf ("%s, pipelined %s, spill from %s, chunks from %s, run %u", what,
                                                   conditions[c].pipelined ? conditions[c].pipelined : "default",
                                                   conditions[c].spill_from ? conditions[c].spill_from : "default",
+                                                  conditions[c].chunks_from ? conditions[c].chunks_from : "default",
                                                   r);
         g_autoptr(GBytes) again = index_under (trace_path, params, path, &conditions[c]);
 
@@ -361,6 +368,72 @@ test_generated (void)
   g_unlink (path);
 }
 
+/* Chunks spilled during a pass whose packer used another zstd level
+ * than the writer: the writer packs their items again, and the index is
+ * the one a pass that kept them writes; as it is when they were packed
+ * at the writer's level, and copied. */
+static void
+test_chunks_packed_again (void)
+{
+  g_autofree char *path = generated_text_trace (8000);
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *want_path = g_build_filename (dir, "kept" STRATA_INDEX_SUFFIX, NULL);
+  g_autofree char *got_path = g_build_filename (dir, "again" STRATA_INDEX_SUFFIX, NULL);
+  const Condition kept = { NULL, NULL, "1000000000000" };
+  g_autoptr(GBytes) want = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataStatsBuilder) stats = strata_stats_builder_new ();
+  g_autoptr(GError) error = NULL;
+  StrataSourceIdentity identity;
+  StrataZoomParams params;
+  StrataZoomChunkMemory memory;
+  char *contents = NULL;
+  gsize len = 0;
+
+  /* Every dense chunk stored, so there are many. */
+  strata_zoom_params_init (&params);
+  params.pixels_per_chunk = 256;
+  params.density_threshold = 100;
+  params.min_reduction = 1;
+  want = index_under (path, &params, want_path, &kept);
+
+  /* The pass with chunks spilled at level 1 ... */
+  g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", "0", TRUE);
+  g_setenv ("STRATA_INDEX_ZSTD_LEVEL", "1", TRUE);
+  trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+  g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
+  g_unsetenv ("STRATA_INDEX_ZSTD_LEVEL");
+  g_assert_no_error (error);
+  strata_trace_set_stats (trace, strata_stats_builder_finish (stats, trace));
+  strata_zoom_tree_get_chunk_memory (strata_trace_get_zoom_tree (trace), &memory);
+  g_test_message ("%u chunks spilled, %" G_GUINT64_FORMAT " bytes of items", memory.n_spilled, memory.spilled);
+  g_assert_cmpuint (memory.n_spilled, >, 0);
+
+  /* ... written at the default one. */
+  g_assert_true (strata_source_identity_compute (path, &identity, &error));
+  g_assert_no_error (error);
+  g_assert_true (strata_index_write (trace, &identity, got_path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (got_path, &contents, &len, NULL));
+  {
+    g_autoptr(GBytes) got = g_bytes_new_take (contents, len);
+
+    assert_same_bytes (want, got, "chunks packed at zstd level 1, written at the default");
+  }
+
+  /* And spilled past 20 kB at the default level: copied as they are. */
+  {
+    const Condition partly = { NULL, NULL, "20000" };
+    g_autoptr(GBytes) copied = index_under (path, &params, got_path, &partly);
+
+    assert_same_bytes (want, copied, "chunks spilled past 20 kB, copied");
+  }
+
+  g_unlink (want_path);
+  g_unlink (got_path);
+  g_unlink (path);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -369,6 +442,7 @@ main (int    argc,
 
   g_test_add_func ("/strata/index-determinism/fixtures", test_fixtures);
   g_test_add_func ("/strata/index-determinism/generated", test_generated);
+  g_test_add_func ("/strata/index-determinism/chunks-packed-again", test_chunks_packed_again);
 
   return g_test_run ();
 }

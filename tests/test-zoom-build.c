@@ -1246,6 +1246,297 @@ test_spilled_index (void)
   g_assert_cmpuint (total_spilled, >, 0);
 }
 
+/* Spilled chunks (strata-block-packer.c): a tree whose finished chunks
+ * leave memory answers as one that keeps them. */
+
+/* Every stored chunk of @a and @b: the same chunks, with the same items
+ * for every channel. */
+static void
+assert_trees_equal (StrataZoomTree *a,
+                    StrataZoomTree *b)
+{
+  guint n_channels = strata_raw_store_get_n_channels (strata_zoom_tree_get_raw_store (a));
+  StrataZoomGeometry ga, gb;
+
+  g_assert_true (strata_zoom_tree_get_geometry (a, &ga));
+  g_assert_true (strata_zoom_tree_get_geometry (b, &gb));
+  g_assert_cmpuint (ga.n_levels, ==, gb.n_levels);
+  g_assert_cmpuint (strata_zoom_tree_get_size (a), ==, strata_zoom_tree_get_size (b));
+  for (guint level = 0; level < ga.n_levels; level++)
+    {
+      g_autoptr(GArray) ca = strata_zoom_tree_list_chunks (a, level);
+      g_autoptr(GArray) cb = strata_zoom_tree_list_chunks (b, level);
+
+      g_assert_cmpuint (ca->len, ==, cb->len);
+      g_assert_cmpuint (strata_zoom_tree_get_n_plain_chunks (a, level), ==,
+                        strata_zoom_tree_get_n_plain_chunks (b, level));
+      for (guint k = 0; k < ca->len; k++)
+        {
+          const StrataZoomChunkInfo *x = &g_array_index (ca, StrataZoomChunkInfo, k);
+          const StrataZoomChunkInfo *y = &g_array_index (cb, StrataZoomChunkInfo, k);
+
+          g_assert_cmpint (x->index, ==, y->index);
+          g_assert_cmpuint (x->n_items, ==, y->n_items);
+          g_assert_cmpuint (x->n_channels, ==, y->n_channels);
+          g_assert_cmpint (x->at_end, ==, y->at_end);
+          for (guint32 c = 0; c < n_channels; c++)
+            {
+              g_autoptr(GArray) ia = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+              g_autoptr(GArray) ib = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+              gboolean sa = strata_zoom_tree_get_chunk_items (a, level, x->index, c, ia);
+              gboolean sb = strata_zoom_tree_get_chunk_items (b, level, x->index, c, ib);
+
+              g_assert_cmpint (sa, ==, sb);
+              assert_items_equal (ib, ia);
+            }
+        }
+    }
+}
+
+/* The same viewports of @a and @b, at every level, at @t: the same items. */
+static void
+assert_queries_equal_at (StrataZoomTree *a,
+                         StrataZoomTree *b,
+                         gint64          t)
+{
+  StrataZoomGeometry ga, gb;
+
+  if (!strata_zoom_tree_get_geometry (a, &ga))
+    return;
+  g_assert_true (strata_zoom_tree_get_geometry (b, &gb));
+  g_assert_cmpuint (ga.n_levels, ==, gb.n_levels);
+  for (guint level = 0; level < ga.n_levels; level++)
+    {
+      gint64 d = strata_zoom_geometry_chunk_duration (&ga, level);
+      g_autoptr(GArray) ia = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      g_autoptr(GArray) ib = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+
+      strata_zoom_tree_query (a, level, t - d / 2, t + d / 2, NULL, 0, ia, NULL);
+      strata_zoom_tree_query (b, level, t - d / 2, t + d / 2, NULL, 0, ib, NULL);
+      assert_items_equal (ib, ia);
+    }
+}
+
+/* Every chunk spilled from the first, through a queue small enough that
+ * the builder waits for the packer: the oracle of the in-memory trees
+ * (stored == on-demand == brute force, queries == reference), and the
+ * same chunks and items as the tree that keeps them. */
+static void
+test_spilled_oracle (void)
+{
+  const StrataTestStreamKind kinds[] = {
+    STRATA_TEST_STREAM_MIXED, STRATA_TEST_STREAM_MANY_THREADS,
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_autoptr(GArray) acts = strata_test_stream_collect (kinds[k], 25000, 300 + k);
+      const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+      g_autoptr(StrataZoomTree) kept = NULL;
+      g_autoptr(StrataZoomTree) spilled = NULL;
+      StrataZoomChunkMemory memory;
+      StrataZoomParams params;
+      Checked checked;
+      guint n_chunks = 0;
+
+      params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+      kept = strata_zoom_tree_new (&params, NULL);
+      strata_zoom_tree_set_chunk_spill (kept, G_MAXSIZE, 0);
+      spilled = strata_zoom_tree_new (&params, NULL);
+      strata_zoom_tree_set_chunk_spill (spilled, 0, 16 * 1024);
+      strata_test_stream_build (kept, all, acts->len);
+      strata_test_stream_build (spilled, all, acts->len);
+
+      for (guint level = 0; level < 64; level++)
+        {
+          g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (spilled, level);
+
+          n_chunks += chunks->len;
+        }
+      strata_zoom_tree_get_chunk_memory (spilled, &memory);
+      g_test_message ("%s: %u chunks, %u spilled, %" G_GUINT64_FORMAT " bytes of items written, "
+                      "at most %" G_GSIZE_FORMAT " queued",
+                      strata_test_stream_kind_name (kinds[k]), n_chunks, memory.n_spilled,
+                      memory.spilled, memory.peak_queued);
+      g_assert_cmpuint (n_chunks, >, 0);
+      g_assert_cmpuint (memory.n_spilled, ==, n_chunks);
+      g_assert_cmpuint (memory.in_memory, ==, 0);
+      strata_zoom_tree_get_chunk_memory (kept, &memory);
+      g_assert_cmpuint (memory.n_spilled, ==, 0);
+
+      assert_trees_equal (kept, spilled);
+      check_tree (spilled, all, acts->len, &checked);
+      g_assert_cmpuint (checked.chunks, ==, n_chunks);
+      check_queries (spilled, all, acts->len, 20);
+    }
+}
+
+/* While a stream much bigger than the bound is built, the items the tree
+ * holds in memory (kept below its threshold, or waiting for the packer)
+ * stay under threshold + queue + twice the biggest chunk finished while
+ * building (the one that crosses the threshold, and one bigger than the
+ * queue, which passes alone), by the tree's own count; what went to the
+ * spill file is many times that. */
+static void
+test_spilled_bounded (void)
+{
+  const gsize spill_from = 64 * 1024, max_queued = 64 * 1024;
+  g_autoptr(StrataTestStream) stream = strata_test_stream_new (STRATA_TEST_STREAM_MIXED, 200000, 21);
+  g_autoptr(StrataZoomTree) tree = NULL;
+  StrataZoomChunkMemory memory;
+  StrataZoomParams params;
+  StrataActivity a, next;
+  gsize peak = 0, biggest = 0, biggest_at_all = 0, bound;
+  guint64 n = 0, n_chunks = 0, all_items = 0;
+  gboolean more;
+
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+  tree = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_chunk_spill (tree, spill_from, max_queued);
+
+  more = strata_test_stream_next (stream, &next);
+  while (more)
+    {
+      a = next;
+      more = strata_test_stream_next (stream, &next);
+      strata_zoom_tree_add (&a, tree);
+      if (++n % 4096 == 0 && more)
+        {
+          strata_zoom_tree_advance (tree, next.start, NULL, NULL);
+          strata_zoom_tree_get_chunk_memory (tree, &memory);
+          peak = MAX (peak, memory.in_memory + memory.queued);
+        }
+    }
+  strata_zoom_tree_finish (tree);
+
+  for (guint level = 0; level < 64; level++)
+    {
+      g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (tree, level);
+
+      /* Those finished while building (the first chunks are computed at
+       * the end). */
+      for (guint k = 0; k < chunks->len; k++)
+        {
+          const StrataZoomChunkInfo *c = &g_array_index (chunks, StrataZoomChunkInfo, k);
+
+          if (!c->at_end)
+            biggest = MAX (biggest, c->n_items * sizeof (StrataZoomItem));
+          biggest_at_all = MAX (biggest_at_all, c->n_items * sizeof (StrataZoomItem));
+          all_items += c->n_items * sizeof (StrataZoomItem);
+        }
+      n_chunks += chunks->len;
+    }
+  strata_zoom_tree_get_chunk_memory (tree, &memory);
+  bound = spill_from + max_queued + 2 * biggest;
+  g_test_message ("%" G_GUINT64_FORMAT " chunks, %u spilled: %" G_GUINT64_FORMAT " bytes of items written "
+                  "(%" G_GUINT64_FORMAT " in the file), %" G_GSIZE_FORMAT " kept; at most %" G_GSIZE_FORMAT
+                  " held while building (bound %" G_GSIZE_FORMAT ", biggest chunk %" G_GSIZE_FORMAT
+                  "); %" G_GSIZE_FORMAT " bytes of chunk records and spans, %" G_GSIZE_FORMAT " of block records",
+                  n_chunks, memory.n_spilled, memory.spilled, memory.file_size, memory.in_memory, peak, bound,
+                  biggest, memory.chunk_index, memory.records);
+  g_assert_cmpuint (peak, <=, bound);
+  g_assert_cmpuint (memory.in_memory, <=, spill_from + biggest);
+  /* The packer's own count, at every submission, the end's too. */
+  g_assert_cmpuint (memory.peak_queued, <=, MAX (max_queued, biggest_at_all));
+  g_assert_cmpuint (memory.queued, ==, 0);
+  g_assert_cmpuint (memory.spilled, >=, 10 * bound);
+  /* Every item is kept or in the file (with those of first chunks
+   * streamed there and then found not worth storing). */
+  g_assert_cmpuint (memory.in_memory + memory.spilled, >=, all_items);
+}
+
+typedef struct
+{
+  StrataZoomTree *a;
+  StrataZoomTree *b;
+  gint            stop;
+  guint           queries;
+} Pair;
+
+/* Queries the spilled tree from another thread while it is built (what
+ * the viewer does): its answers are checked against the kept tree by the
+ * builder, at points where both have taken the same activities. */
+static gpointer
+spilled_reader_thread (gpointer data)
+{
+  Pair *pair = data;
+
+  while (!g_atomic_int_get (&pair->stop))
+    {
+      g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      StrataZoomGeometry g;
+
+      if (strata_zoom_tree_get_geometry (pair->b, &g))
+        for (guint level = 0; level < g.n_levels; level += 2)
+          {
+            gint64 d = strata_zoom_geometry_chunk_duration (&g, level);
+
+            strata_zoom_tree_query (pair->b, level, 1000000000, 1000000000 + d, NULL, 0, items, NULL);
+            g_array_set_size (items, 0);
+          }
+      pair->queries++;
+      g_usleep (1000);
+    }
+  return NULL;
+}
+
+/* Live: two trees take the same activities, one keeping its chunks and
+ * one spilling them from the first through a small queue, queried by
+ * another thread all along; at every advance their answers around the
+ * growing edge and the stream's start are the same, and at the end every
+ * chunk is. */
+static void
+test_spilled_live (void)
+{
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, 40000, 9);
+  const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+  g_autoptr(StrataZoomTree) kept = NULL;
+  g_autoptr(StrataZoomTree) spilled = NULL;
+  StrataZoomChunkMemory memory;
+  StrataZoomParams params;
+  Pair pair = { 0 };
+  GThread *thread;
+  guint compared = 0;
+
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+  kept = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_chunk_spill (kept, G_MAXSIZE, 0);
+  spilled = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_chunk_spill (spilled, 0, 8 * 1024);
+  pair.a = kept;
+  pair.b = spilled;
+  thread = g_thread_new ("reader", spilled_reader_thread, &pair);
+
+  for (gsize i = 0; i < acts->len; i++)
+    {
+      strata_zoom_tree_add (&all[i], kept);
+      strata_zoom_tree_add (&all[i], spilled);
+      if ((i + 1) % 1000 == 0 && i + 1 < acts->len)
+        {
+          strata_zoom_tree_advance (kept, all[i + 1].start, NULL, NULL);
+          strata_zoom_tree_advance (spilled, all[i + 1].start, NULL, NULL);
+          if ((i + 1) % 5000 == 0)
+            {
+              assert_queries_equal_at (kept, spilled, all[i].start);
+              assert_queries_equal_at (kept, spilled, all[0].start);
+              compared++;
+            }
+        }
+    }
+  strata_zoom_tree_finish (kept);
+  strata_zoom_tree_finish (spilled);
+  g_atomic_int_set (&pair.stop, 1);
+  g_thread_join (thread);
+
+  strata_zoom_tree_get_chunk_memory (spilled, &memory);
+  g_test_message ("%u comparisons while building, %u queries from another thread, %u chunks spilled",
+                  compared, pair.queries, memory.n_spilled);
+  g_assert_cmpuint (memory.n_spilled, >, 10);
+  g_assert_cmpuint (compared, >, 5);
+  assert_trees_equal (kept, spilled);
+  assert_queries_equal_at (kept, spilled, all[acts->len / 2].start);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1274,5 +1565,8 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/seed/stack-grows-and-shrinks", test_stack_grows_and_shrinks);
   g_test_add_func ("/strata/zoom-build/seed/buffers-aligned", test_buffers_aligned);
   g_test_add_func ("/strata/zoom-build/live-growth", test_live_growth);
+  g_test_add_func ("/strata/zoom-build/spilled/oracle", test_spilled_oracle);
+  g_test_add_func ("/strata/zoom-build/spilled/bounded", test_spilled_bounded);
+  g_test_add_func ("/strata/zoom-build/spilled/live", test_spilled_live);
   return g_test_run ();
 }

@@ -379,8 +379,34 @@ typedef struct
   guint                 n_channels;
   const StrataIndexSpan *channels;
   guint                 n_items;
-  const StrataZoomItem *items;
+  const StrataZoomItem *items;         /* NULL when spilled: */
+  struct _StrataBlockPacker *packer;   /* its items packed there (strata-block-packer.h), */
+  guint64               first_block;   /* in blocks of STRATA_INDEX_ITEM_BLOCK from this ticket on */
 } StrataZoomChunkView;
+
+/* Where a tree's pre-calculated chunks are while it is built. */
+typedef struct
+{
+  gsize   in_memory;     /* bytes of items held by chunks kept in memory */
+  gsize   spill_from;    /* ... up to which they are kept there */
+  gsize   queued;        /* bytes of items waiting for the packer */
+  gsize   peak_queued;   /* the most that ever did */
+  gsize   max_queued;    /* the packer's bound on it (one chunk bigger passes alone) */
+  gsize   chunk_index;   /* the chunks' records and spans, always in memory */
+  gsize   records;       /* the packer's record of each spilled block */
+  guint   n_spilled;     /* chunks whose items were handed to the packer */
+  guint64 spilled;       /* bytes of items written to the spill file (decoded) */
+  guint64 file_size;     /* bytes of the spill file */
+  guint64 n_waits;       /* chunks that waited for room in the packer's queue */
+  gint64  wait_us;       /* how long they waited in all */
+  guint64 n_helped;      /* blocks the builder packed itself, the queue full */
+} StrataZoomChunkMemory;
+
+void     strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,
+                                            StrataZoomChunkMemory *memory);
+void     strata_zoom_tree_set_chunk_spill  (StrataZoomTree        *self,
+                                            gsize                  spill_from,
+                                            gsize                  max_queued);
 
 typedef struct
 {

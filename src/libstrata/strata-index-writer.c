@@ -22,6 +22,7 @@
 
 #include <glib/gstdio.h>
 
+#include "strata-block-packer.h"
 #include "strata-error.h"
 #include "strata-index.h"
 #include "strata-index-private.h"
@@ -166,6 +167,56 @@ put_spilled_and_packed (Writer                 *w,
     }
 
   return put_checked (w, records->data, records->len, sizeof (StrataIndexBlock),
+                      STRATA_INDEX_TABLE_BLOCK, sums_offset);
+}
+
+/* A chunk's items spilled during the pass (strata-block-packer.c): each
+ * block's bytes copied as the packer wrote them (the same codec at the
+ * same level, so the same bytes put_packed() would write), or, where they
+ * could not be written or were packed at another level, packed here from
+ * its elements; then the records, as put_packed() leaves them. */
+static guint64
+put_spilled_items (Writer            *w,
+                   StrataBlockPacker *packer,
+                   guint64            first_block,
+                   guint64            n,
+                   guint64           *sums_offset)
+{
+  g_autofree guint8 *bytes = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
+  guint64 elems[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
+  gboolean copy = strata_block_packer_get_zstd_level (packer) == w->zstd_level;
+
+  g_array_set_size (w->records, 0);
+  for (guint64 b = 0; b * STRATA_INDEX_ITEM_BLOCK < n; b++)
+    {
+      guint len = (guint) MIN ((guint64) STRATA_INDEX_ITEM_BLOCK, n - b * STRATA_INDEX_ITEM_BLOCK);
+      StrataIndexBlock rec = { 0 };
+
+      if (copy && strata_block_packer_get_record (packer, first_block + b, &rec) &&
+          rec.n == len && strata_block_packer_read_bytes (packer, &rec, bytes))
+        {
+          rec.offset = w->offset;
+          put (w, bytes, rec.size);
+        }
+      else if (strata_block_packer_read (packer, first_block + b, elems) == len)
+        {
+          memset (&rec, 0, sizeof rec);
+          strata_index_pack_block (elems, len, sizeof (StrataZoomItem), w->zstd_level, w->block, &rec.codec);
+          rec.offset = w->offset;
+          rec.size = w->block->len;
+          rec.n = len;
+          rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+          put (w, w->block->data, w->block->len);
+        }
+      else
+        {
+          w->error = EIO;
+          return 0;
+        }
+      g_array_append_val (w->records, rec);
+    }
+
+  return put_checked (w, w->records->data, w->records->len, sizeof (StrataIndexBlock),
                       STRATA_INDEX_TABLE_BLOCK, sums_offset);
 }
 
@@ -350,8 +401,14 @@ write_levels (Writer         *w,
             continue;
           spans_size = view.n_channels * sizeof (StrataIndexSpan);
 
-          rec.items_offset = put_packed (w, view.items, view.n_items, sizeof (StrataZoomItem),
-                                         STRATA_INDEX_ITEM_BLOCK, &rec.items_sums_offset);
+          if (view.items == NULL && view.packer != NULL)
+            rec.items_offset = put_spilled_items (w, view.packer, view.first_block, view.n_items,
+                                                  &rec.items_sums_offset);
+          else
+            rec.items_offset = put_packed (w, view.items, view.n_items, sizeof (StrataZoomItem),
+                                           STRATA_INDEX_ITEM_BLOCK, &rec.items_sums_offset);
+          if (w->error != 0)
+            break;
           n_sums = ((guint64) w->records->len + STRATA_INDEX_TABLE_BLOCK - 1) / STRATA_INDEX_TABLE_BLOCK;
           {
             /* The checksum of the table's block checksums, as written. */

@@ -50,6 +50,14 @@
  * of their own (StrataZoomParams.pipelined), a few buffers behind the
  * buffer former, since they need none of its decisions.
  *
+ * Where the chunks live. Once the stored chunks hold CHUNK_SPILL_FROM
+ * bytes of items, each chunk finished after is handed to a block packer
+ * (strata-block-packer.c): its items are packed in index blocks on a
+ * thread of their own and appended to a spill file, and the chunk keeps
+ * its spans and the ticket of its first block. A query reads such a
+ * chunk's items as it reads a mapped index's, decoded into its result;
+ * the index writer copies the packed blocks.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -59,6 +67,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "strata-block-packer.h"
 #include "strata-error.h"
 #include "strata-index-private.h"
 #include "strata-zoom-chunk.h"
@@ -70,6 +79,14 @@
 #define SEGMENT_MAX  4096        /* items; a segment fits in a pool block */
 #define MAX_RANKS    64
 #define TIME_LIMIT   (G_GINT64_CONSTANT (1) << 62)
+
+/* A tree spills its chunks once it holds this many bytes of their items in
+ * memory (one that never gets there keeps them in place, as the small
+ * trees the tests build do); STRATA_ZOOM_CHUNK_SPILL_FROM in the
+ * environment says otherwise (0: from the first chunk). What waits for
+ * the packer is bounded by CHUNK_SPILL_QUEUE bytes. */
+#define CHUNK_SPILL_FROM  (G_GUINT64_CONSTANT (8) << 20)
+#define CHUNK_SPILL_QUEUE (G_GUINT64_CONSTANT (8) << 20)
 
 typedef enum
 {
@@ -97,12 +114,15 @@ typedef struct
   guint           n_items;
   gboolean        at_end;
   StrataPackedArray *packed;   /* mapped from an index: its items, packed */
+  StrataBlockPacker *spilled;  /* spilled during the pass: its items, packed there ... */
+  guint64         first_block; /* ... in blocks from this ticket on */
 } Chunk;
 
 /* The items of @span, as a query reads them: in place in a chunk in
  * memory (*items); decoded into @scratch from a chunk mapped from an index
- * (*offset says where, as its place may move). FALSE if a block of them
- * is damaged: the query computes them from the raw store instead. */
+ * or spilled during the pass (*offset says where, as its place may move).
+ * FALSE if a block of them is damaged: the query computes them from the
+ * raw store instead. */
 static gboolean
 chunk_span_items (const Chunk           *chunk,
                   const ChannelSpan     *span,
@@ -112,12 +132,15 @@ chunk_span_items (const Chunk           *chunk,
 {
   *items = NULL;
   *offset = G_MAXUINT;
-  if (chunk->packed == NULL)
+  if (chunk->packed == NULL && chunk->spilled == NULL)
     {
       *items = &chunk->items[span->first];
       return TRUE;
     }
   *offset = scratch->len;
+  if (chunk->spilled != NULL)
+    return strata_block_packer_append (chunk->spilled, chunk->first_block, STRATA_INDEX_ITEM_BLOCK,
+                                       chunk->n_items, span->first, span->n_items, scratch);
   return strata_packed_array_append (chunk->packed, span->first, span->n_items, scratch);
 }
 
@@ -289,6 +312,19 @@ struct _StrataZoomTree
   const Buffer        *work_buffer;
   GMutex               arena_lock;
 
+  /* Chunks spilled during the pass (chunk_alloc(), chunk_count()): once
+   * the items kept in memory reach spill_from bytes, a finished chunk's
+   * items go to the packer, which packs them on a thread of its own and
+   * appends them to its file; the chunk keeps its spans. */
+  gsize                spill_from;
+  gsize                spill_queue;  /* the packer's bound on what waits */
+  gint                 spilling;     /* atomic: spill_from was reached */
+  gboolean             spill_failed; /* no spill file: everything in memory */
+  StrataBlockPacker   *packer;       /* made at the first spill, under arena_lock */
+  gsize                in_memory;    /* bytes of items kept in chunks (under lock) */
+  gsize                chunk_index;  /* bytes of chunks and spans (under lock) */
+  guint                n_spilled;    /* chunks (under lock) */
+
   /* Pipelined (adaptive buffers, one aggregator): the levels consume each
    * buffer in a thread of their own while the buffer former goes on. */
   gboolean             pipelined;
@@ -393,6 +429,15 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->arena = g_ptr_array_new_with_free_func (free);
   self->big = g_ptr_array_new_with_free_func (g_free);
   self->raw = strata_raw_store_new ();
+  self->spill_from = CHUNK_SPILL_FROM;
+  self->spill_queue = CHUNK_SPILL_QUEUE;
+  {
+    const char *env = g_getenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
+
+    if (env != NULL && *env != '\0')
+      self->spill_from = g_ascii_strtoull (env, NULL, 10);
+  }
+  self->spilling = self->spill_from == 0;
   g_rw_lock_init (&self->lock);
   self->incoming = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->pending = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
@@ -525,6 +570,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->arena, g_ptr_array_unref);
   g_clear_pointer (&self->big, g_ptr_array_unref);
   g_clear_pointer (&self->raw, strata_raw_store_free);
+  g_clear_pointer (&self->packer, strata_block_packer_free);
   g_rw_lock_clear (&self->lock);
   g_clear_pointer (&self->incoming, g_array_unref);
   g_clear_pointer (&self->pending, g_array_unref);
@@ -875,12 +921,57 @@ has_start (const StrataZoomItem *items,
   return FALSE;
 }
 
-/* A chunk with room for its spans and items, which the caller fills. */
+/* The packer a chunk finished now hands its items to, or NULL when it
+ * keeps them: the tree is below its threshold, or has no spill file (then
+ * it stays in memory, as before). Called with arena_lock held. */
+static StrataBlockPacker *
+spill_packer (StrataZoomTree *self)
+{
+  if (!g_atomic_int_get (&self->spilling) || self->spill_failed)
+    return NULL;
+  if (self->packer == NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      const char *env = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
+      int level = env != NULL ? CLAMP (atoi (env), 0, 19) : STRATA_INDEX_ZSTD_LEVEL;
+
+      /* The level the index writer packs with, so it copies the blocks. */
+      self->packer = strata_block_packer_new (self->spill_queue, level, &error);
+      if (self->packer == NULL)
+        {
+          g_debug ("zoom tree: chunks stay in memory: %s", error->message);
+          self->spill_failed = TRUE;
+          return NULL;
+        }
+    }
+  if (strata_block_packer_has_failed (self->packer))
+    return NULL;
+  return self->packer;
+}
+
+/* The packer a chunk about to be made hands its items to, or NULL if it
+ * keeps them. */
+static StrataBlockPacker *
+chunk_spill_target (StrataZoomTree *self)
+{
+  StrataBlockPacker *packer;
+
+  g_mutex_lock (&self->arena_lock);
+  packer = spill_packer (self);
+  g_mutex_unlock (&self->arena_lock);
+  return packer;
+}
+
+/* A chunk with room for its spans, which the caller fills, and for its
+ * items unless they go to @packer: then the caller streams them there
+ * (strata_block_packer_begin()) and sets first_block before publishing
+ * it, so a chunk's items are never held twice however big it is. */
 static Chunk *
-chunk_alloc (StrataZoomTree *self,
-             gint64          index,
-             guint           n_channels,
-             guint           n_items)
+chunk_alloc (StrataZoomTree    *self,
+             gint64             index,
+             guint              n_channels,
+             guint              n_items,
+             StrataBlockPacker *packer)
 {
   Chunk *chunk;
 
@@ -888,53 +979,83 @@ chunk_alloc (StrataZoomTree *self,
   g_mutex_lock (&self->arena_lock);
   chunk = arena_alloc (self, sizeof (Chunk));
   chunk->channels = arena_alloc (self, n_channels * sizeof (ChannelSpan));
-  chunk->items = arena_alloc (self, n_items * sizeof (StrataZoomItem));
+  chunk->items = packer == NULL ? arena_alloc (self, n_items * sizeof (StrataZoomItem)) : NULL;
   g_mutex_unlock (&self->arena_lock);
 
   chunk->index = index;
   chunk->at_end = FALSE;
   chunk->packed = NULL;
+  chunk->spilled = packer;
+  chunk->first_block = 0;
   chunk->n_channels = n_channels;
   chunk->n_items = n_items;
 
   return chunk;
 }
 
-static Chunk *
-chunk_new (StrataZoomTree *self,
-           gint64          index,
-           GArray         *spans,
-           GArray         *items)
+/* Where a chunk that spills streams its items, in the index's blocks. */
+static StrataBlockStream *
+chunk_stream (StrataBlockPacker *packer)
 {
-  Chunk *chunk = chunk_alloc (self, index, spans->len, items->len);
-
-  memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
-  memcpy (chunk->items, items->data, items->len * sizeof (StrataZoomItem));
-
-  return chunk;
+  if (packer == NULL)
+    return NULL;
+  return strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
 }
+
+/* What a chunk counts for in the tree's size (and the index header's
+ * tree_size) besides its spans and items: the size of its record when
+ * that count went into the index. Kept at that, so the index is the same
+ * bytes whatever the record holds now (a spilled chunk's ticket too). */
+#define CHUNK_COUNTED_SIZE 48
 
 static gsize
 chunk_size (const Chunk *chunk)
 {
-  return sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan) +
+  return CHUNK_COUNTED_SIZE + chunk->n_channels * sizeof (ChannelSpan) +
          chunk->n_items * sizeof (StrataZoomItem);
 }
 
-/* Adds one channel's items of a chunk being assembled, if it is stored. */
+/* Counts a chunk being published, with the tree's writer lock held: its
+ * size as the tree's, and where it lives. Past the threshold, the next
+ * chunks spill. */
+static void
+chunk_count (StrataZoomTree *self,
+             const Chunk    *chunk)
+{
+  self->size += chunk_size (chunk);
+  self->chunk_index += sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan);
+  if (chunk->spilled != NULL)
+    self->n_spilled++;
+  else
+    self->in_memory += chunk->n_items * sizeof (StrataZoomItem);
+  if (self->in_memory >= self->spill_from)
+    g_atomic_int_set (&self->spilling, 1);
+}
+
+/* Adds one channel's items of a chunk being assembled, if it is stored:
+ * to @items, or to @stream when the chunk spills. */
 static void
 assemble_channel (GArray               *spans,
                   GArray               *items,
+                  StrataBlockStream    *stream,
+                  guint                *n_items,
+                  guint64              *members,
                   guint32               channel,
                   const StrataZoomItem *channel_items,
                   guint                 n)
 {
-  ChannelSpan span = { channel, items->len, n };
+  ChannelSpan span = { channel, *n_items, n };
 
   if (n == 0 || !has_start (channel_items, n))
     return;
   g_array_append_val (spans, span);
-  g_array_append_vals (items, channel_items, n);
+  if (stream != NULL)
+    strata_block_stream_add (stream, channel_items, n);
+  else
+    g_array_append_vals (items, channel_items, n);
+  for (guint i = 0; i < n; i++)
+    *members += channel_items[i].count;
+  *n_items += n;
 }
 
 /* A dense chunk is stored when aggregation pays: at most one item per
@@ -946,17 +1067,11 @@ assemble_channel (GArray               *spans,
  * trivial stores the whole trace again. */
 static gboolean
 worth_storing (StrataZoomTree *self,
-               GArray         *spans,
-               GArray         *items)
+               guint           n_spans,
+               guint64         n_items,
+               guint64         members)
 {
-  guint64 members = 0;
-
-  if (spans->len == 0)
-    return FALSE;
-  for (guint i = 0; i < items->len; i++)
-    members += g_array_index (items, StrataZoomItem, i).count;
-
-  return (guint64) items->len * MAX (self->params.min_reduction, 1) <= members;
+  return n_spans > 0 && n_items * MAX (self->params.min_reduction, 1) <= members;
 }
 
 static gpointer
@@ -1192,22 +1307,29 @@ level_finish_chunk (StrataZoomTree *self,
     }
   else if (level->chunk_active)
     {
-      Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items);
+      StrataBlockPacker *packer = chunk_spill_target (self);
+      Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items, packer);
+      StrataBlockStream *stream = chunk_stream (packer);
       StrataZoomItem *out = chunk->items;
 
       memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
       for (guint k = 0; k < n_touched; k++)
         for (const Segment *seg = touched[k]->first_seg; seg != NULL; seg = seg->next)
-          if (seg->n > 0)
+          if (seg->n > 0 && stream != NULL)
+            strata_block_stream_add (stream, seg->items, seg->n);
+          else if (seg->n > 0)
             {
               memcpy (out, seg->items, seg->n * sizeof (StrataZoomItem));
               out += seg->n;
             }
-      g_assert (out == chunk->items + n_items);
+      if (stream != NULL)
+        chunk->first_block = strata_block_stream_end (stream, NULL);
+      else
+        g_assert (out == chunk->items + n_items);
 
       g_rw_lock_writer_lock (&self->lock);
       g_ptr_array_add (level->chunks, chunk);
-      self->size += chunk_size (chunk);
+      chunk_count (self, chunk);
       g_rw_lock_writer_unlock (&self->lock);
     }
 
@@ -1986,9 +2108,16 @@ compute_stored_chunk (StrataZoomTree *self,
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   guint n_channels = channels != NULL ? channels->len : strata_raw_store_get_n_channels (self->raw);
-  guint64 n_starts = 0;
+  StrataBlockPacker *packer = chunk_spill_target (self);
+  StrataBlockStream *stream = chunk_stream (packer);
+  guint64 n_starts = 0, members = 0, first_block = 0;
+  guint n_items = 0;
   Chunk *chunk;
 
+  /* A chunk that spills streams its items to the packer as they are
+   * computed (the first chunks are the biggest: every channel over the
+   * whole trace at the coarse levels); one found not dense or not worth
+   * storing after all leaves its blocks unused in the spill file. */
   for (guint i = 0; i < n_channels; i++)
     {
       guint32 c = channels != NULL ? g_array_index (channels, guint32, i) : i;
@@ -1996,21 +2125,28 @@ compute_stored_chunk (StrataZoomTree *self,
       g_array_set_size (channel_items, 0);
       n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
                                                   index, c, channel_items);
-      assemble_channel (spans, items, c,
+      assemble_channel (spans, items, stream, &n_items, &members, c,
                         (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
     }
+  if (stream != NULL)
+    first_block = strata_block_stream_end (stream, NULL);
 
   if (count_starts && n_starts < self->params.density_threshold)
     return NULL;
-  if (!worth_storing (self, spans, items))
+  if (!worth_storing (self, spans->len, n_items, members))
     {
       level->n_plain++;
       return NULL;
     }
 
-  chunk = chunk_new (self, index, spans, items);
+  chunk = chunk_alloc (self, index, spans->len, n_items, packer);
+  memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
+  if (packer != NULL)
+    chunk->first_block = first_block;
+  else
+    memcpy (chunk->items, items->data, (gsize) n_items * sizeof (StrataZoomItem));
   chunk->at_end = TRUE;
-  self->size += chunk_size (chunk);
+  chunk_count (self, chunk);
   return chunk;
 }
 
@@ -2120,6 +2256,23 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   for (guint r = root; r < self->n_ranks; r++)
     compute_first_chunk (self, r);
   g_rw_lock_writer_unlock (&self->lock);
+
+  /* Every spilled chunk in the file: what the tree holds from now on is
+   * the chunks kept, their spans and the blocks' records. */
+  if (self->packer != NULL)
+    {
+      StrataZoomChunkMemory memory;
+
+      strata_block_packer_flush (self->packer);
+      strata_zoom_tree_get_chunk_memory (self, &memory);
+      g_debug ("zoom tree: %u chunks spilled, %" G_GUINT64_FORMAT " bytes of items in %" G_GUINT64_FORMAT
+               " bytes of file; %" G_GSIZE_FORMAT " bytes of items kept, %" G_GSIZE_FORMAT " of chunk records "
+               "and spans, %" G_GSIZE_FORMAT " of block records; at most %" G_GSIZE_FORMAT " bytes queued; "
+               "%" G_GUINT64_FORMAT " blocks packed by the builder, the queue full; "
+               "%" G_GUINT64_FORMAT " waits for the packer, %.3f s",
+               memory.n_spilled, memory.spilled, memory.file_size, memory.in_memory, memory.chunk_index,
+               memory.records, memory.peak_queued, memory.n_helped, memory.n_waits, memory.wait_us / 1e6);
+    }
 }
 
 gboolean
@@ -2287,6 +2440,8 @@ mapped_chunk (StrataZoomTree *self,
   out->n_items = rec->n_items;
   out->items = NULL;
   out->packed = g_atomic_pointer_get (&level->record_items[i]);
+  out->spilled = NULL;
+  out->first_block = 0;
   return TRUE;
 }
 
@@ -2691,10 +2846,12 @@ open_of_channel (StrataZoomTree *self,
  * The seed's display request, without copying: for each channel, the
  * items of each chunk of @level that [@from, @to) overlaps (two for a
  * viewport no longer than a chunk), in place in the pre-calculated chunk
- * where there is one, else computed from the raw store into @result. The
- * spans hold every item of the chunk for the channel, so some may lie
- * outside the viewport; a painter culls them anyway. Pre-calculated items
- * never move or change, so the spans stay valid as long as the tree.
+ * where there is one in memory, decoded into @result from one spilled
+ * during the pass or mapped from an index, else computed from the raw
+ * store into @result. The spans hold every item of the chunk for the
+ * channel, so some may lie outside the viewport; a painter culls them
+ * anyway. Items in place never move or change, so their spans stay valid
+ * as long as the tree; the others as long as @result holds this answer.
  */
 void
 strata_zoom_tree_query_spans (StrataZoomTree       *self,
@@ -2923,7 +3080,62 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
   view->channels = (const StrataIndexSpan *)(gconstpointer) chunk.channels;
   view->n_items = chunk.n_items;
   view->items = chunk.items;
+  view->packer = chunk.spilled;
+  view->first_block = chunk.first_block;
   return TRUE;
+}
+
+/* Where the pre-calculated chunks' bytes are (the tests' bound on what a
+ * build holds). */
+void
+strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,
+                                   StrataZoomChunkMemory *memory)
+{
+  StrataBlockPacker *packer;
+
+  g_return_if_fail (self != NULL && memory != NULL);
+
+  memset (memory, 0, sizeof *memory);
+  g_rw_lock_reader_lock (&self->lock);
+  memory->in_memory = self->in_memory;
+  memory->chunk_index = self->chunk_index;
+  memory->n_spilled = self->n_spilled;
+  memory->spill_from = self->spill_from;
+  g_rw_lock_reader_unlock (&self->lock);
+
+  g_mutex_lock (&self->arena_lock);
+  packer = self->packer;
+  g_mutex_unlock (&self->arena_lock);
+  if (packer != NULL)
+    {
+      StrataBlockPackerStats stats;
+
+      strata_block_packer_get_stats (packer, &stats);
+      memory->queued = stats.queued;
+      memory->peak_queued = stats.peak_queued;
+      memory->max_queued = stats.max_queued;
+      memory->records = stats.records;
+      memory->spilled = stats.written;
+      memory->file_size = stats.file_size;
+      memory->n_waits = stats.n_waits;
+      memory->wait_us = stats.wait_us;
+      memory->n_helped = stats.n_helped;
+    }
+}
+
+/* Spill from @spill_from bytes of items kept (0: from the first chunk),
+ * with at most @max_queued bytes waiting for the packer; before the
+ * first chunk. */
+void
+strata_zoom_tree_set_chunk_spill (StrataZoomTree *self,
+                                  gsize           spill_from,
+                                  gsize           max_queued)
+{
+  g_return_if_fail (self != NULL && self->packer == NULL);
+
+  self->spill_from = spill_from;
+  self->spill_queue = max_queued;
+  g_atomic_int_set (&self->spilling, spill_from == 0 || self->in_memory >= spill_from);
 }
 
 /**

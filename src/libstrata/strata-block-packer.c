@@ -1,0 +1,683 @@
+/* strata-block-packer.c
+ *
+ * A worker thread with a bounded queue. The caller hands over an array of
+ * elements (a GBytes it no longer needs: a chunk's items, a lane's full
+ * block of activities); it is cut into blocks of per_block elements, each
+ * given the next ticket, and the call returns at once unless the queue
+ * already holds max_queued bytes: then the caller packs the oldest blocks
+ * itself until there is room, so what waits in memory is bounded and the
+ * caller never sleeps while there is packing to do. An array too big to
+ * be held twice (a chunk of millions of items) is streamed instead, in
+ * batches of a few blocks as its pieces come (StrataBlockStream), its
+ * tickets consecutive all the same. Each block is packed with the index
+ * codec (strata_index_pack_block(): the very bytes the index writer would
+ * write) and appended to an unlinked file in $XDG_CACHE_HOME/strata (else
+ * the temporary directory); its record is filled in and its elements let
+ * go. Reading a ticket never waits: a queued block is copied from the
+ * elements still held, a written one is read back with pread(), checked
+ * against its record and decoded through a bounded cache of decoded
+ * blocks (the one a mapped index has, strata-index.c). A block that cannot
+ * be written keeps its elements in memory for good, and the packer says
+ * it failed, so its user stops handing it more.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "strata-block-packer.h"
+#include "strata-error.h"
+
+typedef enum
+{
+  SLOT_QUEUED,    /* elements held, not packed yet */
+  SLOT_WRITTEN,   /* in the file: rec says where */
+  SLOT_FAILED,    /* could not be written: elements held for good */
+} SlotState;
+
+/* One ticket. */
+typedef struct
+{
+  StrataIndexBlock rec;
+  GBytes          *elems;      /* while not written */
+  guint32          first;      /* its first element in elems */
+  guint16          n;
+  guint16          elem_size;
+  guint8           state;      /* SlotState */
+} Slot;
+
+struct _StrataBlockPacker
+{
+  GMutex          submit_lock; /* held by a submission, or a stream all along */
+  GMutex          lock;
+  GCond           work;        /* a block was queued, or quit */
+  GCond           done;        /* a block left the queue */
+  GArray         *slots;       /* Slot, by ticket */
+  guint64         next;        /* the first ticket not claimed for packing yet */
+  guint64         n_done;      /* tickets written or failed */
+  gsize           queued;
+  gsize           peak_queued;
+  gsize           max_queued;
+  guint64         written;
+  guint64         n_waits;     /* submissions that waited for room */
+  gint64          wait_us;     /* ... for this long in all */
+  guint64         n_helped;    /* blocks a submitter packed itself, the queue full */
+  GByteArray     *help_buf;    /* theirs (under submit_lock) */
+  gboolean        quit;
+  gint            failed;
+  GThread        *thread;
+
+  int             fd;
+  guint64         file_size;   /* where the next block goes (under the lock) */
+  int             zstd_level;
+
+  /* Decoded blocks read back, keyed by ticket, and zstd contexts. */
+  StrataIndexMap *cache;
+};
+
+/* An unlinked file in $XDG_CACHE_HOME/strata, else the temporary
+ * directory. */
+static int
+open_spill_file (GError **error)
+{
+  g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "strata", NULL);
+  const char *dirs[] = { cache, g_get_tmp_dir () };
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *templ = NULL;
+      int fd;
+
+      if (g_mkdir_with_parents (dirs[i], 0700) != 0)
+        continue;
+#ifdef O_TMPFILE
+      fd = open (dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        return fd;
+#endif
+      templ = g_build_filename (dirs[i], "blocks-XXXXXX", NULL);
+      fd = g_mkstemp_full (templ, O_RDWR | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        {
+          g_unlink (templ);
+          return fd;
+        }
+    }
+  g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO,
+               "no folder for a spill file (%s, %s)", cache, g_get_tmp_dir ());
+  return -1;
+}
+
+static gboolean
+write_all (int           fd,
+           const guint8 *bytes,
+           gsize         size,
+           guint64       offset)
+{
+  gsize done = 0;
+
+  while (done < size)
+    {
+      gssize put = pwrite (fd, bytes + done, size - done, (off_t) (offset + done));
+
+      if (put < 0 && errno == EINTR)
+        continue;
+      if (put <= 0)
+        return FALSE;
+      done += (gsize) put;
+    }
+  return TRUE;
+}
+
+/* Packs and writes block @ticket, claimed (next moved past it) by the
+ * caller, with the lock held; it is dropped while packing and writing, so
+ * queries and submissions go on. */
+static void
+pack_claimed (StrataBlockPacker *self,
+              guint64            ticket,
+              GByteArray        *packed)
+{
+  Slot slot = g_array_index (self->slots, Slot, ticket);
+  StrataIndexBlock rec = { 0 };
+  gboolean ok;
+
+  g_bytes_ref (slot.elems);
+  g_mutex_unlock (&self->lock);
+
+  strata_index_pack_block ((const guint8 *) g_bytes_get_data (slot.elems, NULL) +
+                           (gsize) slot.first * slot.elem_size,
+                           slot.n, slot.elem_size, self->zstd_level, packed, &rec.codec);
+  rec.size = packed->len;
+  rec.n = slot.n;
+  rec.checksum = strata_index_checksum (packed->data, packed->len);
+
+  /* Its place in the file, then its bytes there (two packing threads
+   * write different places). */
+  g_mutex_lock (&self->lock);
+  rec.offset = self->file_size;
+  self->file_size += packed->len;
+  g_mutex_unlock (&self->lock);
+  ok = !g_atomic_int_get (&self->failed) && write_all (self->fd, packed->data, packed->len, rec.offset);
+
+  g_mutex_lock (&self->lock);
+  {
+    Slot *s = &g_array_index (self->slots, Slot, ticket);
+
+    if (ok)
+      {
+        s->rec = rec;
+        s->state = SLOT_WRITTEN;
+        g_clear_pointer (&s->elems, g_bytes_unref);
+        self->written += (gsize) slot.n * slot.elem_size;
+      }
+    else
+      {
+        s->state = SLOT_FAILED;
+        g_atomic_int_set (&self->failed, 1);
+      }
+    self->queued -= (gsize) slot.n * slot.elem_size;
+    self->n_done++;
+    g_cond_broadcast (&self->done);
+  }
+  /* The last reference may be this one: let it go outside the lock. */
+  g_mutex_unlock (&self->lock);
+  g_bytes_unref (slot.elems);
+  g_mutex_lock (&self->lock);
+}
+
+static gpointer
+packer_main (gpointer data)
+{
+  StrataBlockPacker *self = data;
+  g_autoptr(GByteArray) packed = g_byte_array_new ();
+
+  g_mutex_lock (&self->lock);
+  for (;;)
+    {
+      while (!self->quit && self->next == self->slots->len)
+        g_cond_wait (&self->work, &self->lock);
+      if (self->quit)
+        break;
+      pack_claimed (self, self->next++, packed);
+    }
+  g_mutex_unlock (&self->lock);
+
+  return NULL;
+}
+
+/**
+ * strata_block_packer_new:
+ * @max_queued: bytes of elements a submission waits to see the queue
+ *   under (a single bigger one is taken when the queue is empty)
+ * @zstd_level: as strata_index_pack_block() takes it (0: varints only)
+ *
+ * Returns: (transfer full): a packer with its spill file open and its
+ *   thread started, or %NULL if no spill file could be made
+ */
+StrataBlockPacker *
+strata_block_packer_new (gsize    max_queued,
+                         int      zstd_level,
+                         GError **error)
+{
+  StrataBlockPacker *self;
+  int fd = open_spill_file (error);
+
+  if (fd < 0)
+    return NULL;
+
+  self = g_new0 (StrataBlockPacker, 1);
+  g_mutex_init (&self->submit_lock);
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->work);
+  g_cond_init (&self->done);
+  self->slots = g_array_new (FALSE, FALSE, sizeof (Slot));
+  self->max_queued = MAX (max_queued, 1);
+  self->fd = fd;
+  self->zstd_level = zstd_level;
+  {
+    g_autoptr(GBytes) none = g_bytes_new_static ("", 0);
+
+    self->cache = strata_index_map_new_from_bytes (none);
+  }
+  self->thread = g_thread_new ("strata-packer", packer_main, self);
+
+  return self;
+}
+
+/* Stops the worker (blocks still queued are dropped with the rest). */
+void
+strata_block_packer_free (StrataBlockPacker *self)
+{
+  if (self == NULL)
+    return;
+
+  g_mutex_lock (&self->lock);
+  self->quit = TRUE;
+  g_cond_broadcast (&self->work);
+  g_mutex_unlock (&self->lock);
+  g_thread_join (self->thread);
+
+  for (guint64 t = 0; t < self->slots->len; t++)
+    g_clear_pointer (&g_array_index (self->slots, Slot, t).elems, g_bytes_unref);
+  g_array_unref (self->slots);
+  g_clear_pointer (&self->help_buf, g_byte_array_unref);
+  close (self->fd);
+  strata_index_map_unref (self->cache);
+  g_mutex_clear (&self->submit_lock);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->work);
+  g_cond_clear (&self->done);
+  g_free (self);
+}
+
+/**
+ * strata_block_packer_submit:
+ * @elems: the array, of whole elements; the packer keeps a reference
+ *   until each of its blocks is written
+ * @per_block: elements per block (at most STRATA_INDEX_MAX_BLOCK_ELEMS,
+ *   and STRATA_INDEX_MAX_BLOCK_BYTES a block)
+ *
+ * Queues @elems cut into blocks of @per_block elements, the last one
+ * shorter, with consecutive tickets. Waits while the queue is full. Safe
+ * to call from several threads (each array's tickets stay consecutive).
+ *
+ * Returns: the ticket of its first block (an empty array takes none, and
+ *   gets the ticket the next block will have)
+ */
+static guint64 submit_locked (StrataBlockPacker *self,
+                              GBytes            *elems,
+                              guint32            elem_size,
+                              guint              per_block);
+
+guint64
+strata_block_packer_submit (StrataBlockPacker *self,
+                            GBytes            *elems,
+                            guint32            elem_size,
+                            guint              per_block)
+{
+  gsize size = g_bytes_get_size (elems);
+  guint64 first;
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (elem_size > 0 && elem_size <= G_MAXUINT16 && size % elem_size == 0, 0);
+  g_return_val_if_fail (per_block > 0 && per_block <= STRATA_INDEX_MAX_BLOCK_ELEMS &&
+                        (gsize) per_block * elem_size <= STRATA_INDEX_MAX_BLOCK_BYTES, 0);
+  g_return_val_if_fail (size / elem_size <= G_MAXUINT32, 0);
+
+  g_mutex_lock (&self->submit_lock);
+  first = submit_locked (self, elems, elem_size, per_block);
+  g_mutex_unlock (&self->submit_lock);
+  return first;
+}
+
+/* With submit_lock held, so the tickets of what one caller submits in a
+ * row are consecutive. */
+static guint64
+submit_locked (StrataBlockPacker *self,
+               GBytes            *elems,
+               guint32            elem_size,
+               guint              per_block)
+{
+  gsize size = g_bytes_get_size (elems);
+  guint64 n = size / elem_size;
+  guint64 first;
+
+  /* The queue full: the worker is behind, so this thread packs the
+   * oldest block no one has taken rather than sleep (the wall time is
+   * then never worse than packing in this thread), and waits only for
+   * blocks already being packed. */
+  g_mutex_lock (&self->lock);
+  while (self->queued > 0 && self->queued + size > self->max_queued)
+    {
+      if (self->next < self->slots->len)
+        {
+          if (self->help_buf == NULL)
+            self->help_buf = g_byte_array_new ();
+          pack_claimed (self, self->next++, self->help_buf);
+          self->n_helped++;
+        }
+      else
+        {
+          gint64 t0 = g_get_monotonic_time ();
+
+          g_cond_wait (&self->done, &self->lock);
+          self->n_waits++;
+          self->wait_us += g_get_monotonic_time () - t0;
+        }
+    }
+
+  first = self->slots->len;
+  for (guint64 at = 0; at < n; at += per_block)
+    {
+      Slot slot = { { 0 } };
+
+      slot.elems = g_bytes_ref (elems);
+      slot.first = (guint32) at;
+      slot.n = (guint16) MIN ((guint64) per_block, n - at);
+      slot.elem_size = (guint16) elem_size;
+      slot.state = SLOT_QUEUED;
+      g_array_append_val (self->slots, slot);
+    }
+  self->queued += size;
+  self->peak_queued = MAX (self->peak_queued, self->queued);
+  g_cond_signal (&self->work);
+  g_mutex_unlock (&self->lock);
+
+  return first;
+}
+
+/* An array given in pieces: whole blocks go to the queue a batch at a
+ * time, so only a batch and the queue are held. */
+struct _StrataBlockStream
+{
+  StrataBlockPacker *packer;
+  guint32            elem_size;
+  guint              per_block;
+  guint              batch;      /* elements per batch: whole blocks */
+  guint8            *buf;        /* the batch being filled */
+  gsize              n_buf;      /* elements in it */
+  guint64            first;      /* the ticket of the array's first block */
+  gboolean           started;
+  guint64            n;          /* elements so far */
+};
+
+#define STREAM_BATCH_BLOCKS 32
+
+/**
+ * strata_block_packer_begin:
+ *
+ * Starts an array to be given in pieces (strata_block_stream_add()), cut
+ * into blocks of @per_block elements as strata_block_packer_submit()
+ * would cut it whole. Other submissions wait until
+ * strata_block_stream_end().
+ *
+ * Returns: (transfer full): the stream
+ */
+StrataBlockStream *
+strata_block_packer_begin (StrataBlockPacker *self,
+                           guint32            elem_size,
+                           guint              per_block)
+{
+  StrataBlockStream *stream;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (elem_size > 0 && elem_size <= G_MAXUINT16, NULL);
+  g_return_val_if_fail (per_block > 0 && per_block <= STRATA_INDEX_MAX_BLOCK_ELEMS &&
+                        (gsize) per_block * elem_size <= STRATA_INDEX_MAX_BLOCK_BYTES, NULL);
+
+  g_mutex_lock (&self->submit_lock);
+  stream = g_new0 (StrataBlockStream, 1);
+  stream->packer = self;
+  stream->elem_size = elem_size;
+  stream->per_block = per_block;
+  stream->batch = per_block * STREAM_BATCH_BLOCKS;
+  stream->buf = g_malloc ((gsize) stream->batch * elem_size);
+  g_mutex_lock (&self->lock);
+  stream->first = self->slots->len;
+  g_mutex_unlock (&self->lock);
+  return stream;
+}
+
+static void
+stream_flush (StrataBlockStream *stream)
+{
+  GBytes *bytes;
+
+  if (stream->n_buf == 0)
+    return;
+  bytes = g_bytes_new_take (g_steal_pointer (&stream->buf), stream->n_buf * stream->elem_size);
+  submit_locked (stream->packer, bytes, stream->elem_size, stream->per_block);
+  g_bytes_unref (bytes);
+  stream->n_buf = 0;
+  stream->buf = g_malloc ((gsize) stream->batch * stream->elem_size);
+}
+
+/* Appends @n elements to the stream's array. */
+void
+strata_block_stream_add (StrataBlockStream *stream,
+                         const void        *elems,
+                         gsize              n)
+{
+  const guint8 *p = elems;
+
+  while (n > 0)
+    {
+      gsize take = MIN (n, stream->batch - stream->n_buf);
+
+      memcpy (stream->buf + stream->n_buf * stream->elem_size, p, take * stream->elem_size);
+      stream->n_buf += take;
+      stream->n += take;
+      p += take * stream->elem_size;
+      n -= take;
+      if (stream->n_buf == stream->batch)
+        stream_flush (stream);
+    }
+}
+
+/**
+ * strata_block_stream_end:
+ * @n: (out) (optional): how many elements the array has
+ *
+ * Submits what is left of the array (its last block may be short) and
+ * frees @stream; other submissions may go on.
+ *
+ * Returns: the ticket of the array's first block
+ */
+guint64
+strata_block_stream_end (StrataBlockStream *stream,
+                         guint64           *n)
+{
+  StrataBlockPacker *self = stream->packer;
+  guint64 first = stream->first;
+
+  stream_flush (stream);
+  if (n != NULL)
+    *n = stream->n;
+  g_free (stream->buf);
+  g_free (stream);
+  g_mutex_unlock (&self->submit_lock);
+  return first;
+}
+
+/* Block @ticket's packed bytes back from the file into @out (at least
+ * STRATA_BLOCK_PACKER_MAX_PACKED bytes), as its record says. */
+gboolean
+strata_block_packer_read_bytes (StrataBlockPacker      *self,
+                                const StrataIndexBlock *rec,
+                                guint8                 *out)
+{
+  gsize done = 0;
+
+  if (rec->size > STRATA_BLOCK_PACKER_MAX_PACKED)
+    return FALSE;
+  while (done < rec->size)
+    {
+      gssize got = pread (self->fd, out + done, rec->size - done, (off_t) (rec->offset + done));
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return FALSE;
+      done += (gsize) got;
+    }
+  return strata_index_checksum (out, rec->size) == rec->checksum;
+}
+
+/**
+ * strata_block_packer_read:
+ * @out: room for the block's elements
+ *
+ * Block @ticket's elements, whether it is still queued or written. Never
+ * waits for the worker.
+ *
+ * Returns: how many, or 0 if it cannot be read back (the file failed)
+ */
+guint
+strata_block_packer_read (StrataBlockPacker *self,
+                          guint64            ticket,
+                          void              *out)
+{
+  guint8 bytes[STRATA_BLOCK_PACKER_MAX_PACKED];
+  StrataIndexBlock rec;
+  guint32 elem_size;
+  gpointer dctx;
+  gboolean ok;
+
+  g_mutex_lock (&self->lock);
+  if (ticket >= self->slots->len)
+    {
+      g_mutex_unlock (&self->lock);
+      return 0;
+    }
+  {
+    const Slot *slot = &g_array_index (self->slots, Slot, ticket);
+
+    if (slot->state != SLOT_WRITTEN)
+      {
+        guint n = slot->n;
+
+        memcpy (out, (const guint8 *) g_bytes_get_data (slot->elems, NULL) + (gsize) slot->first * slot->elem_size,
+                (gsize) n * slot->elem_size);
+        g_mutex_unlock (&self->lock);
+        return n;
+      }
+    rec = slot->rec;
+    elem_size = slot->elem_size;
+  }
+  g_mutex_unlock (&self->lock);
+
+  if (strata_index_map_cache_get (self->cache, 0, ticket, out, (gsize) rec.n * elem_size))
+    return rec.n;
+  if (!strata_block_packer_read_bytes (self, &rec, bytes))
+    return 0;
+  dctx = strata_index_map_take_dctx (self->cache);
+  ok = strata_index_unpack_block (bytes, rec.size, rec.codec, rec.n, elem_size, dctx, out);
+  strata_index_map_give_dctx (self->cache, dctx);
+  if (!ok)
+    return 0;
+  strata_index_map_cache_put (self->cache, 0, ticket, out, (gsize) rec.n * elem_size);
+  return rec.n;
+}
+
+/**
+ * strata_block_packer_append:
+ * @first_ticket: the first block of an array strata_block_packer_submit()
+ *   took, of @n elements
+ * @per_block: as it was submitted
+ * @out: an array of the array's elements
+ *
+ * Appends elements [@from, @from + @count) of that array to @out, as
+ * strata_packed_array_append() does for an array mapped from an index.
+ *
+ * Returns: %FALSE (and @out as it was) if a block cannot be read back
+ */
+gboolean
+strata_block_packer_append (StrataBlockPacker *self,
+                            guint64            first_ticket,
+                            guint              per_block,
+                            guint64            n,
+                            guint64            from,
+                            guint64            count,
+                            GArray            *out)
+{
+  guint64 block64[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
+  guint elem_size = g_array_get_element_size (out);
+  guint len = out->len;
+
+  if (count == 0)
+    return TRUE;
+  if (from > n || count > n - from || per_block == 0 || (gsize) per_block * elem_size > sizeof block64)
+    return FALSE;
+
+  for (guint64 b = from / per_block; b <= (from + count - 1) / per_block; b++)
+    {
+      guint64 first = b * per_block;
+      guint nb = (guint) MIN ((guint64) per_block, n - first);
+      guint64 lo = MAX (first, from), hi = MIN (first + nb, from + count);
+
+      if (strata_block_packer_read (self, first_ticket + b, block64) != nb)
+        {
+          g_array_set_size (out, len);
+          return FALSE;
+        }
+      g_array_append_vals (out, (const guint8 *) block64 + (lo - first) * elem_size, (guint) (hi - lo));
+    }
+  return TRUE;
+}
+
+/**
+ * strata_block_packer_get_record:
+ * @rec: (out): its record, the offset in the spill file
+ *
+ * Waits until block @ticket has left the queue.
+ *
+ * Returns: %FALSE if it could not be written (its elements are still
+ *   there to read)
+ */
+gboolean
+strata_block_packer_get_record (StrataBlockPacker *self,
+                                guint64            ticket,
+                                StrataIndexBlock  *rec)
+{
+  gboolean ok = FALSE;
+
+  g_mutex_lock (&self->lock);
+  if (ticket < self->slots->len)
+    {
+      while (g_array_index (self->slots, Slot, ticket).state == SLOT_QUEUED && !self->quit)
+        g_cond_wait (&self->done, &self->lock);
+      ok = g_array_index (self->slots, Slot, ticket).state == SLOT_WRITTEN;
+      if (ok)
+        *rec = g_array_index (self->slots, Slot, ticket).rec;
+    }
+  g_mutex_unlock (&self->lock);
+  return ok;
+}
+
+/* Waits until every block submitted has left the queue. */
+void
+strata_block_packer_flush (StrataBlockPacker *self)
+{
+  g_mutex_lock (&self->lock);
+  while (self->n_done < self->slots->len && !self->quit)
+    g_cond_wait (&self->done, &self->lock);
+  g_mutex_unlock (&self->lock);
+}
+
+int
+strata_block_packer_get_zstd_level (StrataBlockPacker *self)
+{
+  return self->zstd_level;
+}
+
+/* Whether a block could not be written: hand it no more. */
+gboolean
+strata_block_packer_has_failed (StrataBlockPacker *self)
+{
+  return g_atomic_int_get (&self->failed);
+}
+
+void
+strata_block_packer_get_stats (StrataBlockPacker      *self,
+                               StrataBlockPackerStats *stats)
+{
+  g_mutex_lock (&self->lock);
+  stats->queued = self->queued;
+  stats->peak_queued = self->peak_queued;
+  stats->max_queued = self->max_queued;
+  stats->n_blocks = self->slots->len;
+  stats->records = (gsize) self->slots->len * sizeof (Slot);
+  stats->written = self->written;
+  stats->file_size = self->file_size;
+  stats->n_waits = self->n_waits;
+  stats->wait_us = self->wait_us;
+  stats->n_helped = self->n_helped;
+  g_mutex_unlock (&self->lock);
+}

@@ -1,0 +1,366 @@
+/* test-block-packer.c
+ *
+ * The block packer (strata-block-packer.c) against the index codec
+ * itself: every block it writes is, byte for byte, what
+ * strata_index_pack_block() makes of the same elements (so the index
+ * writer can copy it), and reads back as those elements whether it is
+ * still queued or written; an array streamed in pieces of any size gets
+ * the same blocks as the array submitted whole; arrays submitted from two
+ * threads at once keep their tickets consecutive; the queue never holds
+ * more than its bound (or one bigger array alone); and when the file
+ * cannot be written (a file size limit), every element stays readable
+ * and the packer says it failed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "strata-block-packer.h"
+#include "strata-test-streams.h"
+
+/* @n items that look like a chunk's: a few channels, aggregates, gaps. */
+static GArray *
+make_items (guint   n,
+            guint32 seed)
+{
+  GArray *items = g_array_sized_new (FALSE, TRUE, sizeof (StrataZoomItem), n);
+  GRand *rand = g_rand_new_with_seed (seed);
+  gint64 t = 1000000;
+
+  for (guint i = 0; i < n; i++)
+    {
+      StrataZoomItem it = { 0 };
+
+      it.start = t;
+      it.end = t + g_rand_int_range (rand, 0, 5000);
+      it.channel = i / 97;
+      it.label = g_rand_int_range (rand, 0, 40);
+      it.arg = g_rand_int_range (rand, -3, 3);
+      it.kind = STRATA_ACTIVITY_TASK;
+      it.count = g_rand_int_range (rand, 1, 9);
+      it.busy = (it.end - it.start) / 2;
+      it.flags = it.count > 1 ? STRATA_ZOOM_ITEM_AGGREGATE : 0;
+      g_array_append_val (items, it);
+      t = it.end + g_rand_int_range (rand, 0, 300);
+    }
+  g_rand_free (rand);
+  return items;
+}
+
+static GBytes *
+bytes_of (GArray *array)
+{
+  return g_bytes_new (array->data, (gsize) array->len * g_array_get_element_size (array));
+}
+
+/* Block b of @array (of @per_block) as the packer has it: its record is
+ * the codec's packing of it, the bytes in the file are those bytes, and
+ * it reads back as the elements. */
+static void
+assert_block (StrataBlockPacker *packer,
+              guint64            ticket,
+              GArray            *array,
+              guint              b,
+              guint              per_block,
+              int                zstd_level)
+{
+  guint32 elem_size = g_array_get_element_size (array);
+  guint len = MIN (per_block, array->len - b * per_block);
+  const guint8 *elems = (const guint8 *) array->data + (gsize) b * per_block * elem_size;
+  g_autoptr(GByteArray) want = g_byte_array_new ();
+  g_autofree guint8 *got = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
+  guint64 out[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
+  StrataIndexBlock rec;
+  guint8 codec;
+
+  strata_index_pack_block (elems, len, elem_size, zstd_level, want, &codec);
+  g_assert_true (strata_block_packer_get_record (packer, ticket, &rec));
+  g_assert_cmpuint (rec.n, ==, len);
+  g_assert_cmpuint (rec.codec, ==, codec);
+  g_assert_cmpuint (rec.size, ==, want->len);
+  g_assert_cmpuint (rec.checksum, ==, strata_index_checksum (want->data, want->len));
+  g_assert_true (strata_block_packer_read_bytes (packer, &rec, got));
+  g_assert_cmpmem (got, rec.size, want->data, want->len);
+
+  /* Read back twice: decoded, then from the cache. */
+  for (guint k = 0; k < 2; k++)
+    {
+      memset (out, 0xa5, sizeof out);
+      g_assert_cmpuint (strata_block_packer_read (packer, ticket, out), ==, len);
+      g_assert_cmpmem (out, (gsize) len * elem_size, elems, (gsize) len * elem_size);
+    }
+}
+
+/* Arrays of items and of activities, of lengths around the block's,
+ * read while queued (right after submission) and once written. */
+static void
+test_same_bytes_as_the_codec (void)
+{
+  const guint lengths[] = { 1, 255, 256, 257, 1000, 3 * 256 };
+  g_autoptr(GError) error = NULL;
+  StrataBlockPacker *packer = strata_block_packer_new (1 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
+  g_autoptr(GPtrArray) arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(GArray) firsts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint64 next = 0;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (packer);
+
+  for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
+    for (guint kind = 0; kind < 2; kind++)
+      {
+        GArray *array = kind == 0 ? make_items (lengths[i], i)
+                                  : strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, lengths[i], i);
+        guint per_block = kind == 0 ? STRATA_INDEX_ITEM_BLOCK : STRATA_INDEX_ACTIVITY_BLOCK;
+        g_autoptr(GBytes) bytes = bytes_of (array);
+        guint64 first = strata_block_packer_submit (packer, bytes, g_array_get_element_size (array), per_block);
+        g_autoptr(GArray) back = g_array_sized_new (FALSE, FALSE, g_array_get_element_size (array), array->len);
+
+        g_assert_cmpuint (array->len, ==, lengths[i]);
+        g_assert_cmpuint (first, ==, next);
+        next += (array->len + per_block - 1) / per_block;
+
+        /* At once, probably still queued: the same elements. */
+        g_assert_true (strata_block_packer_append (packer, first, per_block, array->len, 0, array->len, back));
+        g_assert_cmpmem (back->data, back->len * g_array_get_element_size (array),
+                         array->data, array->len * g_array_get_element_size (array));
+        g_ptr_array_add (arrays, array);
+        g_array_append_val (firsts, first);
+      }
+
+  strata_block_packer_flush (packer);
+  for (guint a = 0; a < arrays->len; a++)
+    {
+      GArray *array = g_ptr_array_index (arrays, a);
+      guint per_block = a % 2 == 0 ? STRATA_INDEX_ITEM_BLOCK : STRATA_INDEX_ACTIVITY_BLOCK;
+      guint64 first = g_array_index (firsts, guint64, a);
+      g_autoptr(GArray) part = g_array_new (FALSE, FALSE, g_array_get_element_size (array));
+      guint from = array->len / 3, count = array->len - array->len / 3 - array->len / 5;
+
+      for (guint b = 0; b * per_block < array->len; b++)
+        assert_block (packer, first + b, array, b, per_block, STRATA_INDEX_ZSTD_LEVEL);
+
+      /* A range across blocks, from the file. */
+      g_assert_true (strata_block_packer_append (packer, first, per_block, array->len, from, count, part));
+      g_assert_cmpuint (part->len, ==, count);
+      g_assert_cmpmem (part->data, (gsize) count * g_array_get_element_size (array),
+                       array->data + (gsize) from * g_array_get_element_size (array),
+                       (gsize) count * g_array_get_element_size (array));
+      /* Out of the array: refused, and nothing appended. */
+      g_assert_false (strata_block_packer_append (packer, first, per_block, array->len,
+                                                  array->len - count / 2, count / 2 + 1, part));
+      g_assert_cmpuint (part->len, ==, count);
+    }
+  g_assert_false (strata_block_packer_has_failed (packer));
+  strata_block_packer_free (packer);
+}
+
+/* The same array streamed in pieces of every size: the same blocks as
+ * submitted whole, at varints only too. */
+static void
+test_stream_equals_whole (void)
+{
+  g_autoptr(GArray) items = make_items (20000, 3);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+
+  for (int level = 0; level <= STRATA_INDEX_ZSTD_LEVEL; level += STRATA_INDEX_ZSTD_LEVEL)
+    {
+      g_autoptr(GError) error = NULL;
+      StrataBlockPacker *packer = strata_block_packer_new (64 * 1024, level, &error);
+      g_autoptr(GBytes) bytes = bytes_of (items);
+      guint64 whole = strata_block_packer_submit (packer, bytes, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
+      StrataBlockStream *stream = strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
+      guint64 streamed, n = 0, n_blocks = (items->len + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
+      guint at = 0;
+
+      g_assert_no_error (error);
+      while (at < items->len)
+        {
+          /* Pieces of 0 to 3000 items: inside a block, across several. */
+          guint take = MIN ((guint) g_rand_int_range (rand, 0, 3000), items->len - at);
+
+          strata_block_stream_add (stream, &g_array_index (items, StrataZoomItem, at), take);
+          at += take;
+        }
+      streamed = strata_block_stream_end (stream, &n);
+      g_assert_cmpuint (n, ==, items->len);
+      g_assert_cmpuint (streamed, ==, whole + n_blocks);
+
+      for (guint64 b = 0; b < n_blocks; b++)
+        {
+          StrataIndexBlock x, y;
+
+          g_assert_true (strata_block_packer_get_record (packer, whole + b, &x));
+          g_assert_true (strata_block_packer_get_record (packer, streamed + b, &y));
+          g_assert_cmpuint (x.n, ==, y.n);
+          g_assert_cmpuint (x.size, ==, y.size);
+          g_assert_cmpuint (x.codec, ==, y.codec);
+          g_assert_cmpuint (x.checksum, ==, y.checksum);
+          g_assert_cmpuint (y.offset, >, x.offset);
+          assert_block (packer, streamed + b, items, b, STRATA_INDEX_ITEM_BLOCK, level);
+        }
+      strata_block_packer_free (packer);
+    }
+}
+
+typedef struct
+{
+  StrataBlockPacker *packer;
+  guint              id;
+  GPtrArray         *arrays;    /* GArray of items */
+  GArray            *firsts;    /* guint64 */
+} Submitter;
+
+static gpointer
+submitter_main (gpointer data)
+{
+  Submitter *s = data;
+
+  for (guint i = 0; i < 40; i++)
+    {
+      GArray *items = make_items (1 + (i * 389 + s->id * 131) % 2000, s->id * 1000 + i);
+      guint64 first;
+
+      /* Half whole, half streamed in two pieces. */
+      if (i % 2 == 0)
+        {
+          g_autoptr(GBytes) bytes = bytes_of (items);
+
+          first = strata_block_packer_submit (s->packer, bytes, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
+        }
+      else
+        {
+          StrataBlockStream *stream = strata_block_packer_begin (s->packer, sizeof (StrataZoomItem),
+                                                                 STRATA_INDEX_ITEM_BLOCK);
+
+          strata_block_stream_add (stream, items->data, items->len / 2);
+          strata_block_stream_add (stream, &g_array_index (items, StrataZoomItem, items->len / 2),
+                                   items->len - items->len / 2);
+          first = strata_block_stream_end (stream, NULL);
+        }
+      g_ptr_array_add (s->arrays, items);
+      g_array_append_val (s->firsts, first);
+    }
+  return NULL;
+}
+
+/* Two threads submitting at once through a small queue: each array reads
+ * back as it was (its tickets are consecutive, nobody else's between),
+ * and the queue held at most its bound or one bigger array. */
+static void
+test_two_submitters (void)
+{
+  const gsize max_queued = 32 * 1024;
+  g_autoptr(GError) error = NULL;
+  StrataBlockPacker *packer = strata_block_packer_new (max_queued, 1, &error);
+  Submitter s[2];
+  GThread *threads[2];
+  StrataBlockPackerStats stats;
+  gsize biggest = 0;
+  guint64 n_blocks = 0, n_bytes = 0;
+
+  g_assert_no_error (error);
+  for (guint t = 0; t < 2; t++)
+    {
+      s[t].packer = packer;
+      s[t].id = t + 1;
+      s[t].arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+      s[t].firsts = g_array_new (FALSE, FALSE, sizeof (guint64));
+      threads[t] = g_thread_new ("submitter", submitter_main, &s[t]);
+    }
+  for (guint t = 0; t < 2; t++)
+    g_thread_join (threads[t]);
+
+  for (guint t = 0; t < 2; t++)
+    {
+      for (guint i = 0; i < s[t].arrays->len; i++)
+        {
+          GArray *items = g_ptr_array_index (s[t].arrays, i);
+          g_autoptr(GArray) back = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+
+          g_assert_true (strata_block_packer_append (packer, g_array_index (s[t].firsts, guint64, i),
+                                                     STRATA_INDEX_ITEM_BLOCK, items->len, 0, items->len, back));
+          g_assert_cmpmem (back->data, back->len * sizeof (StrataZoomItem),
+                           items->data, items->len * sizeof (StrataZoomItem));
+          biggest = MAX (biggest, items->len * sizeof (StrataZoomItem));
+          n_bytes += items->len * sizeof (StrataZoomItem);
+          n_blocks += (items->len + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
+        }
+      g_ptr_array_unref (s[t].arrays);
+      g_array_unref (s[t].firsts);
+    }
+
+  strata_block_packer_flush (packer);
+  strata_block_packer_get_stats (packer, &stats);
+  g_test_message ("%" G_GUINT64_FORMAT " blocks; at most %" G_GSIZE_FORMAT " bytes queued (bound %" G_GSIZE_FORMAT
+                  "), %" G_GUINT64_FORMAT " waits", stats.n_blocks, stats.peak_queued, max_queued, stats.n_waits);
+  g_assert_cmpuint (stats.n_blocks, ==, n_blocks);
+  g_assert_cmpuint (stats.queued, ==, 0);
+  g_assert_cmpuint (stats.peak_queued, <=, MAX (max_queued, biggest));
+  g_assert_cmpuint (stats.written, ==, n_bytes);
+  strata_block_packer_free (packer);
+}
+
+/* A file that cannot grow past 16 KiB: the blocks after that cannot be
+ * written; they keep their elements, read back as they were, and the
+ * packer says it failed. */
+static void
+test_write_failure_keeps_elements (void)
+{
+  g_autoptr(GArray) items = make_items (30000, 5);
+  g_autoptr(GBytes) bytes = bytes_of (items);
+  g_autoptr(GArray) back = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(GError) error = NULL;
+  StrataBlockPacker *packer;
+  struct rlimit saved, small = { 16 * 1024, 16 * 1024 };
+  void (*old_handler) (int);
+  guint64 first, n_blocks = (items->len + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
+  guint written = 0, failed = 0;
+
+  packer = strata_block_packer_new (1 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
+  g_assert_no_error (error);
+
+  old_handler = signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  small.rlim_max = saved.rlim_max;
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+  first = strata_block_packer_submit (packer, bytes, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
+  strata_block_packer_flush (packer);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  signal (SIGXFSZ, old_handler);
+
+  for (guint64 b = 0; b < n_blocks; b++)
+    {
+      StrataIndexBlock rec;
+
+      if (strata_block_packer_get_record (packer, first + b, &rec))
+        written++;
+      else
+        failed++;
+    }
+  g_test_message ("%u blocks written, %u not", written, failed);
+  g_assert_cmpuint (written, >, 0);
+  g_assert_cmpuint (failed, >, 0);
+  g_assert_true (strata_block_packer_has_failed (packer));
+
+  g_assert_true (strata_block_packer_append (packer, first, STRATA_INDEX_ITEM_BLOCK, items->len, 0, items->len, back));
+  g_assert_cmpmem (back->data, back->len * sizeof (StrataZoomItem), items->data, items->len * sizeof (StrataZoomItem));
+  strata_block_packer_free (packer);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/strata/block-packer/same-bytes-as-the-codec", test_same_bytes_as_the_codec);
+  g_test_add_func ("/strata/block-packer/stream-equals-whole", test_stream_equals_whole);
+  g_test_add_func ("/strata/block-packer/two-submitters", test_two_submitters);
+  g_test_add_func ("/strata/block-packer/write-failure-keeps-elements", test_write_failure_keeps_elements);
+  return g_test_run ();
+}
