@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "strata-painter.h"
+#include "strata-painter-private.h"
 
 #define N_FG_SLOTS       3
 #define N_BG_SLOTS       2
@@ -154,6 +155,22 @@ typedef struct
   float   cover;   /* of the column, 1.0 being all of it */
 } Slot;
 
+/* What classify() says of every item of one kind and state, found once
+ * per scheme, so the fold looks it up instead of working it out again
+ * for each of the hundreds of thousands of items of a dense frame. */
+typedef struct
+{
+  guint32 rgba;
+  float   weight;
+  guint8  klass;     /* ItemClass */
+  guint8  lane;      /* Lane at depth 0 */
+  guint8  by_depth;  /* LANE_NESTED at any depth above 0 */
+  guint8  task;      /* the colour is the tid's, not rgba */
+} KindClass;
+
+#define CLASS_KINDS  16
+#define CLASS_STATES 16
+
 typedef struct
 {
   Slot  fg[N_FG_SLOTS];
@@ -224,6 +241,12 @@ struct _StrataPainter
    * HSL conversion. */
   struct { gint32 tid; guint32 rgba; } task_colors[TASK_COLOR_CACHE];
   StrataPaintScheme    task_colors_scheme;
+
+  /* Where an item goes, by kind and state, for the current scheme
+   * (build_classes()); classes_scheme is -1 until built. */
+  KindClass            classes[CLASS_KINDS * CLASS_STATES];
+  gint                 classes_scheme;
+  gboolean             reference_fold;  /* paint_item() for every item */
 
   /* The sorted runs of pre-calculated spans, by their items' address
    * (see span_runs()); used only for frames with no on-demand part. */
@@ -589,6 +612,7 @@ strata_display_list_clear (StrataDisplayList *self)
   g_array_set_size (self->ticks, 0);
   g_string_chunk_clear (self->strings);
   self->n_items = 0;
+  self->n_folded = 0;
   self->level = 0;
   memset (&self->stats, 0, sizeof self->stats);
 }
@@ -741,6 +765,7 @@ strata_painter_new (StrataStringPool *strings,
   self->instances = g_ptr_array_new_with_free_func (g_free);
   self->names = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->cpu_names = g_hash_table_new (NULL, NULL);
+  self->classes_scheme = -1;
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
   self->row_of = g_array_new (FALSE, FALSE, sizeof (gint32));
@@ -1697,6 +1722,7 @@ paint_item (StrataPainter        *self,
   /* A chunk's span holds items beyond the viewport too. */
   if (x1 < 0 || x0 > width || (x1 == 0 && item->end > item->start))
     return;
+  list->n_folded++;
 
   klass = classify (self, item, &lane, &rgba, &weight);
   if (klass == CLASS_NONE)
@@ -1775,6 +1801,14 @@ span_runs (StrataPainter        *self,
   return runs;
 }
 
+static void fold_items (StrataPainter        *self,
+                        StrataDisplayList    *list,
+                        const StrataChannel  *channel,
+                        const RowGeometry    *geo,
+                        const StrataZoomItem *items,
+                        guint                 first,
+                        guint                 end);
+
 static void
 paint_items (StrataPainter        *self,
              StrataDisplayList    *list,
@@ -1784,6 +1818,12 @@ paint_items (StrataPainter        *self,
              guint                 first,
              guint                 end)
 {
+  if (!self->reference_fold)
+    {
+      fold_items (self, list, channel, geo, items, first, end);
+      return;
+    }
+
   for (guint i = first; i < end; i++)
     {
       const StrataZoomItem *item = &items[i];
@@ -1792,6 +1832,342 @@ paint_items (StrataPainter        *self,
         continue;
       paint_item (self, list, channel, geo, item);
     }
+}
+
+/* The fold ------------------------------------------------------------------
+ *
+ * What paint_item() does, item after item, with the same floating-point
+ * operations in the same order (so the same columns, to the bit), but
+ * without the work that does not depend on the item: the class, lane and
+ * colour come from a table made once per scheme by asking classify()
+ * itself; a slot is found with the columns' slots unrolled in place; a
+ * division is skipped where its operand is one already divided (an item
+ * that starts where the one before ended, an instant's end). paint_item()
+ * stays the oracle: strata_painter_set_reference_fold() paints with it. */
+
+static void
+build_classes (StrataPainter *self)
+{
+  if (self->classes_scheme == (gint) self->style.scheme &&
+      self->task_colors_scheme == self->style.scheme)
+    return;
+
+  for (guint k = 0; k < CLASS_KINDS; k++)
+    for (guint st = 0; st < CLASS_STATES; st++)
+      {
+        KindClass *kc = &self->classes[k * CLASS_STATES + st];
+        StrataZoomItem item = { 0 };
+        Lane lane, nested_lane;
+        guint32 rgba, nested_rgba;
+        float weight, nested_weight;
+
+        item.kind = k;
+        item.state = st;
+        kc->klass = classify (self, &item, &lane, &rgba, &weight);
+        kc->lane = lane;
+        kc->rgba = rgba;
+        kc->weight = weight;
+        kc->task = k == STRATA_ACTIVITY_TASK;
+
+        item.flags = 1 << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
+        classify (self, &item, &nested_lane, &nested_rgba, &nested_weight);
+        kc->by_depth = nested_lane != lane;
+        g_assert (!kc->by_depth || nested_lane == LANE_NESTED);
+        g_assert (kc->task || (nested_rgba == rgba && nested_weight == weight));
+      }
+  self->classes_scheme = self->style.scheme;
+}
+
+/* slot_add() for N_FG_SLOTS, unrolled: the slots in use are always the
+ * first ones (a cover, once added, stays above zero). */
+static inline void
+fg_slots_add (Slot    *s,
+              guint32  rgba,
+              float    cover)
+{
+  guint m;
+
+  G_STATIC_ASSERT (N_FG_SLOTS == 3);
+
+  if (s[0].cover > 0 && s[0].rgba == rgba)
+    {
+      s[0].cover += cover;
+      return;
+    }
+  if (s[1].cover > 0 && s[1].rgba == rgba)
+    {
+      s[1].cover += cover;
+      return;
+    }
+  if (s[2].cover > 0 && s[2].rgba == rgba)
+    {
+      s[2].cover += cover;
+      return;
+    }
+
+  m = s[0].cover <= 0 ? 0 : s[1].cover <= 0 ? 1 : s[2].cover <= 0 ? 2 : 3;
+  if (m < 3)
+    {
+      s[m].rgba = rgba;
+      s[m].cover = cover;
+      return;
+    }
+
+  m = s[1].cover < s[0].cover ? 1 : 0;
+  if (s[2].cover < s[m].cover)
+    m = 2;
+  if (cover > s[m].cover)
+    {
+      s[m].rgba = rgba;
+      s[m].cover = cover;
+    }
+}
+
+/* slot_add() for N_BG_SLOTS, unrolled. */
+static inline void
+bg_slots_add (Slot    *s,
+              guint32  rgba,
+              float    cover)
+{
+  guint m;
+
+  G_STATIC_ASSERT (N_BG_SLOTS == 2);
+
+  if (s[0].cover > 0 && s[0].rgba == rgba)
+    {
+      s[0].cover += cover;
+      return;
+    }
+  if (s[1].cover > 0 && s[1].rgba == rgba)
+    {
+      s[1].cover += cover;
+      return;
+    }
+
+  if (s[0].cover <= 0 || s[1].cover <= 0)
+    {
+      m = s[0].cover <= 0 ? 0 : 1;
+      s[m].rgba = rgba;
+      s[m].cover = cover;
+      return;
+    }
+
+  m = s[1].cover < s[0].cover ? 1 : 0;
+  if (cover > s[m].cover)
+    {
+      s[m].rgba = rgba;
+      s[m].cover = cover;
+    }
+}
+
+static inline guint32
+task_color (StrataPainter *self,
+            gint32         tid)
+{
+  guint slot = (guint32) tid % TASK_COLOR_CACHE;
+
+  if (G_UNLIKELY (self->task_colors[slot].rgba == 0 || self->task_colors[slot].tid != tid))
+    {
+      self->task_colors[slot].tid = tid;
+      self->task_colors[slot].rgba = strata_paint_task_color (self->style.scheme, tid);
+    }
+  return self->task_colors[slot].rgba;
+}
+
+/* Items [first, end) of a row into its lanes, as paint_items() would. */
+static void
+fold_items (StrataPainter        *self,
+            StrataDisplayList    *list,
+            const StrataChannel  *channel,
+            const RowGeometry    *geo,
+            const StrataZoomItem *items,
+            guint                 first,
+            guint                 end)
+{
+  const gint64 from = list->from, to = list->to;
+  const double npp = list->ns_per_pixel;
+  const guint width = (guint) list->area_width;
+  const double dwidth = width;
+  const guint32 brief = schemes[self->style.scheme].brief;
+  gint lo[N_LANES], hi[N_LANES];
+  /* The last division: an item that starts where the one before it ended
+   * has its x0 already. */
+  gint64 last_t = G_MININT64;
+  double last_x = 0;
+  guint n_folded = 0;
+
+  /* The task colours are this scheme's: classify() reset them if not. */
+  build_classes (self);
+  g_assert (self->task_colors_scheme == self->style.scheme);
+
+  for (guint l = 0; l < N_LANES; l++)
+    {
+      lo[l] = self->lanes[l].lo;
+      hi[l] = self->lanes[l].hi;
+    }
+
+  for (guint i = first; i < end; i++)
+    {
+      const StrataZoomItem *item = &items[i];
+      const KindClass *kc;
+      double x0, x1, density, cx0, cx1;
+      gboolean aggregate;
+      guint32 rgba;
+      Column *cols;
+      gint c0, c1;
+      guint lane;
+
+      if (item->end < from || item->start > to)
+        continue;
+
+      if (G_UNLIKELY (item->kind >= CLASS_KINDS || item->state >= CLASS_STATES))
+        {
+          paint_item (self, list, channel, geo, item);
+          continue;
+        }
+
+      x0 = item->start == last_t ? last_x : (item->start - from) / npp;
+      x1 = item->end == item->start ? x0 : (item->end - from) / npp;
+      last_t = item->end;
+      last_x = x1;
+
+      /* A chunk's span holds items beyond the viewport too. */
+      if (x1 < 0 || x0 > width || (x1 == 0 && item->end > item->start))
+        continue;
+      n_folded++;
+
+      kc = &self->classes[item->kind * CLASS_STATES + item->state];
+      if (kc->klass == CLASS_NONE)
+        continue;
+      rgba = kc->task ? task_color (self, item->arg) : kc->rgba;
+
+      if (kc->klass == CLASS_INSTANT)
+        {
+          float w;
+
+          if (x0 < 0 || x0 >= width)
+            continue;
+          c0 = (gint) x0;
+          w = kc->weight * MAX (item->count, 1u);
+          cols = self->lanes[LANE_INSTANTS].columns;
+          fg_slots_add (cols[c0].fg, rgba, w);
+          cols[c0].fg_total += w;
+          lo[LANE_INSTANTS] = MIN (lo[LANE_INSTANTS], c0);
+          hi[LANE_INSTANTS] = MAX (hi[LANE_INSTANTS], c0 + 1);
+          continue;
+        }
+
+      if (item->end <= item->start)
+        continue;
+
+      /* lane_add_interval()'s bounds. An interval that does not reach
+       * into the area has no label either (it would be under 0 px). */
+      if (x1 <= 0 || x0 >= width || x1 <= x0)
+        continue;
+      cx0 = MAX (x0, 0);
+      cx1 = MIN (x1, dwidth);
+      c0 = (gint) cx0;
+      /* (gint) ceil (cx1), cx1 being positive */
+      c1 = (gint) cx1;
+      c1 += (double) c1 < cx1;
+      c1 = MIN (c1, (gint) width);
+      if (c1 <= c0)
+        c1 = c0 + 1;
+
+      aggregate = (item->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0;
+      density = aggregate ? CLAMP ((double) item->busy / (item->end - item->start), 0, 1) : 1;
+      lane = kc->by_depth && (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) != 0 ? LANE_NESTED : kc->lane;
+      cols = self->lanes[lane].columns;
+
+      if (kc->klass == CLASS_BACKGROUND)
+        {
+          /* An aggregate that idle or sleep dominates, but of several
+           * members, adds the sliver that says brief activities are
+           * there (see paint_item()): the foreground slots are apart
+           * from the background ones, so both go in one pass. */
+          gboolean sliver = aggregate && item->count > 1;
+
+          for (gint c = c0; c < c1; c++)
+            {
+              double overlap = MIN (cx1, c + 1.0) - MAX (cx0, (double) c);
+              float cover = (float) (overlap * density);
+
+              if (cover <= 0)
+                cover = 1e-6f;
+              bg_slots_add (cols[c].bg, rgba, cover);
+              cols[c].bg_total += cover;
+              if (sliver)
+                {
+                  float b = (float) (overlap * BRIEF_COVER);
+
+                  if (b <= 0)
+                    b = 1e-6f;
+                  fg_slots_add (cols[c].fg, brief, b);
+                  cols[c].fg_total += b;
+                }
+            }
+        }
+      else
+        {
+          for (gint c = c0; c < c1; c++)
+            {
+              float cover = (float) ((MIN (cx1, c + 1.0) - MAX (cx0, (double) c)) * density);
+
+              if (cover <= 0)
+                cover = 1e-6f;
+              fg_slots_add (cols[c].fg, rgba, cover);
+              cols[c].fg_total += cover;
+            }
+        }
+      lo[lane] = MIN (lo[lane], c0);
+      hi[lane] = MAX (hi[lane], c1);
+
+      if (!aggregate && lane == LANE_MAIN && kc->klass == CLASS_FOREGROUND)
+        {
+          double vx0 = MAX (x0, 0), vx1 = MIN (x1, dwidth);
+          guint32 label;
+
+          if (vx1 - vx0 < MIN_LABEL_WIDTH || self->merging)
+            continue;
+          label = label_for (self, channel, item);
+          if (label != STRATA_STRING_NONE)
+            add_text (list, list->area_x + (float) vx0 + 4, geo->main_y + geo->main_h / 2,
+                      (float) (vx1 - vx0) - 8, text_color_on (rgba), label,
+                      strata_string_pool_get (self->strings, label),
+                      STRATA_PAINT_TEXT_ACTIVITY, STRATA_PAINT_ALIGN_LEFT);
+        }
+    }
+
+  for (guint l = 0; l < N_LANES; l++)
+    {
+      self->lanes[l].lo = MIN (self->lanes[l].lo, lo[l]);
+      self->lanes[l].hi = MAX (self->lanes[l].hi, hi[l]);
+    }
+  list->n_folded += n_folded;
+}
+
+/**
+ * strata_painter_set_reference_fold:
+ * @reference: fold every item with paint_item(), the painter's first way
+ *
+ * For the tests and the benchmark: the display list must come out the
+ * same either way.
+ */
+void
+strata_painter_set_reference_fold (StrataPainter *self,
+                                   gboolean       reference)
+{
+  g_return_if_fail (self != NULL);
+
+  self->reference_fold = !!reference;
+}
+
+gboolean
+strata_painter_get_reference_fold (StrataPainter *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->reference_fold;
 }
 
 static void
@@ -2256,8 +2632,19 @@ paint_merged_rows (StrataPainter        *self,
       self->merging = TRUE;
       for (guint s = 0; s < n_spans; s++)
         if (spans[s].channel < self->n_channels && is_member (members, spans[s].channel))
-          for (guint i = 0; i < spans[s].n_items; i++)
-            paint_item (self, list, &self->channels[spans[s].channel], &geo, &spans[s].items[i]);
+          {
+            const StrataChannel *channel = &self->channels[spans[s].channel];
+
+            /* fold_items() first leaves out what ends before the view
+             * or starts after it, which paint_item() leaves out too
+             * (it lands outside the area) unless the view is longer
+             * than 2^53 ns. */
+            if (!self->reference_fold)
+              fold_items (self, list, channel, &geo, spans[s].items, 0, spans[s].n_items);
+            else
+              for (guint i = 0; i < spans[s].n_items; i++)
+                paint_item (self, list, channel, &geo, &spans[s].items[i]);
+          }
       self->merging = FALSE;
 
       emit_lane (self, LANE_MAIN, &geo, list->area_x);
