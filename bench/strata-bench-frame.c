@@ -118,7 +118,9 @@ static gint64
 paint_reference (StrataPainter     *painter,
                  StrataDisplayList *ref,
                  gint64             from,
-                 gint64             to)
+                 gint64             to,
+                 gint64            *fold_ns,
+                 gint64            *emit_ns)
 {
   const StrataPaintStyle *style = strata_painter_get_style (painter);
   StrataPaintViewport vp = { from, to, FRAME_WIDTH - style->name_width,
@@ -129,6 +131,7 @@ paint_reference (StrataPainter     *painter,
   t0 = cpu_ns ();
   strata_painter_paint (painter, &vp, ref);
   t0 = cpu_ns () - t0;
+  strata_painter_get_times (painter, fold_ns, emit_ns);
   strata_painter_set_reference_fold (painter, FALSE);
   return t0;
 }
@@ -501,6 +504,8 @@ main (int    argc,
 
   list = strata_display_list_new ();
   ref_list = strata_display_list_new ();
+  if (fold_ab)
+    strata_painter_set_timed (painter, TRUE);
   pango = pango_font_map_create_context (pango_cairo_font_map_get_default ());
   render = strata_timeline_render_new (pango);
   rand = g_rand_new_with_seed (seed);
@@ -518,6 +523,10 @@ main (int    argc,
       g_autoptr(GArray) traw = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) tpaint = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) tref = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) fold = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) emit = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) ref_fold = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) ref_emit = g_array_new (FALSE, FALSE, sizeof (gint64));
       guint64 folded_sum = 0;
       gint64 span = MAX ((end - start) >> (2 * level), FRAME_WIDTH);
       guint64 raw_nodes_sum = 0;
@@ -545,11 +554,19 @@ main (int    argc,
             }
           if (fold_ab)
             {
-              gint64 dref = paint_reference (painter, ref_list, from, from + span);
+              gint64 fns, ens, rfns, rens, dref;
 
+              strata_painter_get_times (painter, &fns, &ens);
+              dref = paint_reference (painter, ref_list, from, from + span, &rfns, &rens);
               assert_same_list (list, ref_list);
               if (f >= 0)
-                g_array_append_val (tref, dref);
+                {
+                  g_array_append_val (tref, dref);
+                  g_array_append_val (fold, fns);
+                  g_array_append_val (emit, ens);
+                  g_array_append_val (ref_fold, rfns);
+                  g_array_append_val (ref_emit, rens);
+                }
             }
           items = list->n_items;
           tree_level = list->level;
@@ -584,10 +601,13 @@ main (int    argc,
       if (fold_ab)
         {
           double fast = median_ms (tpaint), refm = median_ms (tref), folded = (double) folded_sum / frames;
+          double f_ms = median_ms (fold), e_ms = median_ms (emit);
+          double rf_ms = median_ms (ref_fold), re_ms = median_ms (ref_emit);
 
-          g_string_append_printf (ab, "| %u | %.0f | %.3f | %.3f | %.2f | %.1f | %.1f |\n", level, folded, refm, fast,
-                                  fast > 0 ? refm / fast : 0, folded > 0 ? refm * 1e6 / folded : 0,
-                                  folded > 0 ? fast * 1e6 / folded : 0);
+          g_string_append_printf (ab, "| %u | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f | %.2f |\n",
+                                  level, folded, refm, fast, rf_ms, f_ms, re_ms, e_ms,
+                                  folded > 0 ? rf_ms * 1e6 / folded : 0, folded > 0 ? f_ms * 1e6 / folded : 0,
+                                  f_ms > 0 ? rf_ms / f_ms : 0);
         }
       span_s = strata_paint_format_time (span, span, span / 10);
       if (!no_raw && traw->len == (guint) frames)
@@ -610,10 +630,11 @@ main (int    argc,
 
   if (fold_ab)
     {
-      printf ("\n# paint with the per-item reference fold and with the fold, the same frames (the same\n"
-              "# display lists, checked); medians; ns per item folded (items in view) is all of paint\n\n");
-      printf ("| level | items folded | reference paint ms | paint ms | reference / fold | reference ns per folded item | ns per folded item |\n");
-      printf ("|---|---|---|---|---|---|---|\n%s", ab->str);
+      printf ("\n# paint with the reference (per-item fold, emit_lane()) and with the new fold and emission,\n"
+              "# the same frames (the same display lists, checked); medians, CPU ms for paint, wall ms for\n"
+              "# the rows' fold and emission within it; ns per item folded (items in view)\n\n");
+      printf ("| level | items folded | reference paint | paint | reference fold | fold | reference emit | emit | reference fold ns/item | fold ns/item | fold speed-up |\n");
+      printf ("|---|---|---|---|---|---|---|---|---|---|---|\n%s", ab->str);
     }
   g_string_free (ab, TRUE);
 
