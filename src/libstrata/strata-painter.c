@@ -171,8 +171,7 @@ typedef struct
 
 #define CLASS_KINDS  16
 #define CLASS_STATES 16
-/* Items whose divisions the fold makes together. */
-#define FOLD_BATCH   64
+
 
 typedef struct
 {
@@ -1390,7 +1389,7 @@ by_cover_descending (gconstpointer pa,
   return a->rgba < b->rgba ? -1 : a->rgba > b->rgba;
 }
 
-static float
+static inline float
 column_foreground_height (const Column *col,
                           float         lane_h)
 {
@@ -1460,7 +1459,7 @@ stack_column (Layer        *layer,
     }
 }
 
-static const Slot *
+static inline const Slot *
 biggest_slot (const Slot *slots,
               guint       n_slots)
 {
@@ -2088,9 +2087,9 @@ paint_items (StrataPainter        *self,
  * operations in the same order (so the same columns, to the bit), but
  * without the work that does not depend on the item: the class, lane and
  * colour come from a table made once per scheme by asking classify()
- * itself; a slot is found with the columns' slots unrolled in place; the
- * divisions of a batch of items are made before their folds, so they
- * overlap instead of each stalling its item's branches. paint_item()
+ * itself; a slot is found with the columns' slots unrolled in place; a
+ * division is skipped where its operand is one already divided (an item
+ * that starts where the one before ended, an instant's end). paint_item()
  * stays the oracle: strata_painter_set_reference_fold() paints with it. */
 
 static void
@@ -2238,11 +2237,11 @@ fold_items (StrataPainter        *self,
   const double dwidth = width;
   const guint32 brief = schemes[self->style.scheme].brief;
   gint lo[N_LANES], hi[N_LANES];
+  /* The last division: an item that starts where the one before it ended
+   * has its x0 already. */
+  gint64 last_t = G_MININT64;
+  double last_x = 0;
   guint n_folded = 0;
-  /* A batch's divisions first, each independent of the others, so they
-   * overlap one another rather than each holding up the branches of its
-   * item's fold that depend on it. */
-  double bx0[FOLD_BATCH], bx1[FOLD_BATCH], bdensity[FOLD_BATCH];
 
   /* The task colours are this scheme's: classify() reset them if not. */
   build_classes (self);
@@ -2254,147 +2253,135 @@ fold_items (StrataPainter        *self,
       hi[l] = self->lanes[l].hi;
     }
 
-  for (guint b = first; b < end; b += FOLD_BATCH)
+  for (guint i = first; i < end; i++)
     {
-      guint n = MIN (FOLD_BATCH, end - b);
+      const StrataZoomItem *item = &items[i];
+      const KindClass *kc;
+      double x0, x1, density, cx0, cx1;
+      gboolean aggregate;
+      guint32 rgba;
+      Column *cols;
+      gint c0, c1;
+      guint lane;
 
-      for (guint k = 0; k < n; k++)
+      if (item->end < from || item->start > to)
+        continue;
+
+      if (G_UNLIKELY (item->kind >= CLASS_KINDS || item->state >= CLASS_STATES))
         {
-          const StrataZoomItem *item = &items[b + k];
-          gint64 duration = item->end - item->start;
-
-          bx0[k] = (item->start - from) / npp;
-          bx1[k] = (item->end - from) / npp;
-          /* paint_item()'s division where it makes one (a duration of
-           * at least 1), never one by zero. */
-          bdensity[k] = (double) item->busy / MAX (duration, 1);
+          paint_item (self, list, channel, geo, item);
+          continue;
         }
 
-      for (guint k = 0; k < n; k++)
+      x0 = item->start == last_t ? last_x : (item->start - from) / npp;
+      x1 = item->end == item->start ? x0 : (item->end - from) / npp;
+      last_t = item->end;
+      last_x = x1;
+
+      /* A chunk's span holds items beyond the viewport too. */
+      if (x1 < 0 || x0 > width || (x1 == 0 && item->end > item->start))
+        continue;
+      n_folded++;
+
+      kc = &self->classes[item->kind * CLASS_STATES + item->state];
+      if (kc->klass == CLASS_NONE)
+        continue;
+      rgba = kc->task ? task_color (self, item->arg) : kc->rgba;
+
+      if (kc->klass == CLASS_INSTANT)
         {
-          const StrataZoomItem *item = &items[b + k];
-          const KindClass *kc;
-          double x0 = bx0[k], x1 = bx1[k], density, cx0, cx1;
-          gboolean aggregate;
-          guint32 rgba;
-          Column *cols;
-          gint c0, c1;
-          guint lane;
+          float w;
 
-          if (item->end < from || item->start > to)
+          if (x0 < 0 || x0 >= width)
             continue;
+          c0 = (gint) x0;
+          w = kc->weight * MAX (item->count, 1u);
+          cols = self->lanes[LANE_INSTANTS].columns;
+          fg_slots_add (cols[c0].fg, rgba, w);
+          cols[c0].fg_total += w;
+          lo[LANE_INSTANTS] = MIN (lo[LANE_INSTANTS], c0);
+          hi[LANE_INSTANTS] = MAX (hi[LANE_INSTANTS], c0 + 1);
+          continue;
+        }
 
-          if (G_UNLIKELY (item->kind >= CLASS_KINDS || item->state >= CLASS_STATES))
+      if (item->end <= item->start)
+        continue;
+
+      /* lane_add_interval()'s bounds. An interval that does not reach
+       * into the area has no label either (it would be under 0 px). */
+      if (x1 <= 0 || x0 >= width || x1 <= x0)
+        continue;
+      cx0 = MAX (x0, 0);
+      cx1 = MIN (x1, dwidth);
+      c0 = (gint) cx0;
+      /* (gint) ceil (cx1), cx1 being positive */
+      c1 = (gint) cx1;
+      c1 += (double) c1 < cx1;
+      c1 = MIN (c1, (gint) width);
+      if (c1 <= c0)
+        c1 = c0 + 1;
+
+      aggregate = (item->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0;
+      density = aggregate ? CLAMP ((double) item->busy / (item->end - item->start), 0, 1) : 1;
+      lane = kc->by_depth && (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) != 0 ? LANE_NESTED : kc->lane;
+      cols = self->lanes[lane].columns;
+
+      if (kc->klass == CLASS_BACKGROUND)
+        {
+          /* An aggregate that idle or sleep dominates, but of several
+           * members, adds the sliver that says brief activities are
+           * there (see paint_item()): the foreground slots are apart
+           * from the background ones, so both go in one pass. */
+          gboolean sliver = aggregate && item->count > 1;
+
+          for (gint c = c0; c < c1; c++)
             {
-              paint_item (self, list, channel, geo, item);
-              continue;
-            }
+              double overlap = MIN (cx1, c + 1.0) - MAX (cx0, (double) c);
+              float cover = (float) (overlap * density);
 
-          /* A chunk's span holds items beyond the viewport too. */
-          if (x1 < 0 || x0 > width || (x1 == 0 && item->end > item->start))
-            continue;
-          n_folded++;
-
-          kc = &self->classes[item->kind * CLASS_STATES + item->state];
-          if (kc->klass == CLASS_NONE)
-            continue;
-          rgba = kc->task ? task_color (self, item->arg) : kc->rgba;
-
-          if (kc->klass == CLASS_INSTANT)
-            {
-              float w;
-
-              if (x0 < 0 || x0 >= width)
-                continue;
-              c0 = (gint) x0;
-              w = kc->weight * MAX (item->count, 1u);
-              cols = self->lanes[LANE_INSTANTS].columns;
-              fg_slots_add (cols[c0].fg, rgba, w);
-              cols[c0].fg_total += w;
-              lo[LANE_INSTANTS] = MIN (lo[LANE_INSTANTS], c0);
-              hi[LANE_INSTANTS] = MAX (hi[LANE_INSTANTS], c0 + 1);
-              continue;
-            }
-
-          if (item->end <= item->start)
-            continue;
-
-          /* lane_add_interval()'s bounds. An interval that does not reach
-           * into the area has no label either (it would be under 0 px). */
-          if (x1 <= 0 || x0 >= width || x1 <= x0)
-            continue;
-          cx0 = MAX (x0, 0);
-          cx1 = MIN (x1, dwidth);
-          c0 = (gint) cx0;
-          /* (gint) ceil (cx1), cx1 being positive */
-          c1 = (gint) cx1;
-          c1 += (double) c1 < cx1;
-          c1 = MIN (c1, (gint) width);
-          if (c1 <= c0)
-            c1 = c0 + 1;
-
-          aggregate = (item->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0;
-          density = aggregate ? CLAMP (bdensity[k], 0, 1) : 1;
-          lane = kc->by_depth && (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) != 0 ? LANE_NESTED : kc->lane;
-          cols = self->lanes[lane].columns;
-
-          if (kc->klass == CLASS_BACKGROUND)
-            {
-              /* An aggregate that idle or sleep dominates, but of several
-               * members, adds the sliver that says brief activities are
-               * there (see paint_item()): the foreground slots are apart
-               * from the background ones, so both go in one pass. */
-              gboolean sliver = aggregate && item->count > 1;
-
-              for (gint c = c0; c < c1; c++)
+              if (cover <= 0)
+                cover = 1e-6f;
+              bg_slots_add (cols[c].bg, rgba, cover);
+              cols[c].bg_total += cover;
+              if (sliver)
                 {
-                  double overlap = MIN (cx1, c + 1.0) - MAX (cx0, (double) c);
-                  float cover = (float) (overlap * density);
+                  float b = (float) (overlap * BRIEF_COVER);
 
-                  if (cover <= 0)
-                    cover = 1e-6f;
-                  bg_slots_add (cols[c].bg, rgba, cover);
-                  cols[c].bg_total += cover;
-                  if (sliver)
-                    {
-                      float sb = (float) (overlap * BRIEF_COVER);
-
-                      if (sb <= 0)
-                        sb = 1e-6f;
-                      fg_slots_add (cols[c].fg, brief, sb);
-                      cols[c].fg_total += sb;
-                    }
+                  if (b <= 0)
+                    b = 1e-6f;
+                  fg_slots_add (cols[c].fg, brief, b);
+                  cols[c].fg_total += b;
                 }
             }
-          else
+        }
+      else
+        {
+          for (gint c = c0; c < c1; c++)
             {
-              for (gint c = c0; c < c1; c++)
-                {
-                  float cover = (float) ((MIN (cx1, c + 1.0) - MAX (cx0, (double) c)) * density);
+              float cover = (float) ((MIN (cx1, c + 1.0) - MAX (cx0, (double) c)) * density);
 
-                  if (cover <= 0)
-                    cover = 1e-6f;
-                  fg_slots_add (cols[c].fg, rgba, cover);
-                  cols[c].fg_total += cover;
-                }
+              if (cover <= 0)
+                cover = 1e-6f;
+              fg_slots_add (cols[c].fg, rgba, cover);
+              cols[c].fg_total += cover;
             }
-          lo[lane] = MIN (lo[lane], c0);
-          hi[lane] = MAX (hi[lane], c1);
+        }
+      lo[lane] = MIN (lo[lane], c0);
+      hi[lane] = MAX (hi[lane], c1);
 
-          if (!aggregate && lane == LANE_MAIN && kc->klass == CLASS_FOREGROUND)
-            {
-              double vx0 = MAX (x0, 0), vx1 = MIN (x1, dwidth);
-              guint32 label;
+      if (!aggregate && lane == LANE_MAIN && kc->klass == CLASS_FOREGROUND)
+        {
+          double vx0 = MAX (x0, 0), vx1 = MIN (x1, dwidth);
+          guint32 label;
 
-              if (vx1 - vx0 < MIN_LABEL_WIDTH || self->merging)
-                continue;
-              label = label_for (self, channel, item);
-              if (label != STRATA_STRING_NONE)
-                add_text (list, list->area_x + (float) vx0 + 4, geo->main_y + geo->main_h / 2,
-                          (float) (vx1 - vx0) - 8, text_color_on (rgba), label,
-                          strata_string_pool_get (self->strings, label),
-                          STRATA_PAINT_TEXT_ACTIVITY, STRATA_PAINT_ALIGN_LEFT);
-            }
+          if (vx1 - vx0 < MIN_LABEL_WIDTH || self->merging)
+            continue;
+          label = label_for (self, channel, item);
+          if (label != STRATA_STRING_NONE)
+            add_text (list, list->area_x + (float) vx0 + 4, geo->main_y + geo->main_h / 2,
+                      (float) (vx1 - vx0) - 8, text_color_on (rgba), label,
+                      strata_string_pool_get (self->strings, label),
+                      STRATA_PAINT_TEXT_ACTIVITY, STRATA_PAINT_ALIGN_LEFT);
         }
     }
 
