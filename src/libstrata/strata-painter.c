@@ -1290,6 +1290,28 @@ round_half_away (float x)
   return t;
 }
 
+/* round_half_away() without a branch on which way it rounds (half the
+ * columns of a dense row go each way): the step of +-1 is masked to +0
+ * in its bits where it is not taken (a multiply by 0 or 1 became a
+ * branch again), and t + 0 is t, t never being -0 (an int converts to
+ * +0). */
+static inline float
+round_half_away_flat (float x)
+{
+  float t, step;
+  guint32 bits, mask;
+
+  if (G_UNLIKELY (!(fabsf (x) < 8388608.f)))
+    return roundf (x);
+  t = (float) (gint32) x;
+  step = copysignf (1.f, x);
+  mask = 0u - (guint32) (fabsf (x - t) >= 0.5f);
+  memcpy (&bits, &step, sizeof bits);
+  bits &= mask;
+  memcpy (&step, &bits, sizeof step);
+  return t + step;
+}
+
 static void
 layer_emit (StrataPainter *self,
             Layer         *layer,
@@ -1569,6 +1591,33 @@ emit_lane (StrataPainter     *self,
  * The same rectangles in the same order, from the same float operations;
  * emit_lane() stays as the reference (strata_painter_set_reference_fold()). */
 
+/* biggest_slot() for slots in use first (as the fold leaves them), by
+ * index, the first of equals, without a branch per slot: NULL when the
+ * first is free. */
+static inline const Slot *
+biggest_flat (const Slot *slots,
+              guint       n_slots)
+{
+  guint best = 0;
+
+  for (guint i = 1; i < n_slots; i++)
+    best = slots[i].cover > slots[best].cover ? i : best;
+  return slots[0].cover > 0 ? &slots[best] : NULL;
+}
+
+/* column_foreground_height() with round_half_away_flat(). */
+static inline float
+fg_height (const Column *col,
+           float         lane_h)
+{
+  float height;
+
+  if (col->fg_total <= 0)
+    return 0;
+  height = round_half_away_flat (MIN (col->fg_total, 1.f) * lane_h);
+  return CLAMP (height, MIN (2.f, lane_h), lane_h);
+}
+
 /* layer_put() and then layer_close() at column @x, for a layer that gets
  * at most this one put a column; @put FALSE for none. */
 static inline void
@@ -1679,7 +1728,7 @@ fg_stack (Layer        *layer,
 
   if (n == 1)
     {
-      float top = round_half_away (height * sum / sum);
+      float top = round_half_away_flat (height * sum / sum);
 
       if (top > 0)
         fg_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
@@ -1700,7 +1749,7 @@ fg_stack (Layer        *layer,
       float top;
 
       acc += slots[i].cover;
-      top = round_half_away (height * acc / sum);
+      top = round_half_away_flat (height * acc / sum);
       if (top > prev)
         fg_put (layer, x, lane_y + lane_h - top, top - prev, slots[i].rgba);
       prev = top;
@@ -1752,8 +1801,8 @@ emit_lane_fast (StrataPainter     *self,
         {
         case LANE_MAIN:
           {
-            float fg_h = column_foreground_height (col, geo->main_h);
-            const Slot *b = biggest_slot (col->bg, N_BG_SLOTS);
+            float fg_h = fg_height (col, geo->main_h);
+            const Slot *b = biggest_flat (col->bg, N_BG_SLOTS);
 
             single_put (self, bg, b != NULL && fg_h < geo->main_h, x, geo->main_y, geo->main_h,
                         b != NULL ? b->rgba : 0, area_x, clip_y0, clip_y1);
@@ -1764,7 +1813,7 @@ emit_lane_fast (StrataPainter     *self,
 
         case LANE_NESTED:
           fg_stack (fg, x, col, geo->nested_y, geo->nested_h,
-                    column_foreground_height (col, geo->nested_h));
+                    fg_height (col, geo->nested_h));
           fg_close (self, fg, x, area_x, clip_y0, clip_y1);
           break;
 
@@ -1772,7 +1821,7 @@ emit_lane_fast (StrataPainter     *self,
         case N_LANES:
         default:
           {
-            const Slot *t = biggest_slot (col->fg, N_FG_SLOTS);
+            const Slot *t = biggest_flat (col->fg, N_FG_SLOTS);
 
             single_put (self, ticks, t != NULL, x, geo->ticks_y, geo->ticks_h,
                         t != NULL ? t->rgba : 0, area_x, clip_y0, clip_y1);
