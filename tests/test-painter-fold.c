@@ -197,7 +197,7 @@ test_generated (void)
 
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
-      g_autoptr(GArray) acts = strata_test_stream_collect (kinds[k], 60000, 11 + k);
+      g_autoptr(GArray) acts = strata_test_stream_collect (kinds[k], 40000, 11 + k);
       g_autoptr(GArray) channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
       g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
       g_autoptr(StrataZoomTree) tree = NULL;
