@@ -1726,9 +1726,14 @@ fg_stack (Layer        *layer,
   if (n == 0)
     return;
 
+  /* One colour: stack_column() rounds height * sum / sum, which is
+   * height itself here, height being a whole number of pixels (lane
+   * heights are) far below 2^22: the product and the quotient are each
+   * within half an ulp, so the quotient is within 2^-23 height of it,
+   * and rounds back to it. No division, then. */
   if (n == 1)
     {
-      float top = round_half_away_flat (height * sum / sum);
+      float top = height;
 
       if (top > 0)
         fg_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
