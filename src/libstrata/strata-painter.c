@@ -18,6 +18,12 @@
  * same are merged into one rectangle, so the display list grows with
  * pixels times rows whatever the number of activities.
  *
+ * The fold and the emission run for every item and every column of a
+ * dense frame, so they have a fast form (fold_items(), emit_lane_fast())
+ * beside the painter's first, item by item (paint_item(), emit_lane()),
+ * which is kept as their oracle: both give the same display list, bit for
+ * bit, and test-painter-fold compares them.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -171,7 +177,6 @@ typedef struct
 
 #define CLASS_KINDS  16
 #define CLASS_STATES 16
-
 
 typedef struct
 {
@@ -1588,7 +1593,8 @@ emit_lane (StrataPainter     *self,
  * ticks put at most one rectangle a column, so each keeps at most one
  * open run, extended or ended at the next column without a search; a
  * column is compared with the one before it in place, not with a copy.
- * The same rectangles in the same order, from the same float operations;
+ * The same rectangles in the same order, from the same values (where an
+ * operation is left out, it is one whose result is known, as said there);
  * emit_lane() stays as the reference (strata_painter_set_reference_fold()). */
 
 /* biggest_slot() for slots in use first (as the fold leaves them), by
