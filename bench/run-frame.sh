@@ -8,7 +8,9 @@
 #
 # Usage: bench/run-frame.sh [BUILD_DIR]   (default: _build)
 # Environment: SIZES ("1M 10M 100M"), RUNS (3), BIG_RUNS (1, above 10M),
-#              FRAMES (20 per level)
+#              FRAMES (20 per level), BIG_EXTRA (more options for the bench
+#              above 10M, e.g. "--fold-ab --item-stats": such a run is
+#              long to build, so it says all it can at once)
 set -eu
 
 BUILD=${1:-_build}
@@ -16,15 +18,18 @@ SIZES=${SIZES:-"1M 10M 100M"}
 RUNS=${RUNS:-3}
 BIG_RUNS=${BIG_RUNS:-1}
 FRAMES=${FRAMES:-20}
+BIG_EXTRA=${BIG_EXTRA:-}
 bench=$BUILD/bench/strata-bench-frame
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 for size in $SIZES; do
   runs=$RUNS
-  case $size in 1M|1m|10M|10m) ;; *) runs=$BIG_RUNS ;; esac
+  extra=
+  case $size in 1M|1m|10M|10m) ;; *) runs=$BIG_RUNS; extra=$BIG_EXTRA ;; esac
   for r in $(seq 1 "$runs"); do
-    "$bench" -n "$size" -f "$FRAMES" -s "$r" > "$out/$size-$r.txt"
+    # shellcheck disable=SC2086 # the options are words
+    "$bench" -n "$size" -f "$FRAMES" -s "$r" $extra > "$out/$size-$r.txt"
   done
   echo "### $size activities (run 1 of $runs)"
   echo

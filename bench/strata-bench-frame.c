@@ -18,11 +18,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <gtk/gtk.h>
 #include <pango/pangocairo.h>
 
+#include "strata-painter-private.h"
 #include "strata-test-streams.h"
 #include "strata-timeline-render.h"
 
@@ -110,6 +112,52 @@ frame_zoom_tree (StrataPainter        *painter,
   return cpu_ns () - t0;
 }
 
+/* --fold-ab: the frame painted again with either fold, once it has been
+ * painted (so both find the spans' runs found, and their items in the
+ * caches): the per-item reference fold must give the same display list. */
+static gint64
+paint_with (StrataPainter     *painter,
+            StrataDisplayList *list,
+            gboolean           reference,
+            gint64             from,
+            gint64             to,
+            gint64            *fold_ns,
+            gint64            *emit_ns)
+{
+  const StrataPaintStyle *style = strata_painter_get_style (painter);
+  StrataPaintViewport vp = { from, to, FRAME_WIDTH - style->name_width,
+                             FRAME_HEIGHT - style->ruler_height - style->legend_height, 0 };
+  gint64 t0;
+
+  strata_painter_set_reference_fold (painter, reference);
+  t0 = cpu_ns ();
+  strata_painter_paint (painter, &vp, list);
+  t0 = cpu_ns () - t0;
+  strata_painter_get_times (painter, fold_ns, emit_ns);
+  strata_painter_set_reference_fold (painter, FALSE);
+  return t0;
+}
+
+static void
+assert_same_list (const StrataDisplayList *a,
+                  const StrataDisplayList *b)
+{
+  if (a->rects->len != b->rects->len ||
+      memcmp (a->rects->data, b->rects->data, a->rects->len * sizeof (StrataPaintRect)) != 0 ||
+      a->texts->len != b->texts->len || a->n_folded != b->n_folded)
+    g_error ("the fold and the reference fold differ: %u and %u rectangles, %u and %u texts",
+             a->rects->len, b->rects->len, a->texts->len, b->texts->len);
+  for (guint i = 0; i < a->texts->len; i++)
+    {
+      const StrataPaintText *ta = &g_array_index (a->texts, StrataPaintText, i);
+      const StrataPaintText *tb = &g_array_index (b->texts, StrataPaintText, i);
+
+      if (ta->x != tb->x || ta->y != tb->y || ta->max_width != tb->max_width || ta->rgba != tb->rgba ||
+          g_strcmp0 (ta->text, tb->text) != 0 || ta->role != tb->role || ta->align != tb->align)
+        g_error ("the fold and the reference fold differ at text %u", i);
+    }
+}
+
 /* The raw activities in view on @rows: what Hotspot's way would draw. */
 static guint64
 count_raw (StrataRawStore *raw,
@@ -175,6 +223,90 @@ frame_raw (StrataTimelineRender    *render,
   node = gtk_snapshot_free_to_node (snapshot);
   g_clear_pointer (&node, gsk_render_node_unref);
   return cpu_ns () - t0;
+}
+
+/* --item-stats: what the frame at [from, to) folds, per row: the items
+ * of the frame's query in view, by the tree's lane they come from (depth
+ * 0..15, then the instants), and how many columns the interval ones
+ * cover. The same query as the painter's, on a result of its own. */
+#define N_TREE_LANES 17
+
+static gboolean
+item_is_instant (const StrataZoomItem *item)
+{
+  return item->kind == STRATA_ACTIVITY_WAKEUP || item->kind == STRATA_ACTIVITY_EVENT ||
+         item->kind == STRATA_ACTIVITY_SAMPLE ||
+         (item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_DEAD);
+}
+
+static void
+print_item_stats (StrataZoomTree *tree,
+                  guint           level,
+                  guint           tree_level,
+                  const guint32  *rows,
+                  guint           n_rows,
+                  gint64          from,
+                  gint64          to,
+                  guint           width)
+{
+  g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
+  StrataZoomQueryStats stats;
+  const StrataZoomSpan *spans;
+  guint n_spans;
+  guint64 by_lane[N_TREE_LANES] = { 0 }, walked = 0, in_view = 0, aggregates = 0;
+  guint64 widths[6] = { 0 };   /* 1, 2, 3, 4, 5-16, more columns */
+  double npp = (double) (to - from) / width;
+  GString *line = g_string_new (NULL);
+
+  strata_zoom_tree_query_spans (tree, tree_level, from, to, rows, n_rows, result, &stats);
+  spans = strata_zoom_result_get_spans (result, &n_spans);
+  for (guint s = 0; s < n_spans; s++)
+    for (guint i = 0; i < spans[s].n_items; i++)
+      {
+        const StrataZoomItem *item = &spans[s].items[i];
+        double x0 = (item->start - from) / npp, x1 = (item->end - from) / npp;
+        gboolean instant = item_is_instant (item);
+        guint lane = instant ? N_TREE_LANES - 1
+                             : (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
+        gint c0, c1, n;
+
+        walked++;
+        if (item->end < from || item->start > to || x1 < 0 || x0 > width)
+          continue;
+        in_view++;
+        by_lane[lane]++;
+        aggregates += (item->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0;
+        if (instant || item->end <= item->start)
+          continue;
+        c0 = (gint) MAX (x0, 0);
+        c1 = MIN ((gint) ceil (MIN (x1, (double) width)), (gint) width);
+        n = MAX (c1 - c0, 1);
+        widths[n <= 4 ? n - 1 : n <= 16 ? 4 : 5]++;
+      }
+
+  g_string_append_printf (line, "| %u | %u | %.0f | %.0f |", level, tree_level,
+                          (double) walked / n_rows, (double) in_view / n_rows);
+  for (guint l = 0; l < N_TREE_LANES; l++)
+    if (l < 3 || l == N_TREE_LANES - 1)
+      g_string_append_printf (line, " %.0f |", (double) by_lane[l] / n_rows);
+  {
+    guint64 deeper = 0;
+
+    for (guint l = 3; l < N_TREE_LANES - 1; l++)
+      deeper += by_lane[l];
+    g_string_append_printf (line, " %.0f |", (double) deeper / n_rows);
+  }
+  g_string_append_printf (line, " %.0f%% |", in_view ? 100.0 * aggregates / in_view : 0);
+  {
+    guint64 total = 0;
+
+    for (guint k = 0; k < G_N_ELEMENTS (widths); k++)
+      total += widths[k];
+    for (guint k = 0; k < G_N_ELEMENTS (widths); k++)
+      g_string_append_printf (line, " %.0f%% |", total ? 100.0 * widths[k] / total : 0);
+  }
+  printf ("%s\n", line->str);
+  g_string_free (line, TRUE);
 }
 
 /* --live: what showing a trace while it loads costs. Once a second of
@@ -248,6 +380,8 @@ main (int    argc,
   gboolean no_raw = FALSE;
   gint raw_limit = 5000000;
   gint only_level = -1;
+  gboolean item_stats = FALSE;
+  gboolean fold_ab = FALSE;
   g_autofree char *live = NULL;
   GOptionEntry entries[] = {
     { "n", 'n', 0, G_OPTION_ARG_STRING, &count, "Activities (1M, 10M, 100M)", "N" },
@@ -258,6 +392,10 @@ main (int    argc,
       "Instead: what showing this trace costs while it loads", "TRACE" },
     { "level", 'l', 0, G_OPTION_ARG_INT, &only_level,
       "Time only this one of the ten levels (to profile it)", "L" },
+    { "fold-ab", 0, 0, G_OPTION_ARG_NONE, &fold_ab,
+      "Also paint each frame again with the painter's reference (per-item) fold and with its fold: the same list, and their times", NULL },
+    { "item-stats", 0, 0, G_OPTION_ARG_NONE, &item_stats,
+      "Then, for one frame of each level: the items per row in view by tree lane, and their widths", NULL },
     { "raw-limit", 0, 0, G_OPTION_ARG_INT, &raw_limit,
       "Draw the baseline only for views of at most this many raw activities (default 5M: a node each)", "N" },
     { NULL }
@@ -269,12 +407,17 @@ main (int    argc,
   g_autoptr(StrataStringPool) pool = NULL;
   g_autoptr(StrataPainter) painter = NULL;
   g_autoptr(StrataDisplayList) list = NULL;
+  g_autoptr(StrataDisplayList) ref_list = NULL;
+  g_autoptr(StrataDisplayList) ab_list = NULL;
   g_autoptr(StrataTimelineRender) render = NULL;
+  GString *ab = g_string_new (NULL);
   PangoContext *pango = NULL;
   g_autoptr(GArray) channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
   g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) all_raw = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 last_from[N_LEVELS] = { 0 }, last_to[N_LEVELS] = { 0 };
+  guint last_level[N_LEVELS] = { 0 };
   StrataZoomParams params;
   StrataActivity a, next;
   gboolean have, more;
@@ -363,6 +506,10 @@ main (int    argc,
   strata_painter_set_rows (painter, (const guint32 *)(gpointer) rows->data, rows->len);
 
   list = strata_display_list_new ();
+  ref_list = strata_display_list_new ();
+  ab_list = strata_display_list_new ();
+  if (fold_ab)
+    strata_painter_set_timed (painter, TRUE);
   pango = pango_font_map_create_context (pango_cairo_font_map_get_default ());
   render = strata_timeline_render_new (pango);
   rand = g_rand_new_with_seed (seed);
@@ -379,6 +526,13 @@ main (int    argc,
       g_autoptr(GArray) t = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) traw = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) tpaint = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) tref = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) tfast = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) fold = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) emit = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) ref_fold = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) ref_emit = g_array_new (FALSE, FALSE, sizeof (gint64));
+      guint64 folded_sum = 0;
       gint64 span = MAX ((end - start) >> (2 * level), FRAME_WIDTH);
       guint64 raw_nodes_sum = 0;
       guint nodes = 0, items = 0, tree_level = 0, on_demand = 0;
@@ -401,9 +555,40 @@ main (int    argc,
               g_array_append_val (t, dt);
               g_array_append_val (tpaint, dp);
               g_array_append_val (all, dt);
+              folded_sum += list->n_folded;
+            }
+          if (fold_ab)
+            {
+              gint64 fns, ens, rfns, rens, dref, dfast;
+
+              /* Which goes first alternates, frame by frame. */
+              if (f % 2 == 0)
+                {
+                  dref = paint_with (painter, ref_list, TRUE, from, from + span, &rfns, &rens);
+                  dfast = paint_with (painter, ab_list, FALSE, from, from + span, &fns, &ens);
+                }
+              else
+                {
+                  dfast = paint_with (painter, ab_list, FALSE, from, from + span, &fns, &ens);
+                  dref = paint_with (painter, ref_list, TRUE, from, from + span, &rfns, &rens);
+                }
+              assert_same_list (list, ref_list);
+              assert_same_list (ab_list, ref_list);
+              if (f >= 0)
+                {
+                  g_array_append_val (tref, dref);
+                  g_array_append_val (tfast, dfast);
+                  g_array_append_val (fold, fns);
+                  g_array_append_val (emit, ens);
+                  g_array_append_val (ref_fold, rfns);
+                  g_array_append_val (ref_emit, rens);
+                }
             }
           items = list->n_items;
           tree_level = list->level;
+          last_from[level] = from;
+          last_to[level] = from + span;
+          last_level[level] = list->level;
           on_demand = list->stats.n_on_demand;
 
           if (!no_raw)
@@ -429,6 +614,17 @@ main (int    argc,
         }
 
       tree_ms = median_ms (t);
+      if (fold_ab)
+        {
+          double fast = median_ms (tfast), refm = median_ms (tref), folded = (double) folded_sum / frames;
+          double f_ms = median_ms (fold), e_ms = median_ms (emit);
+          double rf_ms = median_ms (ref_fold), re_ms = median_ms (ref_emit);
+
+          g_string_append_printf (ab, "| %u | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f | %.2f |\n",
+                                  level, folded, refm, fast, rf_ms, f_ms, re_ms, e_ms,
+                                  folded > 0 ? rf_ms * 1e6 / folded : 0, folded > 0 ? f_ms * 1e6 / folded : 0,
+                                  f_ms > 0 ? rf_ms / f_ms : 0);
+        }
       span_s = strata_paint_format_time (span, span, span / 10);
       if (!no_raw && traw->len == (guint) frames)
         {
@@ -447,6 +643,30 @@ main (int    argc,
   if (!no_raw)
     printf (", raw median %.3f ms (over the levels drawn)", median_ms (all_raw));
   printf ("\n");
+
+  if (fold_ab)
+    {
+      printf ("\n# each frame painted again, once with the reference (per-item fold, emit_lane()) and once\n"
+              "# with the new fold and emission, in turn first (the same display lists, checked); medians of\n"
+              "# the calling thread's CPU ms: paint, and the rows' fold and emission within it; ns per item\n"
+              "# folded (items in view)\n\n");
+      printf ("| level | items folded | reference paint | paint | reference fold | fold | reference emit | emit | reference fold ns/item | fold ns/item | fold speed-up |\n");
+      printf ("|---|---|---|---|---|---|---|---|---|---|---|\n%s", ab->str);
+    }
+  g_string_free (ab, TRUE);
+
+  if (item_stats)
+    {
+      printf ("\n# items per row of the last frame of each level: walked (the query's), in view, by\n"
+              "# the tree's lane in view; the share of aggregates, and the interval items' widths in columns\n\n");
+      printf ("| level | tree level | walked | in view | depth 0 | depth 1 | depth 2 | instants | depth 3-15 | aggregates | 1 col | 2 | 3 | 4 | 5-16 | more |\n");
+      printf ("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      for (guint level = 0; level < N_LEVELS; level++)
+        if (only_level < 0 || level == (guint) only_level)
+          print_item_stats (tree, level, last_level[level], (const guint32 *)(gpointer) rows->data,
+                            rows->len, last_from[level], last_to[level],
+                            FRAME_WIDTH - style->name_width);
+    }
 
   g_rand_free (rand);
   g_clear_pointer (&render, strata_timeline_render_free);

@@ -186,7 +186,10 @@ in_band (const StrataDisplayList *list,
          r->y + r->h <= MIN (row->y + row->h, list->area_y + list->area_height);
 }
 
-/* @v rounded to a device pixel, in [0, limit]. */
+/* @v rounded to a device pixel, in [0, limit]. Clamped first, so
+ * without a branch (four of these a rectangle, and a dense row is
+ * thousands of rectangles): at or below 0 it is 0, at or above limit
+ * it is limit, in between (int) (d + 0.5f) as ever. */
 static inline int
 device_pixel (float v,
               int   scale,
@@ -194,8 +197,8 @@ device_pixel (float v,
 {
   float d = v * scale;
 
-  if (d <= 0)
-    return 0;
+  d = d > 0 ? d : 0;
+  d = d < (float) limit ? d : (float) limit;
   return MIN ((int) (d + 0.5f), limit);
 }
 

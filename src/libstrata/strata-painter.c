@@ -18,6 +18,12 @@
  * same are merged into one rectangle, so the display list grows with
  * pixels times rows whatever the number of activities.
  *
+ * The fold and the emission run for every item and every column of a
+ * dense frame, so they have a fast form (fold_items(), emit_lane_fast())
+ * beside the painter's first, item by item (paint_item(), emit_lane()),
+ * which is kept as their oracle: both give the same display list, bit for
+ * bit, and test-painter-fold compares them.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -26,8 +32,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "strata-painter.h"
+#include "strata-painter-private.h"
 
 #define N_FG_SLOTS       3
 #define N_BG_SLOTS       2
@@ -154,6 +162,22 @@ typedef struct
   float   cover;   /* of the column, 1.0 being all of it */
 } Slot;
 
+/* What classify() says of every item of one kind and state, found once
+ * per scheme, so the fold looks it up instead of working it out again
+ * for each of the hundreds of thousands of items of a dense frame. */
+typedef struct
+{
+  guint32 rgba;
+  float   weight;
+  guint8  klass;     /* ItemClass */
+  guint8  lane;      /* Lane at depth 0 */
+  guint8  by_depth;  /* LANE_NESTED at any depth above 0 */
+  guint8  task;      /* the colour is the tid's, not rgba */
+} KindClass;
+
+#define CLASS_KINDS  16
+#define CLASS_STATES 16
+
 typedef struct
 {
   Slot  fg[N_FG_SLOTS];
@@ -224,6 +248,15 @@ struct _StrataPainter
    * HSL conversion. */
   struct { gint32 tid; guint32 rgba; } task_colors[TASK_COLOR_CACHE];
   StrataPaintScheme    task_colors_scheme;
+
+  /* Where an item goes, by kind and state, for the current scheme
+   * (build_classes()); classes_scheme is -1 until built. */
+  KindClass            classes[CLASS_KINDS * CLASS_STATES];
+  gint                 classes_scheme;
+  gboolean             reference_fold;  /* paint_item() for every item */
+  gboolean             timed;           /* fold_ns and emit_ns are measured */
+  gint64               fold_ns;         /* in the last frame, the rows' folds */
+  gint64               emit_ns;         /* and their lanes' emission */
 
   /* The sorted runs of pre-calculated spans, by their items' address
    * (see span_runs()); used only for frames with no on-demand part. */
@@ -589,6 +622,7 @@ strata_display_list_clear (StrataDisplayList *self)
   g_array_set_size (self->ticks, 0);
   g_string_chunk_clear (self->strings);
   self->n_items = 0;
+  self->n_folded = 0;
   self->level = 0;
   memset (&self->stats, 0, sizeof self->stats);
 }
@@ -741,6 +775,7 @@ strata_painter_new (StrataStringPool *strings,
   self->instances = g_ptr_array_new_with_free_func (g_free);
   self->names = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->cpu_names = g_hash_table_new (NULL, NULL);
+  self->classes_scheme = -1;
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
   self->row_of = g_array_new (FALSE, FALSE, sizeof (gint32));
@@ -1260,6 +1295,28 @@ round_half_away (float x)
   return t;
 }
 
+/* round_half_away() without a branch on which way it rounds (half the
+ * columns of a dense row go each way): the step of +-1 is masked to +0
+ * in its bits where it is not taken (a multiply by 0 or 1 became a
+ * branch again), and t + 0 is t, t never being -0 (an int converts to
+ * +0). */
+static inline float
+round_half_away_flat (float x)
+{
+  float t, step;
+  guint32 bits, mask;
+
+  if (G_UNLIKELY (!(fabsf (x) < 8388608.f)))
+    return roundf (x);
+  t = (float) (gint32) x;
+  step = copysignf (1.f, x);
+  mask = 0u - (guint32) (fabsf (x - t) >= 0.5f);
+  memcpy (&bits, &step, sizeof bits);
+  bits &= mask;
+  memcpy (&step, &bits, sizeof step);
+  return t + step;
+}
+
 static void
 layer_emit (StrataPainter *self,
             Layer         *layer,
@@ -1359,7 +1416,7 @@ by_cover_descending (gconstpointer pa,
   return a->rgba < b->rgba ? -1 : a->rgba > b->rgba;
 }
 
-static float
+static inline float
 column_foreground_height (const Column *col,
                           float         lane_h)
 {
@@ -1429,7 +1486,7 @@ stack_column (Layer        *layer,
     }
 }
 
-static const Slot *
+static inline const Slot *
 biggest_slot (const Slot *slots,
               guint       n_slots)
 {
@@ -1530,6 +1587,281 @@ emit_lane (StrataPainter     *self,
 
   lane->lo = G_MAXINT;
   lane->hi = G_MININT;
+}
+
+/* emit_lane() with what it calls made in place: the background and the
+ * ticks put at most one rectangle a column, so each keeps at most one
+ * open run, extended or ended at the next column without a search; a
+ * column is compared with the one before it in place, not with a copy.
+ * The same rectangles in the same order, from the same values (where an
+ * operation is left out, it is one whose result is known, as said there);
+ * emit_lane() stays as the reference (strata_painter_set_reference_fold()). */
+
+/* biggest_slot() for slots in use first (as the fold leaves them), by
+ * index, the first of equals, without a branch per slot: NULL when the
+ * first is free. */
+static inline const Slot *
+biggest_flat (const Slot *slots,
+              guint       n_slots)
+{
+  guint best = 0;
+
+  for (guint i = 1; i < n_slots; i++)
+    best = slots[i].cover > slots[best].cover ? i : best;
+  return slots[0].cover > 0 ? &slots[best] : NULL;
+}
+
+/* column_foreground_height() with round_half_away_flat(). */
+static inline float
+fg_height (const Column *col,
+           float         lane_h)
+{
+  float height;
+
+  if (col->fg_total <= 0)
+    return 0;
+  height = round_half_away_flat (MIN (col->fg_total, 1.f) * lane_h);
+  return CLAMP (height, MIN (2.f, lane_h), lane_h);
+}
+
+/* layer_put() and then layer_close() at column @x, for a layer that gets
+ * at most this one put a column; @put FALSE for none. */
+static inline void
+single_put (StrataPainter *self,
+            Layer         *layer,
+            gboolean       put,
+            gint32         x,
+            float          y,
+            float          h,
+            guint32        rgba,
+            float          area_x,
+            float          clip_y0,
+            float          clip_y1)
+{
+  Run *open = &layer->open[0];
+
+  put = put && h > 0 && rgba_alpha (rgba) != 0;
+  if (layer->n_open == 1)
+    {
+      if (put && open->x1 == x && open->y == y && open->h == h && open->rgba == rgba)
+        {
+          open->x1 = x + 1;
+          return;
+        }
+      layer_emit (self, layer, open, area_x, clip_y0, clip_y1);
+      layer->n_open = 0;
+    }
+  if (put)
+    {
+      open->x0 = x;
+      open->x1 = x + 1;
+      open->y = y;
+      open->h = h;
+      open->rgba = rgba;
+      layer->n_open = 1;
+    }
+}
+
+static G_ALWAYS_INLINE inline void
+fg_put (Layer   *layer,
+        gint32   x,
+        float    y,
+        float    h,
+        guint32  rgba)
+{
+  if (h <= 0 || rgba_alpha (rgba) == 0)
+    return;
+
+  for (guint i = 0; i < layer->n_open; i++)
+    {
+      Run *open = &layer->open[i];
+
+      if (open->x1 == x && open->y == y && open->h == h && open->rgba == rgba)
+        {
+          open->x1 = x + 1;
+          return;
+        }
+    }
+  g_assert (layer->n_open < MAX_OPEN_RUNS);
+  layer->open[layer->n_open].x0 = x;
+  layer->open[layer->n_open].x1 = x + 1;
+  layer->open[layer->n_open].y = y;
+  layer->open[layer->n_open].h = h;
+  layer->open[layer->n_open].rgba = rgba;
+  layer->n_open++;
+}
+
+/* layer_close() at column @x >= 0: nothing to do, the usual case, when
+ * column @x extended every open run. */
+static G_ALWAYS_INLINE inline void
+fg_close (StrataPainter *self,
+          Layer         *layer,
+          gint32         x,
+          float          area_x,
+          float          clip_y0,
+          float          clip_y1)
+{
+  guint kept = 0;
+
+  for (guint i = 0; i < layer->n_open; i++)
+    kept += layer->open[i].x1 == x + 1;
+  if (kept == layer->n_open)
+    return;
+  layer_close (self, layer, x, area_x, clip_y0, clip_y1);
+}
+
+/* stack_column() with fg_put(). */
+static G_ALWAYS_INLINE inline void
+fg_stack (Layer        *layer,
+          gint32        x,
+          const Column *col,
+          float         lane_y,
+          float         lane_h,
+          float         height)
+{
+  Slot slots[N_FG_SLOTS];
+  guint n = 0;
+  float sum = 0, acc = 0, prev = 0;
+
+  for (guint i = 0; i < N_FG_SLOTS; i++)
+    if (col->fg[i].cover > 0)
+      {
+        slots[n++] = col->fg[i];
+        sum += col->fg[i].cover;
+      }
+  if (n == 0)
+    return;
+
+  /* One colour: stack_column() rounds height * sum / sum, which is
+   * height itself here, height being a whole number of pixels (lane
+   * heights are) far below 2^22: the product and the quotient are each
+   * within half an ulp, so the quotient is within 2^-23 height of it,
+   * and rounds back to it. No division, then. */
+  if (n == 1)
+    {
+      float top = height;
+
+      if (top > 0)
+        fg_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
+      return;
+    }
+
+  for (guint i = 1; i < n; i++)
+    for (guint j = i; j > 0 && by_cover_descending (&slots[j], &slots[j - 1]) < 0; j--)
+      {
+        Slot t = slots[j];
+
+        slots[j] = slots[j - 1];
+        slots[j - 1] = t;
+      }
+
+  for (guint i = 0; i < n; i++)
+    {
+      float top;
+
+      acc += slots[i].cover;
+      top = round_half_away_flat (height * acc / sum);
+      if (top > prev)
+        fg_put (layer, x, lane_y + lane_h - top, top - prev, slots[i].rgba);
+      prev = top;
+    }
+}
+
+static void
+emit_lane_fast (StrataPainter     *self,
+                Lane               which,
+                const RowGeometry *geo,
+                float              area_x)
+{
+  LaneColumns *lane = &self->lanes[which];
+  Column *cols = lane->columns;
+  Layer *bg = &self->layers[LAYER_BACKGROUND];
+  Layer *fg = &self->layers[which == LANE_MAIN ? LAYER_FOREGROUND : LAYER_NESTED];
+  Layer *ticks = &self->layers[LAYER_TICKS];
+  const float clip_y0 = geo->clip_y0, clip_y1 = geo->clip_y1;
+
+  g_assert (bg->n_open == 0 && fg->n_open == 0 && ticks->n_open == 0);
+
+  for (gint x = lane->lo; x < lane->hi; x++)
+    {
+      const Column *col = &cols[x];
+
+      /* Like the column before: the same puts, so only extend the runs
+       * it left open, for the whole stretch of such columns. */
+      if (x > lane->lo && memcmp (col, col - 1, sizeof *col) == 0)
+        {
+          Layer *used[] = { bg, fg, ticks };
+          gint x_end = x + 1;
+
+          while (x_end < lane->hi && memcmp (&cols[x_end], col, sizeof *col) == 0)
+            x_end++;
+
+          for (guint i = 0; i < G_N_ELEMENTS (used); i++)
+            for (guint r = 0; r < used[i]->n_open; r++)
+              {
+                Run *run = &used[i]->open[r];
+
+                if (run->x1 == x)
+                  run->x1 = x_end;
+              }
+          x = x_end - 1;
+          continue;
+        }
+
+      switch (which)
+        {
+        case LANE_MAIN:
+          {
+            float fg_h = fg_height (col, geo->main_h);
+            const Slot *b = biggest_flat (col->bg, N_BG_SLOTS);
+
+            single_put (self, bg, b != NULL && fg_h < geo->main_h, x, geo->main_y, geo->main_h,
+                        b != NULL ? b->rgba : 0, area_x, clip_y0, clip_y1);
+            fg_stack (fg, x, col, geo->main_y, geo->main_h, fg_h);
+            fg_close (self, fg, x, area_x, clip_y0, clip_y1);
+          }
+          break;
+
+        case LANE_NESTED:
+          fg_stack (fg, x, col, geo->nested_y, geo->nested_h,
+                    fg_height (col, geo->nested_h));
+          fg_close (self, fg, x, area_x, clip_y0, clip_y1);
+          break;
+
+        case LANE_INSTANTS:
+        case N_LANES:
+        default:
+          {
+            const Slot *t = biggest_flat (col->fg, N_FG_SLOTS);
+
+            single_put (self, ticks, t != NULL, x, geo->ticks_y, geo->ticks_h,
+                        t != NULL ? t->rgba : 0, area_x, clip_y0, clip_y1);
+          }
+          break;
+        }
+    }
+
+  if (lane->lo < lane->hi)
+    memset (&cols[lane->lo], 0, (gsize) (lane->hi - lane->lo) * sizeof (Column));
+
+  for (guint i = 0; i < N_LAYERS; i++)
+    layer_close (self, &self->layers[i], -1, area_x, clip_y0, clip_y1);
+
+  lane->lo = G_MAXINT;
+  lane->hi = G_MININT;
+}
+
+/* The three lanes of a row, the way the fold asks. */
+static void
+emit_lanes (StrataPainter     *self,
+            const RowGeometry *geo,
+            float              area_x)
+{
+  for (guint l = 0; l < N_LANES; l++)
+    if (self->reference_fold)
+      emit_lane (self, l, geo, area_x);
+    else
+      emit_lane_fast (self, l, geo, area_x);
 }
 
 /* Rows ------------------------------------------------------------------- */
@@ -1697,6 +2029,7 @@ paint_item (StrataPainter        *self,
   /* A chunk's span holds items beyond the viewport too. */
   if (x1 < 0 || x0 > width || (x1 == 0 && item->end > item->start))
     return;
+  list->n_folded++;
 
   klass = classify (self, item, &lane, &rgba, &weight);
   if (klass == CLASS_NONE)
@@ -1775,6 +2108,14 @@ span_runs (StrataPainter        *self,
   return runs;
 }
 
+static void fold_items (StrataPainter        *self,
+                        StrataDisplayList    *list,
+                        const StrataChannel  *channel,
+                        const RowGeometry    *geo,
+                        const StrataZoomItem *items,
+                        guint                 first,
+                        guint                 end);
+
 static void
 paint_items (StrataPainter        *self,
              StrataDisplayList    *list,
@@ -1784,6 +2125,12 @@ paint_items (StrataPainter        *self,
              guint                 first,
              guint                 end)
 {
+  if (!self->reference_fold)
+    {
+      fold_items (self, list, channel, geo, items, first, end);
+      return;
+    }
+
   for (guint i = first; i < end; i++)
     {
       const StrataZoomItem *item = &items[i];
@@ -1792,6 +2139,386 @@ paint_items (StrataPainter        *self,
         continue;
       paint_item (self, list, channel, geo, item);
     }
+}
+
+/* The fold ------------------------------------------------------------------
+ *
+ * What paint_item() does, item after item, with the same floating-point
+ * operations in the same order (so the same columns, to the bit), but
+ * without the work that does not depend on the item: the class, lane and
+ * colour come from a table made once per scheme by asking classify()
+ * itself; a slot is found with the columns' slots unrolled in place; a
+ * division is skipped where its operand is one already divided (an item
+ * that starts where the one before ended, an instant's end). paint_item()
+ * stays the oracle: strata_painter_set_reference_fold() paints with it. */
+
+static void
+build_classes (StrataPainter *self)
+{
+  if (self->classes_scheme == (gint) self->style.scheme &&
+      self->task_colors_scheme == self->style.scheme)
+    return;
+
+  for (guint k = 0; k < CLASS_KINDS; k++)
+    for (guint st = 0; st < CLASS_STATES; st++)
+      {
+        KindClass *kc = &self->classes[k * CLASS_STATES + st];
+        StrataZoomItem item = { 0 };
+        Lane lane, nested_lane;
+        guint32 rgba, nested_rgba;
+        float weight, nested_weight;
+
+        item.kind = k;
+        item.state = st;
+        kc->klass = classify (self, &item, &lane, &rgba, &weight);
+        kc->lane = lane;
+        kc->rgba = rgba;
+        kc->weight = weight;
+        kc->task = k == STRATA_ACTIVITY_TASK;
+
+        item.flags = 1 << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
+        classify (self, &item, &nested_lane, &nested_rgba, &nested_weight);
+        kc->by_depth = nested_lane != lane;
+        g_assert (!kc->by_depth || nested_lane == LANE_NESTED);
+        g_assert (kc->task || (nested_rgba == rgba && nested_weight == weight));
+      }
+  self->classes_scheme = self->style.scheme;
+}
+
+/* slot_add() for N_FG_SLOTS, unrolled: the slots in use are always the
+ * first ones (a cover, once added, stays above zero). */
+static inline void
+fg_slots_add (Slot    *s,
+              guint32  rgba,
+              float    cover)
+{
+  guint m;
+
+  G_STATIC_ASSERT (N_FG_SLOTS == 3);
+
+  if (s[0].cover > 0 && s[0].rgba == rgba)
+    {
+      s[0].cover += cover;
+      return;
+    }
+  if (s[1].cover > 0 && s[1].rgba == rgba)
+    {
+      s[1].cover += cover;
+      return;
+    }
+  if (s[2].cover > 0 && s[2].rgba == rgba)
+    {
+      s[2].cover += cover;
+      return;
+    }
+
+  m = s[0].cover <= 0 ? 0 : s[1].cover <= 0 ? 1 : s[2].cover <= 0 ? 2 : 3;
+  if (m < 3)
+    {
+      s[m].rgba = rgba;
+      s[m].cover = cover;
+      return;
+    }
+
+  m = s[1].cover < s[0].cover ? 1 : 0;
+  if (s[2].cover < s[m].cover)
+    m = 2;
+  if (cover > s[m].cover)
+    {
+      s[m].rgba = rgba;
+      s[m].cover = cover;
+    }
+}
+
+/* slot_add() for N_BG_SLOTS, unrolled. */
+static inline void
+bg_slots_add (Slot    *s,
+              guint32  rgba,
+              float    cover)
+{
+  guint m;
+
+  G_STATIC_ASSERT (N_BG_SLOTS == 2);
+
+  if (s[0].cover > 0 && s[0].rgba == rgba)
+    {
+      s[0].cover += cover;
+      return;
+    }
+  if (s[1].cover > 0 && s[1].rgba == rgba)
+    {
+      s[1].cover += cover;
+      return;
+    }
+
+  if (s[0].cover <= 0 || s[1].cover <= 0)
+    {
+      m = s[0].cover <= 0 ? 0 : 1;
+      s[m].rgba = rgba;
+      s[m].cover = cover;
+      return;
+    }
+
+  m = s[1].cover < s[0].cover ? 1 : 0;
+  if (cover > s[m].cover)
+    {
+      s[m].rgba = rgba;
+      s[m].cover = cover;
+    }
+}
+
+static inline guint32
+task_color (StrataPainter *self,
+            gint32         tid)
+{
+  guint slot = (guint32) tid % TASK_COLOR_CACHE;
+
+  if (G_UNLIKELY (self->task_colors[slot].rgba == 0 || self->task_colors[slot].tid != tid))
+    {
+      self->task_colors[slot].tid = tid;
+      self->task_colors[slot].rgba = strata_paint_task_color (self->style.scheme, tid);
+    }
+  return self->task_colors[slot].rgba;
+}
+
+/* Items [first, end) of a row into its lanes, as paint_items() would. */
+static void
+fold_items (StrataPainter        *self,
+            StrataDisplayList    *list,
+            const StrataChannel  *channel,
+            const RowGeometry    *geo,
+            const StrataZoomItem *items,
+            guint                 first,
+            guint                 end)
+{
+  const gint64 from = list->from, to = list->to;
+  const double npp = list->ns_per_pixel;
+  const guint width = (guint) list->area_width;
+  const double dwidth = width;
+  const guint32 brief = schemes[self->style.scheme].brief;
+  gint lo[N_LANES], hi[N_LANES];
+  /* The last division: an item that starts where the one before it ended
+   * has its x0 already. */
+  gint64 last_t = G_MININT64;
+  double last_x = 0;
+  guint n_folded = 0;
+
+  /* The task colours are this scheme's: classify() reset them if not. */
+  build_classes (self);
+  g_assert (self->task_colors_scheme == self->style.scheme);
+
+  for (guint l = 0; l < N_LANES; l++)
+    {
+      lo[l] = self->lanes[l].lo;
+      hi[l] = self->lanes[l].hi;
+    }
+
+  for (guint i = first; i < end; i++)
+    {
+      const StrataZoomItem *item = &items[i];
+      const KindClass *kc;
+      double x0, x1, density, cx0, cx1;
+      gboolean aggregate;
+      guint32 rgba;
+      Column *cols;
+      gint c0, c1;
+      guint lane;
+
+      if (item->end < from || item->start > to)
+        continue;
+
+      if (G_UNLIKELY (item->kind >= CLASS_KINDS || item->state >= CLASS_STATES))
+        {
+          paint_item (self, list, channel, geo, item);
+          continue;
+        }
+
+      x0 = item->start == last_t ? last_x : (item->start - from) / npp;
+      x1 = item->end == item->start ? x0 : (item->end - from) / npp;
+      last_t = item->end;
+      last_x = x1;
+
+      /* A chunk's span holds items beyond the viewport too. */
+      if (x1 < 0 || x0 > width || (x1 == 0 && item->end > item->start))
+        continue;
+      n_folded++;
+
+      kc = &self->classes[item->kind * CLASS_STATES + item->state];
+      if (kc->klass == CLASS_NONE)
+        continue;
+      rgba = kc->task ? task_color (self, item->arg) : kc->rgba;
+
+      if (kc->klass == CLASS_INSTANT)
+        {
+          float w;
+
+          if (x0 < 0 || x0 >= width)
+            continue;
+          c0 = (gint) x0;
+          w = kc->weight * MAX (item->count, 1u);
+          cols = self->lanes[LANE_INSTANTS].columns;
+          fg_slots_add (cols[c0].fg, rgba, w);
+          cols[c0].fg_total += w;
+          lo[LANE_INSTANTS] = MIN (lo[LANE_INSTANTS], c0);
+          hi[LANE_INSTANTS] = MAX (hi[LANE_INSTANTS], c0 + 1);
+          continue;
+        }
+
+      if (item->end <= item->start)
+        continue;
+
+      /* lane_add_interval()'s bounds. An interval that does not reach
+       * into the area has no label either (it would be under 0 px). */
+      if (x1 <= 0 || x0 >= width || x1 <= x0)
+        continue;
+      cx0 = MAX (x0, 0);
+      cx1 = MIN (x1, dwidth);
+      c0 = (gint) cx0;
+      /* (gint) ceil (cx1), cx1 being positive */
+      c1 = (gint) cx1;
+      c1 += (double) c1 < cx1;
+      c1 = MIN (c1, (gint) width);
+      if (c1 <= c0)
+        c1 = c0 + 1;
+
+      aggregate = (item->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0;
+      density = aggregate ? CLAMP ((double) item->busy / (item->end - item->start), 0, 1) : 1;
+      lane = kc->by_depth && (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) != 0 ? LANE_NESTED : kc->lane;
+      cols = self->lanes[lane].columns;
+
+      if (kc->klass == CLASS_BACKGROUND)
+        {
+          /* An aggregate that idle or sleep dominates, but of several
+           * members, adds the sliver that says brief activities are
+           * there (see paint_item()): the foreground slots are apart
+           * from the background ones, so both go in one pass. */
+          gboolean sliver = aggregate && item->count > 1;
+
+          for (gint c = c0; c < c1; c++)
+            {
+              double overlap = MIN (cx1, c + 1.0) - MAX (cx0, (double) c);
+              float cover = (float) (overlap * density);
+
+              if (cover <= 0)
+                cover = 1e-6f;
+              bg_slots_add (cols[c].bg, rgba, cover);
+              cols[c].bg_total += cover;
+              if (sliver)
+                {
+                  float b = (float) (overlap * BRIEF_COVER);
+
+                  if (b <= 0)
+                    b = 1e-6f;
+                  fg_slots_add (cols[c].fg, brief, b);
+                  cols[c].fg_total += b;
+                }
+            }
+        }
+      else
+        {
+          for (gint c = c0; c < c1; c++)
+            {
+              float cover = (float) ((MIN (cx1, c + 1.0) - MAX (cx0, (double) c)) * density);
+
+              if (cover <= 0)
+                cover = 1e-6f;
+              fg_slots_add (cols[c].fg, rgba, cover);
+              cols[c].fg_total += cover;
+            }
+        }
+      lo[lane] = MIN (lo[lane], c0);
+      hi[lane] = MAX (hi[lane], c1);
+
+      if (!aggregate && lane == LANE_MAIN && kc->klass == CLASS_FOREGROUND)
+        {
+          double vx0 = MAX (x0, 0), vx1 = MIN (x1, dwidth);
+          guint32 label;
+
+          if (vx1 - vx0 < MIN_LABEL_WIDTH || self->merging)
+            continue;
+          label = label_for (self, channel, item);
+          if (label != STRATA_STRING_NONE)
+            add_text (list, list->area_x + (float) vx0 + 4, geo->main_y + geo->main_h / 2,
+                      (float) (vx1 - vx0) - 8, text_color_on (rgba), label,
+                      strata_string_pool_get (self->strings, label),
+                      STRATA_PAINT_TEXT_ACTIVITY, STRATA_PAINT_ALIGN_LEFT);
+        }
+    }
+
+  for (guint l = 0; l < N_LANES; l++)
+    {
+      self->lanes[l].lo = MIN (self->lanes[l].lo, lo[l]);
+      self->lanes[l].hi = MAX (self->lanes[l].hi, hi[l]);
+    }
+  list->n_folded += n_folded;
+}
+
+/**
+ * strata_painter_set_reference_fold:
+ * @reference: fold every item with paint_item(), the painter's first way
+ *
+ * For the tests and the benchmark: the display list must come out the
+ * same either way.
+ */
+void
+strata_painter_set_reference_fold (StrataPainter *self,
+                                   gboolean       reference)
+{
+  g_return_if_fail (self != NULL);
+
+  self->reference_fold = !!reference;
+}
+
+gboolean
+strata_painter_get_reference_fold (StrataPainter *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->reference_fold;
+}
+
+/**
+ * strata_painter_set_timed:
+ * @timed: measure the CPU time of the rows' folds and of their lanes'
+ *   emission in each frame (a clock reading or two per row)
+ */
+void
+strata_painter_set_timed (StrataPainter *self,
+                          gboolean       timed)
+{
+  g_return_if_fail (self != NULL);
+
+  self->timed = !!timed;
+}
+
+/**
+ * strata_painter_get_times:
+ * @fold_ns: (out): the last frame's folds of its rows' items, in ns
+ * @emit_ns: (out): the last frame's emission of its rows' lanes, in ns
+ *
+ * Both 0 unless strata_painter_set_timed() asked for them. Merged rows
+ * are not in them.
+ */
+void
+strata_painter_get_times (StrataPainter *self,
+                          gint64        *fold_ns,
+                          gint64        *emit_ns)
+{
+  g_return_if_fail (self != NULL);
+
+  *fold_ns = self->fold_ns;
+  *emit_ns = self->emit_ns;
+}
+
+/* For the benchmark's split of a frame (strata_painter_set_timed()): the
+ * calling thread's CPU time, as the benchmark measures frames. */
+static gint64
+thread_cpu_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
 static void
@@ -1803,8 +2530,11 @@ paint_row (StrataPainter        *self,
 {
   const StrataChannel *channel = &self->channels[row->channel];
   RowGeometry geo;
+  gint64 t0 = 0, t1 = 0;
 
   row_geometry (row, list, &geo);
+  if (self->timed)
+    t0 = thread_cpu_ns ();
 
   /* A span is a whole chunk's, up to 2F times the viewport at the level
    * a frame is drawn from. What lies outside is left with two
@@ -1855,9 +2585,14 @@ paint_row (StrataPainter        *self,
         }
     }
 
-  emit_lane (self, LANE_MAIN, &geo, list->area_x);
-  emit_lane (self, LANE_NESTED, &geo, list->area_x);
-  emit_lane (self, LANE_INSTANTS, &geo, list->area_x);
+  if (self->timed)
+    {
+      t1 = thread_cpu_ns ();
+      self->fold_ns += t1 - t0;
+    }
+  emit_lanes (self, &geo, list->area_x);
+  if (self->timed)
+    self->emit_ns += thread_cpu_ns () - t1;
 
   layers_flush (self, list);
 }
@@ -2256,13 +2991,22 @@ paint_merged_rows (StrataPainter        *self,
       self->merging = TRUE;
       for (guint s = 0; s < n_spans; s++)
         if (spans[s].channel < self->n_channels && is_member (members, spans[s].channel))
-          for (guint i = 0; i < spans[s].n_items; i++)
-            paint_item (self, list, &self->channels[spans[s].channel], &geo, &spans[s].items[i]);
+          {
+            const StrataChannel *channel = &self->channels[spans[s].channel];
+
+            /* fold_items() first leaves out what ends before the view
+             * or starts after it, which paint_item() leaves out too
+             * (it lands outside the area) unless the view is longer
+             * than 2^53 ns. */
+            if (!self->reference_fold)
+              fold_items (self, list, channel, &geo, spans[s].items, 0, spans[s].n_items);
+            else
+              for (guint i = 0; i < spans[s].n_items; i++)
+                paint_item (self, list, channel, &geo, &spans[s].items[i]);
+          }
       self->merging = FALSE;
 
-      emit_lane (self, LANE_MAIN, &geo, list->area_x);
-      emit_lane (self, LANE_NESTED, &geo, list->area_x);
-      emit_lane (self, LANE_INSTANTS, &geo, list->area_x);
+      emit_lanes (self, &geo, list->area_x);
 
       layers_flush (self, list);
     }
@@ -2292,6 +3036,7 @@ strata_painter_paint (StrataPainter             *self,
 
   s = &schemes[self->style.scheme];
   strata_display_list_clear (list);
+  self->fold_ns = self->emit_ns = 0;
 
   list->from = viewport->from;
   list->to = MAX (viewport->to, viewport->from);

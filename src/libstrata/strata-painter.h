@@ -124,6 +124,7 @@ typedef struct
   float                area_height;
   guint                level;         /* the zoom tree's level drawn */
   guint                n_items;       /* items the query returned */
+  guint                n_folded;      /* of them, those in view folded into columns */
   StrataZoomQueryStats stats;
   GArray              *rects;         /* StrataPaintRect */
   GArray              *texts;         /* StrataPaintText */

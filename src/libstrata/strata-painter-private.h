@@ -1,0 +1,27 @@
+/* strata-painter-private.h
+ *
+ * What the painter's tests and the frame benchmark reach beyond the public
+ * API: the per-item fold that classifies and folds each item on its own
+ * (the painter's first way, kept as the oracle of the faster fold, which
+ * must give the same display list bit for bit), and a split of a frame's
+ * time between folding the items and emitting the columns.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "strata-painter.h"
+
+G_BEGIN_DECLS
+
+void     strata_painter_set_reference_fold (StrataPainter *self,
+                                            gboolean       reference);
+gboolean strata_painter_get_reference_fold (StrataPainter *self);
+void     strata_painter_set_timed          (StrataPainter *self,
+                                            gboolean       timed);
+void     strata_painter_get_times          (StrataPainter *self,
+                                            gint64        *fold_ns,
+                                            gint64        *emit_ns);
+
+G_END_DECLS
