@@ -1131,6 +1131,20 @@ pool_in_use (const Level *level)
   return level->pool->len == 0 ? 0 : (gsize) level->pool_block * POOL_BLOCK + level->pool_used;
 }
 
+/* What pool_in_use() would be after pool_alloc (@size). */
+static inline gsize
+pool_in_use_after (const Level *level,
+                   gsize        size)
+{
+  gsize aligned = (size + 15) & ~(gsize) 15;
+
+  if (level->pool->len == 0)
+    return aligned;
+  if (level->pool_used + size > POOL_BLOCK)
+    return (gsize) (level->pool_block + 1) * POOL_BLOCK + aligned;
+  return pool_in_use (level) + aligned;
+}
+
 static gpointer
 pool_alloc (Level *level,
             gsize  size)
@@ -1184,7 +1198,7 @@ lane_grow (Level *level,
 
   /* Past the budget, what the lanes made so far leaves the pool (this
    * lane's too: it starts a new segment after). */
-  if G_UNLIKELY (pool_in_use (level) + sizeof (Segment) + cap * sizeof (StrataZoomItem) > level->pool_budget &&
+  if G_UNLIKELY (pool_in_use_after (level, sizeof (Segment) + cap * sizeof (StrataZoomItem)) > level->pool_budget &&
                  pool_in_use (level) > 0 && !level->spill_failed)
     {
       level_spill (level);
@@ -3467,9 +3481,11 @@ strata_zoom_tree_get_pool_memory (StrataZoomTree       *self,
     }
 }
 
-/* A level's open chunk moves its items out of its pool past @budget bytes
- * (at most one segment, a few hundred KiB, is allocated at once; a budget
- * below that spills at every new segment); before the first addition. */
+/* A level's open chunk moves its items out of its pool before it would
+ * use more than @budget bytes (its blocks' unused ends counted), so it
+ * never uses more than the larger of @budget and one segment (a few
+ * hundred KiB; a budget below that spills at every new segment); before
+ * the first addition. */
 void
 strata_zoom_tree_set_pool_budget (StrataZoomTree *self,
                                   gsize           budget)
