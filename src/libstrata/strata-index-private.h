@@ -409,7 +409,8 @@ void     strata_zoom_tree_set_chunk_spill  (StrataZoomTree        *self,
                                             gsize                  max_queued);
 
 /* What the levels' pools (the items of the chunk each level is
- * aggregating) held: read it between additions, or after the pass. */
+ * aggregating) held: read it between additions (the levels not
+ * pipelined), or after the pass. */
 typedef struct
 {
   gsize   budget;         /* bytes of a level's pool in use before it spills */

@@ -56,7 +56,12 @@
  * thread of their own and appended to a spill file, and the chunk keeps
  * its spans and the ticket of its first block. A query reads such a
  * chunk's items as it reads a mapped index's, decoded into its result;
- * the index writer copies the packed blocks.
+ * the index writer copies the packed blocks. The chunk a level is still
+ * aggregating is bounded too: its lanes' items live in the level's pool,
+ * and a coarse level's chunk can stay open for the whole trace, so past
+ * a budget of pool bytes the items made so far move to a spill file of
+ * the level's own (level_spill()) and are read back, lane by lane, into
+ * the stored chunk when it ends; queries never see a chunk before.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
