@@ -1571,7 +1571,7 @@ test_pools_oracle (void)
 
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
     {
-      g_autoptr(GArray) acts = strata_test_stream_collect (cases[k].kind, 25000, 400 + k);
+      g_autoptr(GArray) acts = strata_test_stream_collect (cases[k].kind, 12000, 400 + k);
       const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
       g_autoptr(StrataZoomTree) whole = NULL;
       g_autoptr(StrataZoomTree) bounded = NULL;
