@@ -1537,6 +1537,290 @@ test_spilled_live (void)
   assert_queries_equal_at (kept, spilled, all[acts->len / 2].start);
 }
 
+/* Pools: a level's open chunk moves the items its lanes made to a spill
+ * file of its own past a budget (level_spill()) and reads them back when
+ * the chunk ends: a tree with a tiny budget is the tree without one. */
+
+static void
+get_pools (StrataZoomTree       *tree,
+           StrataZoomPoolMemory *memory)
+{
+  strata_zoom_tree_get_pool_memory (tree, memory);
+}
+
+/* Budgets from one byte (a spill at every new segment) to a few KiB, with
+ * the finished chunks kept in memory or streamed to the packer, the
+ * levels in the builder's thread or their own: the oracles (stored ==
+ * on-demand == brute force, queries == reference), and the same chunks
+ * and items as the tree whose pools hold everything. */
+static void
+test_pools_oracle (void)
+{
+  const struct
+  {
+    StrataTestStreamKind kind;
+    gsize                budget;
+    gboolean             chunks_spill;
+    gboolean             pipelined;
+  } cases[] = {
+    { STRATA_TEST_STREAM_MIXED, 1, FALSE, FALSE },
+    { STRATA_TEST_STREAM_MIXED, 8 * 1024, TRUE, FALSE },
+    { STRATA_TEST_STREAM_MANY_THREADS, 1, TRUE, FALSE },
+    { STRATA_TEST_STREAM_MANY_THREADS, 4 * 1024, FALSE, TRUE },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr(GArray) acts = strata_test_stream_collect (cases[k].kind, 12000, 400 + k);
+      const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+      g_autoptr(StrataZoomTree) whole = NULL;
+      g_autoptr(StrataZoomTree) bounded = NULL;
+      StrataZoomPoolMemory pools;
+      StrataZoomParams params;
+      Checked checked;
+
+      params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+      params.pipelined = cases[k].pipelined;
+      whole = strata_zoom_tree_new (&params, NULL);
+      strata_zoom_tree_set_pool_budget (whole, G_MAXSIZE);
+      bounded = strata_zoom_tree_new (&params, NULL);
+      strata_zoom_tree_set_pool_budget (bounded, cases[k].budget);
+      if (cases[k].chunks_spill)
+        strata_zoom_tree_set_chunk_spill (bounded, 0, 16 * 1024);
+      strata_test_stream_build (whole, all, acts->len);
+      strata_test_stream_build (bounded, all, acts->len);
+
+      get_pools (whole, &pools);
+      g_assert_cmpuint (pools.n_spills, ==, 0);
+      get_pools (bounded, &pools);
+      g_test_message ("%s, budget %" G_GSIZE_FORMAT ": %" G_GUINT64_FORMAT " spills of %"
+                      G_GUINT64_FORMAT " items, at most %" G_GSIZE_FORMAT " bytes in one pool",
+                      strata_test_stream_kind_name (cases[k].kind), cases[k].budget,
+                      pools.n_spills, pools.spilled, pools.peak);
+      g_assert_cmpuint (pools.n_spills, >, 10);
+      g_assert_cmpuint (pools.spilled, >, 1000);
+      g_assert_cmpuint (pools.peak, <=, pools.bound);
+
+      assert_trees_equal (whole, bounded);
+      check_tree (bounded, all, acts->len, &checked);
+      g_assert_cmpuint (checked.chunks, >, 0);
+      check_queries (bounded, all, acts->len, 20);
+    }
+}
+
+/* While a stream many times the budget is built, no level's pool uses
+ * more than the budget (one segment is smaller), by the tree's own count
+ * sampled along the way, where the same tree without a budget has a pool
+ * many times bigger; what went to the levels' files is many times it. */
+static void
+test_pools_bounded (void)
+{
+  const gsize budget = 256 * 1024;
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, 150000, 23);
+  const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+  g_autoptr(StrataZoomTree) whole = NULL;
+  g_autoptr(StrataZoomTree) tree = NULL;
+  StrataZoomPoolMemory pools, whole_pools;
+  StrataZoomParams params;
+  gsize peak = 0;
+
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+  params.pipelined = FALSE;
+  /* Coarse chunks that stay open long: a high threshold. */
+  params.density_threshold = 4096;
+  whole = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (whole, G_MAXSIZE);
+  strata_test_stream_build (whole, all, acts->len);
+  get_pools (whole, &whole_pools);
+
+  tree = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (tree, budget);
+  for (gsize i = 0; i < acts->len; i++)
+    {
+      strata_zoom_tree_add (&all[i], tree);
+      if ((i + 1) % 2048 == 0 && i + 1 < acts->len)
+        {
+          strata_zoom_tree_advance (tree, all[i + 1].start, NULL, NULL);
+          get_pools (tree, &pools);
+          g_assert_cmpuint (pools.peak, <=, pools.bound);
+          peak = MAX (peak, pools.peak);
+        }
+    }
+  strata_zoom_tree_finish (tree);
+  get_pools (tree, &pools);
+  g_test_message ("budget %" G_GSIZE_FORMAT " (bound %" G_GSIZE_FORMAT "): at most %" G_GSIZE_FORMAT
+                  " bytes in one pool while building, %" G_GSIZE_FORMAT " at all, %" G_GUINT64_FORMAT
+                  " spills of %" G_GUINT64_FORMAT " items; without a budget %" G_GSIZE_FORMAT
+                  " bytes in one pool, %" G_GSIZE_FORMAT " in all",
+                  budget, pools.bound, peak, pools.peak, pools.n_spills, pools.spilled,
+                  whole_pools.peak, whole_pools.peak_sum);
+  g_assert_cmpuint (pools.bound, ==, budget);
+  g_assert_cmpuint (pools.peak, <=, budget);
+  g_assert_cmpuint (whole_pools.peak, >=, 4 * budget);
+  g_assert_cmpuint (pools.spilled * sizeof (StrataZoomItem), >=, 10 * budget);
+  assert_trees_equal (whole, tree);
+}
+
+/* Indexes of the fixtures built with a one-byte budget (set in the
+ * environment, as the CLI takes it), with the finished chunks kept or
+ * spilled from the first, are the bytes of the one built without a
+ * budget, and the bounded builds did spill. */
+static void
+test_pools_index_bytes (void)
+{
+  static const char *traces[] = { "sched-small.dat", "instances.dat" };
+  static const struct
+  {
+    const char *budget;
+    const char *chunks_from;
+  } conditions[] = {
+    { "18446744073709551615", NULL },
+    { "1", NULL },
+    { "1", "0" },
+  };
+  guint64 n_spills = 0;
+
+  for (guint f = 0; f < G_N_ELEMENTS (traces); f++)
+    {
+      g_autofree char *path = strata_test_fixture (traces[f]);
+      g_autofree char *dir = strata_test_tmpdir ();
+      g_autoptr(GBytes) want = NULL;
+      StrataSourceIdentity identity;
+      StrataZoomParams params;
+      g_autoptr(GError) error = NULL;
+
+      /* Small chunks, every dense one stored: many chunks at many levels. */
+      strata_zoom_params_init (&params);
+      params.pixels_per_chunk = 256;
+      params.density_threshold = 64;
+      params.min_reduction = 1;
+      g_assert_true (strata_source_identity_compute (path, &identity, &error));
+      g_assert_no_error (error);
+
+      for (guint c = 0; c < G_N_ELEMENTS (conditions); c++)
+        {
+          g_autofree char *name = g_strdup_printf ("c%u" STRATA_INDEX_SUFFIX, c);
+          g_autofree char *index = g_build_filename (dir, name, NULL);
+          g_autoptr(StrataStatsBuilder) stats = strata_stats_builder_new ();
+          g_autoptr(StrataTrace) trace = NULL;
+          g_autoptr(GBytes) got = NULL;
+          StrataZoomPoolMemory pools;
+          char *contents = NULL;
+          gsize len = 0;
+
+          g_setenv ("STRATA_ZOOM_POOL_BUDGET", conditions[c].budget, TRUE);
+          if (conditions[c].chunks_from != NULL)
+            g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", conditions[c].chunks_from, TRUE);
+          trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+          g_unsetenv ("STRATA_ZOOM_POOL_BUDGET");
+          g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
+          g_assert_no_error (error);
+          strata_trace_set_stats (trace, strata_stats_builder_finish (stats, trace));
+          get_pools (strata_trace_get_zoom_tree (trace), &pools);
+          g_test_message ("%s, budget %s%s: %" G_GUINT64_FORMAT " spills of %" G_GUINT64_FORMAT " items",
+                          traces[f], conditions[c].budget,
+                          conditions[c].chunks_from != NULL ? ", chunks spilled" : "",
+                          pools.n_spills, pools.spilled);
+          if (c == 0)
+            g_assert_cmpuint (pools.n_spills, ==, 0);
+          else
+            {
+              g_assert_cmpuint (pools.n_spills, >, 0);
+              g_assert_cmpuint (pools.peak, <=, pools.bound);
+              n_spills += pools.n_spills;
+            }
+
+          g_assert_true (strata_index_write (trace, &identity, index, &error));
+          g_assert_no_error (error);
+          g_assert_true (g_file_get_contents (index, &contents, &len, NULL));
+          got = g_bytes_new_take (contents, len);
+          if (want == NULL)
+            want = g_bytes_ref (got);
+          g_assert_cmpuint (g_bytes_get_size (got), >, 0);
+          g_assert_true (g_bytes_equal (want, got));
+        }
+    }
+  g_assert_cmpuint (n_spills, >, 0);
+}
+
+/* Live: two trees take the same activities, one with a tiny budget,
+ * queried by another thread all along; at every advance they answer the
+ * same around the growing edge and the start, list the same chunks, and
+ * none of those ends past the horizon (a chunk being aggregated, its
+ * items partly in a file, is not visible until it is finished). */
+static void
+test_pools_live (void)
+{
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, 40000, 11);
+  const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+  g_autoptr(StrataZoomTree) whole = NULL;
+  g_autoptr(StrataZoomTree) bounded = NULL;
+  StrataZoomPoolMemory pools;
+  StrataZoomParams params;
+  Pair pair = { 0 };
+  GThread *thread;
+  guint compared = 0, listed = 0;
+
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+  params.pipelined = FALSE;
+  whole = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (whole, G_MAXSIZE);
+  bounded = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (bounded, 2048);
+  pair.a = whole;
+  pair.b = bounded;
+  thread = g_thread_new ("reader", spilled_reader_thread, &pair);
+
+  for (gsize i = 0; i < acts->len; i++)
+    {
+      strata_zoom_tree_add (&all[i], whole);
+      strata_zoom_tree_add (&all[i], bounded);
+      if ((i + 1) % 1000 == 0 && i + 1 < acts->len)
+        {
+          gint64 horizon = all[i + 1].start;
+
+          strata_zoom_tree_advance (whole, horizon, NULL, NULL);
+          strata_zoom_tree_advance (bounded, horizon, NULL, NULL);
+          if ((i + 1) % 5000 == 0)
+            {
+              assert_queries_equal_at (whole, bounded, all[i].start);
+              assert_queries_equal_at (whole, bounded, all[0].start);
+              for (guint level = 0; level < 64; level++)
+                {
+                  g_autoptr(GArray) ca = strata_zoom_tree_list_chunks (whole, level);
+                  g_autoptr(GArray) cb = strata_zoom_tree_list_chunks (bounded, level);
+
+                  g_assert_cmpuint (cb->len, ==, ca->len);
+                  for (guint k = 0; k < cb->len; k++)
+                    {
+                      const StrataZoomChunkInfo *x = &g_array_index (ca, StrataZoomChunkInfo, k);
+                      const StrataZoomChunkInfo *y = &g_array_index (cb, StrataZoomChunkInfo, k);
+
+                      g_assert_cmpint (y->index, ==, x->index);
+                      g_assert_cmpuint (y->n_items, ==, x->n_items);
+                      g_assert_cmpint (y->end, <=, horizon);
+                      listed++;
+                    }
+                }
+              compared++;
+            }
+        }
+    }
+  strata_zoom_tree_finish (whole);
+  strata_zoom_tree_finish (bounded);
+  g_atomic_int_set (&pair.stop, 1);
+  g_thread_join (thread);
+
+  get_pools (bounded, &pools);
+  g_test_message ("%u comparisons while building (%u chunks listed), %u queries from another thread, "
+                  "%" G_GUINT64_FORMAT " spills", compared, listed, pair.queries, pools.n_spills);
+  g_assert_cmpuint (pools.n_spills, >, 10);
+  g_assert_cmpuint (compared, >, 5);
+  g_assert_cmpuint (listed, >, 0);
+  assert_trees_equal (whole, bounded);
+  assert_queries_equal_at (whole, bounded, all[acts->len / 2].start);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1568,5 +1852,9 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/spilled/oracle", test_spilled_oracle);
   g_test_add_func ("/strata/zoom-build/spilled/bounded", test_spilled_bounded);
   g_test_add_func ("/strata/zoom-build/spilled/live", test_spilled_live);
+  g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);
+  g_test_add_func ("/strata/zoom-build/pools/bounded", test_pools_bounded);
+  g_test_add_func ("/strata/zoom-build/pools/index-bytes", test_pools_index_bytes);
+  g_test_add_func ("/strata/zoom-build/pools/live", test_pools_live);
   return g_test_run ();
 }

@@ -87,6 +87,15 @@ struct _StrataBlockPacker
 static int
 open_spill_file (GError **error)
 {
+  return strata_block_packer_open_spill_file (error);
+}
+
+/* The packer's kind of spill file, for users that keep one of their own
+ * (the zoom tree's levels put a big open chunk's items there): unlinked,
+ * closed with close(). -1 and @error when there is no folder for it. */
+int
+strata_block_packer_open_spill_file (GError **error)
+{
   g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "strata", NULL);
   const char *dirs[] = { cache, g_get_tmp_dir () };
 

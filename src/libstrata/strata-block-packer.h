@@ -78,6 +78,8 @@ typedef struct
 void               strata_block_packer_get_stats    (StrataBlockPacker       *self,
                                                      StrataBlockPackerStats  *stats);
 
+int                strata_block_packer_open_spill_file (GError **error);
+
 /* The most bytes a packed block takes: 11 varints of 10 bytes and 2
  * bytes per element, zstd only when smaller. */
 #define STRATA_BLOCK_PACKER_MAX_PACKED (STRATA_INDEX_MAX_BLOCK_ELEMS * (11 * 10 + 2))

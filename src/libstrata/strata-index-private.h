@@ -408,6 +408,24 @@ void     strata_zoom_tree_set_chunk_spill  (StrataZoomTree        *self,
                                             gsize                  spill_from,
                                             gsize                  max_queued);
 
+/* What the levels' pools (the items of the chunk each level is
+ * aggregating) held: read it between additions (the levels not
+ * pipelined), or after the pass. */
+typedef struct
+{
+  gsize   budget;         /* bytes of a level's pool in use before it spills */
+  gsize   bound;          /* what a level's pool may use: budget, or one segment more */
+  gsize   peak;           /* the most one level's pool used */
+  gsize   peak_sum;       /* the levels' peaks, summed */
+  guint64 n_spills;       /* times a level moved its open chunk's items to its file */
+  guint64 spilled;        /* items moved so */
+} StrataZoomPoolMemory;
+
+void     strata_zoom_tree_get_pool_memory  (StrataZoomTree        *self,
+                                            StrataZoomPoolMemory  *memory);
+void     strata_zoom_tree_set_pool_budget  (StrataZoomTree        *self,
+                                            gsize                  budget);
+
 typedef struct
 {
   guint   n_ranks;

@@ -56,16 +56,23 @@
  * thread of their own and appended to a spill file, and the chunk keeps
  * its spans and the ticket of its first block. A query reads such a
  * chunk's items as it reads a mapped index's, decoded into its result;
- * the index writer copies the packed blocks.
+ * the index writer copies the packed blocks. The chunk a level is still
+ * aggregating is bounded too: its lanes' items live in the level's pool,
+ * and a coarse level's chunk can stay open for the whole trace, so past
+ * a budget of pool bytes the items made so far move to a spill file of
+ * the level's own (level_spill()) and are read back, lane by lane, into
+ * the stored chunk when it ends; queries never see a chunk before.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "strata-block-packer.h"
 #include "strata-error.h"
@@ -87,6 +94,15 @@
  * the packer is bounded by CHUNK_SPILL_QUEUE bytes. */
 #define CHUNK_SPILL_FROM  (G_GUINT64_CONSTANT (8) << 20)
 #define CHUNK_SPILL_QUEUE (G_GUINT64_CONSTANT (8) << 20)
+
+/* A level's pool holds the items of the chunk it is aggregating; a coarse
+ * level's chunk can span the whole trace, so past POOL_BUDGET bytes in use
+ * the items its lanes have made so far go to a spill file of the level's
+ * own (level_spill()) and are read back, lane by lane, when the chunk is
+ * assembled. STRATA_ZOOM_POOL_BUDGET in the environment says otherwise.
+ * Spills are written and read back through a buffer of SPILL_IO bytes. */
+#define POOL_BUDGET  (G_GUINT64_CONSTANT (2) << 20)
+#define SPILL_IO     (256u << 10)
 
 typedef enum
 {
@@ -154,11 +170,26 @@ struct _Segment
   StrataZoomItem items[];
 };
 
+/* Items a lane made in its open chunk, moved to its level's spill file
+ * (level_spill()): n items at offset, what they count for the chunk's
+ * decision, and the lane's next run (index + 1, 0: none). */
+typedef struct
+{
+  guint64  offset;
+  guint64  members;
+  guint32  n;
+  guint32  next;
+  gboolean starts;
+} PoolRun;
+
 typedef struct
 {
   StrataAggregateRun run;
-  /* This chunk's output: segments in the level's pool, the last one's
-   * room seen as a vector the aggregator writes into. */
+  /* This chunk's output: runs spilled from the pool so far (indices + 1
+   * in the level's runs, 0: none), then segments in the level's pool, the
+   * last one's room seen as a vector the aggregator writes into. */
+  guint32            first_run;
+  guint32            last_run;
   Segment           *first_seg;
   Segment           *last_seg;
   StrataZoomItemVec  items;
@@ -214,6 +245,16 @@ typedef struct
   GPtrArray *pool;           /* POOL_BLOCK-byte blocks */
   guint      pool_block;     /* the block in use */
   gsize      pool_used;      /* bytes of it */
+  /* The chunk's items past the budget, in a file of the level's own. */
+  gsize      pool_budget;    /* bytes of the pool in use before a spill */
+  gsize      pool_peak;      /* the most in use, ever */
+  int        spill_fd;       /* -1 until the first spill */
+  gboolean   spill_failed;   /* no spill file: the pool grows */
+  guint64    spill_end;      /* bytes of it in use by the open chunk */
+  guint64    n_pool_spills;
+  guint64    pool_spilled;   /* items spilled, in all */
+  GArray    *runs;           /* PoolRun, of the open chunk */
+  GArray    *spill_io;       /* guint8, the buffer the spills go through */
   GPtrArray *touched;        /* Lane *, in the current chunk */
   gint64     chunk;          /* index being aggregated, or -1 */
   gboolean   chunk_active;
@@ -378,8 +419,13 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   g_autoptr(StrataZoomTree) self = NULL;
   StrataZoomGeometry g;
   guint root;
+  gsize pool_budget = POOL_BUDGET;
+  const char *budget_env = g_getenv ("STRATA_ZOOM_POOL_BUDGET");
 
   g_return_val_if_fail (params != NULL, NULL);
+
+  if (budget_env != NULL && *budget_env != '\0')
+    pool_budget = g_ascii_strtoull (budget_env, NULL, 10);
 
   if (!strata_zoom_geometry_init (&g, 0, 0, params->zoom_factor, params->pixels_per_chunk,
                                   params->density_threshold, error))
@@ -419,6 +465,10 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
       level->deferred = g_array_new (FALSE, FALSE, sizeof (Deferred));
       level->pool = g_ptr_array_new_with_free_func (g_free);
+      level->pool_budget = pool_budget;
+      level->spill_fd = -1;
+      level->runs = g_array_new (FALSE, FALSE, sizeof (PoolRun));
+      level->spill_io = g_array_new (FALSE, FALSE, 1);
     }
 
   g_mutex_init (&self->work_lock);
@@ -550,6 +600,10 @@ strata_zoom_tree_free (StrataZoomTree *self)
 
       lane_blocks_free (level);
       g_ptr_array_unref (level->pool);
+      g_array_unref (level->runs);
+      g_array_unref (level->spill_io);
+      if (level->spill_fd >= 0)
+        close (level->spill_fd);
       g_ptr_array_unref (level->touched);
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
@@ -1074,6 +1128,28 @@ worth_storing (StrataZoomTree *self,
   return n_spans > 0 && n_items * MAX (self->params.min_reduction, 1) <= members;
 }
 
+/* Bytes of the pool the open chunk uses, the blocks it filled counted
+ * whole. */
+static inline gsize
+pool_in_use (const Level *level)
+{
+  return level->pool->len == 0 ? 0 : (gsize) level->pool_block * POOL_BLOCK + level->pool_used;
+}
+
+/* What pool_in_use() would be after pool_alloc (@size). */
+static inline gsize
+pool_in_use_after (const Level *level,
+                   gsize        size)
+{
+  gsize aligned = (size + 15) & ~(gsize) 15;
+
+  if (level->pool->len == 0)
+    return aligned;
+  if (level->pool_used + size > POOL_BLOCK)
+    return (gsize) (level->pool_block + 1) * POOL_BLOCK + aligned;
+  return pool_in_use (level) + aligned;
+}
+
 static gpointer
 pool_alloc (Level *level,
             gsize  size)
@@ -1093,6 +1169,7 @@ pool_alloc (Level *level,
 
   p = (guint8 *) g_ptr_array_index (level->pool, level->pool_block) + level->pool_used;
   level->pool_used += (size + 15) & ~(gsize) 15;
+  level->pool_peak = MAX (level->pool_peak, pool_in_use (level));
   return p;
 }
 
@@ -1109,12 +1186,30 @@ pool_reset (Level *level)
   level->pool_used = 0;
 }
 
+static void level_spill (Level *level);
+
+static inline guint
+lane_next_cap (const Lane *lane)
+{
+  return lane->last_seg != NULL ? MIN (2 * lane->last_seg->cap, SEGMENT_MAX) : 16;
+}
+
 static void
 lane_grow (Level *level,
            Lane  *lane)
 {
-  guint cap = lane->last_seg != NULL ? MIN (2 * lane->last_seg->cap, SEGMENT_MAX) : 16;
-  Segment *seg = pool_alloc (level, sizeof (Segment) + cap * sizeof (StrataZoomItem));
+  guint cap = lane_next_cap (lane);
+  Segment *seg;
+
+  /* Past the budget, what the lanes made so far leaves the pool (this
+   * lane's too: it starts a new segment after). */
+  if G_UNLIKELY (pool_in_use_after (level, sizeof (Segment) + cap * sizeof (StrataZoomItem)) > level->pool_budget &&
+                 pool_in_use (level) > 0 && !level->spill_failed)
+    {
+      level_spill (level);
+      cap = lane_next_cap (lane);
+    }
+  seg = pool_alloc (level, sizeof (Segment) + cap * sizeof (StrataZoomItem));
 
   seg->next = NULL;
   seg->n = 0;
@@ -1142,13 +1237,198 @@ lane_room (Level *level,
     lane_grow (level, lane);
 }
 
-/* The lane's output is done with. */
+/* The lane's output in the pool is done with (copied, or spilled). */
 static inline void
-lane_empty (Lane *lane)
+lane_empty_pool (Lane *lane)
 {
   lane->first_seg = lane->last_seg = NULL;
   lane->items.items = NULL;
   lane->items.len = lane->items.alloc = 0;
+}
+
+/* The lane's output is done with. */
+static inline void
+lane_empty (Lane *lane)
+{
+  lane_empty_pool (lane);
+  lane->first_run = lane->last_run = 0;
+}
+
+static gboolean
+spill_write (Level *level,
+             guint64 offset)
+{
+  const guint8 *p = (const guint8 *) level->spill_io->data;
+  gsize left = level->spill_io->len;
+
+  while (left > 0)
+    {
+      gssize w = pwrite (level->spill_fd, p, left, offset);
+
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return FALSE;
+      p += w;
+      left -= w;
+      offset += w;
+    }
+  g_array_set_size (level->spill_io, 0);
+  return TRUE;
+}
+
+static gboolean
+spill_read (Level   *level,
+            guint8  *p,
+            gsize    size,
+            guint64  offset)
+{
+  while (size > 0)
+    {
+      gssize r = pread (level->spill_fd, p, size, offset);
+
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        return FALSE;
+      p += r;
+      size -= r;
+      offset += r;
+    }
+  return TRUE;
+}
+
+/* The open chunk's pool is over its budget: every lane's items so far go
+ * to the level's spill file, after the lane's earlier runs, and the pool
+ * serves again from its start. The items are final (the aggregator only
+ * appends), so the chunk assembled at the end is the same. If the file
+ * cannot be made or written, nothing moves and the pool grows as before. */
+static void
+level_spill (Level *level)
+{
+  Lane **touched = (Lane **) level->touched->pdata;
+  guint first = level->runs->len;
+  guint64 offset = level->spill_end;
+  guint64 written = offset;
+
+  if (level->spill_fd < 0)
+    {
+      g_autoptr(GError) error = NULL;
+
+      level->spill_fd = strata_block_packer_open_spill_file (&error);
+      if (level->spill_fd < 0)
+        {
+          g_debug ("zoom tree: a level's open chunk stays in memory: %s", error->message);
+          level->spill_failed = TRUE;
+          return;
+        }
+    }
+
+  g_array_set_size (level->spill_io, 0);
+  for (guint k = 0; k < level->touched->len; k++)
+    {
+      Lane *lane = touched[k];
+      PoolRun run = { offset, 0, 0, k, FALSE };
+
+      if (lane->first_seg == NULL)
+        continue;
+      lane->last_seg->n = lane->items.len;
+      for (const Segment *seg = lane->first_seg; seg != NULL; seg = seg->next)
+        {
+          const guint8 *bytes = (const guint8 *) seg->items;
+          gsize size = seg->n * sizeof (StrataZoomItem);
+
+          for (guint i = 0; i < seg->n; i++)
+            {
+              run.starts |= !(seg->items[i].flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+              run.members += seg->items[i].count;
+            }
+          run.n += seg->n;
+          while (size > 0)
+            {
+              gsize part = MIN (size, SPILL_IO - level->spill_io->len);
+
+              g_array_append_vals (level->spill_io, bytes, part);
+              bytes += part;
+              size -= part;
+              if (level->spill_io->len == SPILL_IO)
+                {
+                  if (!spill_write (level, written))
+                    goto failed;
+                  written += SPILL_IO;
+                }
+            }
+        }
+      offset += (guint64) run.n * sizeof (StrataZoomItem);
+      if (run.n > 0)
+        g_array_append_val (level->runs, run);
+    }
+  if (!spill_write (level, written))
+    goto failed;
+
+  /* All written: the runs join their lanes, the pool is free. */
+  for (guint i = first; i < level->runs->len; i++)
+    {
+      PoolRun *run = &g_array_index (level->runs, PoolRun, i);
+      Lane *lane = touched[run->next];
+
+      run->next = 0;
+      if (lane->last_run != 0)
+        g_array_index (level->runs, PoolRun, lane->last_run - 1).next = i + 1;
+      else
+        lane->first_run = i + 1;
+      lane->last_run = i + 1;
+      level->pool_spilled += run->n;
+    }
+  for (guint k = 0; k < level->touched->len; k++)
+    lane_empty_pool (touched[k]);
+  pool_reset (level);
+  level->spill_end = offset;
+  level->n_pool_spills++;
+  return;
+
+failed:
+  g_debug ("zoom tree: a level's open chunk stays in memory: cannot write its spill file: %s",
+           g_strerror (errno));
+  g_array_set_size (level->runs, first);
+  g_array_set_size (level->spill_io, 0);
+  level->spill_failed = TRUE;
+}
+
+/* Hands @n items from the level's spill file, at @offset, to @stream or
+ * @out (advanced). FALSE if they cannot be read. */
+static gboolean
+spill_copy (Level              *level,
+            guint64             offset,
+            guint               n,
+            StrataBlockStream  *stream,
+            StrataZoomItem    **out)
+{
+  const guint per = SPILL_IO / sizeof (StrataZoomItem);
+
+  g_array_set_size (level->spill_io, MIN (n, per) * sizeof (StrataZoomItem));
+  while (n > 0)
+    {
+      guint part = MIN (n, per);
+      gsize size = part * sizeof (StrataZoomItem);
+
+      if (stream == NULL)
+        {
+          if (!spill_read (level, (guint8 *) *out, size, offset))
+            return FALSE;
+          *out += part;
+        }
+      else
+        {
+          if (!spill_read (level, (guint8 *) level->spill_io->data, size, offset))
+            return FALSE;
+          strata_block_stream_add (stream, level->spill_io->data, part);
+        }
+      offset += size;
+      n -= part;
+    }
+  g_array_set_size (level->spill_io, 0);
+  return TRUE;
 }
 
 /* The end of a counted chunk: the same decisions as level_finish_chunk()
@@ -1272,6 +1552,15 @@ level_finish_chunk (StrataZoomTree *self,
           strata_aggregate_run_flush_vec (&lane->run, &lane->items);
           lane->has_held = FALSE;
           lane->last_seg->n = lane->items.len;
+          for (guint32 r = lane->first_run; r != 0; )
+            {
+              const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
+
+              starts |= run->starts;
+              m += run->members;
+              span.n_items += run->n;
+              r = run->next;
+            }
           for (const Segment *seg = lane->first_seg; seg != NULL; seg = seg->next)
             {
               for (guint k = 0; k < seg->n; k++)
@@ -1311,32 +1600,63 @@ level_finish_chunk (StrataZoomTree *self,
       Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items, packer);
       StrataBlockStream *stream = chunk_stream (packer);
       StrataZoomItem *out = chunk->items;
+      gboolean read_ok = TRUE;
 
       memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
       for (guint k = 0; k < n_touched; k++)
-        for (const Segment *seg = touched[k]->first_seg; seg != NULL; seg = seg->next)
-          if (seg->n > 0 && stream != NULL)
-            strata_block_stream_add (stream, seg->items, seg->n);
-          else if (seg->n > 0)
+        {
+          /* A lane's items spilled from the pool come first, in the
+           * order they were made; the lanes of a channel not stored have
+           * neither runs nor segments left. */
+          for (guint32 r = touched[k]->first_run; r != 0 && read_ok; )
             {
-              memcpy (out, seg->items, seg->n * sizeof (StrataZoomItem));
-              out += seg->n;
+              const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
+
+              read_ok = spill_copy (level, run->offset, run->n, stream, &out);
+              r = run->next;
             }
+          for (const Segment *seg = touched[k]->first_seg; seg != NULL; seg = seg->next)
+            if (seg->n > 0 && stream != NULL)
+              strata_block_stream_add (stream, seg->items, seg->n);
+            else if (seg->n > 0)
+              {
+                memcpy (out, seg->items, seg->n * sizeof (StrataZoomItem));
+                out += seg->n;
+              }
+        }
       if (stream != NULL)
         chunk->first_block = strata_block_stream_end (stream, NULL);
-      else
+      else if (read_ok)
         g_assert (out == chunk->items + n_items);
 
-      g_rw_lock_writer_lock (&self->lock);
-      g_ptr_array_add (level->chunks, chunk);
-      chunk_count (self, chunk);
-      g_rw_lock_writer_unlock (&self->lock);
+      if (read_ok)
+        {
+          g_rw_lock_writer_lock (&self->lock);
+          g_ptr_array_add (level->chunks, chunk);
+          chunk_count (self, chunk);
+          g_rw_lock_writer_unlock (&self->lock);
+        }
+      else
+        {
+          /* The spill file failed us: the chunk is computed from the raw
+           * store when the pass ends, as a counted one is (its blocks
+           * already streamed, if any, are left unused). */
+          Deferred d = { level->chunk, g_array_sized_new (FALSE, FALSE, sizeof (guint32), spans->len) };
+
+          g_warning ("zoom tree: cannot read a chunk's items back from the spill file: %s",
+                     g_strerror (errno));
+          for (guint k = 0; k < spans->len; k++)
+            g_array_append_val (d.channels, g_array_index (spans, ChannelSpan, k).channel);
+          g_array_append_val (level->deferred, d);
+        }
     }
 
   for (guint k = 0; k < n_touched; k++)
     lane_empty (touched[k]);
   lanes_release (level);
   pool_reset (level);
+  g_array_set_size (level->runs, 0);
+  level->spill_end = 0;
 
   level->chunk = -1;
   level->chunk_active = FALSE;
@@ -2247,7 +2567,14 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   stop_workers (self);
 
   for (guint r = 0; r < self->n_ranks; r++)
-    level_finish_chunk (self, &self->levels[r]);
+    {
+      level_finish_chunk (self, &self->levels[r]);
+      if (self->levels[r].pool_peak > 0)
+        g_debug ("zoom tree: rank %u: pool peak %" G_GSIZE_FORMAT " bytes, %" G_GUINT64_FORMAT
+                 " spills of %" G_GUINT64_FORMAT " items in all",
+                 r, self->levels[r].pool_peak, self->levels[r].n_pool_spills,
+                 self->levels[r].pool_spilled);
+    }
 
   root = root_rank (self);
   g_rw_lock_writer_lock (&self->lock);
@@ -3136,6 +3463,42 @@ strata_zoom_tree_set_chunk_spill (StrataZoomTree *self,
   self->spill_from = spill_from;
   self->spill_queue = max_queued;
   g_atomic_int_set (&self->spilling, spill_from == 0 || self->in_memory >= spill_from);
+}
+
+void
+strata_zoom_tree_get_pool_memory (StrataZoomTree       *self,
+                                  StrataZoomPoolMemory *memory)
+{
+  g_return_if_fail (self != NULL && memory != NULL);
+
+  memset (memory, 0, sizeof *memory);
+  memory->budget = self->n_ranks > 0 ? self->levels[0].pool_budget : POOL_BUDGET;
+  memory->bound = MAX (memory->budget,
+                       ((sizeof (Segment) + SEGMENT_MAX * sizeof (StrataZoomItem)) + 15) & ~(gsize) 15);
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      const Level *level = &self->levels[r];
+
+      memory->peak = MAX (memory->peak, level->pool_peak);
+      memory->peak_sum += level->pool_peak;
+      memory->n_spills += level->n_pool_spills;
+      memory->spilled += level->pool_spilled;
+    }
+}
+
+/* A level's open chunk moves its items out of its pool before it would
+ * use more than @budget bytes (its blocks' unused ends counted), so it
+ * never uses more than the larger of @budget and one segment (a few
+ * hundred KiB; a budget below that spills at every new segment); before
+ * the first addition. */
+void
+strata_zoom_tree_set_pool_budget (StrataZoomTree *self,
+                                  gsize           budget)
+{
+  g_return_if_fail (self != NULL && !self->started);
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    self->levels[r].pool_budget = budget;
 }
 
 /**
