@@ -45,9 +45,14 @@ strata_test_ui_wait_until_shown (StrataWindow *window)
 {
   StrataTimelineView *timeline = strata_window_get_timeline (window);
 
-  /* The timeline shows the trace while it loads; wait for the end. */
+  /* The timeline shows the trace while it loads; wait for the end. A
+   * load that failed leaves the window empty (and says why in a toast):
+   * fail here rather than wait for ever. */
   while (strata_timeline_view_get_trace (timeline) == NULL || strata_timeline_view_is_live (timeline))
-    g_main_context_iteration (NULL, TRUE);
+    {
+      g_assert_false (strata_window_is_empty (window));
+      g_main_context_iteration (NULL, TRUE);
+    }
   strata_test_ui_settle ();
   while (gtk_widget_get_width (GTK_WIDGET (timeline)) == 0)
     g_main_context_iteration (NULL, TRUE);

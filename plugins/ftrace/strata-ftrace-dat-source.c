@@ -32,7 +32,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1014,26 +1016,87 @@ close_input (gpointer data)
  * a second parser can tell those apart. So the headers are first read by
  * libtracecmd in a child process: if it dies or hangs there, the file is
  * refused with an error instead of taking the caller down. The child only
- * calls libtracecmd (and malloc, which glibc keeps usable after fork). */
+ * calls libtracecmd (and malloc, which glibc keeps usable after fork).
+ *
+ * Not every allocator is: under AddressSanitizer (clang 14) a child forked
+ * while another thread held the allocator's lock waits for it forever, a
+ * few times in a hundred in the viewer's tests. Such a child is told
+ * apart from a slow one by the kernel (it sits in a futex wait and uses
+ * no CPU), killed and forked again. */
 /* Present only under a sanitizer runtime. */
 extern void __sanitizer_set_death_callback (void (*callback) (void)) __attribute__((weak));
 
+#define PROBE_ATTEMPTS       3
+#define PROBE_STUCK_USEC     (2 * G_USEC_PER_SEC)
+
+typedef enum
+{
+  PROBE_PASSED,
+  PROBE_REFUSED,   /* the error is set */
+  PROBE_STUCK,     /* the child waits on a lock it inherited */
+} ProbeResult;
+
+/* The CPU time @pid has used (in clock ticks), and whether it is waiting
+ * in a futex right now; FALSE if /proc does not say. */
 static gboolean
-probe_in_child (StrataFtraceDatSource  *self,
-                const char             *path,
-                int                     flags,
-                gboolean                headers_only,
-                GError                **error)
+child_cpu_and_wait (pid_t     pid,
+                    guint64  *cpu,
+                    gboolean *in_futex)
+{
+  char file[64], buf[512];
+  unsigned long long utime, stime;
+  const char *after_name;
+  long syscall_nr;
+  ssize_t n;
+  int fd;
+
+  g_snprintf (file, sizeof file, "/proc/%d/stat", (int) pid);
+  if ((fd = open (file, O_RDONLY | O_CLOEXEC)) < 0)
+    return FALSE;
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return FALSE;
+  buf[n] = '\0';
+  /* Past the command's name, which may hold spaces: state is field 3,
+   * utime and stime fields 14 and 15. */
+  if ((after_name = strrchr (buf, ')')) == NULL ||
+      sscanf (after_name + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+              &utime, &stime) != 2)
+    return FALSE;
+  *cpu = utime + stime;
+
+  g_snprintf (file, sizeof file, "/proc/%d/syscall", (int) pid);
+  if ((fd = open (file, O_RDONLY | O_CLOEXEC)) < 0)
+    return FALSE;
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return FALSE;
+  buf[n] = '\0';
+  *in_futex = sscanf (buf, "%ld", &syscall_nr) == 1 && syscall_nr == SYS_futex;
+  return TRUE;
+}
+
+static ProbeResult
+probe_once (StrataFtraceDatSource  *self,
+            const char             *path,
+            int                     flags,
+            gboolean                headers_only,
+            GError                **error)
 {
   const char *name = self->layout->display_name;
   int status = 0;
   pid_t pid;
   pid_t done = 0;
-  gint64 deadline;
+  gint64 deadline, last_progress;
+  guint64 last_cpu = G_MAXUINT64;
+  gboolean stuck = FALSE;
+  guint polls = 0;
 
   pid = fork ();
   if (pid < 0)
-    return TRUE;  /* no sandbox to be had: go on without it */
+    return PROBE_PASSED;  /* no sandbox to be had: go on without it */
 
   if (pid == 0)
     {
@@ -1063,12 +1126,33 @@ probe_in_child (StrataFtraceDatSource  *self,
       _exit (0);
     }
 
-  deadline = g_get_monotonic_time () + PROBE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
+  last_progress = g_get_monotonic_time ();
+  deadline = last_progress + PROBE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
   while ((done = waitpid (pid, &status, WNOHANG)) == 0 ||
          (done < 0 && errno == EINTR))
     {
-      if (g_get_monotonic_time () > deadline)
+      gint64 now = g_get_monotonic_time ();
+
+      if (now > deadline)
         break;
+      /* Every 50 ms: has it used CPU since, or is it parked in a futex? */
+      if (++polls % 100 == 0)
+        {
+          guint64 cpu = last_cpu;
+          gboolean in_futex;
+
+          /* What /proc does not say is taken as progress. */
+          if (!child_cpu_and_wait (pid, &cpu, &in_futex) || cpu != last_cpu || !in_futex)
+            {
+              last_cpu = cpu;
+              last_progress = now;
+            }
+          else if (now - last_progress > PROBE_STUCK_USEC)
+            {
+              stuck = TRUE;
+              break;
+            }
+        }
       g_usleep (500);
     }
 
@@ -1076,14 +1160,16 @@ probe_in_child (StrataFtraceDatSource  *self,
     {
       kill (pid, SIGKILL);
       waitpid (pid, &status, 0);
+      if (stuck)
+        return PROBE_STUCK;
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
                    "%s: offset 0: libtracecmd did not finish reading the "
                    "file's headers (damaged event formats or options)", name);
-      return FALSE;
+      return PROBE_REFUSED;
     }
 
   if (done < 0)
-    return TRUE;
+    return PROBE_PASSED;
 
   if (WIFSIGNALED (status) || (WIFEXITED (status) && WEXITSTATUS (status) > 1))
     {
@@ -1091,7 +1177,7 @@ probe_in_child (StrataFtraceDatSource  *self,
                    "%s: offset 0: libtracecmd crashed (%s) reading the file's "
                    "headers: its event formats or options are damaged", name,
                    WIFSIGNALED (status) ? g_strsignal (WTERMSIG (status)) : "exit status");
-      return FALSE;
+      return PROBE_REFUSED;
     }
 
   if (WIFEXITED (status) && WEXITSTATUS (status) == 1)
@@ -1099,9 +1185,36 @@ probe_in_child (StrataFtraceDatSource  *self,
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
                    "%s: offset 0: libtracecmd could not read the file's "
                    "headers or the start of its CPU data", name);
-      return FALSE;
+      return PROBE_REFUSED;
     }
 
+  return PROBE_PASSED;
+}
+
+static gboolean
+probe_in_child (StrataFtraceDatSource  *self,
+                const char             *path,
+                int                     flags,
+                gboolean                headers_only,
+                GError                **error)
+{
+  for (guint attempt = 0; attempt < PROBE_ATTEMPTS; attempt++)
+    {
+      switch (probe_once (self, path, flags, headers_only, error))
+        {
+        case PROBE_PASSED:
+          return TRUE;
+        case PROBE_REFUSED:
+          return FALSE;
+        case PROBE_STUCK:
+          g_debug ("%s: the probe's child waited on an inherited lock; forked again",
+                   self->layout->display_name);
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
+  /* As when fork() fails: no sandbox to be had, go on without it. */
   return TRUE;
 }
 
