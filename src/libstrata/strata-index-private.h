@@ -365,6 +365,9 @@ const StrataActivity *strata_raw_store_peek_lane (StrataRawStore             *se
                                                   const StrataRawStoreSpilled **spilled,
                                                   guint                      *n_spilled);
 struct _StrataBlockPacker *strata_raw_store_get_packer (StrataRawStore       *self);
+void            strata_raw_store_set_packer     (StrataRawStore             *self,
+                                                 struct _StrataBlockPacker  *packer);
+guint64         strata_raw_store_get_unspilled  (StrataRawStore             *self);
 /* The most bytes a spilled block (a packed block of activities) takes. */
 #define STRATA_RAW_STORE_MAX_PACKED (STRATA_RAW_STORE_BLOCK * (11 * 10 + 2))
 StrataRawStore *strata_raw_store_new_mapped     (StrataIndexMap             *map,

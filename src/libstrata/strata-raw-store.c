@@ -114,6 +114,7 @@ struct _StrataRawStore
   guint64              spill_from;
   guint                spill_keep;
   StrataBlockPacker   *packer;
+  gboolean             own_packer;
   gboolean             spill_failed;
   guint64              n_spilled;
   guint64              n_unspilled;
@@ -185,7 +186,8 @@ strata_raw_store_free (StrataRawStore *self)
           g_clear_pointer (&ch->spilled[l], g_array_unref);
         }
     }
-  g_clear_pointer (&self->packer, strata_block_packer_free);
+  if (self->own_packer)
+    g_clear_pointer (&self->packer, strata_block_packer_free);
   g_array_unref (self->channels);
   for (guint i = 0; i < self->lent->len; i++)
     g_free (g_array_index (self->lent, LentRange, i).acts);
@@ -484,6 +486,7 @@ spill_block (StrataRawStore *self,
           self->spill_failed = TRUE;
           return FALSE;
         }
+      self->own_packer = TRUE;
     }
   if (strata_block_packer_has_failed (self->packer))
     {
@@ -967,6 +970,29 @@ StrataBlockPacker *
 strata_raw_store_get_packer (StrataRawStore *self)
 {
   return self->packer;
+}
+
+/* The packer the store hands its spilled blocks to, instead of one of its
+ * own (made at the first): @packer must outlive the store, and be set
+ * before anything is spilled. */
+void
+strata_raw_store_set_packer (StrataRawStore    *self,
+                             StrataBlockPacker *packer)
+{
+  g_return_if_fail (self != NULL && self->map == NULL && self->packer == NULL);
+
+  self->packer = packer;
+  self->own_packer = FALSE;
+}
+
+/* Activities brought back from the packer into memory (short last
+ * blocks of lanes that grew again). */
+guint64
+strata_raw_store_get_unspilled (StrataRawStore *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_unspilled;
 }
 
 /* A store whose lanes are views over an index's bytes; nothing is read
