@@ -186,6 +186,16 @@ strata_raw_store_free (StrataRawStore *self)
           g_clear_pointer (&ch->spilled[l], g_array_unref);
         }
     }
+  if (self->packer != NULL)
+    {
+      StrataBlockPackerStats stats;
+
+      strata_block_packer_get_stats (self->packer, &stats);
+      g_debug ("raw store: %" G_GUINT64_FORMAT " blocks to the packer, %" G_GUINT64_FORMAT
+               " packed on the adder's thread (the queue full), %" G_GUINT64_FORMAT " waits; peak queue %"
+               G_GSIZE_FORMAT " bytes; %" G_GUINT64_FORMAT " activities brought back",
+               stats.n_blocks, stats.n_helped, stats.n_waits, stats.peak_queued, self->n_unspilled);
+    }
   if (self->own_packer)
     g_clear_pointer (&self->packer, strata_block_packer_free);
   g_array_unref (self->channels);
