@@ -12,7 +12,9 @@
 #
 # Usage: bench/run-index-threads.py A_BUILD_DIR B_BUILD_DIR
 # Environment: SIZES ("2000000 5000000"), RUNS (5), DIR (/tmp/strata-ab),
-#              CPUS (8), THREADS (256), SEED (1), POLL (0.05)
+#              CPUS (8), THREADS (256), SEED (1), POLL (0.05), C_ENV (when
+#              set, e.g. "STRATA_RAW_STORE_SPILL_QUEUE=8388608", B is run a
+#              second time with this environment too, as build "c")
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 
@@ -54,9 +56,12 @@ SHIM = os.path.join(DIR, "strata-main-cpu.so")
 MAIN_OUT = os.path.join(DIR, "main-cpu.out")
 
 
-def run(argv):
+C_ENV = dict(kv.split("=", 1) for kv in os.environ.get("C_ENV", "").split())
+
+
+def run(argv, extra=None):
     seen = {}
-    env = dict(os.environ, LD_PRELOAD=SHIM, STRATA_MAIN_CPU_OUT=MAIN_OUT)
+    env = dict(os.environ, LD_PRELOAD=SHIM, STRATA_MAIN_CPU_OUT=MAIN_OUT, **(extra or {}))
     if os.path.exists(MAIN_OUT):
         os.unlink(MAIN_OUT)
     t0 = time.monotonic()
@@ -93,12 +98,17 @@ for n in SIZES:
                         "--seed", os.environ.get("SEED", "1"), "-o", trace],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     runs = {"a": [], "iter": [], "b": []}
+    if C_ENV:
+        runs["c"] = []
     for _ in range(RUNS):
         runs["a"].append(run([os.path.join(A, "src", "cli", "strata-cli"), "index", "--force",
                               "--index", os.path.join(DIR, f"a-{n}.idx"), trace]))
         runs["iter"].append(run([ITER, trace]))
         runs["b"].append(run([os.path.join(B, "src", "cli", "strata-cli"), "index", "--force",
                               "--index", os.path.join(DIR, f"b-{n}.idx"), trace]))
+        if C_ENV:
+            runs["c"].append(run([os.path.join(B, "src", "cli", "strata-cli"), "index", "--force",
+                                  "--index", os.path.join(DIR, f"c-{n}.idx"), trace], C_ENV))
     bare = statistics.median(r["wall"] for r in runs["iter"])
     for who, rs in runs.items():
         med = lambda key: statistics.median(r[key] for r in rs)
@@ -111,5 +121,8 @@ for n in SIZES:
               f"{med('rss'):.0f}, {max(r['rss'] for r in rs):.0f} |")
     with open(os.path.join(DIR, f"a-{n}.idx"), "rb") as fa, open(os.path.join(DIR, f"b-{n}.idx"), "rb") as fb:
         same = fa.read() == fb.read()
-    print(f"| {n} | a, b | | | | | | | {'the same index bytes' if same else '**the indexes differ**'} | |")
+    if C_ENV:
+        with open(os.path.join(DIR, f"a-{n}.idx"), "rb") as fa, open(os.path.join(DIR, f"c-{n}.idx"), "rb") as fc:
+            same = same and fa.read() == fc.read()
+    print(f"| {n} | {'a, b, c' if C_ENV else 'a, b'} | | | | | | | {'the same index bytes' if same else '**the indexes differ**'} | |")
     sys.stdout.flush()

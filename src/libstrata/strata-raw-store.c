@@ -489,7 +489,10 @@ spill_block (StrataRawStore *self,
     {
       g_autoptr(GError) error = NULL;
 
-      self->packer = strata_block_packer_new (SPILL_QUEUE, spill_zstd_level (), &error);
+      const char *env = g_getenv ("STRATA_RAW_STORE_SPILL_QUEUE");
+      gsize queue = env != NULL && *env != '\0' ? g_ascii_strtoull (env, NULL, 10) : SPILL_QUEUE;
+
+      self->packer = strata_block_packer_new (queue, spill_zstd_level (), &error);
       if (self->packer == NULL)
         {
           g_debug ("raw store: stays in memory: %s", error->message);
