@@ -75,9 +75,11 @@ typedef struct
 #define SPILL_BUDGET (G_GUINT64_CONSTANT (8) << 20)
 
 /* The bytes of blocks the packer may hold before the store packs the
- * oldest itself: a few hundred blocks, so its thread has work whenever
- * the builder gets ahead, and what waits stays small beside the budget. */
-#define SPILL_QUEUE (G_GUINT64_CONSTANT (1) << 20)
+ * oldest itself (STRATA_RAW_STORE_SPILL_QUEUE in the environment says
+ * otherwise): the blocks come in bursts, and with 1 MiB the builder
+ * packed a fifth of them itself at 5M events; with 8 MiB (the chunks'
+ * queue too) none, the queue peaking at 6 MB. */
+#define SPILL_QUEUE (G_GUINT64_CONSTANT (8) << 20)
 
 /* A lane of a store mapped from an index: its activities packed, its
  * fences checked block by block as they are read. */
