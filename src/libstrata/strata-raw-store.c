@@ -1126,8 +1126,10 @@ array_bytes (GArray *a)
  * strata_raw_store_get_resident_bytes:
  *
  * The bytes the store holds in memory, by its own accounting: the lanes'
- * activities in memory, their fences and the records of their spilled
- * blocks, as allocated (not the spill file, nor a mapped index's pages).
+ * activities in memory, their fences and the tickets of their spilled
+ * blocks, as allocated, and what its packer holds for them (the blocks
+ * queued, a record per block); not the spill file, nor a mapped index's
+ * pages.
  */
 guint64
 strata_raw_store_get_resident_bytes (StrataRawStore *self)
