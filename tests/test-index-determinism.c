@@ -6,7 +6,8 @@
  * few thousand or never, and the finished chunks spilled from the first,
  * from a few kilobytes or never (the writer then copies their packed
  * blocks, or packs them again when they were packed at another zstd
- * level). Each fixture and a generated text trace (eight
+ * level), the raw store's tails spilled for a tiny budget and brought
+ * back, and its blocks packed at another level than the writer's. Each fixture and a generated text trace (eight
  * CPUs, softirqs, and an exec of a new program every few dozen events, so
  * the reader and the model both have strings to intern all along the
  * pass, the raw store spills and the levels have many chunks) are indexed
@@ -40,6 +41,7 @@ typedef struct
   const char *pipelined;   /* STRATA_ZOOM_PIPELINED, NULL: unset */
   const char *spill_from;  /* STRATA_RAW_STORE_SPILL_FROM, NULL: unset */
   const char *chunks_from; /* STRATA_ZOOM_CHUNK_SPILL_FROM, NULL: unset */
+  const char *budget;      /* STRATA_RAW_STORE_BUDGET, NULL: unset */
 } Condition;
 
 static const Condition conditions[] = {
@@ -49,6 +51,9 @@ static const Condition conditions[] = {
   { "1", "3000", "20000" },
   { "0", "1000000000", "0" },
   { "1", NULL, "1000000000000" },
+  /* The raw store's tails spilled for a tiny budget, as short blocks
+   * brought back (from the packer's queue or its file) when they grow. */
+  { "1", "0", "0", "4096" },
 };
 
 static void
@@ -88,7 +93,9 @@ index_under (const char             *trace_path,
   set_or_unset ("STRATA_ZOOM_PIPELINED", c->pipelined);
   set_or_unset ("STRATA_RAW_STORE_SPILL_FROM", c->spill_from);
   set_or_unset ("STRATA_ZOOM_CHUNK_SPILL_FROM", c->chunks_from);
+  set_or_unset ("STRATA_RAW_STORE_BUDGET", c->budget);
   trace = strata_index_load_trace (trace_path, params, &options, &error);
+  g_unsetenv ("STRATA_RAW_STORE_BUDGET");
   g_unsetenv ("STRATA_ZOOM_PIPELINED");
   g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
   g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
@@ -434,6 +441,67 @@ test_chunks_packed_again (void)
   g_unlink (path);
 }
 
+/* The raw store's blocks spilled during a pass whose packer used another
+ * zstd level than the writer: the writer packs them again from the
+ * packer, and the index is the one a pass that kept them in memory
+ * writes. */
+static void
+test_raw_store_packed_again (void)
+{
+  g_autofree char *path = generated_text_trace (8000);
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *want_path = g_build_filename (dir, "kept" STRATA_INDEX_SUFFIX, NULL);
+  g_autofree char *got_path = g_build_filename (dir, "again" STRATA_INDEX_SUFFIX, NULL);
+  const Condition kept = { NULL, "1000000000000", NULL, NULL };
+  g_autoptr(GBytes) want = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataStatsBuilder) stats = strata_stats_builder_new ();
+  g_autoptr(GError) error = NULL;
+  StrataSourceIdentity identity;
+  StrataZoomParams params;
+  StrataRawStore *raw;
+  char *contents = NULL;
+  gsize len = 0;
+
+  strata_zoom_params_init (&params);
+  params.pixels_per_chunk = 256;
+  params.density_threshold = 100;
+  want = index_under (path, &params, want_path, &kept);
+
+  /* Every block spilled, tails too, packed at level 1 ... */
+  g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
+  g_setenv ("STRATA_RAW_STORE_BUDGET", "16384", TRUE);
+  g_setenv ("STRATA_INDEX_ZSTD_LEVEL", "1", TRUE);
+  trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+  g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
+  g_unsetenv ("STRATA_RAW_STORE_BUDGET");
+  g_unsetenv ("STRATA_INDEX_ZSTD_LEVEL");
+  g_assert_no_error (error);
+  strata_trace_set_stats (trace, strata_stats_builder_finish (stats, trace));
+  raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace));
+  g_test_message ("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " activities spilled, %" G_GUINT64_FORMAT
+                  " brought back", strata_raw_store_get_spilled (raw), strata_raw_store_get_size (raw),
+                  strata_raw_store_get_unspilled (raw));
+  g_assert_cmpuint (strata_raw_store_get_spilled (raw), >, strata_raw_store_get_size (raw) / 2);
+  g_assert_cmpuint (strata_raw_store_get_unspilled (raw), >, 0);
+
+  /* ... written at the default one. */
+  g_assert_true (strata_source_identity_compute (path, &identity, &error));
+  g_assert_no_error (error);
+  g_assert_true (strata_index_write (trace, &identity, got_path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (got_path, &contents, &len, NULL));
+  {
+    g_autoptr(GBytes) got = g_bytes_new_take (contents, len);
+
+    assert_same_bytes (want, got, "raw store packed at zstd level 1, written at the default");
+  }
+
+  g_unlink (want_path);
+  g_unlink (got_path);
+  g_unlink (path);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -443,6 +511,7 @@ main (int    argc,
   g_test_add_func ("/strata/index-determinism/fixtures", test_fixtures);
   g_test_add_func ("/strata/index-determinism/generated", test_generated);
   g_test_add_func ("/strata/index-determinism/chunks-packed-again", test_chunks_packed_again);
+  g_test_add_func ("/strata/index-determinism/raw-store-packed-again", test_raw_store_packed_again);
 
   return g_test_run ();
 }

@@ -8,7 +8,10 @@
  * accounted resident bytes under a bound on a stream far larger, while
  * answering every query as the store held in memory does; and one that
  * takes tens of thousands of short-lived channels keeps their tails to
- * its budget of bytes, as exactly.
+ * its budget of bytes, as exactly. Spilled blocks go to a block packer;
+ * with its thread held, every one is still in its queue when a short
+ * last block is brought back or a lane is read, and the store answers as
+ * exactly then, and after the packer has written them all.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,6 +20,8 @@
 
 #include <string.h>
 
+#include "strata-block-packer.h"
+#include "strata-index-private.h"
 #include "strata-test-support.h"
 
 static const char *fixtures[] = {
@@ -248,6 +253,9 @@ test_spill_bounded (void)
 
   strata_raw_store_set_spill (want, G_MAXUINT64, 0);
   strata_raw_store_set_spill (got, 0, 0);
+  /* What waits for the packer counts too: a queue held well under the
+   * bound (the store's own is 8 MiB), read when its packer is made. */
+  g_setenv ("STRATA_RAW_STORE_SPILL_QUEUE", "262144", TRUE);
 
   for (guint i = 0; i < SPILL_N; i++)
     {
@@ -316,6 +324,7 @@ test_spill_bounded (void)
   /* Every lane read whole, forwards and backwards across its blocks. */
   n_long = assert_lanes_equal (want, got, SPILL_CHANNELS, 4);
   g_assert_cmpuint (n_long, ==, SPILL_CHANNELS * 4);
+  g_unsetenv ("STRATA_RAW_STORE_SPILL_QUEUE");
 }
 
 /* Thread generations: a reused tid is a new channel, so a long trace has
@@ -430,6 +439,90 @@ test_spill_short_lanes_budget (void)
   g_assert_cmpuint (assert_lanes_equal (want, got, n_channels, 1), >, 10);
 }
 
+/* Channels taken up in turns: HELD_ACTIVE of HELD_CHANNELS are appended
+ * to for HELD_TURN activities, then others, so the budget spills the
+ * tails of those left (as short blocks) and their next turn brings them
+ * back, all while the packer's thread is held. */
+#define HELD_CHANNELS 40
+#define HELD_ACTIVE   4
+#define HELD_TURN     1500
+#define HELD_N        60000
+#define HELD_BUDGET   (G_GUINT64_CONSTANT (64) << 10)
+
+static void
+test_spill_held_in_queue (void)
+{
+  g_autoptr(StrataRawStore) want = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) got = strata_raw_store_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (31);
+  g_autoptr(GError) error = NULL;
+  StrataBlockPacker *packer = strata_block_packer_new ((gsize) 64 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
+  StrataBlockPackerStats stats;
+  gint64 cursor[HELD_CHANNELS][3] = { { 0 } };
+  guint32 active[HELD_ACTIVE] = { 0 };
+  gint64 now = 0, last = 0;
+
+  g_assert_no_error (error);
+  strata_block_packer_set_held (packer, TRUE);
+  strata_raw_store_set_spill (want, G_MAXUINT64, 0);
+  strata_raw_store_set_spill (got, 0, 0);
+  strata_raw_store_set_budget (got, HELD_BUDGET);
+  strata_raw_store_set_packer (got, packer);
+
+  for (guint i = 0; i < HELD_N; i++)
+    {
+      StrataActivity a = { 0 };
+      guint s, l;
+      gint64 len;
+
+      if (i % HELD_TURN == 0)
+        for (guint k = 0; k < HELD_ACTIVE; k++)
+          active[k] = g_rand_int_range (rand, 0, HELD_CHANNELS);
+      s = active[g_rand_int_range (rand, 0, HELD_ACTIVE)];
+      l = g_rand_int_range (rand, 0, 3);
+      len = l < 2 ? g_rand_int_range (rand, 1, 3000) : 0;
+      now += g_rand_int_range (rand, 0, 200);
+      a.start = MAX (cursor[s][l], now) + g_rand_int_range (rand, 0, 100);
+      a.end = a.start + len;
+      a.channel = s;
+      a.label = g_rand_int_range (rand, 0, 50);
+      a.arg = g_rand_int_range (rand, -1, 40000);
+      a.kind = l < 2 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
+      a.flags = l < 2 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+      cursor[s][l] = a.end + (l == 2);
+      last = MAX (last, a.end);
+
+      strata_raw_store_add (&a, want);
+      strata_raw_store_add (&a, got);
+      if (i % 7919 == 0)
+        assert_stores_equal_on (want, got, HELD_CHANNELS, last, rand, 200);
+    }
+
+  /* Nothing written yet: every block read back came from the queue. */
+  strata_block_packer_get_stats (packer, &stats);
+  g_test_message ("%" G_GUINT64_FORMAT " blocks queued, %" G_GUINT64_FORMAT " activities spilled, %"
+                  G_GUINT64_FORMAT " brought back", stats.n_blocks, strata_raw_store_get_spilled (got),
+                  strata_raw_store_get_unspilled (got));
+  g_assert_cmpuint (stats.file_size, ==, 0);
+  g_assert_cmpuint (stats.n_helped, ==, 0);
+  g_assert_cmpuint (strata_raw_store_get_spilled (got), >, HELD_N / 2);
+  g_assert_cmpuint (strata_raw_store_get_unspilled (got), >, 1000);
+  assert_stores_equal_on (want, got, HELD_CHANNELS, last, rand, 500);
+  g_assert_cmpuint (assert_lanes_equal (want, got, HELD_CHANNELS, 1), >, 10);
+
+  /* Then from the file. */
+  strata_block_packer_set_held (packer, FALSE);
+  strata_block_packer_flush (packer);
+  strata_block_packer_get_stats (packer, &stats);
+  g_assert_cmpuint (stats.file_size, >, 0);
+  g_assert_cmpuint (stats.queued, ==, 0);
+  assert_stores_equal_on (want, got, HELD_CHANNELS, last, rand, 500);
+  g_assert_cmpuint (assert_lanes_equal (want, got, HELD_CHANNELS, 1), >, 10);
+
+  g_clear_pointer (&got, strata_raw_store_free);
+  strata_block_packer_free (packer);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -439,5 +532,6 @@ main (int    argc,
   g_test_add_func ("/strata/raw-store/query-equals-brute-force", test_query_equals_brute_force);
   g_test_add_func ("/strata/raw-store/spill-bounded", test_spill_bounded);
   g_test_add_func ("/strata/raw-store/spill-short-lanes-budget", test_spill_short_lanes_budget);
+  g_test_add_func ("/strata/raw-store/spill-held-in-queue", test_spill_held_in_queue);
   return g_test_run ();
 }

@@ -71,6 +71,7 @@ struct _StrataBlockPacker
   guint64         n_helped;    /* blocks a submitter packed itself, the queue full */
   GByteArray     *help_buf;    /* theirs (under submit_lock) */
   gboolean        quit;
+  gboolean        held;        /* the worker takes no block (for tests) */
   gint            failed;
   GThread        *thread;
 
@@ -210,7 +211,7 @@ packer_main (gpointer data)
   g_mutex_lock (&self->lock);
   for (;;)
     {
-      while (!self->quit && self->next == self->slots->len)
+      while (!self->quit && (self->next == self->slots->len || self->held))
         g_cond_wait (&self->work, &self->lock);
       if (self->quit)
         break;
@@ -664,6 +665,27 @@ int
 strata_block_packer_get_zstd_level (StrataBlockPacker *self)
 {
   return self->zstd_level;
+}
+
+/**
+ * strata_block_packer_set_held:
+ * @held: whether the worker thread leaves the queue alone
+ *
+ * For tests: while held, blocks stay queued (unless a submitter finds
+ * the queue full and packs them itself), so what reads them while queued
+ * can be checked. Waiting for a block (strata_block_packer_get_record(),
+ * strata_block_packer_flush()) while held waits until it is let go.
+ */
+void
+strata_block_packer_set_held (StrataBlockPacker *self,
+                              gboolean           held)
+{
+  g_return_if_fail (self != NULL);
+
+  g_mutex_lock (&self->lock);
+  self->held = held;
+  g_cond_broadcast (&self->work);
+  g_mutex_unlock (&self->lock);
 }
 
 /* Whether a block could not be written: hand it no more. */

@@ -47,6 +47,8 @@ gboolean           strata_block_packer_read_bytes   (StrataBlockPacker  *self,
 void               strata_block_packer_flush        (StrataBlockPacker  *self);
 int                strata_block_packer_get_zstd_level (StrataBlockPacker *self);
 gboolean           strata_block_packer_has_failed   (StrataBlockPacker  *self);
+void               strata_block_packer_set_held     (StrataBlockPacker  *self,
+                                                     gboolean            held);
 
 /* An array given in pieces, cut into the same blocks. */
 typedef struct _StrataBlockStream StrataBlockStream;

@@ -175,6 +175,15 @@ typedef struct
   gint64 end;
 } StrataRawStoreFence;
 
+/* A block of a raw store's lane spilled during the pass: its ticket at
+ * the store's block packer, and how many activities it holds. */
+typedef struct
+{
+  guint64 ticket;
+  guint32 n;
+  guint32 reserved;
+} StrataRawStoreSpilled;
+
 typedef struct
 {
   guint32 channel;
@@ -353,11 +362,12 @@ const StrataActivity *strata_raw_store_peek_lane (StrataRawStore             *se
                                                   guint                      *n,
                                                   const StrataRawStoreFence **fences,
                                                   guint                      *n_fences,
-                                                  const StrataIndexBlock    **spilled,
+                                                  const StrataRawStoreSpilled **spilled,
                                                   guint                      *n_spilled);
-gboolean        strata_raw_store_read_spilled   (StrataRawStore             *self,
-                                                 const StrataIndexBlock     *rec,
-                                                 guint8                     *out);
+struct _StrataBlockPacker *strata_raw_store_get_packer (StrataRawStore       *self);
+void            strata_raw_store_set_packer     (StrataRawStore             *self,
+                                                 struct _StrataBlockPacker  *packer);
+guint64         strata_raw_store_get_unspilled  (StrataRawStore             *self);
 /* The most bytes a spilled block (a packed block of activities) takes. */
 #define STRATA_RAW_STORE_MAX_PACKED (STRATA_RAW_STORE_BLOCK * (11 * 10 + 2))
 StrataRawStore *strata_raw_store_new_mapped     (StrataIndexMap             *map,

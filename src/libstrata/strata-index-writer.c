@@ -119,37 +119,58 @@ put_packed (Writer     *w,
 }
 
 /* A lane of the raw store: its blocks spilled during the pass, their
- * bytes copied as they are (packed by the same codec at the same level;
- * a short one only last, as the writer would cut it), then its
- * activities still in memory packed; then the records of all. */
+ * bytes copied as the packer wrote them (the same codec at the same
+ * level; a short one only last, as the writer would cut it), or, where
+ * they were not written (another level, a failed file), packed again from
+ * the elements; then its activities still in memory packed; then the
+ * records of all. */
 static guint64
-put_spilled_and_packed (Writer                 *w,
-                        StrataRawStore         *raw,
-                        const StrataIndexBlock *spilled,
-                        guint                   n_spilled,
-                        const StrataActivity   *acts,
-                        guint                   n,
-                        guint64                *sums_offset)
+put_spilled_and_packed (Writer                      *w,
+                        StrataRawStore              *raw,
+                        const StrataRawStoreSpilled *spilled,
+                        guint                        n_spilled,
+                        const StrataActivity        *acts,
+                        guint                        n,
+                        guint64                     *sums_offset)
 {
+  StrataBlockPacker *packer = strata_raw_store_get_packer (raw);
   g_autofree guint8 *bytes = NULL;
+  g_autofree StrataActivity *elems = NULL;
   g_autoptr(GArray) records = NULL;
+  gboolean copy;
 
   if (n_spilled == 0)
     return put_packed (w, acts, n, sizeof *acts, STRATA_INDEX_ACTIVITY_BLOCK, sums_offset);
 
-  bytes = g_malloc (STRATA_RAW_STORE_MAX_PACKED);
+  g_assert (packer != NULL);
+  copy = strata_block_packer_get_zstd_level (packer) == w->zstd_level;
+  bytes = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
+  elems = g_new (StrataActivity, STRATA_INDEX_ACTIVITY_BLOCK);
   records = g_array_sized_new (FALSE, FALSE, sizeof (StrataIndexBlock), n_spilled + n / STRATA_INDEX_ACTIVITY_BLOCK + 1);
   for (guint b = 0; b < n_spilled; b++)
     {
-      StrataIndexBlock rec = spilled[b];
+      StrataIndexBlock rec = { 0 };
 
-      if (!strata_raw_store_read_spilled (raw, &spilled[b], bytes))
+      if (copy && strata_block_packer_get_record (packer, spilled[b].ticket, &rec) &&
+          rec.n == spilled[b].n && strata_block_packer_read_bytes (packer, &rec, bytes))
+        {
+          rec.offset = w->offset;
+          put (w, bytes, rec.size);
+        }
+      else if (strata_block_packer_read (packer, spilled[b].ticket, elems) == spilled[b].n)
+        {
+          strata_index_pack_block (elems, spilled[b].n, sizeof *elems, w->zstd_level, w->block, &rec.codec);
+          rec.offset = w->offset;
+          rec.size = w->block->len;
+          rec.n = spilled[b].n;
+          rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+          put (w, w->block->data, w->block->len);
+        }
+      else
         {
           w->error = EIO;
           return 0;
         }
-      rec.offset = w->offset;
-      put (w, bytes, rec.size);
       g_array_append_val (records, rec);
     }
   for (guint64 first = 0; first < n; first += STRATA_INDEX_ACTIVITY_BLOCK)
@@ -350,7 +371,7 @@ write_raw_store (Writer            *w,
         const StrataActivity *acts;
         guint n, n_fences;
 
-        const StrataIndexBlock *spilled;
+        const StrataRawStoreSpilled *spilled;
         guint n_spilled;
 
         acts = strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences, &spilled, &n_spilled);

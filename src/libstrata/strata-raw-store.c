@@ -2,33 +2,31 @@
  *
  * The raw store's lanes, in memory, spilled or mapped. Once a store holds
  * more than its spill threshold, a lane's oldest full block of
- * STRATA_RAW_STORE_BLOCK activities is packed with the index codec and
- * appended to an unlinked temporary file as soon as the lane has more than
- * a few blocks in memory, so only a short tail per lane, its fences and
- * one 24-byte record per spilled block stay resident. The tails are held
- * to a budget of bytes too: past it, the tails of the channels appended to
- * least recently (a thread that exited never gets more) are spilled as
- * short blocks. A short block is always a lane's last: the next activity
- * of that lane brings it back first, so every block but the last holds
- * STRATA_RAW_STORE_BLOCK activities, a lane's block is found by dividing,
- * and the index it is written into is the same bytes whatever was spilled.
- * Spilled blocks are read back with pread() and decoded into the reader's
- * block buffer; the index writer copies their bytes into the index as
- * they are.
+ * STRATA_RAW_STORE_BLOCK activities is handed to a block packer
+ * (strata-block-packer.c: packed with the index codec on a thread of its
+ * own and appended to an unlinked file) as soon as the lane has more
+ * than a few blocks in memory, so only a short tail per lane, its fences
+ * and one ticket per spilled block stay resident (and the packer's
+ * bounded queue). The tails are held to a budget of bytes too: past it,
+ * the tails of the channels appended to least recently (a thread that
+ * exited never gets more) are spilled as short blocks. A short block is
+ * always a lane's last: the next activity of that lane brings it back
+ * first (from the packer's copy while it is queued, from the file after),
+ * so every block but the last holds STRATA_RAW_STORE_BLOCK activities, a
+ * lane's block is found by dividing, and the index it is written into is
+ * the same bytes whatever was spilled. Spilled blocks are read back by
+ * ticket into the reader's block buffer; the index writer copies their
+ * bytes into the index as the packer wrote them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <glib/gstdio.h>
-#include <zstd.h>
-
+#include "strata-block-packer.h"
 #include "strata-error.h"
 #include "strata-index-private.h"
 #include "strata-raw-store.h"
@@ -50,9 +48,9 @@ typedef struct
 {
   GArray *lanes[N_LANES];   /* StrataActivity after the spilled ones, or NULL */
   GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities, spilled ones too */
-  GArray *spilled[N_LANES]; /* StrataIndexBlock per block in the spill file: full
-                             * ones, the last one maybe short (then the lane has
-                             * none in memory) */
+  GArray *spilled[N_LANES]; /* StrataRawStoreSpilled per block handed to the
+                             * packer: full ones, the last one maybe short (then
+                             * the lane has none in memory) */
   guint64 appended;         /* the store's size when it last took one of these */
   guint32 resident;         /* bit l: lanes[l] has activities in memory */
 } Channel;
@@ -75,6 +73,13 @@ typedef struct
  * half of it; and the scan that picks them is paid at most once per
  * cold_window() activities. */
 #define SPILL_BUDGET (G_GUINT64_CONSTANT (8) << 20)
+
+/* The bytes of blocks the packer may hold before the store packs the
+ * oldest itself (STRATA_RAW_STORE_SPILL_QUEUE in the environment says
+ * otherwise): the blocks come in bursts, and with 1 MiB the builder
+ * packed a fifth of them itself at 5M events; with 8 MiB (the chunks'
+ * queue too) none, the queue peaking at 6 MB. */
+#define SPILL_QUEUE (G_GUINT64_CONSTANT (8) << 20)
 
 /* A lane of a store mapped from an index: its activities packed, its
  * fences checked block by block as they are read. */
@@ -107,12 +112,12 @@ struct _StrataRawStore
   GMutex               lent_lock;
   GArray              *lent;
 
-  /* The spill file: -1 until the first block is spilled. */
+  /* The packer of the spilled blocks: NULL until the first one. */
   guint64              spill_from;
   guint                spill_keep;
-  int                  spill_fd;
+  StrataBlockPacker   *packer;
+  gboolean             own_packer;
   gboolean             spill_failed;
-  guint64              spill_offset;
   guint64              n_spilled;
   guint64              n_unspilled;
   guint64              budget;          /* bytes of activities in memory */
@@ -120,9 +125,6 @@ struct _StrataRawStore
   guint64              peak_lane_bytes;
   guint64              n_evicted;       /* tails spilled for the budget */
   guint64              next_round;      /* no spill_tails() before this size */
-  GByteArray          *spill_buf;
-  GMutex               dctx_lock;
-  ZSTD_DCtx           *dctx;
 };
 
 typedef struct
@@ -140,7 +142,6 @@ strata_raw_store_new (void)
   self->channels = g_array_new (FALSE, TRUE, sizeof (Channel));
   g_mutex_init (&self->lent_lock);
   self->lent = g_array_new (FALSE, TRUE, sizeof (LentRange));
-  self->spill_fd = -1;
   self->spill_keep = SPILL_KEEP;
   self->spill_from = SPILL_FROM;
   self->budget = SPILL_BUDGET;
@@ -153,7 +154,6 @@ strata_raw_store_new (void)
     if (env != NULL && *env != '\0')
       self->budget = g_ascii_strtoull (env, NULL, 10);
   }
-  g_mutex_init (&self->dctx_lock);
 
   return self;
 }
@@ -188,11 +188,18 @@ strata_raw_store_free (StrataRawStore *self)
           g_clear_pointer (&ch->spilled[l], g_array_unref);
         }
     }
-  if (self->spill_fd >= 0)
-    close (self->spill_fd);
-  g_clear_pointer (&self->spill_buf, g_byte_array_unref);
-  g_clear_pointer (&self->dctx, ZSTD_freeDCtx);
-  g_mutex_clear (&self->dctx_lock);
+  if (self->packer != NULL)
+    {
+      StrataBlockPackerStats stats;
+
+      strata_block_packer_get_stats (self->packer, &stats);
+      g_debug ("raw store: %" G_GUINT64_FORMAT " blocks to the packer, %" G_GUINT64_FORMAT
+               " packed on the adder's thread (the queue full), %" G_GUINT64_FORMAT " waits; peak queue %"
+               G_GSIZE_FORMAT " bytes; %" G_GUINT64_FORMAT " activities brought back",
+               stats.n_blocks, stats.n_helped, stats.n_waits, stats.peak_queued, self->n_unspilled);
+    }
+  if (self->own_packer)
+    g_clear_pointer (&self->packer, strata_block_packer_free);
   g_array_unref (self->channels);
   for (guint i = 0; i < self->lent->len; i++)
     g_free (g_array_index (self->lent, LentRange, i).acts);
@@ -220,7 +227,7 @@ lane_base (Channel *ch,
   if (spilled == NULL || spilled->len == 0)
     return 0;
   return (spilled->len - 1) * STRATA_RAW_STORE_BLOCK +
-         g_array_index (spilled, StrataIndexBlock, spilled->len - 1).n;
+         g_array_index (spilled, StrataRawStoreSpilled, spilled->len - 1).n;
 }
 
 /* What a lane's GArray of @len activities has allocated. A lane only
@@ -344,49 +351,6 @@ lane_view (StrataRawStore *self,
   return TRUE;
 }
 
-/* The bytes of a spilled block, read back from the spill file into @out
- * (STRATA_RAW_STORE_MAX_PACKED bytes). */
-gboolean
-strata_raw_store_read_spilled (StrataRawStore         *self,
-                               const StrataIndexBlock *rec,
-                               guint8                 *out)
-{
-  gsize done = 0;
-
-  if (self->spill_fd < 0 || rec->size > STRATA_RAW_STORE_MAX_PACKED)
-    return FALSE;
-  while (done < rec->size)
-    {
-      gssize got = pread (self->spill_fd, out + done, rec->size - done, (off_t) (rec->offset + done));
-
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        return FALSE;
-      done += (gsize) got;
-    }
-  return TRUE;
-}
-
-static gboolean
-unpack_spilled (StrataRawStore         *self,
-                const StrataIndexBlock *rec,
-                StrataActivity         *out)
-{
-  guint8 bytes[STRATA_RAW_STORE_MAX_PACKED];
-  gboolean ok;
-
-  if (!strata_raw_store_read_spilled (self, rec, bytes))
-    return FALSE;
-  g_mutex_lock (&self->dctx_lock);
-  if (self->dctx == NULL)
-    self->dctx = ZSTD_createDCtx ();
-  ok = strata_index_unpack_block (bytes, rec->size, rec->codec, rec->n, sizeof (StrataActivity),
-                                  self->dctx, out);
-  g_mutex_unlock (&self->dctx_lock);
-  return ok;
-}
-
 /* Activity @i of a lane in memory that is among its spilled ones. */
 static const StrataActivity *
 spilled_get (LaneView *v,
@@ -396,9 +360,12 @@ spilled_get (LaneView *v,
 
   if (b != v->block)
     {
-      const StrataIndexBlock *rec = (const StrataIndexBlock *) v->spilled + b;
+      const StrataRawStoreSpilled *rec = (const StrataRawStoreSpilled *) v->spilled + b;
+      StrataRawStore *store = v->store;
 
-      v->block_n = unpack_spilled (v->store, rec, v->buf) ? rec->n : 0;
+      v->block_n = strata_block_packer_read (store->packer, rec->ticket, v->buf);
+      if (v->block_n != rec->n)
+        v->block_n = 0;
       v->block = b;
     }
   return i - b * STRATA_RAW_STORE_BLOCK < v->block_n ? &v->buf[i - b * STRATA_RAW_STORE_BLOCK] : NULL;
@@ -493,41 +460,22 @@ rebuild_fences (GArray *lane,
     }
 }
 
-/* An unlinked file for the spilled blocks: in $XDG_CACHE_HOME/strata,
- * else in the temporary directory. */
+/* The level spilled blocks are packed at: the index writer's, so it
+ * copies their bytes as the packer wrote them. */
 static int
-open_spill_file (void)
+spill_zstd_level (void)
 {
-  g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "strata", NULL);
-  const char *dirs[] = { cache, g_get_tmp_dir () };
+  const char *env = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
 
-  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
-    {
-      g_autofree char *templ = NULL;
-      int fd;
-
-      if (g_mkdir_with_parents (dirs[i], 0700) != 0)
-        continue;
-#ifdef O_TMPFILE
-      fd = open (dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-      if (fd >= 0)
-        return fd;
-#endif
-      templ = g_build_filename (dirs[i], "raw-store-XXXXXX", NULL);
-      fd = g_mkstemp_full (templ, O_RDWR | O_CLOEXEC, 0600);
-      if (fd >= 0)
-        {
-          g_unlink (templ);
-          return fd;
-        }
-    }
-  return -1;
+  return env != NULL ? CLAMP (atoi (env), 0, 19) : STRATA_INDEX_ZSTD_LEVEL;
 }
 
-/* Packs the @n activities of the lane in memory from @from (a full
- * block, or a lane's short last one) and appends them to the spill file
- * (the caller then drops them from memory). FALSE (and no more spilling)
- * if they cannot be written: the store then simply stays in memory. */
+/* Hands the @n activities of the lane in memory from @from (a full
+ * block, or a lane's short last one) to the packer, which packs and
+ * writes them on its own thread (the caller then drops them from
+ * memory; the packer holds its copy until it is written). FALSE (and no
+ * more spilling) if there is no spill file or a block could not be
+ * written: the store then simply keeps the rest in memory. */
 static gboolean
 spill_block (StrataRawStore *self,
              Channel        *ch,
@@ -536,47 +484,40 @@ spill_block (StrataRawStore *self,
              guint           n)
 {
   GArray *lane = ch->lanes[l];
-  StrataIndexBlock rec = { 0 };
-  gsize done = 0;
+  StrataRawStoreSpilled rec = { 0 };
+  g_autoptr(GBytes) bytes = NULL;
 
-  if (self->spill_fd < 0)
+  if (self->packer == NULL)
     {
-      self->spill_fd = open_spill_file ();
-      if (self->spill_fd < 0)
+      g_autoptr(GError) error = NULL;
+
+      const char *env = g_getenv ("STRATA_RAW_STORE_SPILL_QUEUE");
+      gsize queue = env != NULL && *env != '\0' ? g_ascii_strtoull (env, NULL, 10) : SPILL_QUEUE;
+
+      self->packer = strata_block_packer_new (queue, spill_zstd_level (), &error);
+      if (self->packer == NULL)
         {
+          g_debug ("raw store: stays in memory: %s", error->message);
           self->spill_failed = TRUE;
           return FALSE;
         }
-      self->spill_buf = g_byte_array_new ();
+      self->own_packer = TRUE;
+    }
+  if (strata_block_packer_has_failed (self->packer))
+    {
+      self->spill_failed = TRUE;
+      return FALSE;
     }
 
   g_assert (n > 0 && n <= STRATA_RAW_STORE_BLOCK && from + n <= lane->len);
   g_assert (lane_base (ch, l) % STRATA_RAW_STORE_BLOCK == 0);
 
-  strata_index_pack_block (&g_array_index (lane, StrataActivity, from), n, sizeof (StrataActivity),
-                           STRATA_INDEX_ZSTD_LEVEL, self->spill_buf, &rec.codec);
-  rec.offset = self->spill_offset;
-  rec.size = self->spill_buf->len;
+  bytes = g_bytes_new (&g_array_index (lane, StrataActivity, from), (gsize) n * sizeof (StrataActivity));
+  rec.ticket = strata_block_packer_submit (self->packer, bytes, sizeof (StrataActivity), STRATA_RAW_STORE_BLOCK);
   rec.n = n;
-  rec.checksum = strata_index_checksum (self->spill_buf->data, self->spill_buf->len);
-  while (done < rec.size)
-    {
-      gssize put = pwrite (self->spill_fd, self->spill_buf->data + done, rec.size - done,
-                           (off_t) (rec.offset + done));
-
-      if (put < 0 && errno == EINTR)
-        continue;
-      if (put <= 0)
-        {
-          self->spill_failed = TRUE;
-          return FALSE;
-        }
-      done += (gsize) put;
-    }
-  self->spill_offset += rec.size;
 
   if (ch->spilled[l] == NULL)
-    ch->spilled[l] = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
+    ch->spilled[l] = g_array_new (FALSE, FALSE, sizeof (StrataRawStoreSpilled));
   g_array_append_val (ch->spilled[l], rec);
   self->n_spilled += n;
   return TRUE;
@@ -695,12 +636,13 @@ unspill_block (StrataRawStore *self,
                Channel        *ch,
                guint           l)
 {
-  const StrataIndexBlock *rec = &g_array_index (ch->spilled[l], StrataIndexBlock, ch->spilled[l]->len - 1);
+  const StrataRawStoreSpilled *rec = &g_array_index (ch->spilled[l], StrataRawStoreSpilled, ch->spilled[l]->len - 1);
   StrataActivity acts[STRATA_RAW_STORE_BLOCK];
-
   guint n = rec->n;
 
-  if (!unpack_spilled (self, rec, acts))
+  /* Queued or written, the packer gives it back (its ticket is then
+   * simply never read again). */
+  if (strata_block_packer_read (self->packer, rec->ticket, acts) != n)
     g_error ("raw store: a spilled block cannot be read back");
   self->lane_bytes -= lane_alloc (ch->lanes[l]->len);
   g_array_prepend_vals (ch->lanes[l], acts, n);
@@ -1009,8 +951,8 @@ strata_raw_store_check (StrataRawStore *self,
 
 /* For the index writer: a lane of a store in memory and its fences, in
  * place (NULL for a mapped store: the writer writes built trees): the
- * records of its spilled blocks (*n_spilled blocks, read with
- * strata_raw_store_read_spilled(); all full but the last, which is short
+ * tickets of its spilled blocks (*n_spilled blocks, at
+ * strata_raw_store_get_packer(); all full but the last, which is short
  * only when *n is 0), then the *n activities after them. */
 const StrataActivity *
 strata_raw_store_peek_lane (StrataRawStore             *self,
@@ -1019,7 +961,7 @@ strata_raw_store_peek_lane (StrataRawStore             *self,
                             guint                      *n,
                             const StrataRawStoreFence **fences,
                             guint                      *n_fences,
-                            const StrataIndexBlock    **spilled,
+                            const StrataRawStoreSpilled **spilled,
                             guint                      *n_spilled)
 {
   LaneView v;
@@ -1035,6 +977,37 @@ strata_raw_store_peek_lane (StrataRawStore             *self,
   *spilled = v.spilled;
   *n_spilled = (v.base + STRATA_RAW_STORE_BLOCK - 1) / STRATA_RAW_STORE_BLOCK;
   return v.acts;
+}
+
+/* For the index writer: the packer the spilled blocks are tickets of
+ * (NULL if none was spilled). */
+StrataBlockPacker *
+strata_raw_store_get_packer (StrataRawStore *self)
+{
+  return self->packer;
+}
+
+/* The packer the store hands its spilled blocks to, instead of one of its
+ * own (made at the first): @packer must outlive the store, and be set
+ * before anything is spilled. */
+void
+strata_raw_store_set_packer (StrataRawStore    *self,
+                             StrataBlockPacker *packer)
+{
+  g_return_if_fail (self != NULL && self->map == NULL && self->packer == NULL);
+
+  self->packer = packer;
+  self->own_packer = FALSE;
+}
+
+/* Activities brought back from the packer into memory (short last
+ * blocks of lanes that grew again). */
+guint64
+strata_raw_store_get_unspilled (StrataRawStore *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_unspilled;
 }
 
 /* A store whose lanes are views over an index's bytes; nothing is read
@@ -1153,8 +1126,10 @@ array_bytes (GArray *a)
  * strata_raw_store_get_resident_bytes:
  *
  * The bytes the store holds in memory, by its own accounting: the lanes'
- * activities in memory, their fences and the records of their spilled
- * blocks, as allocated (not the spill file, nor a mapped index's pages).
+ * activities in memory, their fences and the tickets of their spilled
+ * blocks, as allocated, and what its packer holds for them (the blocks
+ * queued, a record per block); not the spill file, nor a mapped index's
+ * pages.
  */
 guint64
 strata_raw_store_get_resident_bytes (StrataRawStore *self)
@@ -1173,8 +1148,14 @@ strata_raw_store_get_resident_bytes (StrataRawStore *self)
           total += lane_alloc (ch->lanes[l]->len) + sizeof (GArray) +
                    array_bytes (ch->fences[l]) + array_bytes (ch->spilled[l]);
     }
-  if (self->spill_buf != NULL)
-    total += STRATA_RAW_STORE_MAX_PACKED;
+  if (self->packer != NULL)
+    {
+      StrataBlockPackerStats stats;
+
+      /* What waits to be packed, and the packer's record per block. */
+      strata_block_packer_get_stats (self->packer, &stats);
+      total += stats.queued + stats.records;
+    }
   return total;
 }
 

@@ -59,7 +59,7 @@ typedef struct
   guint                 n_fences;
   gpointer              packed;        /* mapped: StrataPackedArray */
   gpointer              fences_check;  /* mapped: StrataCheckedArray */
-  gconstpointer         spilled;       /* in memory: records of the blocks spilled */
+  gconstpointer         spilled;       /* in memory: tickets of the blocks spilled */
   guint                 base;          /* activities spilled, before acts[0] */
   gpointer              store;
   guint64               block;         /* the block in buf, or G_MAXUINT64 */
