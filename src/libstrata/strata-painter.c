@@ -215,6 +215,16 @@ typedef struct
   guint   n_done;
 } Layer;
 
+/* A span's items split where their starts or ends go back: each run is
+ * sorted by both (one lane of a chunk's channel: its items do not
+ * overlap), so the items in view are found by bisection. */
+typedef struct
+{
+  guint n_items;
+  guint n_runs;
+  guint ends[];   /* run r is [r ? ends[r - 1] : 0, ends[r]) */
+} SpanRuns;
+
 struct _StrataPainter
 {
   StrataStringPool    *strings;
@@ -259,20 +269,14 @@ struct _StrataPainter
   gint64               emit_ns;         /* and their lanes' emission */
 
   /* The sorted runs of pre-calculated spans, by their items' address
-   * (see span_runs()); used only for frames with no on-demand part. */
+   * (see span_runs()); used only for frames with no on-demand part, and
+   * kept only for spans in place in the tree: one decoded into the
+   * result (from a spilled or mapped chunk) may have the address of
+   * another next frame, so its runs go to span_runs_scratch. */
   GHashTable          *span_runs;
+  SpanRuns            *span_runs_scratch;
   gboolean             all_precomputed;
 };
-
-/* A span's items split where their starts or ends go back: each run is
- * sorted by both (one lane of a chunk's channel: its items do not
- * overlap), so the items in view are found by bisection. */
-typedef struct
-{
-  guint n_items;
-  guint n_runs;
-  guint ends[];   /* run r is [r ? ends[r - 1] : 0, ends[r]) */
-} SpanRuns;
 
 /* Geometry of one row's lanes, in frame coordinates. */
 typedef struct
@@ -848,6 +852,7 @@ strata_painter_free (StrataPainter *self)
   g_array_unref (self->row_of);
   g_hash_table_unref (self->members);
   g_hash_table_unref (self->span_runs);
+  g_free (self->span_runs_scratch);
   strata_string_pool_unref (self->strings);
   g_clear_object (&self->trace);
   g_free (self);
@@ -2084,7 +2089,8 @@ static const SpanRuns *
 span_runs (StrataPainter        *self,
            const StrataZoomSpan *span)
 {
-  SpanRuns *runs = g_hash_table_lookup (self->span_runs, span->items);
+  gboolean keep = !strata_zoom_result_holds (self->result, span->items);
+  SpanRuns *runs = keep ? g_hash_table_lookup (self->span_runs, span->items) : NULL;
   const StrataZoomItem *items = span->items;
   guint n = 1;
 
@@ -2094,7 +2100,10 @@ span_runs (StrataPainter        *self,
   for (guint i = 1; i < span->n_items; i++)
     n += items[i].start < items[i - 1].start || items[i].end < items[i - 1].end;
 
-  runs = g_malloc (sizeof (SpanRuns) + n * sizeof (guint));
+  if (keep)
+    runs = g_malloc (sizeof (SpanRuns) + n * sizeof (guint));
+  else
+    runs = self->span_runs_scratch = g_realloc (self->span_runs_scratch, sizeof (SpanRuns) + n * sizeof (guint));
   runs->n_items = span->n_items;
   runs->n_runs = 0;
   for (guint i = 1; i < span->n_items; i++)
@@ -2102,6 +2111,8 @@ span_runs (StrataPainter        *self,
       runs->ends[runs->n_runs++] = i;
   runs->ends[runs->n_runs++] = span->n_items;
 
+  if (!keep)
+    return runs;
   if (g_hash_table_size (self->span_runs) >= MAX_SPAN_RUNS)
     g_hash_table_remove_all (self->span_runs);
   g_hash_table_replace (self->span_runs, (gpointer) span->items, runs);

@@ -3130,6 +3130,27 @@ strata_zoom_result_get_spans (StrataZoomResult *self,
   return (const StrataZoomSpan *)(gpointer) self->spans->data;
 }
 
+/**
+ * strata_zoom_result_holds:
+ * @items: a span's items
+ *
+ * Whether @items live in this result (computed on demand, or decoded from
+ * a spilled or mapped chunk), so the next query into it may overwrite
+ * them; %FALSE for items in place in a chunk in memory, which stay as
+ * long as the tree.
+ */
+gboolean
+strata_zoom_result_holds (StrataZoomResult     *self,
+                          const StrataZoomItem *items)
+{
+  const StrataZoomItem *base;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  base = (const StrataZoomItem *)(gpointer) self->scratch->data;
+  return base != NULL && items >= base && items < base + self->scratch->len;
+}
+
 /* The open activities of @channel, while the tree grows. */
 static const StrataActivity *
 open_of_channel (StrataZoomTree *self,

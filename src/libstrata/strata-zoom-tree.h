@@ -145,6 +145,8 @@ StrataZoomResult *strata_zoom_result_new       (void);
 void            strata_zoom_result_free         (StrataZoomResult       *self);
 const StrataZoomSpan *strata_zoom_result_get_spans (StrataZoomResult    *self,
                                                     guint               *n_spans);
+gboolean        strata_zoom_result_holds        (StrataZoomResult       *self,
+                                                 const StrataZoomItem   *items);
 void            strata_zoom_tree_query_spans    (StrataZoomTree         *self,
                                                  guint                   level,
                                                  gint64                  from,
