@@ -1036,6 +1036,28 @@ typedef enum
   PROBE_STUCK,     /* the child waits on a lock it inherited */
 } ProbeResult;
 
+/* The first bytes of /proc/@pid/@what, NUL-terminated; FALSE if none. */
+static gboolean
+read_proc (pid_t       pid,
+           const char *what,
+           char       *buf,
+           gsize       size)
+{
+  char file[64];
+  ssize_t n;
+  int fd;
+
+  g_snprintf (file, sizeof file, "/proc/%d/%s", (int) pid, what);
+  if ((fd = open (file, O_RDONLY | O_CLOEXEC)) < 0)
+    return FALSE;
+  n = read (fd, buf, size - 1);
+  close (fd);
+  if (n <= 0)
+    return FALSE;
+  buf[n] = '\0';
+  return TRUE;
+}
+
 /* The CPU time @pid has used (in clock ticks), and whether it is waiting
  * in a futex right now; FALSE if /proc does not say. */
 static gboolean
@@ -1043,37 +1065,22 @@ child_cpu_and_wait (pid_t     pid,
                     guint64  *cpu,
                     gboolean *in_futex)
 {
-  char file[64], buf[512];
+  char buf[512];
   unsigned long long utime, stime;
   const char *after_name;
   long syscall_nr;
-  ssize_t n;
-  int fd;
 
-  g_snprintf (file, sizeof file, "/proc/%d/stat", (int) pid);
-  if ((fd = open (file, O_RDONLY | O_CLOEXEC)) < 0)
-    return FALSE;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return FALSE;
-  buf[n] = '\0';
   /* Past the command's name, which may hold spaces: state is field 3,
    * utime and stime fields 14 and 15. */
-  if ((after_name = strrchr (buf, ')')) == NULL ||
+  if (!read_proc (pid, "stat", buf, sizeof buf) ||
+      (after_name = strrchr (buf, ')')) == NULL ||
       sscanf (after_name + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
               &utime, &stime) != 2)
     return FALSE;
   *cpu = utime + stime;
 
-  g_snprintf (file, sizeof file, "/proc/%d/syscall", (int) pid);
-  if ((fd = open (file, O_RDONLY | O_CLOEXEC)) < 0)
+  if (!read_proc (pid, "syscall", buf, sizeof buf))
     return FALSE;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return FALSE;
-  buf[n] = '\0';
   *in_futex = sscanf (buf, "%ld", &syscall_nr) == 1 && syscall_nr == SYS_futex;
   return TRUE;
 }
