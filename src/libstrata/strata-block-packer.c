@@ -83,16 +83,9 @@ struct _StrataBlockPacker
   StrataIndexMap *cache;
 };
 
-/* An unlinked file in $XDG_CACHE_HOME/strata, else the temporary
- * directory. */
-static int
-open_spill_file (GError **error)
-{
-  return strata_block_packer_open_spill_file (error);
-}
-
-/* The packer's kind of spill file, for users that keep one of their own
- * (the zoom tree's levels put a big open chunk's items there): unlinked,
+/* The packer's kind of spill file, also for users that keep one of their
+ * own (the zoom tree's levels put a big open chunk's items there): an
+ * unlinked file in $XDG_CACHE_HOME/strata, else the temporary directory,
  * closed with close(). -1 and @error when there is no folder for it. */
 int
 strata_block_packer_open_spill_file (GError **error)
@@ -237,7 +230,7 @@ strata_block_packer_new (gsize    max_queued,
                          GError **error)
 {
   StrataBlockPacker *self;
-  int fd = open_spill_file (error);
+  int fd = strata_block_packer_open_spill_file (error);
 
   if (fd < 0)
     return NULL;
