@@ -89,6 +89,22 @@ strata_test_fixture_bytes (const char *name)
   return g_bytes_new_take (data, len);
 }
 
+/* A fixture loaded whole, with its zoom tree, in memory. */
+StrataTrace *
+strata_test_load_with_tree (const char *name)
+{
+  g_autofree char *path = strata_test_fixture (name);
+  g_autoptr(GError) error = NULL;
+  StrataZoomParams params;
+  StrataTrace *trace;
+
+  strata_zoom_params_init (&params);
+  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strata_trace_get_zoom_tree (trace));
+  return trace;
+}
+
 /* @data written to the file @name in the tmpdir; returns its path. */
 char *
 strata_test_write_tmp (const char   *name,

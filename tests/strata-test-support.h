@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 char       *strata_test_fixture            (const char        *name);
 char       *strata_test_tmpdir             (void);
 GBytes     *strata_test_fixture_bytes      (const char        *name);
+StrataTrace *strata_test_load_with_tree    (const char        *name);
 char       *strata_test_write_tmp          (const char        *name,
                                             const guint8      *data,
                                             gsize              len);

@@ -115,21 +115,6 @@ paint_views (StrataPainter *painter,
   return folded;
 }
 
-static StrataTrace *
-load_with_tree (const char *name)
-{
-  g_autofree char *path = strata_test_fixture (name);
-  g_autoptr(GError) error = NULL;
-  StrataZoomParams params;
-  StrataTrace *trace;
-
-  strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (strata_trace_get_zoom_tree (trace));
-  return trace;
-}
-
 static void
 test_fixtures (void)
 {
@@ -137,7 +122,7 @@ test_fixtures (void)
 
   for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
-      g_autoptr(StrataTrace) trace = load_with_tree (fixtures[f]);
+      g_autoptr(StrataTrace) trace = strata_test_load_with_tree (fixtures[f]);
       g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
       g_autoptr(GArray) rows = strata_painter_default_rows (painter);
       gint64 start = strata_trace_get_start (trace), end = strata_trace_get_end (trace);
@@ -153,7 +138,7 @@ test_fixtures (void)
 static void
 test_merged_rows (void)
 {
-  g_autoptr(StrataTrace) trace = load_with_tree ("sched-tgid.txt");
+  g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-tgid.txt");
   g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
   g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
   const StrataChannel *channels;

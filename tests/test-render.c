@@ -24,22 +24,6 @@
 
 #define SCHEME STRATA_PAINT_SCHEME_LIGHT
 
-static StrataTrace *
-load_with_tree (const char *name)
-{
-  g_autofree char *path = strata_test_fixture (name);
-  g_autoptr(GError) error = NULL;
-  StrataZoomParams params;
-  StrataTrace *trace;
-
-  strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (strata_trace_get_zoom_tree (trace));
-
-  return trace;
-}
-
 static guint
 n_rows_of (StrataPainter *painter)
 {
@@ -178,7 +162,7 @@ check_columns_against_raw (StrataTrace             *trace,
 static void
 test_columns_match_raw_store (void)
 {
-  g_autoptr(StrataTrace) trace = load_with_tree ("sched-small.dat");
+  g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-small.dat");
   g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
   g_autoptr(StrataDisplayList) list = strata_display_list_new ();
   gint64 start = strata_trace_get_start (trace), end = strata_trace_get_end (trace);
@@ -210,7 +194,7 @@ test_columns_match_raw_store (void)
 static void
 test_known_thread_running (void)
 {
-  g_autoptr(StrataTrace) trace = load_with_tree ("sched-small.dat");
+  g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-small.dat");
   g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
   g_autoptr(StrataDisplayList) list = strata_display_list_new ();
   const StrataChannel *channels;
@@ -398,7 +382,7 @@ test_rect_count_bounded (void)
 static void
 test_real_trace_bounded (void)
 {
-  g_autoptr(StrataTrace) trace = load_with_tree ("sched-small.dat");
+  g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-small.dat");
   g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
   g_autoptr(StrataDisplayList) list = strata_display_list_new ();
   guint widths[] = { 16, 100, 640, 2500 };
@@ -416,7 +400,7 @@ test_real_trace_bounded (void)
 static void
 test_scrolled_rows (void)
 {
-  g_autoptr(StrataTrace) trace = load_with_tree ("sched-small.dat");
+  g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-small.dat");
   g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
   g_autoptr(StrataDisplayList) list = strata_display_list_new ();
   const StrataPaintStyle *style = strata_painter_get_style (painter);
@@ -460,7 +444,7 @@ test_default_rows (void)
 
   for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
-      g_autoptr(StrataTrace) trace = load_with_tree (fixtures[f]);
+      g_autoptr(StrataTrace) trace = strata_test_load_with_tree (fixtures[f]);
       g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
       g_autofree guint8 *known = NULL;
       g_autofree guint *seen = NULL;
@@ -594,7 +578,7 @@ test_cli_png (void)
   g_autofree char *dir = strata_test_tmpdir ();
   g_autofree char *png = g_build_filename (dir, "render.png", NULL);
   g_autofree char *out = NULL, *err = NULL;
-  g_autoptr(StrataTrace) trace = load_with_tree ("sched-small.dat");
+  g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-small.dat");
   g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
   g_autoptr(StrataDisplayList) list = strata_display_list_new ();
   const StrataPaintStyle *style = strata_painter_get_style (painter);
