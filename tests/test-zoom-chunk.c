@@ -14,14 +14,19 @@
 
 #include <string.h>
 
+#include "strata-index-private.h"
 #include "strata-test-support.h"
 
 static const char *fixtures[] = {
   "sched-small.dat", "sched-tgid.dat", "lossy.txt", "instances.dat",
 };
 
+/* Each lane's activities are read one block at a time, and a lane that
+ * begins after the chunk is skipped on its first fence: in memory and
+ * with every block of every lane spilled to disk, even the short last
+ * ones, the items are the reference's. */
 static void
-test_on_demand_equals_brute_force (void)
+check_on_demand (gboolean spilled)
 {
   g_autoptr(GRand) rand = g_rand_new_with_seed (11);
 
@@ -29,17 +34,59 @@ test_on_demand_equals_brute_force (void)
     {
       g_autofree char *path = strata_test_fixture (fixtures[f]);
       g_autoptr(GError) error = NULL;
-      g_autoptr(StrataRawStore) store = strata_raw_store_new ();
-      g_autoptr(StrataTrace) trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT,
-                                                             strata_raw_store_add, store, &error);
+      g_autoptr(StrataRawStore) store = NULL;
+      g_autoptr(StrataTrace) trace = NULL;
       const StrataActivity *all;
       StrataZoomGeometry g;
       gsize n;
-      guint n_channels, checked = 0, aggregates = 0;
+      guint n_channels, checked = 0, aggregates = 0, lanes = 0, n_spilled = 0;
 
+      if (spilled)
+        g_setenv ("STRATA_RAW_STORE_BUDGET", "0", TRUE);
+      store = strata_raw_store_new ();
+      g_unsetenv ("STRATA_RAW_STORE_BUDGET");
+      if (spilled)
+        strata_raw_store_set_spill (store, 0, 0);
+      trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT, strata_raw_store_add, store, &error);
       g_assert_no_error (error);
       all = strata_trace_get_activities (trace, &n);
       strata_trace_get_channels (trace, &n_channels);
+
+      /* The first-fence test against every activity of the trace. */
+      for (guint32 c = 0; c < n_channels; c++)
+        for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+          {
+            gint64 first = G_MAXINT64;
+            gint64 ts[3];
+
+            for (gsize i = 0; i < n; i++)
+              if (all[i].channel == c && strata_zoom_lane_of (&all[i]) == l)
+                first = MIN (first, all[i].start);
+            ts[0] = first;
+            ts[1] = first == G_MAXINT64 ? G_MAXINT64 : first + 1;
+            ts[2] = strata_trace_get_end (trace) + 1;
+            for (guint k = 0; k < G_N_ELEMENTS (ts); k++)
+              {
+                gboolean want = first < ts[k];
+
+                g_assert_cmpint (strata_raw_store_lane_begins_before (store, c, l, ts[k]), ==, want);
+              }
+            lanes += first != G_MAXINT64;
+            if (spilled && first != G_MAXINT64)
+              {
+                const StrataRawStoreFence *fences;
+                const StrataRawStoreSpilled *blocks;
+                guint n_in_memory, n_fences, n_blocks;
+
+                strata_raw_store_peek_lane (store, c, l, &n_in_memory, &fences, &n_fences, &blocks, &n_blocks);
+                n_spilled += n_blocks;
+              }
+          }
+      g_assert_cmpuint (lanes, >, 0);
+      /* Blocks went to disk, short last ones too (the channels appended
+       * to last keep their tails). */
+      g_test_message ("%s: %u lanes, %u blocks spilled", fixtures[f], lanes, n_spilled);
+      g_assert_true (!spilled || n_spilled > lanes / 2);
       /* 256 pixels per chunk, so aggregation happens at every level of
        * these short recordings. */
       g_assert_true (strata_zoom_geometry_init (&g, strata_trace_get_start (trace),
@@ -70,6 +117,18 @@ test_on_demand_equals_brute_force (void)
       g_assert_cmpuint (checked, >, 0);
       g_assert_cmpuint (aggregates, >, 0);
     }
+}
+
+static void
+test_on_demand_equals_brute_force (void)
+{
+  check_on_demand (FALSE);
+}
+
+static void
+test_on_demand_spilled_equals_brute_force (void)
+{
+  check_on_demand (TRUE);
 }
 
 /* A chunk's items hold every activity that overlaps it, and all their
@@ -129,6 +188,8 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/strata/zoom-tree/on-demand-equals-brute-force", test_on_demand_equals_brute_force);
+  g_test_add_func ("/strata/zoom-tree/on-demand-spilled-equals-brute-force",
+                   test_on_demand_spilled_equals_brute_force);
   g_test_add_func ("/strata/zoom-tree/conservation", test_conservation);
   return g_test_run ();
 }

@@ -909,6 +909,35 @@ strata_raw_store_open_lane (StrataRawStore *self,
 }
 
 /**
+ * strata_raw_store_lane_begins_before:
+ *
+ * Whether the lane has an activity that starts before @t, from its first
+ * fence alone: a lane that begins later is known empty over any range
+ * ending at @t without a block of it being read (a channel born late in
+ * the trace, asked for a chunk at its start).
+ *
+ * Returns: %FALSE if the lane has none starting before @t; %TRUE if it may
+ */
+gboolean
+strata_raw_store_lane_begins_before (StrataRawStore *self,
+                                     guint32         channel,
+                                     guint           lane,
+                                     gint64          t)
+{
+  LaneView v;
+
+  g_return_val_if_fail (self != NULL && lane < N_LANES, FALSE);
+
+  if (!lane_view (self, channel, lane, &v))
+    return FALSE;
+  /* No fence, or one found damaged: the look-up itself will tell. */
+  if (v.n_fences == 0 ||
+      (v.fences_check != NULL && !strata_checked_array_check (v.fences_check, 0, 1)))
+    return TRUE;
+  return ((const Fence *) v.fences)[0].start < t;
+}
+
+/**
  * strata_raw_lane_get:
  * @i: an activity of the lane
  *

@@ -67,6 +67,10 @@ typedef struct
   StrataActivity        buf[STRATA_RAW_STORE_BLOCK];
 } StrataRawLane;
 
+gboolean strata_raw_store_lane_begins_before (StrataRawStore *self,
+                                              guint32         channel,
+                                              guint           lane,
+                                              gint64          t);
 gboolean strata_raw_store_open_lane (StrataRawStore *self,
                                      guint32         channel,
                                      guint           lane,

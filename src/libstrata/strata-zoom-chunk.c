@@ -28,12 +28,14 @@ by_lane_then_start (gconstpointer pa,
   return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* strata_zoom_compute_chunk_full() over the raw store alone: the lanes are
- * walked in place, not copied, and the items written straight into @out,
- * which is made big enough first (a lane's items are never more than its
- * activities). The chunks the build computes at the end (a level's first
- * one, the whole trace at level 0) went item by item through GArray's
- * append before. */
+/* strata_zoom_compute_chunk_full() over the raw store alone: each lane is
+ * walked once, block by block through strata_raw_lane_get() (a spilled or
+ * mapped lane is decoded one block at a time, never copied whole), and
+ * the items go to a vector that grows with them, then into @out. The
+ * chunks the build computes at the end (a level's first one, the whole
+ * trace at level 0) used to have every lane in range decoded twice, once
+ * to size the output by its activities and once to walk it, and a copy
+ * of each lane as big as its part of the trace. */
 static guint
 compute_chunk_in_place (StrataRawStore *store,
                         gint64          s,
@@ -42,39 +44,26 @@ compute_chunk_in_place (StrataRawStore *store,
                         guint32         channel,
                         GArray         *out)
 {
-  guint64 total = 0;
-  guint n_starts = 0, old_len = out->len;
+  StrataRawLane lane;
   StrataAggregateRun run;
-  StrataZoomItemVec vec;
-
-  /* A lane is used before the next is asked for: the store promises no
-   * more than that. */
-  for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
-    {
-      guint first, end;
-
-      if (strata_raw_store_get_lane (store, channel, l, s, e, &first, &end) != NULL && end > first)
-        total += end - first;
-    }
-  if (total == 0)
-    return 0;
-
-  g_array_set_size (out, old_len + total + 2);
-  vec.items = &g_array_index (out, StrataZoomItem, old_len);
-  vec.len = 0;
-  vec.alloc = total + 2;
+  StrataZoomItemVec vec = { NULL, 0, 0 };
+  guint n_starts = 0;
 
   strata_aggregate_run_init (&run, pixel);
   for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
     {
+      const StrataActivity *p;
       guint first, end;
-      const StrataActivity *lane = strata_raw_store_get_lane (store, channel, l, s, e, &first, &end);
 
-      if (lane == NULL)
+      /* A lane that begins after the chunk costs no block read; asked for
+       * [s, s), the look-up finds the first activity that can overlap the
+       * chunk without walking on to the chunk's end. */
+      if (!strata_raw_store_lane_begins_before (store, channel, l, e) ||
+          !strata_raw_store_open_lane (store, channel, l, s, s, &lane, &first, &end))
         continue;
-      for (guint k = first; k < end; k++)
+      for (guint k = first; (p = strata_raw_lane_get (&lane, k)) != NULL && p->start < e; k++)
         {
-          StrataActivity a = lane[k];
+          StrataActivity a = *p;
 
           if (!strata_activity_overlaps (&a, s, e))
             continue;
@@ -87,9 +76,9 @@ compute_chunk_in_place (StrataRawStore *store,
     }
   strata_aggregate_run_clear (&run);
 
-  /* Before every offer at least three places were left: it never grew. */
-  g_assert (vec.items == &g_array_index (out, StrataZoomItem, old_len));
-  g_array_set_size (out, old_len + vec.len);
+  if (vec.len > 0)
+    g_array_append_vals (out, vec.items, vec.len);
+  strata_zoom_item_vec_clear (&vec);
 
   return n_starts;
 }
