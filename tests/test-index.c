@@ -1342,7 +1342,7 @@ test_cli_same_answers (void)
       g_assert_true (g_file_test (index_path, G_FILE_TEST_EXISTS));
       if (g_str_equal (commands[c][0], "tree"))
         {
-          /* The tree's "Pass:" line says how long it took. */
+          /* The tree's "Opened in:" line says how long the open took. */
           g_assert_cmpstr (strstr (first, "Size:"), ==, strstr (plain, "Size:"));
           g_assert_cmpstr (strstr (second, "Size:"), ==, strstr (plain, "Size:"));
         }

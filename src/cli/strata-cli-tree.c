@@ -4,7 +4,7 @@
  * builds: its parameters, the chunks pre-calculated at each level, a small
  * picture of where the tree is deep (dense data) and where it is shallow
  * (sparse data, computed on demand), its size against the raw store, and
- * how long the pass took.
+ * how long opening the file took (the pass, when the index was built).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -225,8 +225,13 @@ again:
       printf ("Parameters:   zoom factor %u, %u pixels per chunk, density %u, %s buffers\n",
               params->zoom_factor, params->pixels_per_chunk, params->density_threshold,
               criterion_name (params));
-      printf ("Pass:         %s, %" G_GUINT64_FORMAT " activities in %" G_GUINT64_FORMAT " buffers\n",
-              took_text, n_raw, strata_zoom_tree_get_n_buffers (tree));
+      /* Through a sound index the pass does not run: the time is the
+       * open's, and saying "pass" made a mapped 20M-event tree look
+       * built in half a millisecond. */
+      printf ("Opened in:    %s (%s), %" G_GUINT64_FORMAT " activities in %" G_GUINT64_FORMAT " buffers\n",
+              took_text, strata_trace_get_index_path (trace) == NULL ? "the pass, no index"
+                                                                      : "the pass if the index was built, else its open",
+              n_raw, strata_zoom_tree_get_n_buffers (tree));
       printf ("Size:         raw store %.1f MiB, pre-calculated chunks %.1f MiB (%.2fx the raw store)\n",
               n_raw * sizeof (StrataActivity) / 1048576.0, tree_size / 1048576.0,
               n_raw > 0 ? (double) tree_size / (n_raw * sizeof (StrataActivity)) : 0.0);
