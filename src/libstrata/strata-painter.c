@@ -2511,6 +2511,59 @@ thread_cpu_ns (void)
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
+/* The items of a span of @n that can be in view, folded (fold_items()
+ * culls the rest): each of its lanes is cut to them by bisection. A
+ * lane's items do not overlap, so both their starts and their ends are in
+ * order: the items before the cut have ended before the view, the ones
+ * after start after it, and an item that starts before the view and
+ * reaches into it is kept. The same items in the same order as folding
+ * the whole span. */
+static void
+fold_span (StrataPainter        *self,
+           StrataDisplayList    *list,
+           const StrataChannel  *channel,
+           const RowGeometry    *geo,
+           const StrataZoomItem *items,
+           guint                 n)
+{
+  if (n < MIN_SPAN_CUT)
+    {
+      fold_items (self, list, channel, geo, items, 0, n);
+      return;
+    }
+
+  for (guint first = 0, next; first < n; first = next)
+    {
+      guint lo = first, hi, end;
+
+      next = lane_end (items, first, n);
+      hi = next;
+      /* The first item that starts after the view... */
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (items[mid].start > list->to)
+            hi = mid;
+          else
+            lo = mid + 1;
+        }
+      end = lo;
+      /* ...and the first that ends in it or after. */
+      lo = first, hi = end;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (items[mid].end < list->from)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      fold_items (self, list, channel, geo, items, lo, end);
+    }
+}
+
 static void
 paint_row (StrataPainter        *self,
            StrataDisplayList    *list,
@@ -2527,54 +2580,21 @@ paint_row (StrataPainter        *self,
     t0 = thread_cpu_ns ();
 
   /* A span is a whole chunk's, up to 2F times the viewport at the level
-   * a frame is drawn from. What lies outside is left with two
-   * comparisons, before paint_item's divisions; but first each of the
-   * span's lanes is cut to the items that can be in view by bisection (a
-   * lane's items do not overlap, so both their starts and their ends are
-   * in order: the items before the cut have ended before the view, the
-   * ones after start after it; an item that starts before the view and
-   * reaches into it is kept). The reference fold folds every item. */
+   * a frame is drawn from: its lanes are cut to the view first
+   * (fold_span()). The reference fold takes every item, leaving what lies
+   * outside with two comparisons before paint_item's divisions. */
   for (guint s = 0; s < n_spans; s++)
     {
       const StrataZoomItem *items = spans[s].items;
       guint n = spans[s].n_items;
 
-      if (self->reference_fold || n < MIN_SPAN_CUT)
+      if (self->reference_fold)
         {
           paint_items (self, list, channel, &geo, items, 0, n);
           continue;
         }
 
-      for (guint first = 0, next; first < n; first = next)
-        {
-          guint lo = first, hi, end;
-
-          next = lane_end (items, first, n);
-          hi = next;
-          /* The first item that starts after the view... */
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
-
-              if (items[mid].start > list->to)
-                hi = mid;
-              else
-                lo = mid + 1;
-            }
-          end = lo;
-          /* ...and the first that ends in it or after. */
-          lo = first, hi = end;
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
-
-              if (items[mid].end < list->from)
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
-          paint_items (self, list, channel, &geo, items, lo, end);
-        }
+      fold_span (self, list, channel, &geo, items, n);
     }
 
   if (self->timed)
@@ -2986,12 +3006,12 @@ paint_merged_rows (StrataPainter        *self,
           {
             const StrataChannel *channel = &self->channels[spans[s].channel];
 
-            /* fold_items() first leaves out what ends before the view
-             * or starts after it, which paint_item() leaves out too
-             * (it lands outside the area) unless the view is longer
-             * than 2^53 ns. */
+            /* fold_span() first leaves out what ends before the view or
+             * starts after it, which paint_item() leaves out too (it
+             * lands outside the area) unless the view is longer than
+             * 2^53 ns. */
             if (!self->reference_fold)
-              fold_items (self, list, channel, &geo, spans[s].items, 0, spans[s].n_items);
+              fold_span (self, list, channel, &geo, spans[s].items, spans[s].n_items);
             else
               for (guint i = 0; i < spans[s].n_items; i++)
                 paint_item (self, list, channel, &geo, &spans[s].items[i]);
