@@ -10,7 +10,9 @@
 # Environment: SIZES ("1M 10M 100M"), RUNS (3), BIG_RUNS (1, above 10M),
 #              FRAMES (20 per level), BIG_EXTRA (more options for the bench
 #              above 10M, e.g. "--fold-ab --item-stats": such a run is
-#              long to build, so it says all it can at once)
+#              long to build, so it says all it can at once), EXTRA (more
+#              options for every run, e.g. "--split"), KEEP (a folder to
+#              keep each run's output in)
 set -eu
 
 BUILD=${1:-_build}
@@ -19,6 +21,8 @@ RUNS=${RUNS:-3}
 BIG_RUNS=${BIG_RUNS:-1}
 FRAMES=${FRAMES:-20}
 BIG_EXTRA=${BIG_EXTRA:-}
+EXTRA=${EXTRA:-}
+KEEP=${KEEP:-}
 bench=$BUILD/bench/strata-bench-frame
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -29,7 +33,8 @@ for size in $SIZES; do
   case $size in 1M|1m|10M|10m) ;; *) runs=$BIG_RUNS; extra=$BIG_EXTRA ;; esac
   for r in $(seq 1 "$runs"); do
     # shellcheck disable=SC2086 # the options are words
-    "$bench" -n "$size" -f "$FRAMES" -s "$r" $extra > "$out/$size-$r.txt"
+    "$bench" -n "$size" -f "$FRAMES" -s "$r" $extra $EXTRA > "$out/$size-$r.txt"
+    if [ -n "$KEEP" ]; then mkdir -p "$KEEP" && cp "$out/$size-$r.txt" "$KEEP/"; fi
   done
   echo "### $size activities (run 1 of $runs)"
   echo
@@ -46,4 +51,20 @@ for size in $SIZES; do
   raw=$(grep -h '^all levels' "$out/$size"-*.txt | sed 's/.*raw median \([0-9.]*\) ms.*/\1/' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   n=$(ls "$out/$size"-*.txt | wc -l)
   echo "| $size | $n | $tree | $raw |"
+done
+
+echo
+echo "### By level: median over runs of each run's frame median / paint median (ms)"
+echo
+for size in $SIZES; do
+  echo "| $size level | runs | frame | paint |"
+  echo "|---|---|---|---|"
+  for level in 0 1 2 3 4 5 6 7 8 9; do
+    # The main table's rows: | level | span | tree level | items | on-demand | nodes | frame | paint | ...
+    frame=$(for f in "$out/$size"-*.txt; do awk -F'|' -v l="$level" '$2 ~ /^ *[0-9]+ *$/ && $2 + 0 == l && $3 ~ /s *$/ {print $8 + 0; exit}' "$f"; done | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}')
+    paint=$(for f in "$out/$size"-*.txt; do awk -F'|' -v l="$level" '$2 ~ /^ *[0-9]+ *$/ && $2 + 0 == l && $3 ~ /s *$/ {print $9 + 0; exit}' "$f"; done | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}')
+    n=$(ls "$out/$size"-*.txt | wc -l)
+    echo "| $level | $n | $frame | $paint |"
+  done
+  echo
 done

@@ -382,6 +382,7 @@ main (int    argc,
   gint only_level = -1;
   gboolean item_stats = FALSE;
   gboolean fold_ab = FALSE;
+  gboolean split = FALSE;
   g_autofree char *live = NULL;
   GOptionEntry entries[] = {
     { "n", 'n', 0, G_OPTION_ARG_STRING, &count, "Activities (1M, 10M, 100M)", "N" },
@@ -394,6 +395,8 @@ main (int    argc,
       "Time only this one of the ten levels (to profile it)", "L" },
     { "fold-ab", 0, 0, G_OPTION_ARG_NONE, &fold_ab,
       "Also paint each frame again with the painter's reference (per-item) fold and with its fold: the same list, and their times", NULL },
+    { "split", 0, 0, G_OPTION_ARG_NONE, &split,
+      "Also paint each frame again, split: the rows' fold, their emission, the rest of the paint (query, furniture); and the GTK nodes", NULL },
     { "item-stats", 0, 0, G_OPTION_ARG_NONE, &item_stats,
       "Then, for one frame of each level: the items per row in view by tree lane, and their widths", NULL },
     { "raw-limit", 0, 0, G_OPTION_ARG_INT, &raw_limit,
@@ -411,6 +414,7 @@ main (int    argc,
   g_autoptr(StrataDisplayList) ab_list = NULL;
   g_autoptr(StrataTimelineRender) render = NULL;
   GString *ab = g_string_new (NULL);
+  GString *sp = g_string_new (NULL);
   PangoContext *pango = NULL;
   g_autoptr(GArray) channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
   g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -532,6 +536,11 @@ main (int    argc,
       g_autoptr(GArray) emit = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) ref_fold = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) ref_emit = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) s_again = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) s_fold = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) s_emit = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) s_rest = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) s_nodes = g_array_new (FALSE, FALSE, sizeof (gint64));
       guint64 folded_sum = 0;
       gint64 span = MAX ((end - start) >> (2 * level), FRAME_WIDTH);
       guint64 raw_nodes_sum = 0;
@@ -556,6 +565,25 @@ main (int    argc,
               g_array_append_val (tpaint, dp);
               g_array_append_val (all, dt);
               folded_sum += list->n_folded;
+              if (split)
+                {
+                  gint64 fns, ens, rest, dn = dt - dp, again;
+
+                  /* The frame painted again with the painter's clock on
+                   * (its reads would weigh on the timed frame): the
+                   * spans' items are decoded again, but warm. */
+                  if (!fold_ab)
+                    strata_painter_set_timed (painter, TRUE);
+                  again = paint_with (painter, ab_list, FALSE, from, from + span, &fns, &ens);
+                  if (!fold_ab)
+                    strata_painter_set_timed (painter, FALSE);
+                  rest = again - fns - ens;
+                  g_array_append_val (s_again, again);
+                  g_array_append_val (s_fold, fns);
+                  g_array_append_val (s_emit, ens);
+                  g_array_append_val (s_rest, rest);
+                  g_array_append_val (s_nodes, dn);
+                }
             }
           if (fold_ab)
             {
@@ -625,6 +653,11 @@ main (int    argc,
                                   folded > 0 ? rf_ms * 1e6 / folded : 0, folded > 0 ? f_ms * 1e6 / folded : 0,
                                   f_ms > 0 ? rf_ms / f_ms : 0);
         }
+      if (split)
+        g_string_append_printf (sp, "| %u | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+                                level, (double) folded_sum / frames, tree_ms, median_ms (tpaint),
+                                median_ms (s_again), median_ms (s_fold), median_ms (s_emit),
+                                median_ms (s_rest), median_ms (s_nodes));
       span_s = strata_paint_format_time (span, span, span / 10);
       if (!no_raw && traw->len == (guint) frames)
         {
@@ -654,6 +687,18 @@ main (int    argc,
       printf ("|---|---|---|---|---|---|---|---|---|---|---|\n%s", ab->str);
     }
   g_string_free (ab, TRUE);
+
+  if (split)
+    {
+      printf ("\n# each frame painted again after it was timed, with the painter's clock on (medians of\n"
+              "# each part, CPU ms): the repaint, the rows' fold within it (cutting the spans to the\n"
+              "# view and folding their items), their lanes' emission, the rest of it (the query,\n"
+              "# the furniture, the layers' flush); and the timed frame's GTK render nodes (frame\n"
+              "# minus paint)\n\n");
+      printf ("| level | items folded | frame | paint | repaint | fold | emit | rest of paint | nodes |\n");
+      printf ("|---|---|---|---|---|---|---|---|---|\n%s", sp->str);
+    }
+  g_string_free (sp, TRUE);
 
   if (item_stats)
     {

@@ -8,6 +8,13 @@
  * rectangle and bit for bit, and so are their texts and the count of
  * items folded. The frame must not change when the fold gets cheaper.
  *
+ * The reference folds every item of every span the query returns; the
+ * fast painter cuts each of a span's lanes to the view by bisection, which
+ * needs each span to hold its lanes in order, each lane sorted by start
+ * and by end. That is checked on its own, on spans of every origin: in
+ * place in the tree, decoded from a spilled chunk or from a mapped index,
+ * computed on demand. The painters are compared on those trees too.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -15,6 +22,8 @@
 
 #include <string.h>
 
+#include "strata-index.h"
+#include "strata-index-private.h"
 #include "strata-painter-private.h"
 #include "strata-test-support.h"
 #include "strata-test-streams.h"
@@ -170,6 +179,138 @@ test_merged_rows (void)
   paint_views (painter, strata_trace_get_start (trace), strata_trace_get_end (trace), rows->len, 7);
 }
 
+/* The lane of the tree's an item belongs to, derived here on its own:
+ * its nesting depth, or 16 for the instants. */
+static guint
+lane_of_item (const StrataZoomItem *item)
+{
+  StrataActivity a = { .kind = item->kind, .state = item->state, .flags = item->flags };
+
+  if (strata_activity_is_instant (&a))
+    return 16;
+  return strata_activity_get_depth (&a);
+}
+
+/* Where the spans the lanes-in-order check saw came from. */
+typedef struct
+{
+  guint in_place;
+  guint decoded;     /* held by the result, the query computed nothing */
+  guint on_demand;   /* held by the result, the query found no chunk */
+} SpanOrigins;
+
+/* Every span of queries of @tree at every level, at a few places of
+ * [@start, @end): its
+ * lanes come in the order of their numbers, each lane's items sorted by
+ * start and by end (they do not overlap). */
+static void
+assert_lanes_in_order (StrataZoomTree *tree,
+                       gint64          start,
+                       gint64          end,
+                       guint32         seed,
+                       SpanOrigins    *origins)
+{
+  g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  StrataZoomGeometry g;
+
+  g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+  for (guint level = 0; level < g.n_levels; level++)
+    {
+      gint64 d = strata_zoom_geometry_chunk_duration (&g, level);
+
+      for (guint k = 0; k < 2; k++)
+        {
+          gint64 len = MAX (d / (2 * k + 1), 2);
+          gint64 from = start + (gint64) (g_rand_double (rand) * MAX (end - start - len / 2, 1));
+          StrataZoomQueryStats stats;
+          const StrataZoomSpan *spans;
+          guint n_spans;
+
+          strata_zoom_tree_query_spans (tree, level, from, from + len, NULL, 0, result, &stats);
+          spans = strata_zoom_result_get_spans (result, &n_spans);
+          for (guint s = 0; s < n_spans; s++)
+            {
+              const StrataZoomItem *items = spans[s].items;
+
+              if (!strata_zoom_result_holds (result, items))
+                origins->in_place++;
+              else if (stats.n_on_demand == 0)
+                origins->decoded++;
+              else if (stats.n_precomputed == 0)
+                origins->on_demand++;
+
+              for (guint i = 1; i < spans[s].n_items; i++)
+                {
+                  guint la = lane_of_item (&items[i - 1]), lb = lane_of_item (&items[i]);
+
+                  if (lb < la)
+                    g_error ("level %u, channel %u: item %u of lane %u after lane %u",
+                             level, spans[s].channel, i, lb, la);
+                  if (lb == la && (items[i].start < items[i - 1].start || items[i].end < items[i - 1].end))
+                    g_error ("level %u, channel %u, lane %u: item %u [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                             ") before [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")",
+                             level, spans[s].channel, la, i, items[i].start, items[i].end,
+                             items[i - 1].start, items[i - 1].end);
+                }
+            }
+        }
+    }
+}
+
+/* A painter over @tree for the activities @acts it was built from: every
+ * channel a row, of the kind its activities give it. @channels must
+ * outlive it. */
+static StrataPainter *
+painter_for_stream (StrataZoomTree   *tree,
+                    StrataStringPool *pool,
+                    const GArray     *acts,
+                    GArray           *channels,
+                    gint64           *start,
+                    gint64           *end)
+{
+  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  StrataPainter *painter;
+
+  *start = G_MAXINT64;
+  *end = G_MININT64;
+  for (guint i = 0; i < acts->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (acts, StrataActivity, i);
+      StrataChannel *ch;
+
+      if (a->channel >= channels->len)
+        g_array_set_size (channels, a->channel + 1);
+      ch = &g_array_index (channels, StrataChannel, a->channel);
+      if (a->kind == STRATA_ACTIVITY_TASK || a->kind == STRATA_ACTIVITY_IDLE ||
+          a->kind == STRATA_ACTIVITY_IRQ || a->kind == STRATA_ACTIVITY_SOFTIRQ ||
+          a->kind == STRATA_ACTIVITY_UNKNOWN)
+        ch->kind = STRATA_CHANNEL_CPU;
+      else if (ch->kind != STRATA_CHANNEL_CPU)
+        ch->kind = STRATA_CHANNEL_THREAD;
+      *start = MIN (*start, a->start);
+      *end = MAX (*end, a->end);
+    }
+  for (guint32 c = 0; c < channels->len; c++)
+    {
+      StrataChannel *ch = &g_array_index (channels, StrataChannel, c);
+      g_autofree char *name = g_strdup_printf ("channel %u", c);
+
+      ch->id = c;
+      ch->name = strata_string_pool_intern (pool, name);
+      ch->parent = STRATA_CHANNEL_NONE;
+      ch->tgid = -1;
+      ch->end = G_MAXINT64;
+      g_array_append_val (rows, c);
+    }
+
+  painter = strata_painter_new (pool, tree);
+  strata_painter_set_channels (painter, (const StrataChannel *)(gpointer) channels->data, channels->len);
+  strata_painter_set_extent (painter, *start, *end);
+  strata_painter_set_rows (painter, (const guint32 *)(gpointer) rows->data, rows->len);
+  return painter;
+}
+
 /* Generated streams: dense CPUs, many threads, bursts; every channel a
  * row, with the kinds the stream gives them. */
 static void
@@ -184,10 +325,84 @@ test_generated (void)
     {
       g_autoptr(GArray) acts = strata_test_stream_collect (kinds[k], 40000, 11 + k);
       g_autoptr(GArray) channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
-      g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
       g_autoptr(StrataZoomTree) tree = NULL;
       g_autoptr(StrataStringPool) pool = strata_string_pool_new ();
       g_autoptr(StrataPainter) painter = NULL;
+      g_autoptr(GError) error = NULL;
+      StrataZoomParams params;
+      gint64 start, end;
+
+      strata_zoom_params_init (&params);
+      tree = strata_zoom_tree_new (&params, &error);
+      g_assert_no_error (error);
+      strata_test_stream_build (tree, (const StrataActivity *)(gpointer) acts->data, acts->len);
+
+      painter = painter_for_stream (tree, pool, acts, channels, &start, &end);
+      g_assert_cmpuint (paint_views (painter, start, end, channels->len, 100 + k), >, 1000);
+    }
+}
+
+/* Generated streams in a tree that spills every chunk it stores: its
+ * spans are decoded into the query's result, at a new address each
+ * frame. Their lanes are in order, and both painters agree on them. */
+static void
+test_spilled (void)
+{
+  static const StrataTestStreamKind kinds[] = { STRATA_TEST_STREAM_MIXED, STRATA_TEST_STREAM_DENSE };
+  SpanOrigins origins = { 0 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_autoptr(GArray) acts = strata_test_stream_collect (kinds[k], 30000, 31 + k);
+      g_autoptr(GArray) channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
+      g_autoptr(StrataZoomTree) tree = NULL;
+      g_autoptr(StrataStringPool) pool = strata_string_pool_new ();
+      g_autoptr(StrataPainter) painter = NULL;
+      g_autoptr(GError) error = NULL;
+      StrataZoomParams params;
+      gint64 start, end;
+
+      /* A low threshold, so these small streams have chunks to store. */
+      strata_zoom_params_init (&params);
+      params.density_threshold = 64;
+      params.min_reduction = 1;
+      tree = strata_zoom_tree_new (&params, &error);
+      g_assert_no_error (error);
+      strata_zoom_tree_set_chunk_spill (tree, 0, 16 * 1024);
+      strata_test_stream_build (tree, (const StrataActivity *)(gpointer) acts->data, acts->len);
+
+      painter = painter_for_stream (tree, pool, acts, channels, &start, &end);
+      assert_lanes_in_order (tree, start, end, 41 + k, &origins);
+      g_assert_cmpuint (paint_views (painter, start, end, channels->len, 51 + k), >, 1000);
+    }
+  g_test_message ("spans: %u in place, %u decoded, %u on demand",
+                  origins.in_place, origins.decoded, origins.on_demand);
+  g_assert_cmpuint (origins.decoded, >, 0);
+}
+
+/* Trees in memory (recordings and generated streams): spans in place and
+ * computed on demand have their lanes in order. */
+static void
+test_lanes_in_memory (void)
+{
+  static const char *fixtures[] = { "sched-small.dat", "sched-tgid.dat", "lossy.dat", "instances.dat" };
+  static const StrataTestStreamKind kinds[] = {
+    STRATA_TEST_STREAM_MIXED, STRATA_TEST_STREAM_DENSE, STRATA_TEST_STREAM_BURSTY,
+    STRATA_TEST_STREAM_MANY_THREADS, STRATA_TEST_STREAM_LONG_SLEEPS,
+  };
+  SpanOrigins origins = { 0 };
+
+  for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
+    {
+      g_autoptr(StrataTrace) trace = strata_test_load_with_tree (fixtures[f]);
+
+      assert_lanes_in_order (strata_trace_get_zoom_tree (trace), strata_trace_get_start (trace),
+                             strata_trace_get_end (trace), 61 + f, &origins);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_autoptr(GArray) acts = strata_test_stream_collect (kinds[k], 40000, 11 + k);
+      g_autoptr(StrataZoomTree) tree = NULL;
       g_autoptr(GError) error = NULL;
       StrataZoomParams params;
       gint64 start = G_MAXINT64, end = G_MININT64;
@@ -196,43 +411,68 @@ test_generated (void)
       tree = strata_zoom_tree_new (&params, &error);
       g_assert_no_error (error);
       strata_test_stream_build (tree, (const StrataActivity *)(gpointer) acts->data, acts->len);
-
       for (guint i = 0; i < acts->len; i++)
         {
-          const StrataActivity *a = &g_array_index (acts, StrataActivity, i);
-          StrataChannel *ch;
-
-          if (a->channel >= channels->len)
-            g_array_set_size (channels, a->channel + 1);
-          ch = &g_array_index (channels, StrataChannel, a->channel);
-          if (a->kind == STRATA_ACTIVITY_TASK || a->kind == STRATA_ACTIVITY_IDLE ||
-              a->kind == STRATA_ACTIVITY_IRQ || a->kind == STRATA_ACTIVITY_SOFTIRQ ||
-              a->kind == STRATA_ACTIVITY_UNKNOWN)
-            ch->kind = STRATA_CHANNEL_CPU;
-          else if (ch->kind != STRATA_CHANNEL_CPU)
-            ch->kind = STRATA_CHANNEL_THREAD;
-          start = MIN (start, a->start);
-          end = MAX (end, a->end);
+          start = MIN (start, g_array_index (acts, StrataActivity, i).start);
+          end = MAX (end, g_array_index (acts, StrataActivity, i).end);
         }
-      for (guint32 c = 0; c < channels->len; c++)
-        {
-          StrataChannel *ch = &g_array_index (channels, StrataChannel, c);
-          g_autofree char *name = g_strdup_printf ("channel %u", c);
-
-          ch->id = c;
-          ch->name = strata_string_pool_intern (pool, name);
-          ch->parent = STRATA_CHANNEL_NONE;
-          ch->tgid = -1;
-          ch->end = G_MAXINT64;
-          g_array_append_val (rows, c);
-        }
-
-      painter = strata_painter_new (pool, tree);
-      strata_painter_set_channels (painter, (const StrataChannel *)(gpointer) channels->data, channels->len);
-      strata_painter_set_extent (painter, start, end);
-      strata_painter_set_rows (painter, (const guint32 *)(gpointer) rows->data, rows->len);
-      g_assert_cmpuint (paint_views (painter, start, end, rows->len, 100 + k), >, 1000);
+      assert_lanes_in_order (tree, start, end, 71 + k, &origins);
     }
+  g_test_message ("spans: %u in place, %u decoded, %u on demand",
+                  origins.in_place, origins.decoded, origins.on_demand);
+  g_assert_cmpuint (origins.in_place, >, 0);
+  g_assert_cmpuint (origins.on_demand, >, 0);
+}
+
+/* Recordings written to an index and opened from it: the tree's chunks
+ * are mapped, each span decoded when a query reaches it. Their lanes are
+ * in order, and both painters agree on them. */
+static void
+test_mapped (void)
+{
+  static const char *fixtures[] = { "sched-small.dat", "lossy.dat" };
+  SpanOrigins origins = { 0 };
+
+  for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
+    {
+      g_autofree char *path = strata_test_fixture (fixtures[f]);
+      g_autofree char *dir = strata_test_tmpdir ();
+      g_autofree char *index = g_strdup_printf ("%s/fold-%u" STRATA_INDEX_SUFFIX, dir, f);
+      StrataIndexOptions options = { .flags = STRATA_INDEX_OPEN_BYPASS };
+      g_autoptr(StrataTrace) built = NULL;
+      g_autoptr(StrataTrace) trace = NULL;
+      g_autoptr(StrataPainter) painter = NULL;
+      g_autoptr(GArray) rows = NULL;
+      g_autoptr(GError) error = NULL;
+      StrataSourceIdentity id;
+      StrataZoomParams params;
+
+      /* Read as --no-index does, with the statistics an index keeps; a
+       * low threshold, so these small recordings have chunks to store. */
+      strata_zoom_params_init (&params);
+      params.density_threshold = 64;
+      params.min_reduction = 1;
+      built = strata_index_load_trace (path, &params, &options, &error);
+      g_assert_no_error (error);
+      g_assert_true (strata_source_identity_compute (path, &id, &error));
+      g_assert_true (strata_index_write (built, &id, index, &error));
+      g_assert_no_error (error);
+      trace = strata_index_open (index, &id, &params, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (strata_trace_get_index_path (trace), ==, index);
+
+      assert_lanes_in_order (strata_trace_get_zoom_tree (trace), strata_trace_get_start (trace),
+                             strata_trace_get_end (trace), 81 + f, &origins);
+
+      painter = strata_painter_new_for_trace (trace);
+      rows = strata_painter_default_rows (painter);
+      strata_painter_set_rows (painter, (const guint32 *)(gpointer) rows->data, rows->len);
+      g_assert_cmpuint (paint_views (painter, strata_trace_get_start (trace), strata_trace_get_end (trace),
+                                     rows->len, 91 + f), >, 0);
+    }
+  g_test_message ("spans: %u in place, %u decoded, %u on demand",
+                  origins.in_place, origins.decoded, origins.on_demand);
+  g_assert_cmpuint (origins.decoded, >, 0);
 }
 
 int
@@ -245,6 +485,9 @@ main (int    argc,
   g_test_add_func ("/strata/painter-fold/fixtures-equal-reference", test_fixtures);
   g_test_add_func ("/strata/painter-fold/merged-rows-equal-reference", test_merged_rows);
   g_test_add_func ("/strata/painter-fold/generated-equal-reference", test_generated);
+  g_test_add_func ("/strata/painter-fold/lanes-in-order-in-memory", test_lanes_in_memory);
+  g_test_add_func ("/strata/painter-fold/spilled-equal-reference", test_spilled);
+  g_test_add_func ("/strata/painter-fold/mapped-equal-reference", test_mapped);
 
   return g_test_run ();
 }

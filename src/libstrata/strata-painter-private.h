@@ -1,10 +1,12 @@
 /* strata-painter-private.h
  *
  * What the painter's tests and the frame benchmark reach beyond the public
- * API: the per-item fold that classifies and folds each item on its own
- * (the painter's first way, kept as the oracle of the faster fold, which
- * must give the same display list bit for bit), and a split of a frame's
- * time between folding the items and emitting the columns.
+ * API: the per-item fold that classifies and folds each item on its own,
+ * every item of every span the query returns (the painter's first way,
+ * kept as the oracle of the faster fold and of its cutting each span's
+ * lanes to the view, which must give the same display list bit for bit),
+ * and a split of a frame's time between folding the items and emitting
+ * the columns.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -36,6 +36,7 @@
 
 #include "strata-painter.h"
 #include "strata-painter-private.h"
+#include "strata-zoom-chunk.h"
 
 #define N_FG_SLOTS       3
 #define N_BG_SLOTS       2
@@ -47,8 +48,8 @@
  * the small fonts clients use, with some room to spare. */
 #define TEXT_WIDTH(s)    (6.5f * g_utf8_strlen ((s), -1) + 6)
 #define TASK_COLOR_CACHE 256
-/* Spans whose runs are kept: every channel of a few hundred chunks. */
-#define MAX_SPAN_RUNS    16384
+/* A span shorter than this is folded whole, without cutting its lanes. */
+#define MIN_SPAN_CUT     64
 /* Small enough to lose to any real foreground in a column. */
 #define BRIEF_COVER      1e-4
 
@@ -215,16 +216,6 @@ typedef struct
   guint   n_done;
 } Layer;
 
-/* A span's items split where their starts or ends go back: each run is
- * sorted by both (one lane of a chunk's channel: its items do not
- * overlap), so the items in view are found by bisection. */
-typedef struct
-{
-  guint n_items;
-  guint n_runs;
-  guint ends[];   /* run r is [r ? ends[r - 1] : 0, ends[r]) */
-} SpanRuns;
-
 struct _StrataPainter
 {
   StrataStringPool    *strings;
@@ -267,15 +258,6 @@ struct _StrataPainter
   gboolean             timed;           /* fold_ns and emit_ns are measured */
   gint64               fold_ns;         /* in the last frame, the rows' folds */
   gint64               emit_ns;         /* and their lanes' emission */
-
-  /* The sorted runs of pre-calculated spans, by their items' address
-   * (see span_runs()); used only for frames with no on-demand part, and
-   * kept only for spans in place in the tree: one decoded into the
-   * result (from a spilled or mapped chunk) may have the address of
-   * another next frame, so its runs go to span_runs_scratch. */
-  GHashTable          *span_runs;
-  SpanRuns            *span_runs_scratch;
-  gboolean             all_precomputed;
 };
 
 /* Geometry of one row's lanes, in frame coordinates. */
@@ -783,7 +765,6 @@ strata_painter_new (StrataStringPool *strings,
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
   self->row_of = g_array_new (FALSE, FALSE, sizeof (gint32));
-  self->span_runs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (guint i = 0; i < N_LAYERS; i++)
     {
       self->layers[i].done = g_array_new (FALSE, FALSE, sizeof (StrataPaintRect));
@@ -851,8 +832,6 @@ strata_painter_free (StrataPainter *self)
   strata_zoom_result_free (self->result);
   g_array_unref (self->row_of);
   g_hash_table_unref (self->members);
-  g_hash_table_unref (self->span_runs);
-  g_free (self->span_runs_scratch);
   strata_string_pool_unref (self->strings);
   g_clear_object (&self->trace);
   g_free (self);
@@ -2083,40 +2062,40 @@ paint_item (StrataPainter        *self,
     }
 }
 
-/* The runs of a pre-calculated span, found once: its items never move
- * or change while the tree lives, so their address names them. */
-static const SpanRuns *
-span_runs (StrataPainter        *self,
-           const StrataZoomSpan *span)
+/* The lane of the tree's that @item was aggregated in: its nesting
+ * depth, or the instants' (strata_zoom_lane_of()). */
+static inline guint
+tree_lane_of (const StrataZoomItem *item)
 {
-  gboolean keep = !strata_zoom_result_holds (self->result, span->items);
-  SpanRuns *runs = keep ? g_hash_table_lookup (self->span_runs, span->items) : NULL;
-  const StrataZoomItem *items = span->items;
-  guint n = 1;
+  StrataActivity a = { .kind = item->kind, .state = item->state, .flags = item->flags };
 
-  if (runs != NULL && runs->n_items == span->n_items)
-    return runs;
+  return strata_zoom_lane_of (&a);
+}
 
-  for (guint i = 1; i < span->n_items; i++)
-    n += items[i].start < items[i - 1].start || items[i].end < items[i - 1].end;
+/* Where the lane of items[@first] ends in a span of @n items: every span,
+ * pre-calculated, decoded or computed on demand, holds its channel's
+ * lanes one after the other in the order of their numbers (the tree
+ * sorts a chunk's lanes so, and the on-demand code and the raw store
+ * walk them so), so the first item of a later lane is found by
+ * bisection, not by a walk over the span. */
+static guint
+lane_end (const StrataZoomItem *items,
+          guint                 first,
+          guint                 n)
+{
+  guint lane = tree_lane_of (&items[first]);
+  guint lo = first + 1, hi = n;
 
-  if (keep)
-    runs = g_malloc (sizeof (SpanRuns) + n * sizeof (guint));
-  else
-    runs = self->span_runs_scratch = g_realloc (self->span_runs_scratch, sizeof (SpanRuns) + n * sizeof (guint));
-  runs->n_items = span->n_items;
-  runs->n_runs = 0;
-  for (guint i = 1; i < span->n_items; i++)
-    if (items[i].start < items[i - 1].start || items[i].end < items[i - 1].end)
-      runs->ends[runs->n_runs++] = i;
-  runs->ends[runs->n_runs++] = span->n_items;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
 
-  if (!keep)
-    return runs;
-  if (g_hash_table_size (self->span_runs) >= MAX_SPAN_RUNS)
-    g_hash_table_remove_all (self->span_runs);
-  g_hash_table_replace (self->span_runs, (gpointer) span->items, runs);
-  return runs;
+      if (tree_lane_of (&items[mid]) != lane)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  return lo;
 }
 
 static void fold_items (StrataPainter        *self,
@@ -2532,6 +2511,59 @@ thread_cpu_ns (void)
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
+/* The items of a span of @n that can be in view, folded (fold_items()
+ * culls the rest): each of its lanes is cut to them by bisection. A
+ * lane's items do not overlap, so both their starts and their ends are in
+ * order: the items before the cut have ended before the view, the ones
+ * after start after it, and an item that starts before the view and
+ * reaches into it is kept. The same items in the same order as folding
+ * the whole span. */
+static void
+fold_span (StrataPainter        *self,
+           StrataDisplayList    *list,
+           const StrataChannel  *channel,
+           const RowGeometry    *geo,
+           const StrataZoomItem *items,
+           guint                 n)
+{
+  if (n < MIN_SPAN_CUT)
+    {
+      fold_items (self, list, channel, geo, items, 0, n);
+      return;
+    }
+
+  for (guint first = 0, next; first < n; first = next)
+    {
+      guint lo = first, hi, end;
+
+      next = lane_end (items, first, n);
+      hi = next;
+      /* The first item that starts after the view... */
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (items[mid].start > list->to)
+            hi = mid;
+          else
+            lo = mid + 1;
+        }
+      end = lo;
+      /* ...and the first that ends in it or after. */
+      lo = first, hi = end;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (items[mid].end < list->from)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      fold_items (self, list, channel, geo, items, lo, end);
+    }
+}
+
 static void
 paint_row (StrataPainter        *self,
            StrataDisplayList    *list,
@@ -2548,52 +2580,21 @@ paint_row (StrataPainter        *self,
     t0 = thread_cpu_ns ();
 
   /* A span is a whole chunk's, up to 2F times the viewport at the level
-   * a frame is drawn from. What lies outside is left with two
-   * comparisons, before paint_item's divisions; in a pre-calculated span,
-   * each sorted run is cut to the items that can be in view by bisection
-   * first (the same items: the ones before have ended before the view,
-   * the ones after start after it). */
+   * a frame is drawn from: its lanes are cut to the view first
+   * (fold_span()). The reference fold takes every item, leaving what lies
+   * outside with two comparisons before paint_item's divisions. */
   for (guint s = 0; s < n_spans; s++)
     {
       const StrataZoomItem *items = spans[s].items;
-      const SpanRuns *runs;
-      guint first = 0;
+      guint n = spans[s].n_items;
 
-      if (!self->all_precomputed || spans[s].n_items < 64)
+      if (self->reference_fold)
         {
-          paint_items (self, list, channel, &geo, items, 0, spans[s].n_items);
+          paint_items (self, list, channel, &geo, items, 0, n);
           continue;
         }
 
-      runs = span_runs (self, &spans[s]);
-      for (guint r = 0; r < runs->n_runs; first = runs->ends[r++])
-        {
-          guint lo = first, hi = runs->ends[r], end;
-
-          /* The first item that starts after the view... */
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
-
-              if (items[mid].start > list->to)
-                hi = mid;
-              else
-                lo = mid + 1;
-            }
-          end = lo;
-          /* ...and the first that ends in it or after. */
-          lo = first, hi = end;
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
-
-              if (items[mid].end < list->from)
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
-          paint_items (self, list, channel, &geo, items, lo, end);
-        }
+      fold_span (self, list, channel, &geo, items, n);
     }
 
   if (self->timed)
@@ -3005,12 +3006,12 @@ paint_merged_rows (StrataPainter        *self,
           {
             const StrataChannel *channel = &self->channels[spans[s].channel];
 
-            /* fold_items() first leaves out what ends before the view
-             * or starts after it, which paint_item() leaves out too
-             * (it lands outside the area) unless the view is longer
-             * than 2^53 ns. */
+            /* fold_span() first leaves out what ends before the view or
+             * starts after it, which paint_item() leaves out too (it
+             * lands outside the area) unless the view is longer than
+             * 2^53 ns. */
             if (!self->reference_fold)
-              fold_items (self, list, channel, &geo, spans[s].items, 0, spans[s].n_items);
+              fold_span (self, list, channel, &geo, spans[s].items, spans[s].n_items);
             else
               for (guint i = 0; i < spans[s].n_items; i++)
                 paint_item (self, list, channel, &geo, &spans[s].items[i]);
@@ -3119,9 +3120,6 @@ strata_painter_paint (StrataPainter             *self,
       strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
                                     (const guint32 *)(gpointer) self->query->data, self->query->len,
                                     self->result, &list->stats);
-      /* On-demand items live in the result, which the next query reuses:
-       * only a frame without any can use the runs kept by address. */
-      self->all_precomputed = list->stats.n_on_demand == 0;
 
       ensure_columns (self, viewport->width);
 
