@@ -364,8 +364,9 @@ reference_query (Index                    *index,
   return out;
 }
 
-/* Random viewports one screen wide at every level equal the reference. */
-static void
+/* Random viewports one screen wide at every level equal the reference.
+ * Returns how many pre-calculated spans the queries answered in part. */
+static guint
 check_queries (StrataZoomTree       *tree,
                const StrataActivity *all,
                gsize                 n,
@@ -376,7 +377,7 @@ check_queries (StrataZoomTree       *tree,
   Index index;
   gint64 first = G_MAXINT64, last = 0;
   guint n_channels = strata_raw_store_get_n_channels (strata_zoom_tree_get_raw_store (tree));
-  guint two_chunks = 0, drilled = 0;
+  guint two_chunks = 0, drilled = 0, cut = 0;
 
   g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
   index_init (&index, all, n);
@@ -398,6 +399,7 @@ check_queries (StrataZoomTree       *tree,
       strata_zoom_tree_query (tree, level, from, from + width, NULL, 0, got, &stats);
       g_assert_cmpuint (stats.n_chunks, <=, 2);
       two_chunks += stats.n_chunks == 2;
+      cut += stats.n_cut;
       assert_items_equal (got, want);
 
       /* Drill-down: an aggregate's members are where it says they are. */
@@ -434,6 +436,7 @@ check_queries (StrataZoomTree       *tree,
   g_assert_cmpuint (two_chunks, >, 0);
   g_assert_cmpuint (drilled, >, 0);
   index_clear (&index);
+  return cut;
 }
 
 /* A test's data: the buffer criterion, and min_reduction above 8 bits. */
@@ -462,7 +465,7 @@ static void
 test_fixtures_oracle (gconstpointer data)
 {
   guint test_case = GPOINTER_TO_UINT (data);
-  guint total = 0;
+  guint total = 0, n_cut = 0;
 
   for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
@@ -495,9 +498,21 @@ test_fixtures_oracle (gconstpointer data)
         g_assert_cmpuint (checked.deepest, >=, 2);
 
       check_queries (strata_trace_get_zoom_tree (trace), all, n, 60);
+
+      /* Every pre-calculated span cut to what can be in view, in place. */
+      {
+        g_autoptr(StrataTrace) cut_trace = NULL;
+
+        g_setenv ("STRATA_ZOOM_SPAN_CUT", "0", TRUE);
+        cut_trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+        g_unsetenv ("STRATA_ZOOM_SPAN_CUT");
+        g_assert_no_error (error);
+        n_cut += check_queries (strata_trace_get_zoom_tree (cut_trace), all, n, 60);
+      }
     }
 
   g_assert_cmpuint (total, >, 0);
+  g_assert_cmpuint (n_cut, >, 0);
 }
 
 static void
@@ -1368,6 +1383,19 @@ test_spilled_oracle (void)
       check_tree (spilled, all, acts->len, &checked);
       g_assert_cmpuint (checked.chunks, ==, n_chunks);
       check_queries (spilled, all, acts->len, 20);
+
+      /* Every span of the spilled chunks cut to what can be in view:
+       * decoded only there, and the answers still the reference's. */
+      {
+        g_autoptr(StrataZoomTree) cut = NULL;
+
+        g_setenv ("STRATA_ZOOM_SPAN_CUT", "0", TRUE);
+        cut = strata_zoom_tree_new (&params, NULL);
+        g_unsetenv ("STRATA_ZOOM_SPAN_CUT");
+        strata_zoom_tree_set_chunk_spill (cut, 0, 16 * 1024);
+        strata_test_stream_build (cut, all, acts->len);
+        g_assert_cmpuint (check_queries (cut, all, acts->len, 20), >, 0);
+      }
     }
 }
 

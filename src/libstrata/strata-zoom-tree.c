@@ -102,6 +102,12 @@
  * assembled. STRATA_ZOOM_POOL_BUDGET in the environment says otherwise.
  * Spills are written and read back through a buffer of SPILL_IO bytes. */
 #define POOL_BUDGET  (G_GUINT64_CONSTANT (2) << 20)
+
+/* A span longer than this many items is answered in part: what of each
+ * of its lanes can be in view (span_in_view()). Shorter ones (a block or
+ * two of a spilled or mapped chunk) cost less whole than found in.
+ * STRATA_ZOOM_SPAN_CUT in the environment says otherwise. */
+#define SPAN_CUT_FROM (2 * STRATA_INDEX_ITEM_BLOCK)
 #define SPILL_IO     (256u << 10)
 
 typedef enum
@@ -335,6 +341,7 @@ struct _StrataZoomTree
   gint64               last;      /* latest point covered */
   guint64              n_buffers;
   gint                 first_top;  /* the stack's top at the first cut, or -1 */
+  guint                span_cut_from;  /* spans longer are answered in part (span_in_view()) */
   guint64              n_left_out;  /* activities outside 0..2^62 ns */
   gsize                size;
   StrataZoomBufferFunc buffer_func;
@@ -510,6 +517,12 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->first = G_MAXINT64;
   self->last = G_MININT64;
   self->first_top = -1;
+  /* STRATA_ZOOM_SPAN_CUT says otherwise (the tests cut every span). */
+  {
+    const char *env = g_getenv ("STRATA_ZOOM_SPAN_CUT");
+
+    self->span_cut_from = env != NULL ? (guint) MIN (g_ascii_strtoull (env, NULL, 10), G_MAXUINT) : SPAN_CUT_FROM;
+  }
 
   return g_steal_pointer (&self);
 }
@@ -2864,6 +2877,145 @@ find_span (const Chunk *chunk,
   return NULL;
 }
 
+/* The lane of the tree's an item was aggregated in (a chunk holds a
+ * channel's lanes one after the other, in this order). */
+static gboolean
+item_is_instant (const StrataZoomItem *item)
+{
+  StrataActivity a = { .kind = item->kind, .state = item->state };
+
+  return strata_activity_is_instant (&a);
+}
+
+static guint
+item_lane (const StrataZoomItem *item)
+{
+  if (item_is_instant (item))
+    return N_LANES - 1;
+  return MIN ((item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT, 15);
+}
+
+/* A span's items one at a time, for the bisections of span_in_view(): in
+ * place, or decoded a block at a time (the last one kept). */
+typedef struct
+{
+  const Chunk       *chunk;
+  const ChannelSpan *span;
+  guint64            block;
+  gboolean           bad;
+  guint64            buf[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
+} SpanReader;
+
+G_STATIC_ASSERT (STRATA_INDEX_ITEM_BLOCK * sizeof (StrataZoomItem) <= STRATA_INDEX_MAX_BLOCK_BYTES);
+
+static const StrataZoomItem *
+span_item (SpanReader *r,
+           guint       i)
+{
+  const Chunk *chunk = r->chunk;
+  guint64 k = (guint64) r->span->first + i;
+  guint64 b = k / STRATA_INDEX_ITEM_BLOCK;
+
+  if (chunk->packed == NULL && chunk->spilled == NULL)
+    return &chunk->items[k];
+  if (b != r->block)
+    {
+      guint want = (guint) MIN ((guint64) STRATA_INDEX_ITEM_BLOCK, chunk->n_items - b * STRATA_INDEX_ITEM_BLOCK);
+      guint n = chunk->spilled != NULL
+        ? strata_block_packer_read (chunk->spilled, chunk->first_block + b, r->buf)
+        : strata_packed_array_read_block (chunk->packed, b, r->buf);
+
+      if (n != want)
+        {
+          r->bad = TRUE;
+          return NULL;
+        }
+      r->block = b;
+    }
+  return (const StrataZoomItem *)(gconstpointer) r->buf + (k - b * STRATA_INDEX_ITEM_BLOCK);
+}
+
+/* Leaves in @lo the first item in [@lo, @hi) of the span for which
+ * @past (of the item it_) holds, every later one holding it too (@hi if
+ * none); jumps to bad: on a damaged block. */
+#define SPAN_BISECT(r, lo, hi, past)                          \
+  G_STMT_START {                                              \
+    while ((lo) < (hi))                                       \
+      {                                                       \
+        guint mid_ = (lo) + ((hi) - (lo)) / 2;                \
+        const StrataZoomItem *it_ = span_item ((r), mid_);    \
+                                                              \
+        if (it_ == NULL)                                      \
+          goto bad;                                           \
+        if (past)                                             \
+          (hi) = mid_;                                        \
+        else                                                  \
+          (lo) = mid_ + 1;                                    \
+      }                                                       \
+  } G_STMT_END
+
+/* Appends to @out the items of @span that can be in [@from, @to], lane by
+ * lane: in each lane (in start order, its items one after the other) from
+ * the first that ends at @from or later to the last that starts at @to or
+ * earlier, found by bisection, so a spilled or mapped span is decoded
+ * only where it is in view and a few blocks more. FALSE (@out as it was)
+ * if a block of it is damaged. */
+static gboolean
+span_in_view (const Chunk       *chunk,
+              const ChannelSpan *span,
+              gint64             from,
+              gint64             to,
+              GArray            *out)
+{
+  g_autofree SpanReader *r = g_new (SpanReader, 1);
+  guint n = span->n_items, len = out->len;
+
+  r->chunk = chunk;
+  r->span = span;
+  r->block = G_MAXUINT64;
+  r->bad = FALSE;
+
+  for (guint first = 0, next; first < n; first = next)
+    {
+      const StrataZoomItem *it = span_item (r, first);
+      guint lane, lo, hi, end;
+      gboolean ok;
+
+      if (it == NULL)
+        goto bad;
+      lane = item_lane (it);
+      /* Where the lane ends, where its items start after the view, and
+       * the first of them that reaches into it. */
+      lo = first + 1, hi = n;
+      SPAN_BISECT (r, lo, hi, item_lane (it_) != lane);
+      next = lo;
+      lo = first, hi = next;
+      SPAN_BISECT (r, lo, hi, it_->start > to);
+      end = lo;
+      lo = first, hi = end;
+      SPAN_BISECT (r, lo, hi, it_->end >= from);
+      if (lo == end)
+        continue;
+
+      if (chunk->packed == NULL && chunk->spilled == NULL)
+        {
+          g_array_append_vals (out, &chunk->items[span->first + lo], end - lo);
+          continue;
+        }
+      ok = chunk->spilled != NULL
+        ? strata_block_packer_append (chunk->spilled, chunk->first_block, STRATA_INDEX_ITEM_BLOCK,
+                                      chunk->n_items, span->first + lo, end - lo, out)
+        : strata_packed_array_append (chunk->packed, span->first + lo, end - lo, out);
+      if (!ok)
+        goto bad;
+    }
+  return TRUE;
+
+bad:
+  g_array_set_size (out, len);
+  return FALSE;
+}
+
 /**
  * strata_zoom_tree_list_chunks:
  * @level: a level of the current geometry
@@ -2988,21 +3140,6 @@ strata_zoom_tree_get_chunk_items (StrataZoomTree *self,
   return span != NULL;
 }
 
-static gboolean
-item_is_instant (const StrataZoomItem *item)
-{
-  StrataActivity a = { .kind = item->kind, .state = item->state };
-
-  return strata_activity_is_instant (&a);
-}
-
-static guint
-item_lane (const StrataZoomItem *item)
-{
-  if (item_is_instant (item))
-    return N_LANES - 1;
-  return MIN ((item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT, 15);
-}
 
 static gboolean
 item_overlaps (const StrataZoomItem *item,
@@ -3256,12 +3393,25 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
           StrataZoomSpan span = { channel, 0, index, NULL };
           guint offset = G_MAXUINT;
 
-          /* A damaged block of items: computed from the raw store instead. */
-          if (cs != NULL && !chunk_span_items (chunk, cs, result->scratch, &span.items, &offset))
+          /* A damaged block of items: computed from the raw store instead.
+           * A long span, in memory or not, is cut to what can be in view
+           * (span_in_view()), so a spilled or mapped one is not decoded
+           * whole for a viewport that shows a part of it. */
+          if (cs != NULL && cs->n_items > self->span_cut_from)
+            {
+              offset = result->scratch->len;
+              if (span_in_view (chunk, cs, from, to, result->scratch))
+                span.n_items = result->scratch->len - offset;
+              else
+                cs = NULL;
+              if (stats != NULL && cs != NULL)
+                stats->n_cut++;
+            }
+          else if (cs != NULL && !chunk_span_items (chunk, cs, result->scratch, &span.items, &offset))
             cs = NULL;
-          if (cs != NULL)
+          else if (cs != NULL)
             span.n_items = cs->n_items;
-          else
+          if (cs == NULL)
             {
               const StrataActivity *open;
               guint n_open;

@@ -84,6 +84,7 @@ typedef struct
   guint n_chunks;             /* chunks of the level it touched (at most 2 for one screen) */
   guint n_precomputed;        /* of which were pre-calculated */
   guint n_on_demand;          /* channel x chunk parts computed from the raw store */
+  guint n_cut;                /* pre-calculated spans answered in part: what can be in view */
 } StrataZoomQueryStats;
 
 /* Each buffer the former delivers, and the stack of active aggregators
