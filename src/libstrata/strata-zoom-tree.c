@@ -3333,10 +3333,14 @@ open_of_channel (StrataZoomTree *self,
  * viewport no longer than a chunk), in place in the pre-calculated chunk
  * where there is one in memory, decoded into @result from one spilled
  * during the pass or mapped from an index, else computed from the raw
- * store into @result. The spans hold every item of the chunk for the
- * channel, so some may lie outside the viewport; a painter culls them
- * anyway. Items in place never move or change, so their spans stay valid
- * as long as the tree; the others as long as @result holds this answer.
+ * store into @result. A span holds the chunk's items for the channel,
+ * lane by lane, each lane in start order; one longer than a couple of
+ * blocks only those of each lane that can be in [@from, @to] (from the
+ * first ending at @from or later to the last starting at @to or earlier),
+ * copied into @result. So some may lie outside the viewport; a painter
+ * culls them anyway. Items in place never move or change, so their spans
+ * stay valid as long as the tree; the others as long as @result holds
+ * this answer.
  */
 void
 strata_zoom_tree_query_spans (StrataZoomTree       *self,
