@@ -1399,6 +1399,77 @@ test_spilled_oracle (void)
     }
 }
 
+/* One result asked again and again, as a timeline's frames do: it keeps
+ * the blocks of spilled chunks the last query decoded, and its answers
+ * are those of a fresh result; asked the same twice, it decodes nothing. */
+static void
+test_spilled_result_reuse (void)
+{
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, 25000, 310);
+  const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+  g_autoptr(StrataZoomTree) tree = NULL;
+  g_autoptr(StrataZoomResult) kept = strata_zoom_result_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (17);
+  StrataZoomParams params;
+  StrataZoomGeometry g;
+  gint64 first = all[0].start, last = 0;
+  guint decoded = 0, again = 0, cut = 0;
+
+  for (guint i = 0; i < acts->len; i++)
+    last = MAX (last, all[i].end);
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+  g_setenv ("STRATA_ZOOM_SPAN_CUT", "64", TRUE);
+  tree = strata_zoom_tree_new (&params, NULL);
+  g_unsetenv ("STRATA_ZOOM_SPAN_CUT");
+  strata_zoom_tree_set_chunk_spill (tree, 0, 16 * 1024);
+  strata_test_stream_build (tree, all, acts->len);
+  g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+
+  for (guint q = 0; q < 120; q++)
+    {
+      guint level = g_rand_int_range (rand, 0, g.n_levels);
+      gint64 width = strata_zoom_geometry_chunk_duration (&g, level) * 15 / 16;
+      gint64 from = first + (gint64) (g_rand_double (rand) * (double) (last - first));
+      /* A view, the same again, then panned a quarter of it. */
+      gint64 views[3] = { from, from, from + width / 4 };
+
+      for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+        {
+          g_autoptr(StrataZoomResult) fresh = strata_zoom_result_new ();
+          const StrataZoomSpan *a, *b;
+          StrataZoomQueryStats sa, sb;
+          guint na, nb;
+
+          strata_zoom_tree_query_spans (tree, level, views[v], views[v] + width, NULL, 0, kept, &sa);
+          strata_zoom_tree_query_spans (tree, level, views[v], views[v] + width, NULL, 0, fresh, &sb);
+          a = strata_zoom_result_get_spans (kept, &na);
+          b = strata_zoom_result_get_spans (fresh, &nb);
+          g_assert_cmpuint (na, ==, nb);
+          for (guint i = 0; i < na; i++)
+            {
+              g_assert_cmpuint (a[i].channel, ==, b[i].channel);
+              g_assert_cmpint (a[i].chunk, ==, b[i].chunk);
+              g_assert_cmpuint (a[i].n_items, ==, b[i].n_items);
+              g_assert_cmpmem (a[i].items, a[i].n_items * sizeof (StrataZoomItem),
+                               b[i].items, b[i].n_items * sizeof (StrataZoomItem));
+            }
+          g_assert_cmpuint (sa.n_decoded, <=, sb.n_decoded);
+          if (v == 1)
+            {
+              g_assert_cmpuint (sa.n_decoded, ==, 0);
+              again += sb.n_decoded;
+            }
+          decoded += sb.n_decoded;
+          cut += sb.n_cut;
+        }
+    }
+
+  g_test_message ("%u blocks decoded by fresh results, %u of them for a view asked again; %u spans cut",
+                  decoded, again, cut);
+  g_assert_cmpuint (again, >, 0);
+  g_assert_cmpuint (cut, >, 0);
+}
+
 /* While a stream much bigger than the bound is built, the items the tree
  * holds in memory (kept below its threshold, or waiting for the packer)
  * stay under threshold + queue + twice the biggest chunk finished while
@@ -1878,6 +1949,7 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/seed/buffers-aligned", test_buffers_aligned);
   g_test_add_func ("/strata/zoom-build/live-growth", test_live_growth);
   g_test_add_func ("/strata/zoom-build/spilled/oracle", test_spilled_oracle);
+  g_test_add_func ("/strata/zoom-build/spilled/result-reuse", test_spilled_result_reuse);
   g_test_add_func ("/strata/zoom-build/spilled/bounded", test_spilled_bounded);
   g_test_add_func ("/strata/zoom-build/spilled/live", test_spilled_live);
   g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);

@@ -342,6 +342,7 @@ struct _StrataZoomTree
   guint64              n_buffers;
   gint                 first_top;  /* the stack's top at the first cut, or -1 */
   guint                span_cut_from;  /* spans longer are answered in part (span_in_view()) */
+  guint64              serial;     /* unique in the process: a result's blocks are this tree's */
   guint64              n_left_out;  /* activities outside 0..2^62 ns */
   gsize                size;
   StrataZoomBufferFunc buffer_func;
@@ -517,6 +518,11 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->first = G_MAXINT64;
   self->last = G_MININT64;
   self->first_top = -1;
+  {
+    static guint64 serials;
+
+    self->serial = __atomic_add_fetch (&serials, 1, __ATOMIC_RELAXED);
+  }
   /* STRATA_ZOOM_SPAN_CUT says otherwise (the tests cut every span). */
   {
     const char *env = g_getenv ("STRATA_ZOOM_SPAN_CUT");
@@ -2895,127 +2901,6 @@ item_lane (const StrataZoomItem *item)
   return MIN ((item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT, 15);
 }
 
-/* A span's items one at a time, for the bisections of span_in_view(): in
- * place, or decoded a block at a time (the last one kept). */
-typedef struct
-{
-  const Chunk       *chunk;
-  const ChannelSpan *span;
-  guint64            block;
-  gboolean           bad;
-  guint64            buf[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
-} SpanReader;
-
-G_STATIC_ASSERT (STRATA_INDEX_ITEM_BLOCK * sizeof (StrataZoomItem) <= STRATA_INDEX_MAX_BLOCK_BYTES);
-
-static const StrataZoomItem *
-span_item (SpanReader *r,
-           guint       i)
-{
-  const Chunk *chunk = r->chunk;
-  guint64 k = (guint64) r->span->first + i;
-  guint64 b = k / STRATA_INDEX_ITEM_BLOCK;
-
-  if (chunk->packed == NULL && chunk->spilled == NULL)
-    return &chunk->items[k];
-  if (b != r->block)
-    {
-      guint want = (guint) MIN ((guint64) STRATA_INDEX_ITEM_BLOCK, chunk->n_items - b * STRATA_INDEX_ITEM_BLOCK);
-      guint n = chunk->spilled != NULL
-        ? strata_block_packer_read (chunk->spilled, chunk->first_block + b, r->buf)
-        : strata_packed_array_read_block (chunk->packed, b, r->buf);
-
-      if (n != want)
-        {
-          r->bad = TRUE;
-          return NULL;
-        }
-      r->block = b;
-    }
-  return (const StrataZoomItem *)(gconstpointer) r->buf + (k - b * STRATA_INDEX_ITEM_BLOCK);
-}
-
-/* Leaves in @lo the first item in [@lo, @hi) of the span for which
- * @past (of the item it_) holds, every later one holding it too (@hi if
- * none); jumps to bad: on a damaged block. */
-#define SPAN_BISECT(r, lo, hi, past)                          \
-  G_STMT_START {                                              \
-    while ((lo) < (hi))                                       \
-      {                                                       \
-        guint mid_ = (lo) + ((hi) - (lo)) / 2;                \
-        const StrataZoomItem *it_ = span_item ((r), mid_);    \
-                                                              \
-        if (it_ == NULL)                                      \
-          goto bad;                                           \
-        if (past)                                             \
-          (hi) = mid_;                                        \
-        else                                                  \
-          (lo) = mid_ + 1;                                    \
-      }                                                       \
-  } G_STMT_END
-
-/* Appends to @out the items of @span that can be in [@from, @to], lane by
- * lane: in each lane (in start order, its items one after the other) from
- * the first that ends at @from or later to the last that starts at @to or
- * earlier, found by bisection, so a spilled or mapped span is decoded
- * only where it is in view and a few blocks more. FALSE (@out as it was)
- * if a block of it is damaged. */
-static gboolean
-span_in_view (const Chunk       *chunk,
-              const ChannelSpan *span,
-              gint64             from,
-              gint64             to,
-              GArray            *out)
-{
-  g_autofree SpanReader *r = g_new (SpanReader, 1);
-  guint n = span->n_items, len = out->len;
-
-  r->chunk = chunk;
-  r->span = span;
-  r->block = G_MAXUINT64;
-  r->bad = FALSE;
-
-  for (guint first = 0, next; first < n; first = next)
-    {
-      const StrataZoomItem *it = span_item (r, first);
-      guint lane, lo, hi, end;
-      gboolean ok;
-
-      if (it == NULL)
-        goto bad;
-      lane = item_lane (it);
-      /* Where the lane ends, where its items start after the view, and
-       * the first of them that reaches into it. */
-      lo = first + 1, hi = n;
-      SPAN_BISECT (r, lo, hi, item_lane (it_) != lane);
-      next = lo;
-      lo = first, hi = next;
-      SPAN_BISECT (r, lo, hi, it_->start > to);
-      end = lo;
-      lo = first, hi = end;
-      SPAN_BISECT (r, lo, hi, it_->end >= from);
-      if (lo == end)
-        continue;
-
-      if (chunk->packed == NULL && chunk->spilled == NULL)
-        {
-          g_array_append_vals (out, &chunk->items[span->first + lo], end - lo);
-          continue;
-        }
-      ok = chunk->spilled != NULL
-        ? strata_block_packer_append (chunk->spilled, chunk->first_block, STRATA_INDEX_ITEM_BLOCK,
-                                      chunk->n_items, span->first + lo, end - lo, out)
-        : strata_packed_array_append (chunk->packed, span->first + lo, end - lo, out);
-      if (!ok)
-        goto bad;
-    }
-  return TRUE;
-
-bad:
-  g_array_set_size (out, len);
-  return FALSE;
-}
-
 /**
  * strata_zoom_tree_list_chunks:
  * @level: a level of the current geometry
@@ -3225,7 +3110,120 @@ struct _StrataZoomResult
   GArray *spans;     /* StrataZoomSpan */
   GArray *offsets;   /* guint per span: where its items are in scratch, or G_MAXUINT */
   GArray *scratch;   /* StrataZoomItem computed on demand */
+  /* The blocks of spilled or mapped chunks the last query decoded
+   * (ResultBlock), of the tree it asked: the next one decodes only the
+   * blocks the last one did not read, as a timeline's next frame shows
+   * most of what the last one did. */
+  GHashTable *blocks;
+  guint64     tree;
+  guint64     n_queries;
+  guint       n_decoded;   /* by the query under way */
 };
+
+/* A block of a spilled or mapped chunk's items, decoded by a query. */
+typedef struct
+{
+  gconstpointer  source;   /* the chunk's packer, or its packed array */
+  guint64        block;    /* the block's ticket, or its place in the array */
+  guint64        used;     /* the query that last read it */
+  guint          n;
+  StrataZoomItem items[STRATA_INDEX_ITEM_BLOCK];
+} ResultBlock;
+
+G_STATIC_ASSERT (sizeof (((ResultBlock *) NULL)->items) <= STRATA_INDEX_MAX_BLOCK_BYTES);
+
+static guint
+result_block_hash (gconstpointer p)
+{
+  const ResultBlock *b = p;
+  guint64 k = ((guint64) (guintptr) b->source * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^ b->block;
+
+  return (guint) (k ^ (k >> 29));
+}
+
+static gboolean
+result_block_equal (gconstpointer pa,
+                    gconstpointer pb)
+{
+  const ResultBlock *a = pa, *b = pb;
+
+  return a->source == b->source && a->block == b->block;
+}
+
+/* Block @b of @chunk's items (spilled or mapped), decoded into @result
+ * unless the last query did; NULL if it cannot be read or is damaged. */
+static const ResultBlock *
+result_block (StrataZoomResult *result,
+              const Chunk      *chunk,
+              guint64           b)
+{
+  ResultBlock key, *rb;
+  guint want, n;
+
+  key.source = chunk->spilled != NULL ? (gconstpointer) chunk->spilled : (gconstpointer) chunk->packed;
+  key.block = chunk->spilled != NULL ? chunk->first_block + b : b;
+  rb = g_hash_table_lookup (result->blocks, &key);
+  if (rb == NULL)
+    {
+      want = (guint) MIN ((guint64) STRATA_INDEX_ITEM_BLOCK, chunk->n_items - b * STRATA_INDEX_ITEM_BLOCK);
+      rb = g_new (ResultBlock, 1);
+      n = chunk->spilled != NULL ? strata_block_packer_read (chunk->spilled, key.block, rb->items)
+                                 : strata_packed_array_read_block (chunk->packed, b, rb->items);
+      if (n != want || n == 0)
+        {
+          g_free (rb);
+          return NULL;
+        }
+      rb->source = key.source;
+      rb->block = key.block;
+      rb->n = n;
+      g_hash_table_add (result->blocks, rb);
+      result->n_decoded++;
+    }
+  rb->used = result->n_queries;
+  return rb;
+}
+
+/* Appends items [@from, @from + @count) of @chunk (spilled or mapped) to
+ * @out; FALSE (@out as it was) if a block of them cannot be read. */
+static gboolean
+result_append_items (StrataZoomResult *result,
+                     const Chunk      *chunk,
+                     guint64           from,
+                     guint64           count,
+                     GArray           *out)
+{
+  guint len = out->len;
+
+  if (count == 0)
+    return TRUE;
+  for (guint64 b = from / STRATA_INDEX_ITEM_BLOCK; b <= (from + count - 1) / STRATA_INDEX_ITEM_BLOCK; b++)
+    {
+      const ResultBlock *rb = result_block (result, chunk, b);
+      guint64 first = b * STRATA_INDEX_ITEM_BLOCK;
+      guint64 lo = MAX (first, from), hi;
+
+      if (rb == NULL)
+        {
+          g_array_set_size (out, len);
+          return FALSE;
+        }
+      hi = MIN (first + rb->n, from + count);
+      if (hi > lo)
+        g_array_append_vals (out, &rb->items[lo - first], (guint) (hi - lo));
+    }
+  return TRUE;
+}
+
+static gboolean
+result_block_unused (gpointer key,
+                     gpointer value,
+                     gpointer user_data)
+{
+  const ResultBlock *rb = key;
+
+  return rb->used != *(const guint64 *) user_data;
+}
 
 StrataZoomResult *
 strata_zoom_result_new (void)
@@ -3235,6 +3233,7 @@ strata_zoom_result_new (void)
   self->spans = g_array_new (FALSE, FALSE, sizeof (StrataZoomSpan));
   self->offsets = g_array_new (FALSE, FALSE, sizeof (guint));
   self->scratch = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  self->blocks = g_hash_table_new_full (result_block_hash, result_block_equal, g_free, NULL);
 
   return self;
 }
@@ -3247,6 +3246,7 @@ strata_zoom_result_free (StrataZoomResult *self)
   g_array_unref (self->spans);
   g_array_unref (self->offsets);
   g_array_unref (self->scratch);
+  g_hash_table_unref (self->blocks);
   g_free (self);
 }
 
@@ -3286,6 +3286,110 @@ strata_zoom_result_holds (StrataZoomResult     *self,
 
   base = (const StrataZoomItem *)(gpointer) self->scratch->data;
   return base != NULL && items >= base && items < base + self->scratch->len;
+}
+
+
+/* A span's items one at a time, for the bisections of span_in_view(): in
+ * place, or a block at a time through the query's result. */
+typedef struct
+{
+  StrataZoomResult  *result;
+  const Chunk       *chunk;
+  const ChannelSpan *span;
+  guint64            block;
+  const ResultBlock *current;
+} SpanReader;
+
+static const StrataZoomItem *
+span_item (SpanReader *r,
+           guint       i)
+{
+  const Chunk *chunk = r->chunk;
+  guint64 k = (guint64) r->span->first + i;
+  guint64 b = k / STRATA_INDEX_ITEM_BLOCK;
+
+  if (chunk->packed == NULL && chunk->spilled == NULL)
+    return &chunk->items[k];
+  if (b != r->block)
+    {
+      if ((r->current = result_block (r->result, chunk, b)) == NULL)
+        return NULL;
+      r->block = b;
+    }
+  return k - b * STRATA_INDEX_ITEM_BLOCK < r->current->n ? &r->current->items[k - b * STRATA_INDEX_ITEM_BLOCK] : NULL;
+}
+
+/* Leaves in @lo the first item in [@lo, @hi) of the span for which
+ * @past (of the item it_) holds, every later one holding it too (@hi if
+ * none); jumps to bad: on a damaged block. */
+#define SPAN_BISECT(r, lo, hi, past)                          \
+  G_STMT_START {                                              \
+    while ((lo) < (hi))                                       \
+      {                                                       \
+        guint mid_ = (lo) + ((hi) - (lo)) / 2;                \
+        const StrataZoomItem *it_ = span_item ((r), mid_);    \
+                                                              \
+        if (it_ == NULL)                                      \
+          goto bad;                                           \
+        if (past)                                             \
+          (hi) = mid_;                                        \
+        else                                                  \
+          (lo) = mid_ + 1;                                    \
+      }                                                       \
+  } G_STMT_END
+
+/* Appends to @out the items of @span that can be in [@from, @to], lane by
+ * lane: in each lane (in start order, its items one after the other) from
+ * the first that ends at @from or later to the last that starts at @to or
+ * earlier, found by bisection, so a spilled or mapped span is decoded
+ * only where it is in view and a few blocks more. FALSE (@out as it was)
+ * if a block of it is damaged. */
+static gboolean
+span_in_view (StrataZoomResult  *result,
+              const Chunk       *chunk,
+              const ChannelSpan *span,
+              gint64             from,
+              gint64             to,
+              GArray            *out)
+{
+  SpanReader reader = { result, chunk, span, G_MAXUINT64, NULL };
+  SpanReader *r = &reader;
+  guint n = span->n_items, len = out->len;
+
+  for (guint first = 0, next; first < n; first = next)
+    {
+      const StrataZoomItem *it = span_item (r, first);
+      guint lane, lo, hi, end;
+
+      if (it == NULL)
+        goto bad;
+      lane = item_lane (it);
+      /* Where the lane ends, where its items start after the view, and
+       * the first of them that reaches into it. */
+      lo = first + 1, hi = n;
+      SPAN_BISECT (r, lo, hi, item_lane (it_) != lane);
+      next = lo;
+      lo = first, hi = next;
+      SPAN_BISECT (r, lo, hi, it_->start > to);
+      end = lo;
+      lo = first, hi = end;
+      SPAN_BISECT (r, lo, hi, it_->end >= from);
+      if (lo == end)
+        continue;
+
+      if (chunk->packed == NULL && chunk->spilled == NULL)
+        {
+          g_array_append_vals (out, &chunk->items[span->first + lo], end - lo);
+          continue;
+        }
+      if (!result_append_items (result, chunk, (guint64) span->first + lo, end - lo, out))
+        goto bad;
+    }
+  return TRUE;
+
+bad:
+  g_array_set_size (out, len);
+  return FALSE;
 }
 
 /* The open activities of @channel, while the tree grows. */
@@ -3362,6 +3466,13 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
   g_array_set_size (result->spans, 0);
   g_array_set_size (result->offsets, 0);
   g_array_set_size (result->scratch, 0);
+  if (result->tree != self->serial)
+    {
+      g_hash_table_remove_all (result->blocks);
+      result->tree = self->serial;
+    }
+  result->n_queries++;
+  result->n_decoded = 0;
   if (stats != NULL)
     memset (stats, 0, sizeof *stats);
 
@@ -3404,12 +3515,20 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
           if (cs != NULL && cs->n_items > self->span_cut_from)
             {
               offset = result->scratch->len;
-              if (span_in_view (chunk, cs, from, to, result->scratch))
+              if (span_in_view (result, chunk, cs, from, to, result->scratch))
                 span.n_items = result->scratch->len - offset;
               else
                 cs = NULL;
               if (stats != NULL && cs != NULL)
                 stats->n_cut++;
+            }
+          else if (cs != NULL && (chunk->packed != NULL || chunk->spilled != NULL))
+            {
+              offset = result->scratch->len;
+              if (result_append_items (result, chunk, cs->first, cs->n_items, result->scratch))
+                span.n_items = cs->n_items;
+              else
+                cs = NULL;
             }
           else if (cs != NULL && !chunk_span_items (chunk, cs, result->scratch, &span.items, &offset))
             cs = NULL;
@@ -3439,6 +3558,12 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
 
 out:
   g_rw_lock_reader_unlock (&self->lock);
+
+  /* What this query did not read goes: the blocks kept are at most one
+   * answer's. */
+  g_hash_table_foreach_remove (result->blocks, result_block_unused, &result->n_queries);
+  if (stats != NULL)
+    stats->n_decoded = result->n_decoded;
 
   /* Channel by channel, each channel's chunks in time order; the scratch
    * stopped moving, so its spans can point into it. */

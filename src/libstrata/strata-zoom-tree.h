@@ -85,6 +85,7 @@ typedef struct
   guint n_precomputed;        /* of which were pre-calculated */
   guint n_on_demand;          /* channel x chunk parts computed from the raw store */
   guint n_cut;                /* pre-calculated spans answered in part: what can be in view */
+  guint n_decoded;            /* blocks of spilled or mapped chunks decoded, not kept from the last query */
 } StrataZoomQueryStats;
 
 /* Each buffer the former delivers, and the stack of active aggregators
