@@ -46,14 +46,33 @@ typedef StrataRawStoreFence Fence;
 
 typedef struct
 {
-  GArray *lanes[N_LANES];   /* StrataActivity after the spilled ones, or NULL */
-  GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities, spilled ones too */
-  GArray *spilled[N_LANES]; /* StrataRawStoreSpilled per block handed to the
+  GArray *acts;             /* StrataActivity after the spilled ones */
+  GArray *fences;           /* Fence per FENCE_STEP activities, spilled ones too */
+  GArray *spilled;          /* StrataRawStoreSpilled per block handed to the
                              * packer: full ones, the last one maybe short (then
-                             * the lane has none in memory) */
+                             * the lane has none in memory), or NULL */
+} Lane;
+
+/* A channel has only the lanes it used (a thread has two or three of the
+ * seventeen), one Lane per bit of @present, in lane order: a table of a
+ * slot per possible lane was 424 bytes per channel, 33 MB for the 48 742
+ * short-lived threads of 20M generated events. */
+typedef struct
+{
+  Lane   *lanes;            /* popcount (present) of them */
   guint64 appended;         /* the store's size when it last took one of these */
-  guint32 resident;         /* bit l: lanes[l] has activities in memory */
+  guint32 present;          /* bit l: lane l has a Lane */
+  guint32 resident;         /* bit l: lane l has activities in memory */
 } Channel;
+
+static inline Lane *
+channel_lane (Channel *ch,
+              guint    l)
+{
+  if (!(ch->present & (1u << l)))
+    return NULL;
+  return &ch->lanes[__builtin_popcount (ch->present & ((1u << l) - 1))];
+}
 
 /* By default a store spills once it holds this many activities (8 MiB),
  * keeping SPILL_KEEP full blocks per lane in memory besides the last 1 to
@@ -181,12 +200,13 @@ strata_raw_store_free (StrataRawStore *self)
     {
       Channel *ch = &g_array_index (self->channels, Channel, i);
 
-      for (guint l = 0; l < N_LANES; l++)
+      for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
         {
-          g_clear_pointer (&ch->lanes[l], g_array_unref);
-          g_clear_pointer (&ch->fences[l], g_array_unref);
-          g_clear_pointer (&ch->spilled[l], g_array_unref);
+          g_clear_pointer (&ch->lanes[k].acts, g_array_unref);
+          g_clear_pointer (&ch->lanes[k].fences, g_array_unref);
+          g_clear_pointer (&ch->lanes[k].spilled, g_array_unref);
         }
+      g_free (ch->lanes);
     }
   if (self->packer != NULL)
     {
@@ -216,13 +236,12 @@ lane_of (const StrataActivity *a)
   return MIN (strata_activity_get_depth (a), N_DEPTHS - 1);
 }
 
-/* The activities of lane @l in the spill file, before those in memory:
+/* The activities of the lane in the spill file, before those in memory:
  * every block there but the last is full. */
 static guint
-lane_base (Channel *ch,
-           guint    l)
+lane_base (Lane *lane)
 {
-  GArray *spilled = ch->spilled[l];
+  GArray *spilled = lane->spilled;
 
   if (spilled == NULL || spilled->len == 0)
     return 0;
@@ -332,21 +351,21 @@ lane_view (StrataRawStore *self,
   if (channel >= self->channels->len)
     return FALSE;
   {
-    Channel *ch = &g_array_index (self->channels, Channel, channel);
+    Lane *lane = channel_lane (&g_array_index (self->channels, Channel, channel), l);
 
-    if (ch->lanes[l] == NULL || (ch->lanes[l]->len == 0 && ch->spilled[l] == NULL))
+    if (lane == NULL || (lane->acts->len == 0 && lane->spilled == NULL))
       return FALSE;
-    v->acts = (const StrataActivity *)(gconstpointer) ch->lanes[l]->data;
-    if (ch->spilled[l] != NULL && ch->spilled[l]->len > 0)
+    v->acts = (const StrataActivity *)(gconstpointer) lane->acts->data;
+    if (lane->spilled != NULL && lane->spilled->len > 0)
       {
-        v->spilled = ch->spilled[l]->data;
-        v->base = lane_base (ch, l);
+        v->spilled = lane->spilled->data;
+        v->base = lane_base (lane);
       }
-    v->n = v->base + ch->lanes[l]->len;
+    v->n = v->base + lane->acts->len;
     if (v->n == 0)
       return FALSE;
-    v->fences = ch->fences[l]->data;
-    v->n_fences = ch->fences[l]->len;
+    v->fences = lane->fences->data;
+    v->n_fences = lane->fences->len;
   }
   return TRUE;
 }
@@ -478,12 +497,11 @@ spill_zstd_level (void)
  * written: the store then simply keeps the rest in memory. */
 static gboolean
 spill_block (StrataRawStore *self,
-             Channel        *ch,
-             guint           l,
+             Lane           *rl,
              guint           from,
              guint           n)
 {
-  GArray *lane = ch->lanes[l];
+  GArray *lane = rl->acts;
   StrataRawStoreSpilled rec = { 0 };
   g_autoptr(GBytes) bytes = NULL;
 
@@ -510,15 +528,15 @@ spill_block (StrataRawStore *self,
     }
 
   g_assert (n > 0 && n <= STRATA_RAW_STORE_BLOCK && from + n <= lane->len);
-  g_assert (lane_base (ch, l) % STRATA_RAW_STORE_BLOCK == 0);
+  g_assert (lane_base (rl) % STRATA_RAW_STORE_BLOCK == 0);
 
   bytes = g_bytes_new (&g_array_index (lane, StrataActivity, from), (gsize) n * sizeof (StrataActivity));
   rec.ticket = strata_block_packer_submit (self->packer, bytes, sizeof (StrataActivity), STRATA_RAW_STORE_BLOCK);
   rec.n = n;
 
-  if (ch->spilled[l] == NULL)
-    ch->spilled[l] = g_array_new (FALSE, FALSE, sizeof (StrataRawStoreSpilled));
-  g_array_append_val (ch->spilled[l], rec);
+  if (rl->spilled == NULL)
+    rl->spilled = g_array_new (FALSE, FALSE, sizeof (StrataRawStoreSpilled));
+  g_array_append_val (rl->spilled, rec);
   self->n_spilled += n;
   return TRUE;
 }
@@ -527,11 +545,10 @@ spill_block (StrataRawStore *self,
  * copied into an array of its size (a GArray never gives memory back). */
 static void
 drop_front (StrataRawStore *self,
-            Channel        *ch,
-            guint           l,
+            Lane           *rl,
             guint           n)
 {
-  GArray *lane = ch->lanes[l];
+  GArray *lane = rl->acts;
   GArray *fresh;
 
   if (n == 0)
@@ -541,29 +558,28 @@ drop_front (StrataRawStore *self,
   self->lane_bytes -= lane_alloc (lane->len);
   self->lane_bytes += lane_alloc (fresh->len);
   g_array_unref (lane);
-  ch->lanes[l] = fresh;
+  rl->acts = fresh;
 }
 
 /* Every activity of the lane in memory to the spill file: its full blocks,
  * then the rest as a short last block. */
 static gboolean
 spill_tail (StrataRawStore *self,
-            Channel        *ch,
-            guint           l)
+            Lane           *rl)
 {
-  GArray *lane = ch->lanes[l];
+  GArray *lane = rl->acts;
   guint from = 0;
 
   while (from < lane->len)
     {
       guint n = MIN (STRATA_RAW_STORE_BLOCK, lane->len - from);
 
-      if (!spill_block (self, ch, l, from, n))
+      if (!spill_block (self, rl, from, n))
         break;
       from += n;
     }
-  drop_front (self, ch, l, from);
-  return ch->lanes[l]->len == 0;
+  drop_front (self, rl, from);
+  return rl->acts->len == 0;
 }
 
 typedef struct
@@ -619,7 +635,7 @@ spill_tails (StrataRawStore *self)
       for (guint l = 0; l < N_LANES; l++)
         if (ch->resident & (1u << l))
           {
-            if (!spill_tail (self, ch, l))
+            if (!spill_tail (self, channel_lane (ch, l)))
               return;
             ch->resident &= ~(1u << l);
             self->n_evicted++;
@@ -633,10 +649,9 @@ spill_tails (StrataRawStore *self)
 /* The lane's last spilled block back in memory, before the others. */
 static gboolean
 unspill_block (StrataRawStore *self,
-               Channel        *ch,
-               guint           l)
+               Lane           *rl)
 {
-  const StrataRawStoreSpilled *rec = &g_array_index (ch->spilled[l], StrataRawStoreSpilled, ch->spilled[l]->len - 1);
+  const StrataRawStoreSpilled *rec = &g_array_index (rl->spilled, StrataRawStoreSpilled, rl->spilled->len - 1);
   StrataActivity acts[STRATA_RAW_STORE_BLOCK];
   guint n = rec->n;
 
@@ -644,10 +659,10 @@ unspill_block (StrataRawStore *self,
    * simply never read again). */
   if (strata_block_packer_read (self->packer, rec->ticket, acts) != n)
     g_error ("raw store: a spilled block cannot be read back");
-  self->lane_bytes -= lane_alloc (ch->lanes[l]->len);
-  g_array_prepend_vals (ch->lanes[l], acts, n);
-  self->lane_bytes += lane_alloc (ch->lanes[l]->len);
-  g_array_set_size (ch->spilled[l], ch->spilled[l]->len - 1);
+  self->lane_bytes -= lane_alloc (rl->acts->len);
+  g_array_prepend_vals (rl->acts, acts, n);
+  self->lane_bytes += lane_alloc (rl->acts->len);
+  g_array_set_size (rl->spilled, rl->spilled->len - 1);
   self->n_spilled -= n;
   self->n_unspilled += n;
   return TRUE;
@@ -669,6 +684,7 @@ strata_raw_store_add (const StrataActivity *activity,
   StrataRawStore *self = store;
   guint l = lane_of (activity);
   Channel *ch;
+  Lane *rl;
   GArray *lane;
 
   g_return_if_fail (self->map == NULL);
@@ -677,31 +693,40 @@ strata_raw_store_add (const StrataActivity *activity,
     g_array_set_size (self->channels, activity->channel + 1);
   ch = &g_array_index (self->channels, Channel, activity->channel);
 
-  if (ch->lanes[l] == NULL)
+  rl = channel_lane (ch, l);
+  if G_UNLIKELY (rl == NULL)
     {
-      ch->lanes[l] = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
-      ch->fences[l] = g_array_new (FALSE, FALSE, sizeof (Fence));
+      guint n = __builtin_popcount (ch->present);
+      guint at = __builtin_popcount (ch->present & ((1u << l) - 1));
+
+      ch->lanes = g_renew (Lane, ch->lanes, n + 1);
+      memmove (&ch->lanes[at + 1], &ch->lanes[at], (n - at) * sizeof (Lane));
+      ch->present |= 1u << l;
+      rl = &ch->lanes[at];
+      rl->acts = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+      rl->fences = g_array_new (FALSE, FALSE, sizeof (Fence));
+      rl->spilled = NULL;
     }
-  lane = ch->lanes[l];
+  lane = rl->acts;
 
   /* One that comes before the activities in memory, or any when the lane
    * has none there (its last block may be a short one, which must be
    * full before another is spilled): its spilled blocks come back, the
    * last first, until it falls among them. */
-  while (ch->spilled[l] != NULL && ch->spilled[l]->len > 0 &&
+  while (rl->spilled != NULL && rl->spilled->len > 0 &&
          (lane->len == 0 || g_array_index (lane, StrataActivity, 0).start > activity->start))
-    if (!unspill_block (self, ch, l))
+    if (!unspill_block (self, rl))
       break;
 
   self->lane_bytes -= lane_alloc (lane->len);
   if (lane->len == 0 ||
       g_array_index (lane, StrataActivity, lane->len - 1).start <= activity->start)
     {
-      if ((lane->len + lane_base (ch, l)) % FENCE_STEP == 0)
+      if ((lane->len + lane_base (rl)) % FENCE_STEP == 0)
         {
           Fence f = { activity->start, activity->end };
 
-          g_array_append_val (ch->fences[l], f);
+          g_array_append_val (rl->fences, f);
         }
       g_array_append_vals (lane, activity, 1);
     }
@@ -719,7 +744,7 @@ strata_raw_store_add (const StrataActivity *activity,
             hi = mid;
         }
       g_array_insert_vals (lane, lo, activity, 1);
-      rebuild_fences (lane, lane_base (ch, l), ch->fences[l]);
+      rebuild_fences (lane, lane_base (rl), rl->fences);
     }
   self->lane_bytes += lane_alloc (lane->len);
 
@@ -733,9 +758,9 @@ strata_raw_store_add (const StrataActivity *activity,
 
       /* All the full blocks past those kept, then one move of the rest. */
       while (lane->len - from > (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
-             spill_block (self, ch, l, from, STRATA_RAW_STORE_BLOCK))
+             spill_block (self, rl, from, STRATA_RAW_STORE_BLOCK))
         from += STRATA_RAW_STORE_BLOCK;
-      drop_front (self, ch, l, from);
+      drop_front (self, rl, from);
 
       if (self->lane_bytes > self->budget && !self->spill_failed &&
           self->size >= self->next_round)
@@ -1143,10 +1168,10 @@ strata_raw_store_get_resident_bytes (StrataRawStore *self)
     {
       Channel *ch = &g_array_index (self->channels, Channel, i);
 
-      for (guint l = 0; l < N_LANES; l++)
-        if (ch->lanes[l] != NULL)
-          total += lane_alloc (ch->lanes[l]->len) + sizeof (GArray) +
-                   array_bytes (ch->fences[l]) + array_bytes (ch->spilled[l]);
+      total += (guint64) __builtin_popcount (ch->present) * sizeof (Lane);
+      for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
+        total += lane_alloc (ch->lanes[k].acts->len) + sizeof (GArray) +
+                 array_bytes (ch->lanes[k].fences) + array_bytes (ch->lanes[k].spilled);
     }
   if (self->packer != NULL)
     {
