@@ -159,9 +159,16 @@ compare_cpus (const void *a,
  * since channels are still being created while activities stream in.
  * Its wakeup latencies are kept (the percentiles are exact): the last
  * ones in memory, the others in runs in the builder's spill file. */
+/* The kinds a CPU row's time is summed by: TASK, IDLE, IRQ, SOFTIRQ and
+ * UNKNOWN (a thread row's STATE time is summed by state). */
+#define N_CPU_KINDS (STRATA_ACTIVITY_UNKNOWN + 1)
+
+G_STATIC_ASSERT (STRATA_ACTIVITY_TASK < N_CPU_KINDS && STRATA_ACTIVITY_IDLE < N_CPU_KINDS &&
+                 STRATA_ACTIVITY_IRQ < N_CPU_KINDS && STRATA_ACTIVITY_SOFTIRQ < N_CPU_KINDS);
+
 typedef struct
 {
-  gint64   by_kind[STRATA_N_ACTIVITY_KINDS];
+  gint64   by_kind[N_CPU_KINDS];
   gint64   by_state[STRATA_N_TASK_STATES];
   guint64  switches_in;
   gint64  *samples;     /* in memory */
@@ -187,9 +194,16 @@ typedef struct
  * while they were sorted at the end. */
 #define LATENCY_BUDGET (G_GUINT64_CONSTANT (2) << 20)
 
+/* Channels' sums per page: a table of them all was doubled as it grew
+ * (16.8 MB for the 48 742 threads of 20M generated events). */
+#define SUMS_PAGE_BITS 10
+#define SUMS_PAGE      (1u << SUMS_PAGE_BITS)
+
 struct _StrataStatsBuilder
 {
-  GArray  *sums;        /* ChannelSums, indexed by channel */
+  ChannelSums **pages;  /* SUMS_PAGE each, NULL until a channel of it is seen */
+  guint         n_pages;
+  guint         n_sums; /* one past the highest channel seen */
   GArray  *runs;        /* LatencyRun */
   GArray  *holding;     /* guint32: the channels with samples in memory */
   guint64  budget;
@@ -207,7 +221,6 @@ strata_stats_builder_new (void)
   StrataStatsBuilder *self = g_new0 (StrataStatsBuilder, 1);
   const char *env = g_getenv ("STRATA_STATS_LATENCY_BUDGET");
 
-  self->sums = g_array_new (FALSE, TRUE, sizeof (ChannelSums));
   self->runs = g_array_new (FALSE, FALSE, sizeof (LatencyRun));
   self->holding = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->budget = env != NULL && *env != '\0' ? g_ascii_strtoull (env, NULL, 10) : LATENCY_BUDGET;
@@ -222,9 +235,15 @@ strata_stats_builder_free (StrataStatsBuilder *self)
   if (self == NULL)
     return;
 
-  for (guint i = 0; i < self->sums->len; i++)
-    g_free (g_array_index (self->sums, ChannelSums, i).samples);
-  g_array_unref (self->sums);
+  for (guint p = 0; p < self->n_pages; p++)
+    {
+      if (self->pages[p] == NULL)
+        continue;
+      for (guint i = 0; i < SUMS_PAGE; i++)
+        g_free (self->pages[p][i].samples);
+      g_free (self->pages[p]);
+    }
+  g_free (self->pages);
   g_array_unref (self->runs);
   g_array_unref (self->holding);
   if (self->fd >= 0)
@@ -315,6 +334,33 @@ read_all (int      fd,
   return TRUE;
 }
 
+/* The sums of @channel, made (zero) when @make; NULL if there are none. */
+static ChannelSums *
+sums_of (StrataStatsBuilder *self,
+         guint32             channel,
+         gboolean            make)
+{
+  guint p = channel >> SUMS_PAGE_BITS;
+
+  if (p >= self->n_pages || self->pages[p] == NULL)
+    {
+      if (!make)
+        return NULL;
+      if (p >= self->n_pages)
+        {
+          guint n = MAX (MAX (2 * self->n_pages, 16), p + 1);
+
+          self->pages = g_renew (ChannelSums *, self->pages, n);
+          memset (self->pages + self->n_pages, 0, (n - self->n_pages) * sizeof (ChannelSums *));
+          self->n_pages = n;
+        }
+      self->pages[p] = g_new0 (ChannelSums, SUMS_PAGE);
+    }
+  if (make)
+    self->n_sums = MAX (self->n_sums, channel + 1);
+  return &self->pages[p][channel & (SUMS_PAGE - 1)];
+}
+
 /* Every channel's latencies in memory to the spill file, a run each. If
  * there is no file or a write fails, they stay in memory from now on. */
 static void
@@ -337,7 +383,7 @@ spill_latencies (StrataStatsBuilder *self)
 
   for (guint i = 0; i < self->holding->len; i++)
     {
-      ChannelSums *sums = &g_array_index (self->sums, ChannelSums, holding[i]);
+      ChannelSums *sums = sums_of (self, holding[i], FALSE);
       LatencyRun run = { self->file_size, sums->n_samples, 0 };
 
       if (!write_all (self->fd, sums->samples, (gsize) sums->n_samples * sizeof (gint64), self->file_size))
@@ -403,13 +449,12 @@ strata_stats_builder_add (const StrataActivity *activity,
   gint64 d = activity->end - activity->start;
   ChannelSums *sums;
 
-  if (activity->channel >= self->sums->len)
-    g_array_set_size (self->sums, activity->channel + 1);
-  sums = &g_array_index (self->sums, ChannelSums, activity->channel);
+  sums = sums_of (self, activity->channel, TRUE);
 
   if (activity->kind >= STRATA_N_ACTIVITY_KINDS)
     return;
-  sums->by_kind[activity->kind] += d;
+  if (activity->kind < N_CPU_KINDS)
+    sums->by_kind[activity->kind] += d;
 
   if (activity->kind != STRATA_ACTIVITY_STATE || activity->state >= STRATA_N_TASK_STATES)
     return;
@@ -669,8 +714,6 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
   g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
 
   channels = strata_trace_get_channels (trace, &n_channels);
-  if (self->sums->len < n_channels)
-    g_array_set_size (self->sums, n_channels);
   buf = g_new (gint64, BUF_SAMPLES);
   mem = g_new0 (const gint64 *, n_channels + 1);
   mem_len = g_new0 (guint32, n_channels + 1);
@@ -684,7 +727,11 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
   for (guint i = 0; i < n_channels; i++)
     {
       const StrataChannel *ch = &channels[i];
-      ChannelSums *sums = &g_array_index (self->sums, ChannelSums, i);
+      static const ChannelSums none = { 0 };
+      const ChannelSums *sums = sums_of (self, i, FALSE);
+
+      if (sums == NULL)
+        sums = &none;
 
       if (ch->kind == STRATA_CHANNEL_CPU)
         {
@@ -742,8 +789,8 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
         }
     }
 
-  for (guint i = 0; i < self->sums->len; i++)
-    if (g_array_index (self->sums, ChannelSums, i).n_spilled > 0 &&
+  for (guint i = 0; i < self->n_sums; i++)
+    if (sums_of (self, i, FALSE) != NULL && sums_of (self, i, FALSE)->n_spilled > 0 &&
         (i >= n_channels || channels[i].kind != STRATA_CHANNEL_THREAD))
       only_threads_spilled = FALSE;
   {
