@@ -2,7 +2,10 @@
  *
  * One walk over the activities. Percentiles use the nearest-rank method
  * (the smallest sample with at least p% of the samples at or below it), as
- * `perf sched latency`-style reports do, so p100 is the maximum.
+ * `perf sched latency`-style reports do, so p100 is the maximum. The
+ * wakeup latencies are kept for them, in memory up to a budget and in an
+ * unlinked spill file past it; those that do not fit the budget at the
+ * end are selected from where they are rather than sorted.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -155,10 +158,6 @@ compare_cpus (const void *a,
   return x->channel < y->channel ? -1 : x->channel > y->channel;
 }
 
-/* What one channel accumulated; its kind is only looked at in finish(),
- * since channels are still being created while activities stream in.
- * Its wakeup latencies are kept (the percentiles are exact): the last
- * ones in memory, the others in runs in the builder's spill file. */
 /* The kinds a CPU row's time is summed by: TASK, IDLE, IRQ, SOFTIRQ and
  * UNKNOWN (a thread row's STATE time is summed by state). */
 #define N_CPU_KINDS (STRATA_ACTIVITY_UNKNOWN + 1)
@@ -166,6 +165,10 @@ compare_cpus (const void *a,
 G_STATIC_ASSERT (STRATA_ACTIVITY_TASK < N_CPU_KINDS && STRATA_ACTIVITY_IDLE < N_CPU_KINDS &&
                  STRATA_ACTIVITY_IRQ < N_CPU_KINDS && STRATA_ACTIVITY_SOFTIRQ < N_CPU_KINDS);
 
+/* What one channel accumulated; its kind is only looked at in finish(),
+ * since channels are still being created while activities stream in.
+ * Its wakeup latencies are kept (the percentiles are exact): the last
+ * ones in memory, the others in runs in the builder's spill file. */
 typedef struct
 {
   gint64   by_kind[N_CPU_KINDS];
@@ -471,8 +474,8 @@ strata_stats_builder_add (const StrataActivity *activity,
     add_latency (self, activity->channel, sums, d);
 }
 
-/* A set of latencies to read: the runs of one channel (from @first_run)
- * or the whole spill file, and samples in memory. */
+/* A set of latencies to read: the whole spill file or the runs of some
+ * channels (each chain from its first run), then samples in memory. */
 typedef struct
 {
   StrataStatsBuilder *builder;
