@@ -44,14 +44,41 @@
 
 typedef StrataRawStoreFence Fence;
 
+/* A lane's three arrays are plain, each grown to the next power of two
+ * of its length (as GArray would): three GArrays were 144 bytes of
+ * headers per lane, and a short-lived thread's lanes stay for the whole
+ * build (their fences and the records of their spilled blocks). */
 typedef struct
 {
-  GArray *acts;             /* StrataActivity after the spilled ones */
-  GArray *fences;           /* Fence per FENCE_STEP activities, spilled ones too */
-  GArray *spilled;          /* StrataRawStoreSpilled per block handed to the
-                             * packer: full ones, the last one maybe short (then
-                             * the lane has none in memory), or NULL */
+  StrataActivity        *acts;     /* after the spilled ones */
+  Fence                 *fences;   /* per FENCE_STEP activities, spilled ones too */
+  StrataRawStoreSpilled *spilled;  /* per block handed to the packer: full
+                                    * ones, the last one maybe short (then
+                                    * the lane has none in memory) */
+  guint32                n_acts;
+  guint32                n_fences;
+  guint32                n_spilled;
+  guint32                acts_alloc;
+  guint32                fences_alloc;
+  guint32                spilled_alloc;
 } Lane;
+
+/* @p grown to hold at least @need elements of @size. */
+static gpointer
+grow_array (gpointer  p,
+            guint32  *alloc,
+            guint32   need,
+            gsize     size)
+{
+  guint32 n = MAX (*alloc, 1);
+
+  if (need <= *alloc)
+    return p;
+  while (n < need)
+    n *= 2;
+  *alloc = n;
+  return g_realloc_n (p, n, size);
+}
 
 /* A channel has only the lanes it used (a thread has two or three of the
  * seventeen), one Lane per bit of @present, in lane order: a table of a
@@ -202,9 +229,9 @@ strata_raw_store_free (StrataRawStore *self)
 
       for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
         {
-          g_clear_pointer (&ch->lanes[k].acts, g_array_unref);
-          g_clear_pointer (&ch->lanes[k].fences, g_array_unref);
-          g_clear_pointer (&ch->lanes[k].spilled, g_array_unref);
+          g_free (ch->lanes[k].acts);
+          g_free (ch->lanes[k].fences);
+          g_free (ch->lanes[k].spilled);
         }
       g_free (ch->lanes);
     }
@@ -241,18 +268,15 @@ lane_of (const StrataActivity *a)
 static guint
 lane_base (Lane *lane)
 {
-  GArray *spilled = lane->spilled;
-
-  if (spilled == NULL || spilled->len == 0)
+  if (lane->n_spilled == 0)
     return 0;
-  return (spilled->len - 1) * STRATA_RAW_STORE_BLOCK +
-         g_array_index (spilled, StrataRawStoreSpilled, spilled->len - 1).n;
+  return (lane->n_spilled - 1) * STRATA_RAW_STORE_BLOCK + lane->spilled[lane->n_spilled - 1].n;
 }
 
-/* What a lane's GArray of @len activities has allocated. A lane only
+/* What a lane's array of @len activities has allocated. A lane only
  * grows until it is replaced by a fresh array of what it keeps (it is
- * never shrunk in place), so that is GArray's rounding of its length: the
- * next power of two of its bytes, 16 at least. */
+ * never shrunk in place), so that is grow_array()'s rounding of its
+ * length: the next power of two of its bytes. */
 static inline guint64
 lane_alloc (guint len)
 {
@@ -353,19 +377,17 @@ lane_view (StrataRawStore *self,
   {
     Lane *lane = channel_lane (&g_array_index (self->channels, Channel, channel), l);
 
-    if (lane == NULL || (lane->acts->len == 0 && lane->spilled == NULL))
+    if (lane == NULL || (lane->n_acts == 0 && lane->n_spilled == 0))
       return FALSE;
-    v->acts = (const StrataActivity *)(gconstpointer) lane->acts->data;
-    if (lane->spilled != NULL && lane->spilled->len > 0)
+    v->acts = lane->acts;
+    if (lane->n_spilled > 0)
       {
-        v->spilled = lane->spilled->data;
+        v->spilled = lane->spilled;
         v->base = lane_base (lane);
       }
-    v->n = v->base + lane->acts->len;
-    if (v->n == 0)
-      return FALSE;
-    v->fences = lane->fences->data;
-    v->n_fences = lane->fences->len;
+    v->n = v->base + lane->n_acts;
+    v->fences = lane->fences;
+    v->n_fences = lane->n_fences;
   }
   return TRUE;
 }
@@ -465,17 +487,16 @@ lower_bound (LaneView *v,
 /* The fences of the activities in memory (those spilled keep theirs:
  * @base is a multiple of the block, so of FENCE_STEP). */
 static void
-rebuild_fences (GArray *lane,
-                guint   base,
-                GArray *fences)
+rebuild_fences (Lane  *lane,
+                guint  base)
 {
-  g_array_set_size (fences, base / FENCE_STEP);
-  for (guint i = 0; i < lane->len; i += FENCE_STEP)
+  lane->n_fences = base / FENCE_STEP;
+  for (guint i = 0; i < lane->n_acts; i += FENCE_STEP)
     {
-      const StrataActivity *a = &g_array_index (lane, StrataActivity, i);
-      Fence f = { a->start, a->end };
+      const StrataActivity *a = &lane->acts[i];
 
-      g_array_append_val (fences, f);
+      lane->fences = grow_array (lane->fences, &lane->fences_alloc, lane->n_fences + 1, sizeof (Fence));
+      lane->fences[lane->n_fences++] = (Fence) { a->start, a->end };
     }
 }
 
@@ -501,7 +522,6 @@ spill_block (StrataRawStore *self,
              guint           from,
              guint           n)
 {
-  GArray *lane = rl->acts;
   StrataRawStoreSpilled rec = { 0 };
   g_autoptr(GBytes) bytes = NULL;
 
@@ -527,38 +547,42 @@ spill_block (StrataRawStore *self,
       return FALSE;
     }
 
-  g_assert (n > 0 && n <= STRATA_RAW_STORE_BLOCK && from + n <= lane->len);
+  g_assert (n > 0 && n <= STRATA_RAW_STORE_BLOCK && from + n <= rl->n_acts);
   g_assert (lane_base (rl) % STRATA_RAW_STORE_BLOCK == 0);
 
-  bytes = g_bytes_new (&g_array_index (lane, StrataActivity, from), (gsize) n * sizeof (StrataActivity));
+  bytes = g_bytes_new (&rl->acts[from], (gsize) n * sizeof (StrataActivity));
   rec.ticket = strata_block_packer_submit (self->packer, bytes, sizeof (StrataActivity), STRATA_RAW_STORE_BLOCK);
   rec.n = n;
 
-  if (rl->spilled == NULL)
-    rl->spilled = g_array_new (FALSE, FALSE, sizeof (StrataRawStoreSpilled));
-  g_array_append_val (rl->spilled, rec);
+  rl->spilled = grow_array (rl->spilled, &rl->spilled_alloc, rl->n_spilled + 1, sizeof (StrataRawStoreSpilled));
+  rl->spilled[rl->n_spilled++] = rec;
   self->n_spilled += n;
   return TRUE;
 }
 
 /* The lane's first @n activities in memory are spilled: what is left is
- * copied into an array of its size (a GArray never gives memory back). */
+ * copied into an array of its size (the old one is freed whole). */
 static void
 drop_front (StrataRawStore *self,
             Lane           *rl,
             guint           n)
 {
-  GArray *lane = rl->acts;
-  GArray *fresh;
+  guint32 left = rl->n_acts - n, alloc = 0;
+  StrataActivity *fresh = NULL;
 
   if (n == 0)
     return;
-  fresh = g_array_sized_new (FALSE, FALSE, sizeof (StrataActivity), lane->len - n);
-  g_array_append_vals (fresh, &g_array_index (lane, StrataActivity, n), lane->len - n);
-  self->lane_bytes -= lane_alloc (lane->len);
-  self->lane_bytes += lane_alloc (fresh->len);
-  g_array_unref (lane);
+  if (left > 0)
+    {
+      fresh = grow_array (NULL, &alloc, left, sizeof (StrataActivity));
+      memcpy (fresh, &rl->acts[n], (gsize) left * sizeof (StrataActivity));
+    }
+  self->lane_bytes -= lane_alloc (rl->n_acts);
+  self->lane_bytes += lane_alloc (left);
+  g_free (rl->acts);
   rl->acts = fresh;
+  rl->n_acts = left;
+  rl->acts_alloc = alloc;
 }
 
 /* Every activity of the lane in memory to the spill file: its full blocks,
@@ -567,19 +591,18 @@ static gboolean
 spill_tail (StrataRawStore *self,
             Lane           *rl)
 {
-  GArray *lane = rl->acts;
   guint from = 0;
 
-  while (from < lane->len)
+  while (from < rl->n_acts)
     {
-      guint n = MIN (STRATA_RAW_STORE_BLOCK, lane->len - from);
+      guint n = MIN (STRATA_RAW_STORE_BLOCK, rl->n_acts - from);
 
       if (!spill_block (self, rl, from, n))
         break;
       from += n;
     }
   drop_front (self, rl, from);
-  return rl->acts->len == 0;
+  return rl->n_acts == 0;
 }
 
 typedef struct
@@ -651,7 +674,7 @@ static gboolean
 unspill_block (StrataRawStore *self,
                Lane           *rl)
 {
-  const StrataRawStoreSpilled *rec = &g_array_index (rl->spilled, StrataRawStoreSpilled, rl->spilled->len - 1);
+  const StrataRawStoreSpilled *rec = &rl->spilled[rl->n_spilled - 1];
   StrataActivity acts[STRATA_RAW_STORE_BLOCK];
   guint n = rec->n;
 
@@ -659,10 +682,13 @@ unspill_block (StrataRawStore *self,
    * simply never read again). */
   if (strata_block_packer_read (self->packer, rec->ticket, acts) != n)
     g_error ("raw store: a spilled block cannot be read back");
-  self->lane_bytes -= lane_alloc (rl->acts->len);
-  g_array_prepend_vals (rl->acts, acts, n);
-  self->lane_bytes += lane_alloc (rl->acts->len);
-  g_array_set_size (rl->spilled, rl->spilled->len - 1);
+  self->lane_bytes -= lane_alloc (rl->n_acts);
+  rl->acts = grow_array (rl->acts, &rl->acts_alloc, rl->n_acts + n, sizeof (StrataActivity));
+  memmove (&rl->acts[n], rl->acts, (gsize) rl->n_acts * sizeof (StrataActivity));
+  memcpy (rl->acts, acts, (gsize) n * sizeof (StrataActivity));
+  rl->n_acts += n;
+  self->lane_bytes += lane_alloc (rl->n_acts);
+  rl->n_spilled--;
   self->n_spilled -= n;
   self->n_unspilled += n;
   return TRUE;
@@ -685,7 +711,6 @@ strata_raw_store_add (const StrataActivity *activity,
   guint l = lane_of (activity);
   Channel *ch;
   Lane *rl;
-  GArray *lane;
 
   g_return_if_fail (self->map == NULL);
 
@@ -703,50 +728,47 @@ strata_raw_store_add (const StrataActivity *activity,
       memmove (&ch->lanes[at + 1], &ch->lanes[at], (n - at) * sizeof (Lane));
       ch->present |= 1u << l;
       rl = &ch->lanes[at];
-      rl->acts = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
-      rl->fences = g_array_new (FALSE, FALSE, sizeof (Fence));
-      rl->spilled = NULL;
+      memset (rl, 0, sizeof *rl);
     }
-  lane = rl->acts;
 
   /* One that comes before the activities in memory, or any when the lane
    * has none there (its last block may be a short one, which must be
    * full before another is spilled): its spilled blocks come back, the
    * last first, until it falls among them. */
-  while (rl->spilled != NULL && rl->spilled->len > 0 &&
-         (lane->len == 0 || g_array_index (lane, StrataActivity, 0).start > activity->start))
+  while (rl->n_spilled > 0 && (rl->n_acts == 0 || rl->acts[0].start > activity->start))
     if (!unspill_block (self, rl))
       break;
 
-  self->lane_bytes -= lane_alloc (lane->len);
-  if (lane->len == 0 ||
-      g_array_index (lane, StrataActivity, lane->len - 1).start <= activity->start)
+  self->lane_bytes -= lane_alloc (rl->n_acts);
+  rl->acts = grow_array (rl->acts, &rl->acts_alloc, rl->n_acts + 1, sizeof (StrataActivity));
+  if (rl->n_acts == 0 || rl->acts[rl->n_acts - 1].start <= activity->start)
     {
-      if ((lane->len + lane_base (rl)) % FENCE_STEP == 0)
+      if ((rl->n_acts + lane_base (rl)) % FENCE_STEP == 0)
         {
-          Fence f = { activity->start, activity->end };
-
-          g_array_append_val (rl->fences, f);
+          rl->fences = grow_array (rl->fences, &rl->fences_alloc, rl->n_fences + 1, sizeof (Fence));
+          rl->fences[rl->n_fences++] = (Fence) { activity->start, activity->end };
         }
-      g_array_append_vals (lane, activity, 1);
+      rl->acts[rl->n_acts++] = *activity;
     }
   else
     {
-      guint lo = 0, hi = lane->len;
+      guint lo = 0, hi = rl->n_acts;
 
       while (lo < hi)
         {
           guint mid = lo + (hi - lo) / 2;
 
-          if (g_array_index (lane, StrataActivity, mid).start <= activity->start)
+          if (rl->acts[mid].start <= activity->start)
             lo = mid + 1;
           else
             hi = mid;
         }
-      g_array_insert_vals (lane, lo, activity, 1);
-      rebuild_fences (lane, lane_base (rl), rl->fences);
+      memmove (&rl->acts[lo + 1], &rl->acts[lo], (gsize) (rl->n_acts - lo) * sizeof (StrataActivity));
+      rl->acts[lo] = *activity;
+      rl->n_acts++;
+      rebuild_fences (rl, lane_base (rl));
     }
-  self->lane_bytes += lane_alloc (lane->len);
+  self->lane_bytes += lane_alloc (rl->n_acts);
 
   self->size++;
   ch->appended = self->size;
@@ -757,7 +779,7 @@ strata_raw_store_add (const StrataActivity *activity,
       guint from = 0;
 
       /* All the full blocks past those kept, then one move of the rest. */
-      while (lane->len - from > (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
+      while (rl->n_acts - from > (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
              spill_block (self, rl, from, STRATA_RAW_STORE_BLOCK))
         from += STRATA_RAW_STORE_BLOCK;
       drop_front (self, rl, from);
@@ -1137,16 +1159,6 @@ strata_raw_store_set_spill (StrataRawStore *self,
   self->spill_keep = keep_blocks;
 }
 
-static guint64
-array_bytes (GArray *a)
-{
-  /* What GArray has allocated: the next power of two of its length. */
-  if (a == NULL)
-    return 0;
-  return (guint64) g_array_get_element_size (a) * (a->len > 0 ? (G_GUINT64_CONSTANT (1) << g_bit_storage (a->len)) : 0) +
-         sizeof (GArray);
-}
-
 /**
  * strata_raw_store_get_resident_bytes:
  *
@@ -1170,8 +1182,9 @@ strata_raw_store_get_resident_bytes (StrataRawStore *self)
 
       total += (guint64) __builtin_popcount (ch->present) * sizeof (Lane);
       for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
-        total += lane_alloc (ch->lanes[k].acts->len) + sizeof (GArray) +
-                 array_bytes (ch->lanes[k].fences) + array_bytes (ch->lanes[k].spilled);
+        total += lane_alloc (ch->lanes[k].n_acts) +
+                 (guint64) ch->lanes[k].fences_alloc * sizeof (Fence) +
+                 (guint64) ch->lanes[k].spilled_alloc * sizeof (StrataRawStoreSpilled);
     }
   if (self->packer != NULL)
     {
