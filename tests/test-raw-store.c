@@ -11,7 +11,8 @@
  * its budget of bytes, as exactly. Spilled blocks go to a block packer;
  * with its thread held, every one is still in its queue when a short
  * last block is brought back or a lane is read, and the store answers as
- * exactly then, and after the packer has written them all.
+ * exactly then, and after the packer has written them all. A channel's
+ * bookkeeping costs the few lanes it uses, not a slot for every lane.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -439,6 +440,85 @@ test_spill_short_lanes_budget (void)
   g_assert_cmpuint (assert_lanes_equal (want, got, n_channels, 1), >, 10);
 }
 
+/* Many short channels, each using a few of its 17 lanes, taken in any
+ * order: the store's own count of what it holds besides the activities
+ * stays under FEW_LANES_BOUND bytes per channel (a slot per possible lane
+ * was 424 bytes per channel alone, three GArrays per lane 193 in all on
+ * this stream), and every lane answers as the brute
+ * force over what was added. */
+#define FEW_LANES_CHANNELS 6000
+#define FEW_LANES_BOUND    192
+
+static void
+test_few_lanes_per_channel (void)
+{
+  g_autoptr(StrataRawStore) store = strata_raw_store_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  g_autoptr(GArray) added = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  guint64 resident, tails;
+
+  strata_raw_store_set_spill (store, G_MAXUINT64, 0);
+  for (guint32 c = 0; c < FEW_LANES_CHANNELS; c++)
+    {
+      /* One to three lanes, the instants' lane or depths, in any order. */
+      guint n_lanes = g_rand_int_range (rand, 1, 4);
+
+      for (guint k = 0; k < n_lanes; k++)
+        {
+          guint l = g_rand_int_range (rand, 0, STRATA_RAW_STORE_N_LANES);
+          StrataActivity a = { 0 };
+
+          a.start = (gint64) c * 1000 + k * 10;
+          a.end = l == STRATA_RAW_STORE_N_LANES - 1 ? a.start : a.start + 5;
+          a.channel = c;
+          a.label = k;
+          a.kind = l == STRATA_RAW_STORE_N_LANES - 1 ? STRATA_ACTIVITY_EVENT : STRATA_ACTIVITY_IRQ;
+          a.flags = l < STRATA_RAW_STORE_N_LANES - 1 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+          strata_raw_store_add (&a, store);
+          g_array_append_val (added, a);
+        }
+    }
+
+  resident = strata_raw_store_get_resident_bytes (store);
+  tails = strata_raw_store_get_tail_bytes (store, NULL);
+  g_test_message ("%u channels, %u activities: %" G_GUINT64_FORMAT " bytes resident, %" G_GUINT64_FORMAT
+                  " of activities", FEW_LANES_CHANNELS, added->len, resident, tails);
+  g_assert_cmpuint (resident - tails, <=, (guint64) FEW_LANES_CHANNELS * FEW_LANES_BOUND);
+
+  for (guint32 c = 0, from = 0; c < FEW_LANES_CHANNELS; c++)
+    {
+      guint to = from;
+
+      /* They were added channel by channel. */
+      while (to < added->len && g_array_index (added, StrataActivity, to).channel == c)
+        to++;
+      for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+        {
+          guint first, end, n_want = 0;
+          const StrataActivity *lane = strata_raw_store_get_lane (store, c, l, 0, G_MAXINT64, &first, &end);
+
+          for (guint i = from; i < to; i++)
+            {
+              const StrataActivity *a = &g_array_index (added, StrataActivity, i);
+              guint al = strata_activity_is_instant (a) ? STRATA_RAW_STORE_N_LANES - 1
+                                                        : strata_activity_get_depth (a);
+
+              if (a->channel != c || al != l)
+                continue;
+              g_assert_nonnull (lane);
+              g_assert_cmpuint (first + n_want, <, end);
+              g_assert_cmpmem (&lane[first + n_want], sizeof *a, a, sizeof *a);
+              n_want++;
+            }
+          if (n_want == 0)
+            g_assert_true (lane == NULL || end == first);
+          else
+            g_assert_cmpuint (end - first, ==, n_want);
+        }
+      from = to;
+    }
+}
+
 /* Channels taken up in turns: HELD_ACTIVE of HELD_CHANNELS are appended
  * to for HELD_TURN activities, then others, so the budget spills the
  * tails of those left (as short blocks) and their next turn brings them
@@ -533,5 +613,6 @@ main (int    argc,
   g_test_add_func ("/strata/raw-store/spill-bounded", test_spill_bounded);
   g_test_add_func ("/strata/raw-store/spill-short-lanes-budget", test_spill_short_lanes_budget);
   g_test_add_func ("/strata/raw-store/spill-held-in-queue", test_spill_held_in_queue);
+  g_test_add_func ("/strata/raw-store/few-lanes-per-channel", test_few_lanes_per_channel);
   return g_test_run ();
 }

@@ -44,16 +44,62 @@
 
 typedef StrataRawStoreFence Fence;
 
+/* A lane's three arrays are plain, each grown to the next power of two
+ * of its length (as GArray would): three GArrays were 144 bytes of
+ * headers per lane, and a short-lived thread's lanes stay for the whole
+ * build (their fences and the records of their spilled blocks). */
 typedef struct
 {
-  GArray *lanes[N_LANES];   /* StrataActivity after the spilled ones, or NULL */
-  GArray *fences[N_LANES];  /* Fence per FENCE_STEP activities, spilled ones too */
-  GArray *spilled[N_LANES]; /* StrataRawStoreSpilled per block handed to the
-                             * packer: full ones, the last one maybe short (then
-                             * the lane has none in memory) */
+  StrataActivity        *acts;     /* after the spilled ones */
+  Fence                 *fences;   /* per FENCE_STEP activities, spilled ones too */
+  StrataRawStoreSpilled *spilled;  /* per block handed to the packer: full
+                                    * ones, the last one maybe short (then
+                                    * the lane has none in memory) */
+  guint32                n_acts;
+  guint32                n_fences;
+  guint32                n_spilled;
+  guint32                acts_alloc;
+  guint32                fences_alloc;
+  guint32                spilled_alloc;
+} Lane;
+
+/* @p grown to hold at least @need elements of @size. */
+static gpointer
+grow_array (gpointer  p,
+            guint32  *alloc,
+            guint32   need,
+            gsize     size)
+{
+  guint32 n = MAX (*alloc, 1);
+
+  if (need <= *alloc)
+    return p;
+  while (n < need)
+    n *= 2;
+  *alloc = n;
+  return g_realloc_n (p, n, size);
+}
+
+/* A channel has only the lanes it used (a thread has two or three of the
+ * seventeen), one Lane per bit of @present, in lane order: a table of a
+ * slot per possible lane was 424 bytes per channel, 33 MB for the 48 742
+ * short-lived threads of 20M generated events. */
+typedef struct
+{
+  Lane   *lanes;            /* popcount (present) of them */
   guint64 appended;         /* the store's size when it last took one of these */
-  guint32 resident;         /* bit l: lanes[l] has activities in memory */
+  guint32 present;          /* bit l: lane l has a Lane */
+  guint32 resident;         /* bit l: lane l has activities in memory */
 } Channel;
+
+static inline Lane *
+channel_lane (Channel *ch,
+              guint    l)
+{
+  if (!(ch->present & (1u << l)))
+    return NULL;
+  return &ch->lanes[__builtin_popcount (ch->present & ((1u << l) - 1))];
+}
 
 /* By default a store spills once it holds this many activities (8 MiB),
  * keeping SPILL_KEEP full blocks per lane in memory besides the last 1 to
@@ -181,12 +227,13 @@ strata_raw_store_free (StrataRawStore *self)
     {
       Channel *ch = &g_array_index (self->channels, Channel, i);
 
-      for (guint l = 0; l < N_LANES; l++)
+      for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
         {
-          g_clear_pointer (&ch->lanes[l], g_array_unref);
-          g_clear_pointer (&ch->fences[l], g_array_unref);
-          g_clear_pointer (&ch->spilled[l], g_array_unref);
+          g_free (ch->lanes[k].acts);
+          g_free (ch->lanes[k].fences);
+          g_free (ch->lanes[k].spilled);
         }
+      g_free (ch->lanes);
     }
   if (self->packer != NULL)
     {
@@ -216,24 +263,20 @@ lane_of (const StrataActivity *a)
   return MIN (strata_activity_get_depth (a), N_DEPTHS - 1);
 }
 
-/* The activities of lane @l in the spill file, before those in memory:
+/* The activities of the lane in the spill file, before those in memory:
  * every block there but the last is full. */
 static guint
-lane_base (Channel *ch,
-           guint    l)
+lane_base (Lane *lane)
 {
-  GArray *spilled = ch->spilled[l];
-
-  if (spilled == NULL || spilled->len == 0)
+  if (lane->n_spilled == 0)
     return 0;
-  return (spilled->len - 1) * STRATA_RAW_STORE_BLOCK +
-         g_array_index (spilled, StrataRawStoreSpilled, spilled->len - 1).n;
+  return (lane->n_spilled - 1) * STRATA_RAW_STORE_BLOCK + lane->spilled[lane->n_spilled - 1].n;
 }
 
-/* What a lane's GArray of @len activities has allocated. A lane only
+/* What a lane's array of @len activities has allocated. A lane only
  * grows until it is replaced by a fresh array of what it keeps (it is
- * never shrunk in place), so that is GArray's rounding of its length: the
- * next power of two of its bytes, 16 at least. */
+ * never shrunk in place), so that is grow_array()'s rounding of its
+ * length: the next power of two of its bytes. */
 static inline guint64
 lane_alloc (guint len)
 {
@@ -332,21 +375,19 @@ lane_view (StrataRawStore *self,
   if (channel >= self->channels->len)
     return FALSE;
   {
-    Channel *ch = &g_array_index (self->channels, Channel, channel);
+    Lane *lane = channel_lane (&g_array_index (self->channels, Channel, channel), l);
 
-    if (ch->lanes[l] == NULL || (ch->lanes[l]->len == 0 && ch->spilled[l] == NULL))
+    if (lane == NULL || (lane->n_acts == 0 && lane->n_spilled == 0))
       return FALSE;
-    v->acts = (const StrataActivity *)(gconstpointer) ch->lanes[l]->data;
-    if (ch->spilled[l] != NULL && ch->spilled[l]->len > 0)
+    v->acts = lane->acts;
+    if (lane->n_spilled > 0)
       {
-        v->spilled = ch->spilled[l]->data;
-        v->base = lane_base (ch, l);
+        v->spilled = lane->spilled;
+        v->base = lane_base (lane);
       }
-    v->n = v->base + ch->lanes[l]->len;
-    if (v->n == 0)
-      return FALSE;
-    v->fences = ch->fences[l]->data;
-    v->n_fences = ch->fences[l]->len;
+    v->n = v->base + lane->n_acts;
+    v->fences = lane->fences;
+    v->n_fences = lane->n_fences;
   }
   return TRUE;
 }
@@ -446,17 +487,16 @@ lower_bound (LaneView *v,
 /* The fences of the activities in memory (those spilled keep theirs:
  * @base is a multiple of the block, so of FENCE_STEP). */
 static void
-rebuild_fences (GArray *lane,
-                guint   base,
-                GArray *fences)
+rebuild_fences (Lane  *lane,
+                guint  base)
 {
-  g_array_set_size (fences, base / FENCE_STEP);
-  for (guint i = 0; i < lane->len; i += FENCE_STEP)
+  lane->n_fences = base / FENCE_STEP;
+  for (guint i = 0; i < lane->n_acts; i += FENCE_STEP)
     {
-      const StrataActivity *a = &g_array_index (lane, StrataActivity, i);
-      Fence f = { a->start, a->end };
+      const StrataActivity *a = &lane->acts[i];
 
-      g_array_append_val (fences, f);
+      lane->fences = grow_array (lane->fences, &lane->fences_alloc, lane->n_fences + 1, sizeof (Fence));
+      lane->fences[lane->n_fences++] = (Fence) { a->start, a->end };
     }
 }
 
@@ -478,12 +518,10 @@ spill_zstd_level (void)
  * written: the store then simply keeps the rest in memory. */
 static gboolean
 spill_block (StrataRawStore *self,
-             Channel        *ch,
-             guint           l,
+             Lane           *rl,
              guint           from,
              guint           n)
 {
-  GArray *lane = ch->lanes[l];
   StrataRawStoreSpilled rec = { 0 };
   g_autoptr(GBytes) bytes = NULL;
 
@@ -509,61 +547,62 @@ spill_block (StrataRawStore *self,
       return FALSE;
     }
 
-  g_assert (n > 0 && n <= STRATA_RAW_STORE_BLOCK && from + n <= lane->len);
-  g_assert (lane_base (ch, l) % STRATA_RAW_STORE_BLOCK == 0);
+  g_assert (n > 0 && n <= STRATA_RAW_STORE_BLOCK && from + n <= rl->n_acts);
+  g_assert (lane_base (rl) % STRATA_RAW_STORE_BLOCK == 0);
 
-  bytes = g_bytes_new (&g_array_index (lane, StrataActivity, from), (gsize) n * sizeof (StrataActivity));
+  bytes = g_bytes_new (&rl->acts[from], (gsize) n * sizeof (StrataActivity));
   rec.ticket = strata_block_packer_submit (self->packer, bytes, sizeof (StrataActivity), STRATA_RAW_STORE_BLOCK);
   rec.n = n;
 
-  if (ch->spilled[l] == NULL)
-    ch->spilled[l] = g_array_new (FALSE, FALSE, sizeof (StrataRawStoreSpilled));
-  g_array_append_val (ch->spilled[l], rec);
+  rl->spilled = grow_array (rl->spilled, &rl->spilled_alloc, rl->n_spilled + 1, sizeof (StrataRawStoreSpilled));
+  rl->spilled[rl->n_spilled++] = rec;
   self->n_spilled += n;
   return TRUE;
 }
 
 /* The lane's first @n activities in memory are spilled: what is left is
- * copied into an array of its size (a GArray never gives memory back). */
+ * copied into an array of its size (the old one is freed whole). */
 static void
 drop_front (StrataRawStore *self,
-            Channel        *ch,
-            guint           l,
+            Lane           *rl,
             guint           n)
 {
-  GArray *lane = ch->lanes[l];
-  GArray *fresh;
+  guint32 left = rl->n_acts - n, alloc = 0;
+  StrataActivity *fresh = NULL;
 
   if (n == 0)
     return;
-  fresh = g_array_sized_new (FALSE, FALSE, sizeof (StrataActivity), lane->len - n);
-  g_array_append_vals (fresh, &g_array_index (lane, StrataActivity, n), lane->len - n);
-  self->lane_bytes -= lane_alloc (lane->len);
-  self->lane_bytes += lane_alloc (fresh->len);
-  g_array_unref (lane);
-  ch->lanes[l] = fresh;
+  if (left > 0)
+    {
+      fresh = grow_array (NULL, &alloc, left, sizeof (StrataActivity));
+      memcpy (fresh, &rl->acts[n], (gsize) left * sizeof (StrataActivity));
+    }
+  self->lane_bytes -= lane_alloc (rl->n_acts);
+  self->lane_bytes += lane_alloc (left);
+  g_free (rl->acts);
+  rl->acts = fresh;
+  rl->n_acts = left;
+  rl->acts_alloc = alloc;
 }
 
 /* Every activity of the lane in memory to the spill file: its full blocks,
  * then the rest as a short last block. */
 static gboolean
 spill_tail (StrataRawStore *self,
-            Channel        *ch,
-            guint           l)
+            Lane           *rl)
 {
-  GArray *lane = ch->lanes[l];
   guint from = 0;
 
-  while (from < lane->len)
+  while (from < rl->n_acts)
     {
-      guint n = MIN (STRATA_RAW_STORE_BLOCK, lane->len - from);
+      guint n = MIN (STRATA_RAW_STORE_BLOCK, rl->n_acts - from);
 
-      if (!spill_block (self, ch, l, from, n))
+      if (!spill_block (self, rl, from, n))
         break;
       from += n;
     }
-  drop_front (self, ch, l, from);
-  return ch->lanes[l]->len == 0;
+  drop_front (self, rl, from);
+  return rl->n_acts == 0;
 }
 
 typedef struct
@@ -619,7 +658,7 @@ spill_tails (StrataRawStore *self)
       for (guint l = 0; l < N_LANES; l++)
         if (ch->resident & (1u << l))
           {
-            if (!spill_tail (self, ch, l))
+            if (!spill_tail (self, channel_lane (ch, l)))
               return;
             ch->resident &= ~(1u << l);
             self->n_evicted++;
@@ -633,10 +672,9 @@ spill_tails (StrataRawStore *self)
 /* The lane's last spilled block back in memory, before the others. */
 static gboolean
 unspill_block (StrataRawStore *self,
-               Channel        *ch,
-               guint           l)
+               Lane           *rl)
 {
-  const StrataRawStoreSpilled *rec = &g_array_index (ch->spilled[l], StrataRawStoreSpilled, ch->spilled[l]->len - 1);
+  const StrataRawStoreSpilled *rec = &rl->spilled[rl->n_spilled - 1];
   StrataActivity acts[STRATA_RAW_STORE_BLOCK];
   guint n = rec->n;
 
@@ -644,10 +682,13 @@ unspill_block (StrataRawStore *self,
    * simply never read again). */
   if (strata_block_packer_read (self->packer, rec->ticket, acts) != n)
     g_error ("raw store: a spilled block cannot be read back");
-  self->lane_bytes -= lane_alloc (ch->lanes[l]->len);
-  g_array_prepend_vals (ch->lanes[l], acts, n);
-  self->lane_bytes += lane_alloc (ch->lanes[l]->len);
-  g_array_set_size (ch->spilled[l], ch->spilled[l]->len - 1);
+  self->lane_bytes -= lane_alloc (rl->n_acts);
+  rl->acts = grow_array (rl->acts, &rl->acts_alloc, rl->n_acts + n, sizeof (StrataActivity));
+  memmove (&rl->acts[n], rl->acts, (gsize) rl->n_acts * sizeof (StrataActivity));
+  memcpy (rl->acts, acts, (gsize) n * sizeof (StrataActivity));
+  rl->n_acts += n;
+  self->lane_bytes += lane_alloc (rl->n_acts);
+  rl->n_spilled--;
   self->n_spilled -= n;
   self->n_unspilled += n;
   return TRUE;
@@ -669,7 +710,7 @@ strata_raw_store_add (const StrataActivity *activity,
   StrataRawStore *self = store;
   guint l = lane_of (activity);
   Channel *ch;
-  GArray *lane;
+  Lane *rl;
 
   g_return_if_fail (self->map == NULL);
 
@@ -677,51 +718,57 @@ strata_raw_store_add (const StrataActivity *activity,
     g_array_set_size (self->channels, activity->channel + 1);
   ch = &g_array_index (self->channels, Channel, activity->channel);
 
-  if (ch->lanes[l] == NULL)
+  rl = channel_lane (ch, l);
+  if G_UNLIKELY (rl == NULL)
     {
-      ch->lanes[l] = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
-      ch->fences[l] = g_array_new (FALSE, FALSE, sizeof (Fence));
+      guint n = __builtin_popcount (ch->present);
+      guint at = __builtin_popcount (ch->present & ((1u << l) - 1));
+
+      ch->lanes = g_renew (Lane, ch->lanes, n + 1);
+      memmove (&ch->lanes[at + 1], &ch->lanes[at], (n - at) * sizeof (Lane));
+      ch->present |= 1u << l;
+      rl = &ch->lanes[at];
+      memset (rl, 0, sizeof *rl);
     }
-  lane = ch->lanes[l];
 
   /* One that comes before the activities in memory, or any when the lane
    * has none there (its last block may be a short one, which must be
    * full before another is spilled): its spilled blocks come back, the
    * last first, until it falls among them. */
-  while (ch->spilled[l] != NULL && ch->spilled[l]->len > 0 &&
-         (lane->len == 0 || g_array_index (lane, StrataActivity, 0).start > activity->start))
-    if (!unspill_block (self, ch, l))
+  while (rl->n_spilled > 0 && (rl->n_acts == 0 || rl->acts[0].start > activity->start))
+    if (!unspill_block (self, rl))
       break;
 
-  self->lane_bytes -= lane_alloc (lane->len);
-  if (lane->len == 0 ||
-      g_array_index (lane, StrataActivity, lane->len - 1).start <= activity->start)
+  self->lane_bytes -= lane_alloc (rl->n_acts);
+  rl->acts = grow_array (rl->acts, &rl->acts_alloc, rl->n_acts + 1, sizeof (StrataActivity));
+  if (rl->n_acts == 0 || rl->acts[rl->n_acts - 1].start <= activity->start)
     {
-      if ((lane->len + lane_base (ch, l)) % FENCE_STEP == 0)
+      if ((rl->n_acts + lane_base (rl)) % FENCE_STEP == 0)
         {
-          Fence f = { activity->start, activity->end };
-
-          g_array_append_val (ch->fences[l], f);
+          rl->fences = grow_array (rl->fences, &rl->fences_alloc, rl->n_fences + 1, sizeof (Fence));
+          rl->fences[rl->n_fences++] = (Fence) { activity->start, activity->end };
         }
-      g_array_append_vals (lane, activity, 1);
+      rl->acts[rl->n_acts++] = *activity;
     }
   else
     {
-      guint lo = 0, hi = lane->len;
+      guint lo = 0, hi = rl->n_acts;
 
       while (lo < hi)
         {
           guint mid = lo + (hi - lo) / 2;
 
-          if (g_array_index (lane, StrataActivity, mid).start <= activity->start)
+          if (rl->acts[mid].start <= activity->start)
             lo = mid + 1;
           else
             hi = mid;
         }
-      g_array_insert_vals (lane, lo, activity, 1);
-      rebuild_fences (lane, lane_base (ch, l), ch->fences[l]);
+      memmove (&rl->acts[lo + 1], &rl->acts[lo], (gsize) (rl->n_acts - lo) * sizeof (StrataActivity));
+      rl->acts[lo] = *activity;
+      rl->n_acts++;
+      rebuild_fences (rl, lane_base (rl));
     }
-  self->lane_bytes += lane_alloc (lane->len);
+  self->lane_bytes += lane_alloc (rl->n_acts);
 
   self->size++;
   ch->appended = self->size;
@@ -732,10 +779,10 @@ strata_raw_store_add (const StrataActivity *activity,
       guint from = 0;
 
       /* All the full blocks past those kept, then one move of the rest. */
-      while (lane->len - from > (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
-             spill_block (self, ch, l, from, STRATA_RAW_STORE_BLOCK))
+      while (rl->n_acts - from > (self->spill_keep + 1) * STRATA_RAW_STORE_BLOCK &&
+             spill_block (self, rl, from, STRATA_RAW_STORE_BLOCK))
         from += STRATA_RAW_STORE_BLOCK;
-      drop_front (self, ch, l, from);
+      drop_front (self, rl, from);
 
       if (self->lane_bytes > self->budget && !self->spill_failed &&
           self->size >= self->next_round)
@@ -1141,16 +1188,6 @@ strata_raw_store_set_spill (StrataRawStore *self,
   self->spill_keep = keep_blocks;
 }
 
-static guint64
-array_bytes (GArray *a)
-{
-  /* What GArray has allocated: the next power of two of its length. */
-  if (a == NULL)
-    return 0;
-  return (guint64) g_array_get_element_size (a) * (a->len > 0 ? (G_GUINT64_CONSTANT (1) << g_bit_storage (a->len)) : 0) +
-         sizeof (GArray);
-}
-
 /**
  * strata_raw_store_get_resident_bytes:
  *
@@ -1172,10 +1209,11 @@ strata_raw_store_get_resident_bytes (StrataRawStore *self)
     {
       Channel *ch = &g_array_index (self->channels, Channel, i);
 
-      for (guint l = 0; l < N_LANES; l++)
-        if (ch->lanes[l] != NULL)
-          total += lane_alloc (ch->lanes[l]->len) + sizeof (GArray) +
-                   array_bytes (ch->fences[l]) + array_bytes (ch->spilled[l]);
+      total += (guint64) __builtin_popcount (ch->present) * sizeof (Lane);
+      for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
+        total += lane_alloc (ch->lanes[k].n_acts) +
+                 (guint64) ch->lanes[k].fences_alloc * sizeof (Fence) +
+                 (guint64) ch->lanes[k].spilled_alloc * sizeof (StrataRawStoreSpilled);
     }
   if (self->packer != NULL)
     {

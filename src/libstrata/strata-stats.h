@@ -2,9 +2,10 @@
  *
  * What `strata-cli stats` reports, computed from a trace's activities (not
  * from its events, so it answers the same from an index) as they stream
- * past, so nothing has to be kept: per-CPU busy,
+ * past, so little has to be kept: per-CPU busy,
  * idle, IRQ and softirq time; per-thread time running, runnable and
- * sleeping; wakeup latencies (waking to running) with percentiles.
+ * sleeping; wakeup latencies (waking to running) with exact percentiles
+ * (the latencies themselves are kept, past a budget in a spill file).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -68,6 +69,11 @@ void                strata_stats_builder_add    (const StrataActivity *activity,
 StrataStats        *strata_stats_builder_finish (StrataStatsBuilder   *self,
                                                  StrataTrace          *trace);
 void                strata_stats_builder_free   (StrataStatsBuilder   *self);
+void                strata_stats_builder_set_latency_budget (StrataStatsBuilder *self,
+                                                             guint64             bytes);
+guint64             strata_stats_builder_get_latency_bytes  (StrataStatsBuilder *self,
+                                                             guint64            *peak,
+                                                             guint64            *n_spills);
 
 StrataStats *strata_stats_compute         (StrataTrace  *trace);
 void         strata_stats_free            (StrataStats  *stats);

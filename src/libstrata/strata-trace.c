@@ -16,6 +16,10 @@
 
 #include "config.h"
 
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
 #include <glib/gstdio.h>
 
 #include "strata-index.h"
@@ -97,6 +101,35 @@ strata_trace_init (StrataTrace *self)
   self->activities = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->counts = g_array_new (FALSE, TRUE, sizeof (guint64));
   self->event_counts = g_array_new (FALSE, FALSE, sizeof (StrataEventCount));
+}
+
+/* STRATA_DEBUG_MEMORY=1: what the heap holds at the pass's milestones
+ * and the process's anonymous memory, for finding what grows with the
+ * trace (bench/RESULTS-index.md). */
+static void
+note_memory (StrataTrace *self,
+             const char  *where)
+{
+  static int enabled = -1;
+  struct mallinfo2 info;
+  char status[4096];
+  const char *anon;
+  FILE *file;
+  gsize n;
+
+  if (enabled < 0)
+    enabled = g_strcmp0 (g_getenv ("STRATA_DEBUG_MEMORY"), "1") == 0;
+  if (!enabled || (file = fopen ("/proc/self/status", "r")) == NULL)
+    return;
+  n = fread (status, 1, sizeof status - 1, file);
+  status[n] = '\0';
+  fclose (file);
+  anon = strstr (status, "RssAnon:");
+  info = mallinfo2 ();
+  g_message ("memory at %s (%" G_GUINT64_FORMAT " events): heap in use %" G_GSIZE_FORMAT
+             " kB (%" G_GSIZE_FORMAT " kB mapped), free in the heap %" G_GSIZE_FORMAT " kB; %.*s",
+             where, self->n_events, (info.uordblks + info.hblkhd) >> 10, info.hblkhd >> 10,
+             info.fordblks >> 10, anon != NULL ? (int) strcspn (anon, "\n") : 0, anon != NULL ? anon : "");
 }
 
 static void
@@ -504,6 +537,7 @@ strata_trace_load_with_progress (const char              *path,
 
   read_events (self, model, &read_error);
   g_clear_pointer (&self->read_spans, g_array_unref);
+  note_memory (self, "the pass's end");
 
   if (read_error != NULL)
     {
@@ -522,6 +556,7 @@ strata_trace_load_with_progress (const char              *path,
   strata_kernel_model_finish (model, self->end);
   if (self->tree != NULL)
     strata_zoom_tree_finish (self->tree);
+  note_memory (self, "the tree finished");
 
   channels = strata_kernel_model_get_channels (model, &n_channels);
   g_array_append_vals (self->channels, channels, n_channels);
