@@ -291,46 +291,24 @@ strata_stats_builder_get_latency_bytes (StrataStatsBuilder *self,
   return self->resident;
 }
 
+/* All of [@data, @data + @size) written to (@writing) or read from the
+ * spill file at @offset; FALSE if the file failed (or ended) first. */
 static gboolean
-write_all (int           fd,
-           const void   *data,
-           gsize         size,
-           guint64       offset)
+transfer_all (int       fd,
+              gboolean  writing,
+              guint8   *data,
+              gsize     size,
+              guint64   offset)
 {
-  const guint8 *p = data;
-
   while (size > 0)
     {
-      gssize n = pwrite (fd, p, size, (off_t) offset);
+      gssize n = writing ? pwrite (fd, data, size, (off_t) offset) : pread (fd, data, size, (off_t) offset);
 
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         return FALSE;
-      p += n;
-      size -= (gsize) n;
-      offset += (guint64) n;
-    }
-  return TRUE;
-}
-
-static gboolean
-read_all (int      fd,
-          void    *data,
-          gsize    size,
-          guint64  offset)
-{
-  guint8 *p = data;
-
-  while (size > 0)
-    {
-      gssize n = pread (fd, p, size, (off_t) offset);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      p += n;
+      data += n;
       size -= (gsize) n;
       offset += (guint64) n;
     }
@@ -389,7 +367,7 @@ spill_latencies (StrataStatsBuilder *self)
       ChannelSums *sums = sums_of (self, holding[i], FALSE);
       LatencyRun run = { self->file_size, sums->n_samples, 0 };
 
-      if (!write_all (self->fd, sums->samples, (gsize) sums->n_samples * sizeof (gint64), self->file_size))
+      if (!transfer_all (self->fd, TRUE, (guint8 *) sums->samples, (gsize) sums->n_samples * sizeof (gint64), self->file_size))
         {
           g_debug ("stats: latencies stay in memory: %s", g_strerror (errno));
           self->spill_failed = TRUE;
@@ -506,7 +484,7 @@ read_span (SampleSet  *set,
     {
       gsize k = (gsize) MIN (n, (guint64) BUF_SAMPLES);
 
-      if (!read_all (set->builder->fd, set->buf, k * sizeof (gint64), offset))
+      if (!transfer_all (set->builder->fd, FALSE, (guint8 *) set->buf, k * sizeof (gint64), offset))
         {
           set->failed = TRUE;
           return;
