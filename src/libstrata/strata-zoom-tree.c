@@ -344,6 +344,8 @@ struct _StrataZoomTree
   gint                 first_top;  /* the stack's top at the first cut, or -1 */
   guint                span_cut_from;  /* spans longer are answered in part (span_in_view()) */
   guint64              serial;     /* unique in the process: a result's blocks are this tree's */
+  GMutex               bounds_lock;
+  GHashTable          *bounds;     /* LaneBounds of spilled and mapped spans (span_lane_bounds()) */
   guint64              n_left_out;  /* activities outside 0..2^62 ns */
   gsize                size;
   StrataZoomBufferFunc buffer_func;
@@ -524,6 +526,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
 
     self->serial = __atomic_add_fetch (&serials, 1, __ATOMIC_RELAXED);
   }
+  g_mutex_init (&self->bounds_lock);
   /* STRATA_ZOOM_SPAN_CUT says otherwise (the tests cut every span). */
   {
     const char *env = g_getenv ("STRATA_ZOOM_SPAN_CUT");
@@ -655,6 +658,8 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->sort_keys, g_array_unref);
   g_clear_pointer (&self->sort_keys2, g_array_unref);
   g_clear_pointer (&self->starts, g_array_unref);
+  g_clear_pointer (&self->bounds, g_hash_table_unref);
+  g_mutex_clear (&self->bounds_lock);
   for (guint i = 0; i < N_BUFFERS; i++)
     {
       g_clear_pointer (&self->buffers[i].pieces, g_array_unref);
@@ -3354,8 +3359,102 @@ span_item (SpanReader *r,
  * earlier, found by bisection, so a spilled or mapped span is decoded
  * only where it is in view and a few blocks more. FALSE (@out as it was)
  * if a block of it is damaged. */
+/* Where each lane of a span begins: lane k holds [starts[k],
+ * starts[k + 1]) of the span's items. */
+typedef struct
+{
+  gconstpointer source;   /* a spilled or mapped chunk's packer or packed array */
+  guint64       base;     /* a spilled chunk's first ticket (its packer is the tree's) */
+  guint64       first;    /* the span's first item in the chunk */
+  guint         n_lanes;
+  guint32       starts[N_LANES + 1];
+} LaneBounds;
+
+#define MAX_BOUNDS 65536   /* spans whose bounds a tree keeps */
+
+static guint
+lane_bounds_hash (gconstpointer p)
+{
+  const LaneBounds *b = p;
+  guint64 k = ((guint64) (guintptr) b->source * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^
+              (b->base * G_GUINT64_CONSTANT (0xC2B2AE3D27D4EB4F)) ^ b->first;
+
+  return (guint) (k ^ (k >> 29));
+}
+
 static gboolean
-span_in_view (StrataZoomResult  *result,
+lane_bounds_equal (gconstpointer pa,
+                   gconstpointer pb)
+{
+  const LaneBounds *a = pa, *b = pb;
+
+  return a->source == b->source && a->base == b->base && a->first == b->first;
+}
+
+/* The span's lane bounds, by bisection over it. They do not depend on
+ * the view, and for a spilled or mapped span each probe decodes a block,
+ * so those are found once and kept in the tree (at most MAX_BOUNDS
+ * spans). FALSE if a block is damaged. */
+static gboolean
+span_lane_bounds (StrataZoomTree *self,
+                  SpanReader     *r,
+                  LaneBounds     *out)
+{
+  const Chunk *chunk = r->chunk;
+  gboolean kept = chunk->packed != NULL || chunk->spilled != NULL;
+  guint n = r->span->n_items, k = 0;
+
+  out->source = chunk->spilled != NULL ? (gconstpointer) chunk->spilled : (gconstpointer) chunk->packed;
+  out->base = chunk->spilled != NULL ? chunk->first_block : 0;
+  out->first = r->span->first;
+  if (kept)
+    {
+      const LaneBounds *found;
+
+      g_mutex_lock (&self->bounds_lock);
+      found = self->bounds != NULL ? g_hash_table_lookup (self->bounds, out) : NULL;
+      if (found != NULL)
+        *out = *found;
+      g_mutex_unlock (&self->bounds_lock);
+      if (found != NULL)
+        return TRUE;
+    }
+
+  for (guint first = 0; first < n; k++)
+    {
+      const StrataZoomItem *it = span_item (r, first);
+      guint lane, lo, hi;
+
+      if (it == NULL || k >= N_LANES)
+        goto bad;
+      lane = item_lane (it);
+      out->starts[k] = first;
+      lo = first + 1, hi = n;
+      SPAN_BISECT (r, lo, hi, item_lane (it_) != lane);
+      first = lo;
+    }
+  out->starts[k] = n;
+  out->n_lanes = k;
+
+  if (kept)
+    {
+      g_mutex_lock (&self->bounds_lock);
+      if (self->bounds == NULL)
+        self->bounds = g_hash_table_new_full (lane_bounds_hash, lane_bounds_equal, g_free, NULL);
+      if (g_hash_table_size (self->bounds) >= MAX_BOUNDS)
+        g_hash_table_remove_all (self->bounds);
+      g_hash_table_add (self->bounds, g_memdup2 (out, sizeof *out));
+      g_mutex_unlock (&self->bounds_lock);
+    }
+  return TRUE;
+
+bad:
+  return FALSE;
+}
+
+static gboolean
+span_in_view (StrataZoomTree    *self,
+              StrataZoomResult  *result,
               const Chunk       *chunk,
               const ChannelSpan *span,
               gint64             from,
@@ -3364,21 +3463,19 @@ span_in_view (StrataZoomResult  *result,
 {
   SpanReader reader = { result, chunk, span, G_MAXUINT64, NULL };
   SpanReader *r = &reader;
-  guint n = span->n_items, len = out->len;
+  guint len = out->len;
+  LaneBounds bounds;
 
-  for (guint first = 0, next; first < n; first = next)
+  if (!span_lane_bounds (self, r, &bounds))
+    goto bad;
+
+  for (guint k = 0; k < bounds.n_lanes; k++)
     {
-      const StrataZoomItem *it = span_item (r, first);
-      guint lane, lo, hi, end;
+      guint first = bounds.starts[k], next = bounds.starts[k + 1];
+      guint lo, hi, end;
 
-      if (it == NULL)
-        goto bad;
-      lane = item_lane (it);
-      /* Where the lane ends, where its items start after the view, and
-       * the first of them that reaches into it. */
-      lo = first + 1, hi = n;
-      SPAN_BISECT (r, lo, hi, item_lane (it_) != lane);
-      next = lo;
+      /* Where the lane's items start after the view, and the first of
+       * them that reaches into it. */
       lo = first, hi = next;
       SPAN_BISECT (r, lo, hi, it_->start > to);
       end = lo;
@@ -3525,7 +3622,7 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
           if (cs != NULL && cs->n_items > self->span_cut_from)
             {
               offset = result->scratch->len;
-              if (span_in_view (result, chunk, cs, from, to, result->scratch))
+              if (span_in_view (self, result, chunk, cs, from, to, result->scratch))
                 span.n_items = result->scratch->len - offset;
               else
                 cs = NULL;
