@@ -237,64 +237,6 @@ v3_unzigzag32 (guint32 z)
   return (z >> 1) ^ (0u - (z & 1));
 }
 
-static gboolean
-v3_decode_block (const guint8 *bytes,
-                 gsize         size,
-                 guint         n,
-                 guint32       elem_size,
-                 void         *out)
-{
-  V3Reader r = { bytes, bytes + size, FALSE };
-  guint8 *o = out;
-  guint64 prev64 = 0;
-  guint32 prev32 = 0;
-
-#define FIELD(i, type, member) (*(type *) (gpointer) (o + (gsize) (i) * elem_size + G_STRUCT_OFFSET (StrataActivity, member)))
-
-  for (guint i = 0; i < n; i++)
-    FIELD (i, guint64, end) = v3_unzigzag64 (v3_get_varint (&r, 64));
-  for (guint i = 0; i < n; i++)
-    {
-      guint64 start = prev64 + v3_unzigzag64 (v3_get_varint (&r, 64));
-
-      FIELD (i, guint64, start) = start;
-      prev64 = FIELD (i, guint64, end) = start + FIELD (i, guint64, end);
-    }
-  for (guint i = 0; i < n; i++)
-    prev32 = FIELD (i, guint32, channel) = prev32 + v3_unzigzag32 ((guint32) v3_get_varint (&r, 32));
-  prev32 = 0;
-  for (guint i = 0; i < n; i++)
-    prev32 = FIELD (i, guint32, label) = prev32 + v3_unzigzag32 ((guint32) v3_get_varint (&r, 32));
-  prev32 = 0;
-  for (guint i = 0; i < n; i++)
-    prev32 = FIELD (i, guint32, arg) = prev32 + v3_unzigzag32 ((guint32) v3_get_varint (&r, 32));
-  for (guint i = 0; i < n; i++)
-    FIELD (i, guint8, kind) = v3_get_byte (&r);
-  for (guint i = 0; i < n; i++)
-    FIELD (i, guint8, state) = v3_get_byte (&r);
-  for (guint i = 0; i < n; i++)
-    FIELD (i, guint16, flags) = (guint16) ((i > 0 ? FIELD (i - 1, guint16, flags) : 0) ^ v3_get_varint (&r, 16));
-
-#undef FIELD
-
-  if (elem_size == sizeof (StrataZoomItem))
-    {
-      for (guint i = 0; i < n; i++)
-        ((StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size))->count = (guint32) v3_get_varint (&r, 32);
-      for (guint i = 0; i < n; i++)
-        ((StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size))->reserved = (guint32) v3_get_varint (&r, 32);
-      for (guint i = 0; i < n; i++)
-        {
-          StrataZoomItem *item = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
-          guint64 dur = (guint64) item->end - (guint64) item->start;
-
-          item->busy = (gint64) (dur - v3_unzigzag64 (v3_get_varint (&r, 64)));
-        }
-    }
-
-  return !r.bad && r.p == r.end;
-}
-
 /* Two other column layouts, tried here only (not in the file format):
  * each column's numbers are the same as version 3's (zigzag deltas,
  * XORed flags), laid out either as byte planes (a width byte, then the
@@ -629,7 +571,8 @@ decode_columns (const Variant *v,
 {
   switch (v->columns)
     {
-    case COLUMNS_V3: return v3_decode_block (bytes, size, n, elem_size, out);
+    /* The decoder did not change with the encoder: the library's reads both. */
+    case COLUMNS_V3: return strata_index_decode_block (bytes, size, n, elem_size, out);
     case COLUMNS_LIBRARY: return strata_index_decode_block (bytes, size, n, elem_size, out);
     case COLUMNS_PLANES: return planes_decode (bytes, size, n, elem_size, out);
     case COLUMNS_RUNS: return runs_decode (bytes, size, n, elem_size, out);
