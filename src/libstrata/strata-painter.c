@@ -2062,16 +2062,6 @@ paint_item (StrataPainter        *self,
     }
 }
 
-/* The lane of the tree's that @item was aggregated in: its nesting
- * depth, or the instants' (strata_zoom_lane_of()). */
-static inline guint
-tree_lane_of (const StrataZoomItem *item)
-{
-  StrataActivity a = { .kind = item->kind, .state = item->state, .flags = item->flags };
-
-  return strata_zoom_lane_of (&a);
-}
-
 /* Where the lane of items[@first] ends in a span of @n items: every span,
  * pre-calculated, decoded or computed on demand, holds its channel's
  * lanes one after the other in the order of their numbers (the tree
@@ -2083,14 +2073,14 @@ lane_end (const StrataZoomItem *items,
           guint                 first,
           guint                 n)
 {
-  guint lane = tree_lane_of (&items[first]);
+  guint lane = strata_zoom_item_lane (&items[first]);
   guint lo = first + 1, hi = n;
 
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (tree_lane_of (&items[mid]) != lane)
+      if (strata_zoom_item_lane (&items[mid]) != lane)
         hi = mid;
       else
         lo = mid + 1;

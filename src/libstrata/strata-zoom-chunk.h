@@ -42,5 +42,6 @@ void  strata_zoom_compute_window    (StrataRawStore           *store,
                                       gint64                    to,
                                       GArray                   *out);
 guint strata_zoom_lane_of            (const StrataActivity     *activity);
+guint strata_zoom_item_lane          (const StrataZoomItem     *item);
 
 G_END_DECLS

@@ -2898,24 +2898,6 @@ find_span (const Chunk *chunk,
   return NULL;
 }
 
-/* The lane of the tree's an item was aggregated in (a chunk holds a
- * channel's lanes one after the other, in this order). */
-static gboolean
-item_is_instant (const StrataZoomItem *item)
-{
-  StrataActivity a = { .kind = item->kind, .state = item->state };
-
-  return strata_activity_is_instant (&a);
-}
-
-static guint
-item_lane (const StrataZoomItem *item)
-{
-  if (item_is_instant (item))
-    return N_LANES - 1;
-  return MIN ((item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT, 15);
-}
-
 /**
  * strata_zoom_tree_list_chunks:
  * @level: a level of the current geometry
@@ -3075,7 +3057,7 @@ strata_zoom_tree_get_members (StrataZoomTree       *self,
 
   /* An instant, or an interval of no length, at the item's end is one of
    * its members; an interval starting there is the next item's. */
-  lane = item_lane (item);
+  lane = strata_zoom_item_lane (item);
   end = item->end + 1;
 
   g_rw_lock_reader_lock (&self->lock);
@@ -3110,7 +3092,7 @@ join_at_seam (StrataZoomItem       *left,
   if (!(left->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) ||
       !(right->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE) ||
       left->end != right->start || left->kind != right->kind || left->state != right->state ||
-      left->label != right->label || left->arg != right->arg || item_lane (left) != item_lane (right))
+      left->label != right->label || left->arg != right->arg || strata_zoom_item_lane (left) != strata_zoom_item_lane (right))
     return FALSE;
 
   left->end = right->end;
@@ -3427,10 +3409,10 @@ span_lane_bounds (StrataZoomTree *self,
 
       if (it == NULL || k >= N_LANES)
         goto bad;
-      lane = item_lane (it);
+      lane = strata_zoom_item_lane (it);
       out->starts[k] = first;
       lo = first + 1, hi = n;
-      SPAN_BISECT (r, lo, hi, item_lane (it_) != lane);
+      SPAN_BISECT (r, lo, hi, strata_zoom_item_lane (it_) != lane);
       first = lo;
     }
   out->starts[k] = n;
@@ -3749,13 +3731,13 @@ strata_zoom_tree_query (StrataZoomTree       *self,
               const StrataZoomItem *left = &g_array_index (out, StrataZoomItem, k);
 
               if (left->end == seam)
-                left_of_lane[item_lane (left)] = k;
+                left_of_lane[strata_zoom_item_lane (left)] = k;
             }
 
           for (guint k = before; k < out->len; k++)
             {
               StrataZoomItem *right = &g_array_index (out, StrataZoomItem, k);
-              gint j = right->start == seam ? left_of_lane[item_lane (right)] : -1;
+              gint j = right->start == seam ? left_of_lane[strata_zoom_item_lane (right)] : -1;
 
               if (j < 0 || !join_at_seam (&g_array_index (out, StrataZoomItem, j), right))
                 g_array_index (out, StrataZoomItem, kept++) = *right;
