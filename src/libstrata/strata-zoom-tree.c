@@ -140,30 +140,24 @@ typedef struct
   guint64         first_block; /* ... in blocks from this ticket on */
 } Chunk;
 
-/* The items of @span, as a query reads them: in place in a chunk in
- * memory (*items); decoded into @scratch from a chunk mapped from an index
- * or spilled during the pass (*offset says where, as its place may move).
- * FALSE if a block of them is damaged: the query computes them from the
- * raw store instead. */
+/* Appends the items of @span to @out: copied from a chunk in memory,
+ * decoded from one mapped from an index or spilled during the pass. FALSE
+ * (@out as it was) if a block of them is damaged. (A query reads them
+ * through its result instead: result_append_items(), span_in_view().) */
 static gboolean
-chunk_span_items (const Chunk           *chunk,
-                  const ChannelSpan     *span,
-                  GArray                *scratch,
-                  const StrataZoomItem **items,
-                  guint                 *offset)
+chunk_append_span (const Chunk       *chunk,
+                   const ChannelSpan *span,
+                   GArray            *out)
 {
-  *items = NULL;
-  *offset = G_MAXUINT;
   if (chunk->packed == NULL && chunk->spilled == NULL)
     {
-      *items = &chunk->items[span->first];
+      g_array_append_vals (out, &chunk->items[span->first], span->n_items);
       return TRUE;
     }
-  *offset = scratch->len;
   if (chunk->spilled != NULL)
     return strata_block_packer_append (chunk->spilled, chunk->first_block, STRATA_INDEX_ITEM_BLOCK,
-                                       chunk->n_items, span->first, span->n_items, scratch);
-  return strata_packed_array_append (chunk->packed, span->first, span->n_items, scratch);
+                                       chunk->n_items, span->first, span->n_items, out);
+  return strata_packed_array_append (chunk->packed, span->first, span->n_items, out);
 }
 
 /* A piece of a lane's output in its level's pool. */
@@ -3007,16 +3001,8 @@ strata_zoom_tree_get_chunk_items (StrataZoomTree *self,
   current_geometry (self, &g, &root);
   if (level < g.n_levels && find_chunk (self, &self->levels[root + level], index, &chunk))
     span = find_span (&chunk, channel);
-  if (span != NULL)
-    {
-      const StrataZoomItem *items;
-      guint offset;
-
-      if (!chunk_span_items (&chunk, span, out, &items, &offset))
-        span = NULL;
-      else if (items != NULL)
-        g_array_append_vals (out, items, span->n_items);
-    }
+  if (span != NULL && !chunk_append_span (&chunk, span, out))
+    span = NULL;
   g_rw_lock_reader_unlock (&self->lock);
 
   return span != NULL;
@@ -3129,13 +3115,25 @@ typedef struct
 
 G_STATIC_ASSERT (sizeof (((ResultBlock *) NULL)->items) <= STRATA_INDEX_MAX_BLOCK_BYTES);
 
+/* A hash of a block or span of a spilled or mapped chunk: its packer or
+ * packed array, and two numbers that place it there. */
+static guint
+source_hash (gconstpointer source,
+             guint64       a,
+             guint64       b)
+{
+  guint64 k = ((guint64) (guintptr) source * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^
+              (a * G_GUINT64_CONSTANT (0xC2B2AE3D27D4EB4F)) ^ b;
+
+  return (guint) (k ^ (k >> 29));
+}
+
 static guint
 result_block_hash (gconstpointer p)
 {
   const ResultBlock *b = p;
-  guint64 k = ((guint64) (guintptr) b->source * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^ b->block;
 
-  return (guint) (k ^ (k >> 29));
+  return source_hash (b->source, 0, b->block);
 }
 
 static gboolean
@@ -3358,10 +3356,8 @@ static guint
 lane_bounds_hash (gconstpointer p)
 {
   const LaneBounds *b = p;
-  guint64 k = ((guint64) (guintptr) b->source * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^
-              (b->base * G_GUINT64_CONSTANT (0xC2B2AE3D27D4EB4F)) ^ b->first;
 
-  return (guint) (k ^ (k >> 29));
+  return source_hash (b->source, b->base, b->first);
 }
 
 static gboolean
@@ -3611,7 +3607,12 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
               if (stats != NULL && cs != NULL)
                 stats->n_cut++;
             }
-          else if (cs != NULL && (chunk->packed != NULL || chunk->spilled != NULL))
+          else if (cs != NULL && chunk->packed == NULL && chunk->spilled == NULL)
+            {
+              span.items = &chunk->items[cs->first];
+              span.n_items = cs->n_items;
+            }
+          else if (cs != NULL)
             {
               offset = result->scratch->len;
               if (result_append_items (result, chunk, cs->first, cs->n_items, result->scratch))
@@ -3619,10 +3620,6 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
               else
                 cs = NULL;
             }
-          else if (cs != NULL && !chunk_span_items (chunk, cs, result->scratch, &span.items, &offset))
-            cs = NULL;
-          else if (cs != NULL)
-            span.n_items = cs->n_items;
           if (cs == NULL)
             {
               const StrataActivity *open;
