@@ -1440,8 +1440,10 @@ test_spilled_result_reuse (void)
           StrataZoomQueryStats sa, sb;
           guint na, nb;
 
-          strata_zoom_tree_query_spans (tree, level, views[v], views[v] + width, NULL, 0, kept, &sa);
+          /* The fresh one first: the tree keeps the spans' lane bounds
+           * the first query of a span finds, for every result. */
           strata_zoom_tree_query_spans (tree, level, views[v], views[v] + width, NULL, 0, fresh, &sb);
+          strata_zoom_tree_query_spans (tree, level, views[v], views[v] + width, NULL, 0, kept, &sa);
           a = strata_zoom_result_get_spans (kept, &na);
           b = strata_zoom_result_get_spans (fresh, &nb);
           g_assert_cmpuint (na, ==, nb);
@@ -1468,6 +1470,94 @@ test_spilled_result_reuse (void)
                   decoded, again, cut);
   g_assert_cmpuint (again, >, 0);
   g_assert_cmpuint (cut, >, 0);
+}
+
+/* A narrow view of a long span decodes the blocks its answer lies in and,
+ * per lane of the span, at most two more: the block at each end of what
+ * is in view. The chunks' keys (each block's first item) take the
+ * bisections to a block without decoding any, and their lane runs say
+ * where each lane begins; bisecting over the items themselves decoded a
+ * block a probe. At full-size chunks (8192 pixels) a lane is up to 32
+ * blocks long. */
+static void
+test_spilled_narrow_views (void)
+{
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, 600000, 44);
+  const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+  g_autoptr(StrataZoomTree) tree = NULL;
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  StrataZoomParams params;
+  StrataZoomGeometry g;
+  guint32 n_channels = 0;
+  guint n_views = 0, long_lanes = 0;
+  guint64 decoded = 0, in_view = 0;
+
+  for (guint i = 0; i < acts->len; i++)
+    n_channels = MAX (n_channels, all[i].channel + 1);
+  strata_zoom_params_init (&params);
+  tree = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_chunk_spill (tree, 0, 16 * 1024);
+  strata_test_stream_build (tree, all, acts->len);
+  g_assert_true (strata_zoom_tree_get_geometry (tree, &g));
+
+  for (guint level = 0; level < g.n_levels; level++)
+    {
+      g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (tree, level);
+      gint64 duration = strata_zoom_geometry_chunk_duration (&g, level);
+
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          gint64 index = g_array_index (chunks, StrataZoomChunkInfo, i).index;
+          gint64 start = strata_zoom_geometry_chunk_start (&g, level, index);
+
+          for (guint32 ch = 0; ch < n_channels; ch++)
+            {
+              const StrataZoomItem *it;
+              guint lanes = 1, longest = 0, run = 1;
+
+              g_array_set_size (items, 0);
+              if (!strata_zoom_tree_get_chunk_items (tree, level, index, ch, items) || items->len < 1024)
+                continue;
+              it = (const StrataZoomItem *)(gpointer) items->data;
+              for (guint k = 1; k < items->len; k++, run++)
+                if (strata_zoom_item_lane (&it[k]) != strata_zoom_item_lane (&it[k - 1]))
+                  {
+                    lanes++;
+                    longest = MAX (longest, run);
+                    run = 0;
+                  }
+              longest = MAX (longest, run);
+              long_lanes += longest >= 8 * 256;
+
+              for (guint v = 0; v < 4; v++)
+                {
+                  g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
+                  gint64 width = duration / 64;
+                  gint64 from = start + (gint64) (g_rand_double (rand) * (double) (duration - width));
+                  const StrataZoomSpan *spans;
+                  StrataZoomQueryStats stats;
+                  guint n, bound = 2 * lanes;
+
+                  strata_zoom_tree_query_spans (tree, level, from, from + width, &ch, 1, result, &stats);
+                  spans = strata_zoom_result_get_spans (result, &n);
+                  for (guint s = 0; s < n; s++)
+                    {
+                      g_assert_cmpint (spans[s].chunk, ==, index);
+                      bound += (spans[s].n_items + 255) / 256;
+                      in_view += spans[s].n_items;
+                    }
+                  g_assert_cmpuint (stats.n_decoded, <=, bound);
+                  decoded += stats.n_decoded;
+                  n_views++;
+                }
+            }
+        }
+    }
+
+  g_test_message ("%u narrow views of long spans (%u with a lane of 8 blocks or more): %" G_GUINT64_FORMAT
+                  " items in view, %" G_GUINT64_FORMAT " blocks decoded", n_views, long_lanes, in_view, decoded);
+  g_assert_cmpuint (long_lanes, >, 0);
 }
 
 /* While a stream much bigger than the bound is built, the items the tree
@@ -1950,6 +2040,7 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/live-growth", test_live_growth);
   g_test_add_func ("/strata/zoom-build/spilled/oracle", test_spilled_oracle);
   g_test_add_func ("/strata/zoom-build/spilled/result-reuse", test_spilled_result_reuse);
+  g_test_add_func ("/strata/zoom-build/spilled/narrow-views", test_spilled_narrow_views);
   g_test_add_func ("/strata/zoom-build/spilled/bounded", test_spilled_bounded);
   g_test_add_func ("/strata/zoom-build/spilled/live", test_spilled_live);
   g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);

@@ -29,6 +29,19 @@
 #include <zstd.h>
 
 #include "strata-index-private.h"
+#include "strata-zoom-chunk.h"
+
+/* A block's key: what a bisection over a chunk's span reads of its first
+ * item. */
+void
+strata_index_item_key_init (StrataIndexItemKey   *key,
+                            const StrataZoomItem *item)
+{
+  key->start = item->start;
+  key->end = item->end;
+  key->lane = strata_zoom_item_lane (item);
+  key->reserved = 0;
+}
 
 /* Encoding. */
 

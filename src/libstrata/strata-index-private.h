@@ -26,7 +26,7 @@
 G_BEGIN_DECLS
 
 #define STRATA_INDEX_MAGIC       "STRATAIX"
-#define STRATA_INDEX_VERSION     3
+#define STRATA_INDEX_VERSION     4
 #define STRATA_INDEX_BYTE_ORDER  0x01020304u
 #define STRATA_INDEX_ALIGN       64
 
@@ -153,8 +153,8 @@ typedef struct
   guint32 n_channels;
   guint32 n_items;
   guint32 at_end;
-  guint32 reserved;
-  guint64 checksum;            /* XXH3-64 of the spans */
+  guint32 n_runs;              /* lane runs after the keys */
+  guint64 checksum;            /* XXH3-64 of the spans, keys and lane runs */
   guint64 sums_checksum;       /* XXH3-64 of the items' table's block checksums */
 } StrataIndexChunk;
 
@@ -191,11 +191,36 @@ typedef struct
   guint32 n_items;
 } StrataIndexSpan;
 
+/* A chunk's items block by block: the first item of each, so a query
+ * bisects a span for the view over these and decodes only the blocks it
+ * lands in (a bisection over the items themselves decoded a block per
+ * probe: three times the blocks a view shows). In the file after the
+ * chunk's spans (from the next 8-byte boundary), under their checksum. */
+typedef struct
+{
+  gint64  start;
+  gint64  end;
+  guint32 lane;                /* strata_zoom_item_lane() */
+  guint32 reserved;
+} StrataIndexItemKey;
+
+/* A chunk's items as runs of one lane: where each run begins, in item
+ * order over the whole chunk (a run may cross from one span into the
+ * next), so a query finds where a span's lanes begin without decoding.
+ * In the file after the keys, under the same checksum. */
+typedef struct
+{
+  guint32 first;
+  guint32 lane;
+} StrataIndexLaneRun;
+
 G_STATIC_ASSERT (sizeof (StrataIndexHeader) % 8 == 0);
 G_STATIC_ASSERT (sizeof (StrataIndexChunk) == 64);
 G_STATIC_ASSERT (sizeof (StrataIndexBlock) == 24);
 G_STATIC_ASSERT (sizeof (StrataIndexLane) == 40);
 G_STATIC_ASSERT (sizeof (StrataIndexSpan) == 12);
+G_STATIC_ASSERT (sizeof (StrataIndexItemKey) == 24);
+G_STATIC_ASSERT (sizeof (StrataIndexLaneRun) == 8);
 
 /* The mapped file, shared by the tree, its raw store and the trace. */
 typedef struct _StrataIndexMap StrataIndexMap;
@@ -392,7 +417,27 @@ typedef struct
   const StrataZoomItem *items;         /* NULL when spilled: */
   struct _StrataBlockPacker *packer;   /* its items packed there (strata-block-packer.h), */
   guint64               first_block;   /* in blocks of STRATA_INDEX_ITEM_BLOCK from this ticket on */
+  const StrataIndexItemKey *keys;      /* when spilled: its blocks' first items, */
+  const StrataIndexLaneRun *runs;      /* its lane runs */
+  guint                 n_runs;
 } StrataZoomChunkView;
+
+/* Where a chunk's keys begin after its @n_channels spans, and how many
+ * it has for @n_items. */
+static inline gsize
+strata_index_keys_offset (guint n_channels)
+{
+  return ((gsize) n_channels * sizeof (StrataIndexSpan) + 7) & ~(gsize) 7;
+}
+
+static inline guint64
+strata_index_n_keys (guint64 n_items)
+{
+  return (n_items + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
+}
+
+void strata_index_item_key_init (StrataIndexItemKey   *key,
+                                 const StrataZoomItem *item);
 
 /* Where a tree's pre-calculated chunks are while it is built. */
 typedef struct

@@ -26,6 +26,7 @@
 #include "strata-error.h"
 #include "strata-index.h"
 #include "strata-index-private.h"
+#include "strata-zoom-chunk.h"
 
 typedef struct
 {
@@ -492,10 +493,50 @@ write_levels (Writer         *w,
             rec.sums_checksum = strata_index_checksum (sums, n_sums * sizeof (guint64));
           }
 
+          /* The spans, then the first item of each block of items, then
+           * the lane runs. */
           align (w);
           rec.offset = w->offset;
-          put (w, view.channels, spans_size);
-          rec.checksum = strata_index_checksum (view.channels, spans_size);
+          {
+            gsize keys_at = strata_index_keys_offset (view.n_channels);
+            guint64 n_keys = strata_index_n_keys (view.n_items);
+            g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (StrataIndexLaneRun));
+            g_autofree guint8 *blob = NULL;
+            StrataIndexItemKey *keys;
+            gsize size;
+
+            if (view.items != NULL)
+              {
+                for (guint k = 0; k < view.n_items; k++)
+                  {
+                    StrataIndexLaneRun run = { k, strata_zoom_item_lane (&view.items[k]) };
+
+                    if (runs->len == 0 || g_array_index (runs, StrataIndexLaneRun, runs->len - 1).lane != run.lane)
+                      g_array_append_val (runs, run);
+                  }
+              }
+            else if (view.keys != NULL || n_keys == 0)
+              g_array_append_vals (runs, view.runs, view.n_runs);
+            else
+              {
+                w->error = EIO;
+                break;
+              }
+
+            size = keys_at + n_keys * sizeof (StrataIndexItemKey) + runs->len * sizeof (StrataIndexLaneRun);
+            blob = g_malloc0 (size);
+            keys = (StrataIndexItemKey *)(gpointer)(blob + keys_at);
+            memcpy (blob, view.channels, spans_size);
+            if (view.items != NULL)
+              for (guint64 b = 0; b < n_keys; b++)
+                strata_index_item_key_init (&keys[b], &view.items[b * STRATA_INDEX_ITEM_BLOCK]);
+            else if (n_keys > 0)
+              memcpy (keys, view.keys, n_keys * sizeof (StrataIndexItemKey));
+            memcpy (keys + n_keys, runs->data, runs->len * sizeof (StrataIndexLaneRun));
+            put (w, blob, size);
+            rec.checksum = strata_index_checksum (blob, size);
+            rec.n_runs = runs->len;
+          }
 
           rec.index = view.index;
           rec.n_channels = view.n_channels;

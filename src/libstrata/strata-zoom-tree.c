@@ -138,6 +138,9 @@ typedef struct
   StrataPackedArray *packed;   /* mapped from an index: its items, packed */
   StrataBlockPacker *spilled;  /* spilled during the pass: its items, packed there ... */
   guint64         first_block; /* ... in blocks from this ticket on */
+  const StrataIndexItemKey *keys; /* packed or spilled: each block's first item, */
+  const StrataIndexLaneRun *runs; /* and its items' lane runs */
+  guint           n_runs;
 } Chunk;
 
 /* Appends the items of @span to @out: copied from a chunk in memory,
@@ -338,8 +341,6 @@ struct _StrataZoomTree
   gint                 first_top;  /* the stack's top at the first cut, or -1 */
   guint                span_cut_from;  /* spans longer are answered in part (span_in_view()) */
   guint64              serial;     /* unique in the process: a result's blocks are this tree's */
-  GMutex               bounds_lock;
-  GHashTable          *bounds;     /* LaneBounds of spilled and mapped spans (span_lane_bounds()) */
   guint64              n_left_out;  /* activities outside 0..2^62 ns */
   gsize                size;
   StrataZoomBufferFunc buffer_func;
@@ -520,7 +521,6 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
 
     self->serial = __atomic_add_fetch (&serials, 1, __ATOMIC_RELAXED);
   }
-  g_mutex_init (&self->bounds_lock);
   /* STRATA_ZOOM_SPAN_CUT says otherwise (the tests cut every span). */
   {
     const char *env = g_getenv ("STRATA_ZOOM_SPAN_CUT");
@@ -652,8 +652,6 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->sort_keys, g_array_unref);
   g_clear_pointer (&self->sort_keys2, g_array_unref);
   g_clear_pointer (&self->starts, g_array_unref);
-  g_clear_pointer (&self->bounds, g_hash_table_unref);
-  g_mutex_clear (&self->bounds_lock);
   for (guint i = 0; i < N_BUFFERS; i++)
     {
       g_clear_pointer (&self->buffers[i].pieces, g_array_unref);
@@ -1069,19 +1067,96 @@ chunk_alloc (StrataZoomTree    *self,
   chunk->packed = NULL;
   chunk->spilled = packer;
   chunk->first_block = 0;
+  chunk->keys = NULL;
+  chunk->runs = NULL;
+  chunk->n_runs = 0;
   chunk->n_channels = n_channels;
   chunk->n_items = n_items;
 
   return chunk;
 }
 
-/* Where a chunk that spills streams its items, in the index's blocks. */
-static StrataBlockStream *
-chunk_stream (StrataBlockPacker *packer)
+/* Where a chunk that spills streams its items, in the index's blocks,
+ * and the keys of those blocks (a query bisects over them). */
+typedef struct
 {
+  StrataBlockStream *stream;   /* NULL: the chunk keeps its items */
+  GArray            *keys;     /* StrataIndexItemKey */
+  GArray            *runs;     /* StrataIndexLaneRun */
+  guint64            n;        /* items streamed */
+} ItemStream;
+
+static void
+item_stream_begin (ItemStream        *s,
+                   StrataBlockPacker *packer)
+{
+  s->n = 0;
+  s->stream = NULL;
+  s->keys = NULL;
+  s->runs = NULL;
   if (packer == NULL)
-    return NULL;
-  return strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
+    return;
+  s->stream = strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
+  s->keys = g_array_new (FALSE, FALSE, sizeof (StrataIndexItemKey));
+  s->runs = g_array_new (FALSE, FALSE, sizeof (StrataIndexLaneRun));
+}
+
+static void
+item_stream_add (ItemStream           *s,
+                 const StrataZoomItem *items,
+                 guint                 n)
+{
+  guint64 next = (s->n + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK * STRATA_INDEX_ITEM_BLOCK;
+
+  for (; next < s->n + n; next += STRATA_INDEX_ITEM_BLOCK)
+    {
+      StrataIndexItemKey key;
+
+      strata_index_item_key_init (&key, &items[next - s->n]);
+      g_array_append_val (s->keys, key);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      StrataIndexLaneRun run = { (guint32) (s->n + i), strata_zoom_item_lane (&items[i]) };
+
+      if (s->runs->len == 0 || g_array_index (s->runs, StrataIndexLaneRun, s->runs->len - 1).lane != run.lane)
+        g_array_append_val (s->runs, run);
+    }
+  strata_block_stream_add (s->stream, items, n);
+  s->n += n;
+}
+
+/* The stream's first block; its keys stay in @s for item_stream_keys(). */
+static guint64
+item_stream_end (ItemStream *s)
+{
+  return strata_block_stream_end (s->stream, NULL);
+}
+
+/* Gives @chunk the keys and lane runs @s collected, and frees them. */
+static void
+item_stream_keys (StrataZoomTree *self,
+                  ItemStream     *s,
+                  Chunk          *chunk)
+{
+  if (s->keys == NULL)
+    return;
+  if (chunk != NULL && s->keys->len > 0)
+    {
+      gsize keys_size = s->keys->len * sizeof (StrataIndexItemKey);
+      guint8 *p;
+
+      g_mutex_lock (&self->arena_lock);
+      p = arena_alloc (self, keys_size + s->runs->len * sizeof (StrataIndexLaneRun));
+      g_mutex_unlock (&self->arena_lock);
+      memcpy (p, s->keys->data, keys_size);
+      memcpy (p + keys_size, s->runs->data, s->runs->len * sizeof (StrataIndexLaneRun));
+      chunk->keys = (const StrataIndexItemKey *)(gconstpointer) p;
+      chunk->runs = (const StrataIndexLaneRun *)(gconstpointer)(p + keys_size);
+      chunk->n_runs = s->runs->len;
+    }
+  g_clear_pointer (&s->keys, g_array_unref);
+  g_clear_pointer (&s->runs, g_array_unref);
 }
 
 /* What a chunk counts for in the tree's size (and the index header's
@@ -1106,6 +1181,9 @@ chunk_count (StrataZoomTree *self,
 {
   self->size += chunk_size (chunk);
   self->chunk_index += sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan);
+  if (chunk->keys != NULL)
+    self->chunk_index += strata_index_n_keys (chunk->n_items) * sizeof (StrataIndexItemKey) +
+                         chunk->n_runs * sizeof (StrataIndexLaneRun);
   if (chunk->spilled != NULL)
     self->n_spilled++;
   else
@@ -1119,7 +1197,7 @@ chunk_count (StrataZoomTree *self,
 static void
 assemble_channel (GArray               *spans,
                   GArray               *items,
-                  StrataBlockStream    *stream,
+                  ItemStream           *stream,
                   guint                *n_items,
                   guint64              *members,
                   guint32               channel,
@@ -1131,8 +1209,8 @@ assemble_channel (GArray               *spans,
   if (n == 0 || !has_start (channel_items, n))
     return;
   g_array_append_val (spans, span);
-  if (stream != NULL)
-    strata_block_stream_add (stream, channel_items, n);
+  if (stream->stream != NULL)
+    item_stream_add (stream, channel_items, n);
   else
     g_array_append_vals (items, channel_items, n);
   for (guint i = 0; i < n; i++)
@@ -1429,7 +1507,7 @@ static gboolean
 spill_copy (Level              *level,
             guint64             offset,
             guint               n,
-            StrataBlockStream  *stream,
+            ItemStream         *stream,
             StrataZoomItem    **out)
 {
   const guint per = SPILL_IO / sizeof (StrataZoomItem);
@@ -1440,7 +1518,7 @@ spill_copy (Level              *level,
       guint part = MIN (n, per);
       gsize size = part * sizeof (StrataZoomItem);
 
-      if (stream == NULL)
+      if (stream->stream == NULL)
         {
           if (!spill_read (level, (guint8 *) *out, size, offset))
             return FALSE;
@@ -1450,7 +1528,7 @@ spill_copy (Level              *level,
         {
           if (!spill_read (level, (guint8 *) level->spill_io->data, size, offset))
             return FALSE;
-          strata_block_stream_add (stream, level->spill_io->data, part);
+          item_stream_add (stream, (const StrataZoomItem *)(gpointer) level->spill_io->data, part);
         }
       offset += size;
       n -= part;
@@ -1626,9 +1704,11 @@ level_finish_chunk (StrataZoomTree *self,
     {
       StrataBlockPacker *packer = chunk_spill_target (self);
       Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items, packer);
-      StrataBlockStream *stream = chunk_stream (packer);
+      ItemStream stream;
       StrataZoomItem *out = chunk->items;
       gboolean read_ok = TRUE;
+
+      item_stream_begin (&stream, packer);
 
       memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
       for (guint k = 0; k < n_touched; k++)
@@ -1640,22 +1720,23 @@ level_finish_chunk (StrataZoomTree *self,
             {
               const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
 
-              read_ok = spill_copy (level, run->offset, run->n, stream, &out);
+              read_ok = spill_copy (level, run->offset, run->n, &stream, &out);
               r = run->next;
             }
           for (const Segment *seg = touched[k]->first_seg; seg != NULL; seg = seg->next)
-            if (seg->n > 0 && stream != NULL)
-              strata_block_stream_add (stream, seg->items, seg->n);
+            if (seg->n > 0 && stream.stream != NULL)
+              item_stream_add (&stream, seg->items, seg->n);
             else if (seg->n > 0)
               {
                 memcpy (out, seg->items, seg->n * sizeof (StrataZoomItem));
                 out += seg->n;
               }
         }
-      if (stream != NULL)
-        chunk->first_block = strata_block_stream_end (stream, NULL);
+      if (stream.stream != NULL)
+        chunk->first_block = item_stream_end (&stream);
       else if (read_ok)
         g_assert (out == chunk->items + n_items);
+      item_stream_keys (self, &stream, read_ok ? chunk : NULL);
 
       if (read_ok)
         {
@@ -2457,10 +2538,12 @@ compute_stored_chunk (StrataZoomTree *self,
   g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   guint n_channels = channels != NULL ? channels->len : strata_raw_store_get_n_channels (self->raw);
   StrataBlockPacker *packer = chunk_spill_target (self);
-  StrataBlockStream *stream = chunk_stream (packer);
+  ItemStream stream;
   guint64 n_starts = 0, members = 0, first_block = 0;
   guint n_items = 0;
   Chunk *chunk;
+
+  item_stream_begin (&stream, packer);
 
   /* A chunk that spills streams its items to the packer as they are
    * computed (the first chunks are the biggest: every channel over the
@@ -2473,17 +2556,21 @@ compute_stored_chunk (StrataZoomTree *self,
       g_array_set_size (channel_items, 0);
       n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
                                                   index, c, channel_items);
-      assemble_channel (spans, items, stream, &n_items, &members, c,
+      assemble_channel (spans, items, &stream, &n_items, &members, c,
                         (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
     }
-  if (stream != NULL)
-    first_block = strata_block_stream_end (stream, NULL);
+  if (stream.stream != NULL)
+    first_block = item_stream_end (&stream);
 
   if (count_starts && n_starts < self->params.density_threshold)
-    return NULL;
+    {
+      item_stream_keys (self, &stream, NULL);
+      return NULL;
+    }
   if (!worth_storing (self, spans->len, n_items, members))
     {
       level->n_plain++;
+      item_stream_keys (self, &stream, NULL);
       return NULL;
     }
 
@@ -2493,6 +2580,7 @@ compute_stored_chunk (StrataZoomTree *self,
     chunk->first_block = first_block;
   else
     memcpy (chunk->items, items->data, (gsize) n_items * sizeof (StrataZoomItem));
+  item_stream_keys (self, &stream, chunk);
   chunk->at_end = TRUE;
   chunk_count (self, chunk);
   return chunk;
@@ -2734,8 +2822,8 @@ strata_zoom_tree_get_size (StrataZoomTree *self)
   return self->size;
 }
 
-/* Chunk @i of a mapped level: its spans and the checksums of its items'
- * table are checked the first time it is found; the items, block by
+/* Chunk @i of a mapped level: its spans with its blocks' keys, and the
+ * checksums of its items' table, are checked the first time it is found; the items, block by
  * block, when a query decodes them (chunk_span_items()). */
 static gboolean
 mapped_chunk (StrataZoomTree *self,
@@ -2744,7 +2832,9 @@ mapped_chunk (StrataZoomTree *self,
               Chunk          *out)
 {
   const StrataIndexChunk *rec = (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
-  gsize spans_size = (gsize) rec->n_channels * sizeof (ChannelSpan);
+  gsize keys_at = strata_index_keys_offset (rec->n_channels);
+  gsize runs_at = keys_at + strata_index_n_keys (rec->n_items) * sizeof (StrataIndexItemKey);
+  gsize blob_size = runs_at + (gsize) rec->n_runs * sizeof (StrataIndexLaneRun);
   guint64 n_sums = ((guint64) rec->n_items + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
   gint state = g_atomic_int_get (&level->record_state[i]);
   gsize map_size;
@@ -2757,11 +2847,11 @@ mapped_chunk (StrataZoomTree *self,
     {
       StrataPackedArray *items = g_new0 (StrataPackedArray, 1);
       gboolean ok = rec->offset % 8 == 0 &&
-                    strata_index_map_contains (self->map, rec->offset, spans_size, 1) &&
+                    strata_index_map_contains (self->map, rec->offset, blob_size, 1) &&
                     strata_packed_array_init (items, self->map, rec->items_offset, rec->items_sums_offset,
                                               rec->n_items, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK,
                                               "chunk items") &&
-                    strata_index_map_verify (self->map, base + rec->offset, spans_size, rec->checksum) &&
+                    strata_index_map_verify (self->map, base + rec->offset, blob_size, rec->checksum) &&
                     strata_index_map_verify (self->map, base + rec->items_sums_offset, n_sums * sizeof (guint64),
                                              rec->sums_checksum);
 
@@ -2770,6 +2860,16 @@ mapped_chunk (StrataZoomTree *self,
           const ChannelSpan *span = (const ChannelSpan *)(gconstpointer)(base + rec->offset) + c;
 
           ok = span->first <= rec->n_items && span->n_items <= rec->n_items - span->first;
+        }
+      /* The lane runs begin at the first item, each after the one before,
+       * in a lane there is. */
+      ok = ok && (rec->n_items == 0 || rec->n_runs > 0);
+      for (guint r = 0; ok && r < rec->n_runs; r++)
+        {
+          const StrataIndexLaneRun *run = (const StrataIndexLaneRun *)(gconstpointer)(base + rec->offset + runs_at) + r;
+
+          ok = run->first < rec->n_items && run->lane < N_LANES &&
+               (r == 0 ? run->first == 0 : run->first > run[-1].first);
         }
       if (!ok)
         {
@@ -2797,6 +2897,9 @@ mapped_chunk (StrataZoomTree *self,
   out->packed = g_atomic_pointer_get (&level->record_items[i]);
   out->spilled = NULL;
   out->first_block = 0;
+  out->keys = (const StrataIndexItemKey *)(gconstpointer)(base + rec->offset + keys_at);
+  out->runs = (const StrataIndexLaneRun *)(gconstpointer)(base + rec->offset + runs_at);
+  out->n_runs = rec->n_runs;
   return TRUE;
 }
 
@@ -3115,25 +3218,15 @@ typedef struct
 
 G_STATIC_ASSERT (sizeof (((ResultBlock *) NULL)->items) <= STRATA_INDEX_MAX_BLOCK_BYTES);
 
-/* A hash of a block or span of a spilled or mapped chunk: its packer or
- * packed array, and two numbers that place it there. */
-static guint
-source_hash (gconstpointer source,
-             guint64       a,
-             guint64       b)
-{
-  guint64 k = ((guint64) (guintptr) source * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^
-              (a * G_GUINT64_CONSTANT (0xC2B2AE3D27D4EB4F)) ^ b;
-
-  return (guint) (k ^ (k >> 29));
-}
-
+/* A block of a spilled or mapped chunk: its packer or packed array, and
+ * its ticket or place there. */
 static guint
 result_block_hash (gconstpointer p)
 {
   const ResultBlock *b = p;
+  guint64 k = ((guint64) (guintptr) b->source * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^ b->block;
 
-  return source_hash (b->source, 0, b->block);
+  return (guint) (k ^ (k >> 29));
 }
 
 static gboolean
@@ -3164,6 +3257,16 @@ result_block (StrataZoomResult *result,
       rb = g_new (ResultBlock, 1);
       n = chunk->spilled != NULL ? strata_block_packer_read (chunk->spilled, key.block, rb->items)
                                  : strata_packed_array_read_block (chunk->packed, b, rb->items);
+      /* A block must begin where its key says, or the bisections that
+       * led here were misled: damaged. */
+      if (n == want && n > 0 && chunk->keys != NULL)
+        {
+          StrataIndexItemKey k;
+
+          strata_index_item_key_init (&k, &rb->items[0]);
+          if (memcmp (&k, &chunk->keys[b], sizeof k) != 0)
+            n = 0;
+        }
       if (n != want || n == 0)
         {
           g_free (rb);
@@ -3314,24 +3417,86 @@ span_item (SpanReader *r,
   return k - b * STRATA_INDEX_ITEM_BLOCK < r->current->n ? &r->current->items[k - b * STRATA_INDEX_ITEM_BLOCK] : NULL;
 }
 
-/* Leaves in @lo the first item in [@lo, @hi) of the span for which
- * @past (of the item it_) holds, every later one holding it too (@hi if
- * none); jumps to bad: on a damaged block. */
-#define SPAN_BISECT(r, lo, hi, past)                          \
-  G_STMT_START {                                              \
-    while ((lo) < (hi))                                       \
-      {                                                       \
-        guint mid_ = (lo) + ((hi) - (lo)) / 2;                \
-        const StrataZoomItem *it_ = span_item ((r), mid_);    \
-                                                              \
-        if (it_ == NULL)                                      \
-          goto bad;                                           \
-        if (past)                                             \
-          (hi) = mid_;                                        \
-        else                                                  \
-          (lo) = mid_ + 1;                                    \
-      }                                                       \
-  } G_STMT_END
+/* What a bisection of a span looks for: the first item (of a range in
+ * which it holds from some item on) of another lane than @value, starting
+ * after @value, or ending at @value or later. */
+typedef enum
+{
+  PAST_LANE,
+  PAST_START,
+  PAST_END,
+} Past;
+
+static inline gboolean
+past (Past    what,
+      gint64  value,
+      gint64  start,
+      gint64  end,
+      guint   lane)
+{
+  switch (what)
+    {
+    case PAST_LANE:
+      return lane != value;
+    case PAST_START:
+      return start > value;
+    case PAST_END:
+    default:
+      return end >= value;
+    }
+}
+
+/* Leaves in *@lo the first item in [*@lo, *@hi) of the span for which
+ * @what holds, every later one holding it too (*@hi if none). A spilled
+ * or mapped chunk's keys (each block's first item) narrow it to one block
+ * first, so it decodes that block alone. FALSE on a damaged block. */
+static gboolean
+span_bisect (SpanReader *r,
+             guint      *lo,
+             guint      *hi,
+             Past        what,
+             gint64      value)
+{
+  const StrataIndexItemKey *keys = r->chunk->keys;
+
+  if (keys != NULL && *hi > *lo)
+    {
+      guint64 first = r->span->first;
+      guint64 low = (first + *lo + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
+      guint64 high = (first + *hi + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
+      guint64 a = low, z = high;
+
+      /* Blocks [low, high) begin inside the range. */
+      while (a < z)
+        {
+          guint64 mid = a + (z - a) / 2;
+          const StrataIndexItemKey *k = &keys[mid];
+
+          if (past (what, value, k->start, k->end, k->lane))
+            z = mid;
+          else
+            a = mid + 1;
+        }
+      if (a > low)
+        *lo = MAX (*lo, (guint) ((a - 1) * STRATA_INDEX_ITEM_BLOCK - first + 1));
+      if (a < high)
+        *hi = MIN (*hi, (guint) (a * STRATA_INDEX_ITEM_BLOCK - first));
+    }
+
+  while (*lo < *hi)
+    {
+      guint mid = *lo + (*hi - *lo) / 2;
+      const StrataZoomItem *it = span_item (r, mid);
+
+      if (it == NULL)
+        return FALSE;
+      if (past (what, value, it->start, it->end, strata_zoom_item_lane (it)))
+        *hi = mid;
+      else
+        *lo = mid + 1;
+    }
+  return TRUE;
+}
 
 /* Appends to @out the items of @span that can be in [@from, @to], lane by
  * lane: in each lane (in start order, its items one after the other) from
@@ -3343,59 +3508,46 @@ span_item (SpanReader *r,
  * starts[k + 1]) of the span's items. */
 typedef struct
 {
-  gconstpointer source;   /* a spilled or mapped chunk's packer or packed array */
-  guint64       base;     /* a spilled chunk's first ticket (its packer is the tree's) */
-  guint64       first;    /* the span's first item in the chunk */
-  guint         n_lanes;
-  guint32       starts[N_LANES + 1];
+  guint   n_lanes;
+  guint32 starts[N_LANES + 1];
 } LaneBounds;
 
-#define MAX_BOUNDS 65536   /* spans whose bounds a tree keeps */
-
-static guint
-lane_bounds_hash (gconstpointer p)
-{
-  const LaneBounds *b = p;
-
-  return source_hash (b->source, b->base, b->first);
-}
-
+/* The span's lane bounds: from a spilled or mapped chunk's lane runs,
+ * without decoding (the run the span begins in, clipped to it, and the
+ * runs that begin inside it); in memory, by bisection over its items.
+ * FALSE if they are damaged. */
 static gboolean
-lane_bounds_equal (gconstpointer pa,
-                   gconstpointer pb)
-{
-  const LaneBounds *a = pa, *b = pb;
-
-  return a->source == b->source && a->base == b->base && a->first == b->first;
-}
-
-/* The span's lane bounds, by bisection over it. They do not depend on
- * the view, and for a spilled or mapped span each probe decodes a block,
- * so those are found once and kept in the tree (at most MAX_BOUNDS
- * spans). FALSE if a block is damaged. */
-static gboolean
-span_lane_bounds (StrataZoomTree *self,
-                  SpanReader     *r,
-                  LaneBounds     *out)
+span_lane_bounds (SpanReader *r,
+                  LaneBounds *out)
 {
   const Chunk *chunk = r->chunk;
-  gboolean kept = chunk->packed != NULL || chunk->spilled != NULL;
   guint n = r->span->n_items, k = 0;
 
-  out->source = chunk->spilled != NULL ? (gconstpointer) chunk->spilled : (gconstpointer) chunk->packed;
-  out->base = chunk->spilled != NULL ? chunk->first_block : 0;
-  out->first = r->span->first;
-  if (kept)
+  if (chunk->runs != NULL)
     {
-      const LaneBounds *found;
+      guint32 first = r->span->first;
+      guint lo = 0, hi = chunk->n_runs;
 
-      g_mutex_lock (&self->bounds_lock);
-      found = self->bounds != NULL ? g_hash_table_lookup (self->bounds, out) : NULL;
-      if (found != NULL)
-        *out = *found;
-      g_mutex_unlock (&self->bounds_lock);
-      if (found != NULL)
-        return TRUE;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (chunk->runs[mid].first <= first)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      for (guint i = lo > 0 ? lo - 1 : 0; n > 0 && i < chunk->n_runs && chunk->runs[i].first < first + n; i++)
+        {
+          if (k >= N_LANES)
+            return FALSE;
+          out->starts[k++] = MAX (chunk->runs[i].first, first) - first;
+        }
+      if (n > 0 && (k == 0 || out->starts[0] != 0))
+        return FALSE;
+      out->starts[k] = n;
+      out->n_lanes = k;
+      return TRUE;
     }
 
   for (guint first = 0; first < n; k++)
@@ -3404,30 +3556,17 @@ span_lane_bounds (StrataZoomTree *self,
       guint lane, lo, hi;
 
       if (it == NULL || k >= N_LANES)
-        goto bad;
+        return FALSE;
       lane = strata_zoom_item_lane (it);
       out->starts[k] = first;
       lo = first + 1, hi = n;
-      SPAN_BISECT (r, lo, hi, strata_zoom_item_lane (it_) != lane);
+      if (!span_bisect (r, &lo, &hi, PAST_LANE, lane))
+        return FALSE;
       first = lo;
     }
   out->starts[k] = n;
   out->n_lanes = k;
-
-  if (kept)
-    {
-      g_mutex_lock (&self->bounds_lock);
-      if (self->bounds == NULL)
-        self->bounds = g_hash_table_new_full (lane_bounds_hash, lane_bounds_equal, g_free, NULL);
-      if (g_hash_table_size (self->bounds) >= MAX_BOUNDS)
-        g_hash_table_remove_all (self->bounds);
-      g_hash_table_add (self->bounds, g_memdup2 (out, sizeof *out));
-      g_mutex_unlock (&self->bounds_lock);
-    }
   return TRUE;
-
-bad:
-  return FALSE;
 }
 
 static gboolean
@@ -3444,7 +3583,7 @@ span_in_view (StrataZoomTree    *self,
   guint len = out->len;
   LaneBounds bounds;
 
-  if (!span_lane_bounds (self, r, &bounds))
+  if (!span_lane_bounds (r, &bounds))
     goto bad;
 
   for (guint k = 0; k < bounds.n_lanes; k++)
@@ -3455,10 +3594,12 @@ span_in_view (StrataZoomTree    *self,
       /* Where the lane's items start after the view, and the first of
        * them that reaches into it. */
       lo = first, hi = next;
-      SPAN_BISECT (r, lo, hi, it_->start > to);
+      if (!span_bisect (r, &lo, &hi, PAST_START, to))
+        goto bad;
       end = lo;
       lo = first, hi = end;
-      SPAN_BISECT (r, lo, hi, it_->end >= from);
+      if (!span_bisect (r, &lo, &hi, PAST_END, from))
+        goto bad;
       if (lo == end)
         continue;
 
@@ -3795,6 +3936,9 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
   view->items = chunk.items;
   view->packer = chunk.spilled;
   view->first_block = chunk.first_block;
+  view->keys = chunk.keys;
+  view->runs = chunk.runs;
+  view->n_runs = chunk.n_runs;
   return TRUE;
 }
 
