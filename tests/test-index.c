@@ -1697,7 +1697,8 @@ packed_file (const StrataZoomItem *items,
 }
 
 /* Items read back from a packed array equal what went in, whatever range
- * is asked (across blocks, a last short block); the cache of decoded
+ * is asked (across blocks, a last short block), also past the cache (which
+ * such reads leave empty); the cache of decoded
  * blocks answers repeated reads the same and never holds more than its
  * slots whatever is read; a block whose bytes change is refused, said,
  * and stays refused. */
@@ -1721,6 +1722,17 @@ test_codec_packed_array (void)
       map = strata_index_map_new_from_bytes (bytes);
       g_assert_true (strata_packed_array_init (&pa, map, table, sums, n, sizeof (StrataZoomItem),
                                                STRATA_INDEX_ITEM_BLOCK, "test items"));
+      /* A reader that keeps its blocks reads them past the cache. */
+      for (guint64 b = 0; b * STRATA_INDEX_ITEM_BLOCK < n; b++)
+        {
+          StrataZoomItem block[STRATA_INDEX_ITEM_BLOCK];
+          guint got = strata_packed_array_read_block_direct (&pa, b, block);
+
+          g_assert_cmpuint (got, ==, MIN (STRATA_INDEX_ITEM_BLOCK, n - b * STRATA_INDEX_ITEM_BLOCK));
+          g_assert_cmpmem (block, got * sizeof (StrataZoomItem), items + b * STRATA_INDEX_ITEM_BLOCK,
+                           got * sizeof (StrataZoomItem));
+        }
+      g_assert_cmpuint (strata_index_map_cache_get_size (map), ==, 0);
       g_assert_false (strata_packed_array_append (&pa, n - 1, 2, out));
       for (guint k = 0; k < 400; k++)
         {

@@ -513,19 +513,11 @@ strata_block_packer_read_bytes (StrataBlockPacker      *self,
   return strata_index_checksum (out, rec->size) == rec->checksum;
 }
 
-/**
- * strata_block_packer_read:
- * @out: room for the block's elements
- *
- * Block @ticket's elements, whether it is still queued or written. Never
- * waits for the worker.
- *
- * Returns: how many, or 0 if it cannot be read back (the file failed)
- */
-guint
-strata_block_packer_read (StrataBlockPacker *self,
-                          guint64            ticket,
-                          void              *out)
+static guint
+read_block (StrataBlockPacker *self,
+            guint64            ticket,
+            void              *out,
+            gboolean           cached)
 {
   guint8 bytes[STRATA_BLOCK_PACKER_MAX_PACKED];
   StrataIndexBlock rec;
@@ -556,7 +548,7 @@ strata_block_packer_read (StrataBlockPacker *self,
   }
   g_mutex_unlock (&self->lock);
 
-  if (strata_index_map_cache_get (self->cache, 0, ticket, out, (gsize) rec.n * elem_size))
+  if (cached && strata_index_map_cache_get (self->cache, 0, ticket, out, (gsize) rec.n * elem_size))
     return rec.n;
   if (!strata_block_packer_read_bytes (self, &rec, bytes))
     return 0;
@@ -565,8 +557,41 @@ strata_block_packer_read (StrataBlockPacker *self,
   strata_index_map_give_dctx (self->cache, dctx);
   if (!ok)
     return 0;
-  strata_index_map_cache_put (self->cache, 0, ticket, out, (gsize) rec.n * elem_size);
+  if (cached)
+    strata_index_map_cache_put (self->cache, 0, ticket, out, (gsize) rec.n * elem_size);
   return rec.n;
+}
+
+/**
+ * strata_block_packer_read:
+ * @out: room for the block's elements
+ *
+ * Block @ticket's elements, whether it is still queued or written. Never
+ * waits for the worker.
+ *
+ * Returns: how many, or 0 if it cannot be read back (the file failed)
+ */
+guint
+strata_block_packer_read (StrataBlockPacker *self,
+                          guint64            ticket,
+                          void              *out)
+{
+  return read_block (self, ticket, out, TRUE);
+}
+
+/**
+ * strata_block_packer_read_direct:
+ *
+ * Like strata_block_packer_read(), for a reader that keeps the blocks it
+ * decodes (a query's result): the cache of decoded blocks is neither
+ * looked in nor filled.
+ */
+guint
+strata_block_packer_read_direct (StrataBlockPacker *self,
+                                 guint64            ticket,
+                                 void              *out)
+{
+  return read_block (self, ticket, out, FALSE);
 }
 
 /**

@@ -31,6 +31,9 @@ guint64            strata_block_packer_submit       (StrataBlockPacker  *self,
 guint              strata_block_packer_read         (StrataBlockPacker  *self,
                                                      guint64             ticket,
                                                      void               *out);
+guint              strata_block_packer_read_direct  (StrataBlockPacker  *self,
+                                                     guint64             ticket,
+                                                     void               *out);
 gboolean           strata_block_packer_append       (StrataBlockPacker  *self,
                                                      guint64             first_ticket,
                                                      guint               per_block,

@@ -590,18 +590,11 @@ decode_record (StrataPackedArray      *self,
     }
 }
 
-/**
- * strata_packed_array_read_block:
- * @out: room for the array's per_block elements
- *
- * Decodes block @b (through the map's cache of decoded blocks).
- *
- * Returns: its number of elements, or 0 if it is damaged (said once)
- */
-guint
-strata_packed_array_read_block (StrataPackedArray *self,
-                                guint64            b,
-                                void              *out)
+static guint
+read_block (StrataPackedArray *self,
+            guint64            b,
+            void              *out,
+            gboolean           cached)
 {
   guint64 n_blocks = (self->n + self->per_block - 1) / self->per_block;
   guint n;
@@ -616,7 +609,7 @@ strata_packed_array_read_block (StrataPackedArray *self,
   if (bad != NULL && (g_atomic_int_get ((gint *) &bad[b / 32]) & (1u << (b % 32))))
     return 0;
 
-  if (strata_index_map_cache_get (self->map, self->key, b, out, (gsize) n * self->elem_size))
+  if (cached && strata_index_map_cache_get (self->map, self->key, b, out, (gsize) n * self->elem_size))
     return n;
 
   if (!strata_checked_array_check (&self->table, b, b + 1))
@@ -639,8 +632,41 @@ strata_packed_array_read_block (StrataPackedArray *self,
       return 0;
     }
 
-  strata_index_map_cache_put (self->map, self->key, b, out, (gsize) n * self->elem_size);
+  if (cached)
+    strata_index_map_cache_put (self->map, self->key, b, out, (gsize) n * self->elem_size);
   return n;
+}
+
+/**
+ * strata_packed_array_read_block:
+ * @out: room for the array's per_block elements
+ *
+ * Decodes block @b (through the map's cache of decoded blocks).
+ *
+ * Returns: its number of elements, or 0 if it is damaged (said once)
+ */
+guint
+strata_packed_array_read_block (StrataPackedArray *self,
+                                guint64            b,
+                                void              *out)
+{
+  return read_block (self, b, out, TRUE);
+}
+
+/**
+ * strata_packed_array_read_block_direct:
+ *
+ * Like strata_packed_array_read_block(), for a reader that keeps the
+ * blocks it decodes (a query's result): the map's cache is neither
+ * looked in nor filled, so a screen's worth of them does not push out
+ * the blocks the other readers share.
+ */
+guint
+strata_packed_array_read_block_direct (StrataPackedArray *self,
+                                       guint64            b,
+                                       void              *out)
+{
+  return read_block (self, b, out, FALSE);
 }
 
 /**

@@ -350,6 +350,9 @@ void     strata_packed_array_clear  (StrataPackedArray *self);
 guint    strata_packed_array_read_block (StrataPackedArray *self,
                                          guint64            b,
                                          void              *out);
+guint    strata_packed_array_read_block_direct (StrataPackedArray *self,
+                                                guint64            b,
+                                                void              *out);
 gboolean strata_packed_array_append (StrataPackedArray *self,
                                      guint64            from,
                                      guint64            count,

@@ -3255,8 +3255,8 @@ result_block (StrataZoomResult *result,
     {
       want = (guint) MIN ((guint64) STRATA_INDEX_ITEM_BLOCK, chunk->n_items - b * STRATA_INDEX_ITEM_BLOCK);
       rb = g_new (ResultBlock, 1);
-      n = chunk->spilled != NULL ? strata_block_packer_read (chunk->spilled, key.block, rb->items)
-                                 : strata_packed_array_read_block (chunk->packed, b, rb->items);
+      n = chunk->spilled != NULL ? strata_block_packer_read_direct (chunk->spilled, key.block, rb->items)
+                                 : strata_packed_array_read_block_direct (chunk->packed, b, rb->items);
       /* A block must begin where its key says, or the bisections that
        * led here were misled: damaged. */
       if (n == want && n > 0 && chunk->keys != NULL)
