@@ -383,6 +383,7 @@ main (int    argc,
   gboolean item_stats = FALSE;
   gboolean fold_ab = FALSE;
   gboolean split = FALSE;
+  gboolean pan = FALSE;
   g_autofree char *live = NULL;
   GOptionEntry entries[] = {
     { "n", 'n', 0, G_OPTION_ARG_STRING, &count, "Activities (1M, 10M, 100M)", "N" },
@@ -397,6 +398,8 @@ main (int    argc,
       "Also paint each frame again with the painter's reference (per-item) fold and with its fold: the same list, and their times", NULL },
     { "split", 0, 0, G_OPTION_ARG_NONE, &split,
       "Also paint each frame again, split: the rows' fold, their emission, the rest of the paint (query, furniture); and the GTK nodes", NULL },
+    { "pan", 0, 0, G_OPTION_ARG_NONE, &pan,
+      "Also, after each frame, the frames of a pan from it (four steps of a tenth of the view, as D takes): what moving about costs, the view before's blocks at hand", NULL },
     { "item-stats", 0, 0, G_OPTION_ARG_NONE, &item_stats,
       "Then, for one frame of each level: the items per row in view by tree lane, and their widths", NULL },
     { "raw-limit", 0, 0, G_OPTION_ARG_INT, &raw_limit,
@@ -415,6 +418,8 @@ main (int    argc,
   g_autoptr(StrataTimelineRender) render = NULL;
   GString *ab = g_string_new (NULL);
   GString *sp = g_string_new (NULL);
+  GString *pn = g_string_new (NULL);
+  g_autoptr(GArray) all_pan = g_array_new (FALSE, FALSE, sizeof (gint64));
   PangoContext *pango = NULL;
   g_autoptr(GArray) channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
   g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -541,6 +546,8 @@ main (int    argc,
       g_autoptr(GArray) s_emit = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) s_rest = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) s_nodes = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) tpan = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) tpan_paint = g_array_new (FALSE, FALSE, sizeof (gint64));
       guint64 folded_sum = 0;
       gint64 span = MAX ((end - start) >> (2 * level), FRAME_WIDTH);
       guint64 raw_nodes_sum = 0;
@@ -583,6 +590,21 @@ main (int    argc,
                   g_array_append_val (s_emit, ens);
                   g_array_append_val (s_rest, rest);
                   g_array_append_val (s_nodes, dn);
+                }
+            }
+          if (pan && f >= 0)
+            {
+              /* A tenth of the view further each step: each frame shows
+               * nine tenths of what the one before did. */
+              for (guint k = 1; k <= 4; k++)
+                {
+                  gint64 at = MIN (from + (gint64) k * (span / 10), MAX (end - span, start));
+                  guint pn_nodes;
+                  gint64 pp = 0, pt = frame_zoom_tree (painter, list, render, at, at + span, &pn_nodes, &pp);
+
+                  g_array_append_val (tpan, pt);
+                  g_array_append_val (tpan_paint, pp);
+                  g_array_append_val (all_pan, pt);
                 }
             }
           if (fold_ab)
@@ -653,6 +675,9 @@ main (int    argc,
                                   folded > 0 ? rf_ms * 1e6 / folded : 0, folded > 0 ? f_ms * 1e6 / folded : 0,
                                   f_ms > 0 ? rf_ms / f_ms : 0);
         }
+      if (pan)
+        g_string_append_printf (pn, "| %u | %.3f | %.3f | %.3f |\n", level, median_ms (t),
+                                median_ms (tpan), median_ms (tpan_paint));
       if (split)
         g_string_append_printf (sp, "| %u | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
                                 level, (double) folded_sum / frames, tree_ms, median_ms (tpaint),
@@ -699,6 +724,16 @@ main (int    argc,
       printf ("|---|---|---|---|---|---|---|---|---|\n%s", sp->str);
     }
   g_string_free (sp, TRUE);
+
+  if (pan)
+    {
+      printf ("\n# after each timed frame, four frames of a pan from it, a tenth of the view a step (the\n"
+              "# painter's query result keeps the blocks the frame before decoded): medians, CPU ms\n\n");
+      printf ("| level | frame (a view never seen) | pan frame | of which paint |\n");
+      printf ("|---|---|---|---|\n%s", pn->str);
+      printf ("\nall levels: pan frame median %.3f ms\n", median_ms (all_pan));
+    }
+  g_string_free (pn, TRUE);
 
   if (item_stats)
     {
