@@ -200,11 +200,31 @@ typedef struct
   guint8             lane;
   guint32            id;        /* its lane id, while it holds one */
   guint32            entry;     /* its place in the level's lane table */
+  guint32            pos;       /* its place in the level's touched array */
   /* A counting chunk's: what its items would be. */
   gboolean           starts;
   guint              n_items;
   guint64            n_members;
 } Lane;
+
+/* A lane whose output for the level's current chunk is final: the chunk
+ * ended, or its channel was closed (strata_zoom_tree_close_channel(): a
+ * thread that exited) before. Its held piece and open aggregate were
+ * flushed into its output exactly as the chunk's end does it, and its
+ * state went back to the level for another lane: what stays is what it
+ * made (runs in the level's spill file, segments in its pool) or, in a
+ * counted chunk, its counts, until the chunk is assembled. */
+typedef struct
+{
+  Segment *first_seg;
+  guint64  n_members;   /* counted */
+  guint32  channel;
+  guint32  first_run;
+  guint32  last_run;
+  guint32  n_items;     /* counted */
+  guint8   lane;
+  guint8   starts;      /* counted */
+} ClosedLane;
 
 /* A chunk a counting level found worth storing after all: computed from
  * the raw store when the pass ends. */
@@ -237,7 +257,10 @@ typedef struct
   guint      n_lane_blocks;
   LaneEntry *lane_table;
   guint      lane_table_bits;
-  guint      n_lane_states;  /* made so far: the most one chunk touched */
+  guint      n_lane_states;  /* made so far: the most open at once */
+  guint      n_taken;        /* slots handed out in the current chunk */
+  GPtrArray *free_lanes;     /* Lane *, closed in the current chunk, free */
+  GArray    *closed;         /* ClosedLane, of the current chunk */
   /* The lanes' output for the current chunk, emptied when it ends: the
    * same memory serves every chunk (vectors of their own per lane grew
    * into fresh pages chunk after chunk: a sixth of the levels' time on
@@ -255,7 +278,7 @@ typedef struct
   guint64    pool_spilled;   /* items spilled, in all */
   GArray    *runs;           /* PoolRun, of the open chunk */
   GArray    *spill_io;       /* guint8, the buffer the spills go through */
-  GPtrArray *touched;        /* Lane *, in the current chunk */
+  GPtrArray *touched;        /* Lane *, open in the current chunk */
   gint64     chunk;          /* index being aggregated, or -1 */
   gboolean   chunk_active;
   gboolean   counting;       /* the chunk is only counted (see level_count) */
@@ -286,10 +309,18 @@ typedef struct
 {
   GArray *pieces;     /* StrataActivity */
   GArray *lanes;      /* guint32 */
+  GArray *closes;     /* guint32: ids of lanes whose channel is closed by e */
   gint64  b;
   gint64  e;
   gint    stack_top;
 } Buffer;
+
+/* strata_zoom_tree_close_channel(): nothing of @channel after @t. */
+typedef struct
+{
+  gint64  t;
+  guint32 channel;
+} ChannelClose;
 
 /* Buffers the buffer former may be ahead of the aggregator thread. */
 #define N_BUFFERS 4
@@ -324,6 +355,8 @@ struct _StrataZoomTree
   guint                starts_head;
   Buffer              *buffer;    /* the buffer being delivered */
   Buffer               buffers[N_BUFFERS];
+  GArray              *closing;   /* ChannelClose, not delivered yet */
+  guint                closing_head;
   GPtrArray           *lane_ids;  /* pages of LANE_ID_PAGE channels (or NULL): guint32 by
                                    * channel's place * N_LANES + lane: id + 1, or 0 */
   guint32              n_lane_ids;
@@ -462,6 +495,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
 
       level->threshold = strata_zoom_geometry_pixel (&self->ranks, r);
       level->touched = g_ptr_array_new ();
+      level->free_lanes = g_ptr_array_new ();
+      level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
       lane_table_reserve (level, 0);
       level->chunk = -1;
       level->first_chunk = -1;
@@ -507,7 +542,9 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
     {
       self->buffers[i].pieces = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
       self->buffers[i].lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
+      self->buffers[i].closes = g_array_new (FALSE, FALSE, sizeof (guint32));
     }
+  self->closing = g_array_new (FALSE, FALSE, sizeof (ChannelClose));
   self->buffer = &self->buffers[0];
   self->lane_ids = g_ptr_array_new_with_free_func (g_free);
   self->horizon = G_MININT64;
@@ -622,6 +659,8 @@ strata_zoom_tree_free (StrataZoomTree *self)
       if (level->spill_fd >= 0)
         close (level->spill_fd);
       g_ptr_array_unref (level->touched);
+      g_ptr_array_unref (level->free_lanes);
+      g_array_unref (level->closed);
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
       for (guint i = 0; i < level->deferred->len; i++)
@@ -658,8 +697,10 @@ strata_zoom_tree_free (StrataZoomTree *self)
     {
       g_clear_pointer (&self->buffers[i].pieces, g_array_unref);
       g_clear_pointer (&self->buffers[i].lanes, g_array_unref);
+      g_clear_pointer (&self->buffers[i].closes, g_array_unref);
     }
   g_clear_pointer (&self->lane_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->closing, g_array_unref);
   g_free (self);
 }
 
@@ -857,40 +898,47 @@ lane_table_reserve (Level *level,
 }
 
 /* The state for lane @id, which the current chunk has not touched yet:
- * the next free one (a lane of an earlier chunk, its run flushed, or a
- * fresh one), at @entry of the table. */
+ * the next free one (one a closed lane gave back, a lane of an earlier
+ * chunk, its run flushed, or a fresh one), at @entry of the table. */
 static Lane *
 take_lane (Level                *level,
            guint32               id,
            const StrataActivity *piece,
            guint                 entry)
 {
-  guint slot = level->touched->len;
-  guint b = slot / LANE_BLOCK;
   Lane *lane;
 
-  if (b >= level->n_lane_blocks)
+  if (level->free_lanes->len > 0)
+    lane = g_ptr_array_steal_index_fast (level->free_lanes, level->free_lanes->len - 1);
+  else
     {
-      guint n = MAX (MAX (level->n_lane_blocks * 2, 16), b + 1);
+      guint slot = level->n_taken++;
+      guint b = slot / LANE_BLOCK;
 
-      level->lane_blocks = g_renew (Lane *, level->lane_blocks, n);
-      memset (level->lane_blocks + level->n_lane_blocks, 0, (n - level->n_lane_blocks) * sizeof (Lane *));
-      level->n_lane_blocks = n;
-    }
-  if (level->lane_blocks[b] == NULL)
-    level->lane_blocks[b] = g_new0 (Lane, LANE_BLOCK);
+      if (b >= level->n_lane_blocks)
+        {
+          guint n = MAX (MAX (level->n_lane_blocks * 2, 16), b + 1);
 
-  lane = &level->lane_blocks[b][slot % LANE_BLOCK];
-  if (lane->run.threshold == 0)
-    {
-      strata_aggregate_run_init (&lane->run, level->threshold);
-      level->n_lane_states++;
+          level->lane_blocks = g_renew (Lane *, level->lane_blocks, n);
+          memset (level->lane_blocks + level->n_lane_blocks, 0, (n - level->n_lane_blocks) * sizeof (Lane *));
+          level->n_lane_blocks = n;
+        }
+      if (level->lane_blocks[b] == NULL)
+        level->lane_blocks[b] = g_new0 (Lane, LANE_BLOCK);
+
+      lane = &level->lane_blocks[b][slot % LANE_BLOCK];
+      if (lane->run.threshold == 0)
+        {
+          strata_aggregate_run_init (&lane->run, level->threshold);
+          level->n_lane_states++;
+        }
     }
   g_assert (!lane->has_held && !lane->run.open && lane->first_seg == NULL && lane->n_items == 0);
   lane->channel = piece->channel;
   lane->lane = strata_zoom_lane_of (piece);
   lane->id = id;
   lane->entry = entry;
+  lane->pos = level->touched->len;
   lane->touched = TRUE;
   level->lane_table[entry].key = id + 1;
   level->lane_table[entry].lane = lane;
@@ -924,19 +972,49 @@ get_lane (Level                *level,
     }
 }
 
-/* The chunk has ended and its lanes are flushed: every state is free for
- * the next chunk. */
-static void
-lanes_release (Level *level)
+/* The open lane with id @id in the current chunk, or NULL. */
+static Lane *
+find_lane (Level   *level,
+           guint32  id)
 {
-  Lane **touched = (Lane **) level->touched->pdata;
+  guint mask = (1u << level->lane_table_bits) - 1;
+  guint h = lane_hash (id, level->lane_table_bits);
 
-  for (guint i = 0; i < level->touched->len; i++)
+  for (;;)
     {
-      level->lane_table[touched[i]->entry].key = 0;
-      touched[i]->touched = FALSE;
+      const LaneEntry *e = &level->lane_table[h];
+
+      if (e->key == id + 1)
+        return e->lane;
+      if (e->key == 0)
+        return NULL;
+      h = (h + 1) & mask;
     }
-  g_ptr_array_set_size (level->touched, 0);
+}
+
+/* @lane leaves the table (linear probing: the entries after it that
+ * hashed at or before its place move back, so no look-up stops short). */
+static void
+lane_table_remove (Level *level,
+                   Lane  *lane)
+{
+  guint bits = level->lane_table_bits;
+  guint mask = (1u << bits) - 1;
+  guint i = lane->entry;
+
+  level->lane_table[i].key = 0;
+  for (guint j = (i + 1) & mask; level->lane_table[j].key != 0; j = (j + 1) & mask)
+    {
+      guint h = lane_hash (level->lane_table[j].key - 1, bits);
+
+      if (((j - h) & mask) >= ((j - i) & mask))
+        {
+          level->lane_table[i] = level->lane_table[j];
+          level->lane_table[i].lane->entry = i;
+          level->lane_table[j].key = 0;
+          i = j;
+        }
+    }
 }
 
 /* The id of @channel's lane @l: ids are dense, in the order lanes are
@@ -978,17 +1056,6 @@ by_span_channel (gconstpointer pa,
 
   /* Stable: each channel's chunks stay in time order. */
   return a->channel < b->channel ? -1 : a->channel > b->channel;
-}
-
-static int
-by_channel_then_lane (gconstpointer pa,
-                      gconstpointer pb)
-{
-  const Lane *a = *(Lane * const *)pa, *b = *(Lane * const *)pb;
-
-  if (a->channel != b->channel)
-    return a->channel < b->channel ? -1 : 1;
-  return a->lane < b->lane ? -1 : a->lane > b->lane;
 }
 
 /* A channel is stored in a chunk when one of its activities starts there:
@@ -1282,6 +1349,100 @@ lane_empty (Lane *lane)
   lane->first_run = lane->last_run = 0;
 }
 
+/* A lane state keeps the room its candidates took (most need a few) for
+ * the next lane, but not past this many: a CPU's aggregate at a coarse
+ * level has thousands, and a state that served one once kept its keys and
+ * their hash for good, for the threads after it (58 MB of candidates at
+ * the end of the pass on 40M generated events). */
+#define LANE_KEEP_KEYS 8
+
+/* @lane's output in the current chunk is final: its held piece and open
+ * aggregate are flushed as the chunk's end flushes them (or counted, in a
+ * counted chunk), what it made is kept as a ClosedLane, and its state is
+ * free for another lane. */
+static void
+lane_close (Level *level,
+            Lane  *lane)
+{
+  ClosedLane c = { NULL, 0, lane->channel, 0, 0, 0, lane->lane, FALSE };
+  Lane *last;
+
+  if (level->counting)
+    {
+      if (lane->has_held)
+        {
+          lane->n_items += strata_aggregate_run_count (&lane->run, &lane->held);
+          lane->n_members++;
+          lane->starts |= !(lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+        }
+      lane->n_items += strata_aggregate_run_count_flush (&lane->run);
+      c.n_items = lane->n_items;
+      c.n_members = lane->n_members;
+      c.starts = lane->starts;
+    }
+  else
+    {
+      lane_room (level, lane);
+      if (lane->has_held)
+        strata_aggregate_run_offer_vec (&lane->run, &lane->held, &lane->items);
+      lane_room (level, lane);
+      strata_aggregate_run_flush_vec (&lane->run, &lane->items);
+      lane->last_seg->n = lane->items.len;
+      c.first_seg = lane->first_seg;
+      c.first_run = lane->first_run;
+      c.last_run = lane->last_run;
+    }
+  g_array_append_val (level->closed, c);
+
+  lane_table_remove (level, lane);
+  last = g_ptr_array_index (level->touched, level->touched->len - 1);
+  g_ptr_array_index (level->touched, lane->pos) = last;
+  last->pos = lane->pos;
+  g_ptr_array_set_size (level->touched, level->touched->len - 1);
+
+  lane->has_held = FALSE;
+  lane->touched = FALSE;
+  lane->n_items = 0;
+  lane->n_members = 0;
+  lane->starts = FALSE;
+  lane_empty (lane);
+  if (lane->run.keys_alloc > LANE_KEEP_KEYS || lane->run.n_slots > 0)
+    strata_aggregate_run_clear (&lane->run);
+  g_ptr_array_add (level->free_lanes, lane);
+}
+
+/* Every lane of the current chunk closed, in (channel, lane) order. */
+static int
+by_closed_channel_then_lane (gconstpointer pa,
+                             gconstpointer pb)
+{
+  const ClosedLane *a = pa, *b = pb;
+
+  if (a->channel != b->channel)
+    return a->channel < b->channel ? -1 : 1;
+  return a->lane < b->lane ? -1 : a->lane > b->lane;
+}
+
+static void
+lanes_close_all (Level *level)
+{
+  while (level->touched->len > 0)
+    lane_close (level, g_ptr_array_index (level->touched, level->touched->len - 1));
+  if (level->closed->len > 1)
+    g_array_sort (level->closed, by_closed_channel_then_lane);
+}
+
+/* The chunk is assembled: every state is free for the next chunk's
+ * lanes, taken again from the first. */
+static void
+lanes_release (Level *level)
+{
+  g_assert (level->touched->len == 0);
+  g_array_set_size (level->closed, 0);
+  g_ptr_array_set_size (level->free_lanes, 0);
+  level->n_taken = 0;
+}
+
 static gboolean
 spill_write (Level *level,
              guint64 offset)
@@ -1335,6 +1496,7 @@ static void
 level_spill (Level *level)
 {
   Lane **touched = (Lane **) level->touched->pdata;
+  guint n_touched = level->touched->len;
   guint first = level->runs->len;
   guint64 offset = level->spill_end;
   guint64 written = offset;
@@ -1352,16 +1514,20 @@ level_spill (Level *level)
         }
     }
 
+  /* The open lanes' output, then the closed ones' (a run's next is the
+   * lane's place among them until it is written). */
   g_array_set_size (level->spill_io, 0);
-  for (guint k = 0; k < level->touched->len; k++)
+  for (guint k = 0; k < n_touched + level->closed->len; k++)
     {
-      Lane *lane = touched[k];
+      ClosedLane *closed = k >= n_touched ? &g_array_index (level->closed, ClosedLane, k - n_touched) : NULL;
+      const Segment *first_seg = closed != NULL ? closed->first_seg : touched[k]->first_seg;
       PoolRun run = { offset, 0, 0, k, FALSE };
 
-      if (lane->first_seg == NULL)
+      if (first_seg == NULL)
         continue;
-      lane->last_seg->n = lane->items.len;
-      for (const Segment *seg = lane->first_seg; seg != NULL; seg = seg->next)
+      if (closed == NULL)
+        touched[k]->last_seg->n = touched[k]->items.len;
+      for (const Segment *seg = first_seg; seg != NULL; seg = seg->next)
         {
           const guint8 *bytes = (const guint8 *) seg->items;
           gsize size = seg->n * sizeof (StrataZoomItem);
@@ -1398,18 +1564,32 @@ level_spill (Level *level)
   for (guint i = first; i < level->runs->len; i++)
     {
       PoolRun *run = &g_array_index (level->runs, PoolRun, i);
-      Lane *lane = touched[run->next];
+      guint32 *first_run, *last_run;
 
-      run->next = 0;
-      if (lane->last_run != 0)
-        g_array_index (level->runs, PoolRun, lane->last_run - 1).next = i + 1;
+      if (run->next < n_touched)
+        {
+          first_run = &touched[run->next]->first_run;
+          last_run = &touched[run->next]->last_run;
+        }
       else
-        lane->first_run = i + 1;
-      lane->last_run = i + 1;
+        {
+          ClosedLane *closed = &g_array_index (level->closed, ClosedLane, run->next - n_touched);
+
+          first_run = &closed->first_run;
+          last_run = &closed->last_run;
+        }
+      run->next = 0;
+      if (*last_run != 0)
+        g_array_index (level->runs, PoolRun, *last_run - 1).next = i + 1;
+      else
+        *first_run = i + 1;
+      *last_run = i + 1;
       level->pool_spilled += run->n;
     }
-  for (guint k = 0; k < level->touched->len; k++)
+  for (guint k = 0; k < n_touched; k++)
     lane_empty_pool (touched[k]);
+  for (guint k = 0; k < level->closed->len; k++)
+    g_array_index (level->closed, ClosedLane, k).first_seg = NULL;
   pool_reset (level);
   level->spill_end = offset;
   level->n_pool_spills++;
@@ -1466,40 +1646,28 @@ static void
 level_finish_count (StrataZoomTree *self,
                     Level          *level)
 {
-  Lane **touched = (Lane **) level->touched->pdata;
-  guint n_touched = level->touched->len;
+  const ClosedLane *closed;
+  guint n_closed;
   g_autoptr(GArray) channels = NULL;
   guint64 members = 0, n_items = 0;
   guint i = 0;
 
-  if (n_touched > 1)
-    g_ptr_array_sort (level->touched, by_channel_then_lane);
+  lanes_close_all (level);
+  closed = (const ClosedLane *)(gpointer) level->closed->data;
+  n_closed = level->closed->len;
 
-  while (i < n_touched)
+  while (i < n_closed)
     {
-      guint32 channel = touched[i]->channel;
+      guint32 channel = closed[i].channel;
       gboolean starts = FALSE;
       guint64 n = 0, m = 0;
       guint j;
 
-      for (j = i; j < n_touched && touched[j]->channel == channel; j++)
+      for (j = i; j < n_closed && closed[j].channel == channel; j++)
         {
-          Lane *lane = touched[j];
-
-          if (lane->has_held)
-            {
-              lane->n_items += strata_aggregate_run_count (&lane->run, &lane->held);
-              lane->n_members++;
-              lane->starts |= !(lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
-            }
-          lane->n_items += strata_aggregate_run_count_flush (&lane->run);
-          n += lane->n_items;
-          m += lane->n_members;
-          starts |= lane->starts;
-          lane->has_held = FALSE;
-          lane->n_items = 0;
-          lane->n_members = 0;
-          lane->starts = FALSE;
+          n += closed[j].n_items;
+          m += closed[j].n_members;
+          starts |= closed[j].starts;
         }
 
       if (n > 0 && starts)
@@ -1542,8 +1710,8 @@ level_finish_chunk (StrataZoomTree *self,
                     Level          *level)
 {
   GArray *spans = level->spans;
-  Lane **touched = (Lane **) level->touched->pdata;
-  guint n_touched = level->touched->len;
+  ClosedLane *closed;
+  guint n_closed;
   guint64 members = 0;
   guint n_items = 0;
   guint i = 0;
@@ -1558,29 +1726,21 @@ level_finish_chunk (StrataZoomTree *self,
     }
 
   g_array_set_size (spans, 0);
-  if (n_touched > 1)
-    g_ptr_array_sort (level->touched, by_channel_then_lane);
+  lanes_close_all (level);
+  closed = (ClosedLane *)(gpointer) level->closed->data;
+  n_closed = level->closed->len;
 
-  while (i < n_touched)
+  while (i < n_closed)
     {
-      guint32 channel = touched[i]->channel;
+      guint32 channel = closed[i].channel;
       ChannelSpan span = { channel, n_items, 0 };
       gboolean starts = FALSE;
       guint64 m = 0;
       guint j;
 
-      for (j = i; j < n_touched && touched[j]->channel == channel; j++)
+      for (j = i; j < n_closed && closed[j].channel == channel; j++)
         {
-          Lane *lane = touched[j];
-
-          lane_room (level, lane);
-          if (lane->has_held)
-            strata_aggregate_run_offer_vec (&lane->run, &lane->held, &lane->items);
-          lane_room (level, lane);
-          strata_aggregate_run_flush_vec (&lane->run, &lane->items);
-          lane->has_held = FALSE;
-          lane->last_seg->n = lane->items.len;
-          for (guint32 r = lane->first_run; r != 0; )
+          for (guint32 r = closed[j].first_run; r != 0; )
             {
               const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
 
@@ -1589,7 +1749,7 @@ level_finish_chunk (StrataZoomTree *self,
               span.n_items += run->n;
               r = run->next;
             }
-          for (const Segment *seg = lane->first_seg; seg != NULL; seg = seg->next)
+          for (const Segment *seg = closed[j].first_seg; seg != NULL; seg = seg->next)
             {
               for (guint k = 0; k < seg->n; k++)
                 {
@@ -1610,7 +1770,10 @@ level_finish_chunk (StrataZoomTree *self,
         }
       else
         for (guint k = i; k < j; k++)
-          lane_empty (touched[k]);
+          {
+            closed[k].first_run = closed[k].last_run = 0;
+            closed[k].first_seg = NULL;
+          }
       i = j;
     }
 
@@ -1631,19 +1794,19 @@ level_finish_chunk (StrataZoomTree *self,
       gboolean read_ok = TRUE;
 
       memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
-      for (guint k = 0; k < n_touched; k++)
+      for (guint k = 0; k < n_closed; k++)
         {
           /* A lane's items spilled from the pool come first, in the
            * order they were made; the lanes of a channel not stored have
            * neither runs nor segments left. */
-          for (guint32 r = touched[k]->first_run; r != 0 && read_ok; )
+          for (guint32 r = closed[k].first_run; r != 0 && read_ok; )
             {
               const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
 
               read_ok = spill_copy (level, run->offset, run->n, stream, &out);
               r = run->next;
             }
-          for (const Segment *seg = touched[k]->first_seg; seg != NULL; seg = seg->next)
+          for (const Segment *seg = closed[k].first_seg; seg != NULL; seg = seg->next)
             if (seg->n > 0 && stream != NULL)
               strata_block_stream_add (stream, seg->items, seg->n);
             else if (seg->n > 0)
@@ -1679,8 +1842,6 @@ level_finish_chunk (StrataZoomTree *self,
         }
     }
 
-  for (guint k = 0; k < n_touched; k++)
-    lane_empty (touched[k]);
   lanes_release (level);
   pool_reset (level);
   g_array_set_size (level->runs, 0);
@@ -1812,6 +1973,17 @@ level_consume (StrataZoomTree *self,
         level_finish_chunk (self, level);
       t = seg_end;
     }
+
+  /* The lanes of channels that get nothing after this buffer: their
+   * output in the chunk is final, their states free. */
+  if (level->chunk >= 0 && level->touched->len > 0)
+    for (guint i = 0; i < buffer->closes->len; i++)
+      {
+        Lane *lane = find_lane (level, g_array_index (buffer->closes, guint32, i));
+
+        if (lane != NULL)
+          lane_close (level, lane);
+      }
 }
 
 /* The rank whose chunk at @b is sparse, the shallowest (so the stack of
@@ -2100,6 +2272,52 @@ stop_aggregator (StrataZoomTree *self)
   self->pipelined = FALSE;
 }
 
+/* The id of @channel's lane @l if it has one, else 0 (id + 1). */
+static guint32
+lane_id_known (StrataZoomTree *self,
+               guint32         channel,
+               guint           l)
+{
+  guint page = channel >> LANE_ID_PAGE_BITS;
+  const guint32 *ids;
+
+  if (page >= self->lane_ids->len || (ids = g_ptr_array_index (self->lane_ids, page)) == NULL)
+    return 0;
+  return ids[(channel & (LANE_ID_PAGE - 1)) * N_LANES + l];
+}
+
+/* The lanes of the channels closed before @e go with the buffer that ends
+ * there: every piece of theirs is in it or in an earlier one. */
+static void
+buffer_closes (StrataZoomTree *self,
+               Buffer         *buffer,
+               gint64          e)
+{
+  const ChannelClose *c = (const ChannelClose *)(gpointer) self->closing->data;
+
+  g_array_set_size (buffer->closes, 0);
+  while (self->closing_head < self->closing->len && c[self->closing_head].t < e)
+    {
+      guint32 channel = c[self->closing_head++].channel;
+
+      for (guint l = 0; l < N_LANES; l++)
+        {
+          guint32 id = lane_id_known (self, channel, l);
+
+          if (id != 0)
+            {
+              id--;
+              g_array_append_val (buffer->closes, id);
+            }
+        }
+    }
+  if (self->closing_head == self->closing->len)
+    {
+      g_array_set_size (self->closing, 0);
+      self->closing_head = 0;
+    }
+}
+
 static void
 deliver (StrataZoomTree *self,
          gint64          e,
@@ -2146,6 +2364,7 @@ deliver (StrataZoomTree *self,
   self->buffer->b = b;
   self->buffer->e = e;
   self->buffer->stack_top = stack_top;
+  buffer_closes (self, self->buffer, e);
 
   if (self->pipelined)
     {
@@ -2399,6 +2618,35 @@ form_buffers (StrataZoomTree *self)
    * advance would cost the whole pending stream each time; wait until it
    * has doubled, or the horizon passed what the last attempt waited for. */
   self->retry_size = delivered ? 0 : MAX (2 * self->pending->len, 4096);
+}
+
+/**
+ * strata_zoom_tree_close_channel:
+ * @channel: a channel that gets no activity after @t (a thread that
+ *   exited and was switched out for the last time)
+ * @t: the latest point of its activities added so far
+ *
+ * Lets each level, once it has consumed the buffer that holds @t, flush
+ * the channel's lanes into its current chunk's output as the chunk's end
+ * would and give their states back, so the levels' states follow the
+ * lanes alive in a chunk, not every thread its chunk saw (a coarse
+ * level's chunk is long). Call it after the channel's last activity was
+ * added; closes are applied in the order they came, each once the buffers
+ * have passed its @t (one that comes out of order only waits longer). An
+ * activity of @channel after it is a misuse: its lanes would start again
+ * from nothing.
+ */
+void
+strata_zoom_tree_close_channel (StrataZoomTree *self,
+                                guint32         channel,
+                                gint64          t)
+{
+  ChannelClose c = { t, channel };
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->finished);
+
+  g_array_append_val (self->closing, c);
 }
 
 /**
@@ -2667,6 +2915,53 @@ strata_zoom_tree_get_n_lane_states (StrataZoomTree *self)
   for (guint r = 0; r < self->n_ranks; r++)
     n += self->levels[r].n_lane_states;
   return n;
+}
+
+/* What the levels' build state takes, for STRATA_DEBUG_MEMORY (the lane
+ * states, their candidates, the lane tables, the pools and the spilled
+ * runs): logged with g_message, with the raw store's resident bytes. */
+void
+strata_zoom_tree_note_build_memory (StrataZoomTree *self,
+                                    const char     *where)
+{
+  guint64 states = 0, touched = 0, lane_bytes = 0, keys = 0, tables = 0, runs = 0, pools = 0, closed = 0;
+
+  g_return_if_fail (self != NULL);
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      const Level *level = &self->levels[r];
+      guint64 k = 0;
+
+      for (guint b = 0; b < level->n_lane_blocks; b++)
+        if (level->lane_blocks[b] != NULL)
+          {
+            lane_bytes += LANE_BLOCK * sizeof (Lane);
+            for (guint i = 0; i < LANE_BLOCK; i++)
+              k += level->lane_blocks[b][i].run.keys_alloc * (guint64) 24 +
+                   level->lane_blocks[b][i].run.n_slots * (guint64) sizeof (guint64);
+          }
+      keys += k;
+      states += level->n_lane_states;
+      touched += level->touched->len;
+      tables += level->lane_table != NULL ? ((guint64) sizeof (LaneEntry) << level->lane_table_bits) : 0;
+      runs += level->runs != NULL ? (guint64) level->runs->len * sizeof (PoolRun) : 0;
+      closed += level->closed != NULL ? (guint64) level->closed->len * sizeof (ClosedLane) : 0;
+      pools += level->pool != NULL ? (guint64) level->pool->len * POOL_BLOCK : 0;
+      if (level->n_lane_states > 0)
+        g_message ("  rank %u: %u lane states, %u open now, %u closed, candidates %" G_GUINT64_FORMAT
+                   " kB, %u runs", r, level->n_lane_states, level->touched->len,
+                   level->closed != NULL ? level->closed->len : 0, k >> 10,
+                   level->runs != NULL ? level->runs->len : 0);
+    }
+  g_message ("zoom tree at %s: %" G_GUINT64_FORMAT " lane states (%" G_GUINT64_FORMAT " open now), "
+             "%" G_GUINT64_FORMAT " kB of them, %" G_GUINT64_FORMAT " kB candidates, %" G_GUINT64_FORMAT
+             " kB lane tables, %" G_GUINT64_FORMAT " kB runs, %" G_GUINT64_FORMAT " kB closed lanes, %"
+             G_GUINT64_FORMAT " kB pools, %u lane ids; "
+             "raw store %" G_GUINT64_FORMAT " kB resident, %u channels",
+             where, states, touched, lane_bytes >> 10, keys >> 10, tables >> 10, runs >> 10, closed >> 10, pools >> 10,
+             self->n_lane_ids, self->raw != NULL ? strata_raw_store_get_resident_bytes (self->raw) >> 10 : 0,
+             self->raw != NULL ? strata_raw_store_get_n_channels (self->raw) : 0);
 }
 
 /**
