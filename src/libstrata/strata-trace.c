@@ -569,7 +569,13 @@ strata_trace_load_with_progress (const char              *path,
 
   strata_kernel_model_finish (model, self->end);
   if (self->tree != NULL)
-    strata_zoom_tree_finish (self->tree);
+    {
+      strata_zoom_tree_finish (self->tree);
+      /* The tree let go of its build state (the levels' pools, tens of
+       * MB on a big trace) amid what stays: without this the heap keeps
+       * those pages, and the index is written after, the pass's peak. */
+      malloc_trim (0);
+    }
   note_memory (self, "the tree finished");
 
   channels = strata_kernel_model_get_channels (model, &n_channels);

@@ -414,6 +414,7 @@ struct _StrataZoomTree
 };
 
 static void stop_workers (StrataZoomTree *self);
+static void release_build_state (StrataZoomTree *self);
 static void stop_aggregator (StrataZoomTree *self);
 
 /**
@@ -2876,6 +2877,71 @@ strata_zoom_tree_finish (StrataZoomTree *self)
                memory.n_spilled, memory.spilled, memory.file_size, memory.in_memory, memory.chunk_index,
                memory.records, memory.peak_queued, memory.n_helped, memory.n_waits, memory.wait_us / 1e6);
     }
+  release_build_state (self);
+}
+
+/* The builder's state, once the tree is finished: nothing of it is read
+ * again (the queries read the chunks, the raw store and the open
+ * activities, emptied), and the index is written after, the pass's peak:
+ * the levels' pools (a few MB each), lane states and scratch arrays, the
+ * buffers and the lane ids (a page per 1 024 channels). */
+static void
+release_build_state (StrataZoomTree *self)
+{
+  GArray **arrays[] = { &self->pending, &self->merge, &self->sort_scratch, &self->sort_keys,
+                        &self->sort_keys2, &self->starts, &self->closing };
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      Level *level = &self->levels[r];
+
+      g_assert (level->touched->len == 0 && level->closed->len == 0);
+      lane_blocks_free (level);
+      lane_table_reserve (level, 0);
+      g_ptr_array_set_size (level->free_lanes, 0);
+      level->n_taken = 0;
+      g_ptr_array_set_size (level->pool, 0);
+      level->pool_block = 0;
+      level->pool_used = 0;
+      g_array_set_size (level->runs, 0);
+      g_array_set_size (level->spill_io, 0);
+      g_array_set_size (level->spans, 0);
+      if (level->spill_fd >= 0)
+        {
+          close (level->spill_fd);
+          level->spill_fd = -1;
+        }
+    }
+  /* GArrays keep their room when emptied: fresh ones instead. */
+  for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
+    {
+      guint size = g_array_get_element_size (*arrays[i]);
+
+      g_array_unref (*arrays[i]);
+      *arrays[i] = g_array_new (FALSE, FALSE, size);
+    }
+  for (guint i = 0; i < N_BUFFERS; i++)
+    {
+      g_array_unref (self->buffers[i].pieces);
+      g_array_unref (self->buffers[i].lanes);
+      g_array_unref (self->buffers[i].closes);
+      self->buffers[i].pieces = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+      self->buffers[i].lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
+      self->buffers[i].closes = g_array_new (FALSE, FALSE, sizeof (guint32));
+    }
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      Level *level = &self->levels[r];
+
+      g_array_unref (level->runs);
+      level->runs = g_array_new (FALSE, FALSE, sizeof (PoolRun));
+      g_array_unref (level->spill_io);
+      level->spill_io = g_array_new (FALSE, FALSE, 1);
+      g_array_unref (level->closed);
+      level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
+    }
+  g_ptr_array_set_size (self->lane_ids, 0);
+  self->closing_head = 0;
 }
 
 gboolean
