@@ -40,7 +40,10 @@
  * buffer (a dense id; each level finds its state for the id in a small
  * table of the lanes its current chunk touched, the states recycled from
  * chunk to chunk, so they follow one chunk's lanes and not every lane
- * ever seen), items
+ * ever seen; and when the model says a thread is gone, its lanes are
+ * flushed into the chunk's output at once and their states recycled, so a
+ * coarse level's long chunk holds states for the threads alive, not for
+ * every thread it saw: strata_zoom_tree_close_channel()), items
  * go into plain arrays and are copied once, into the stored chunk. Below
  * the levels where activities stop being trivial no dense chunk is worth
  * storing, so a level whose last chunk was not only counts the next one:
@@ -244,8 +247,9 @@ typedef struct
 typedef struct
 {
   gint64     threshold;
-  /* The state of the lanes the current chunk touched, in the order they
-   * were first touched (the touched array): nothing of a lane carries
+  /* The state of the lanes open in the current chunk (the touched array;
+   * a lane closed before the chunk's end leaves it for the closed array,
+   * its state for the free list): nothing of a lane carries
    * from one chunk to the next (its held piece and open aggregate are
    * flushed when the chunk ends), so when a chunk ends every one is free
    * for the next chunk's lanes, and a level holds as many as one chunk
