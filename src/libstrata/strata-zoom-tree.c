@@ -2998,6 +2998,13 @@ strata_zoom_tree_note_build_memory (StrataZoomTree *self,
 
   g_return_if_fail (self != NULL);
 
+  /* Pipelined, the levels are the aggregator thread's until the finish. */
+  if (self->aggregator != NULL)
+    {
+      g_message ("zoom tree at %s: the levels are busy in their own thread", where);
+      return;
+    }
+
   for (guint r = 0; r < self->n_ranks; r++)
     {
       const Level *level = &self->levels[r];
