@@ -362,6 +362,105 @@ test_pid_reuse (void)
   fixture_clear (&f);
 }
 
+typedef struct
+{
+  GArray *activities;   /* as the sink got them */
+  GArray *closes;       /* Close, as they came */
+} CloseLog;
+
+typedef struct
+{
+  guint32 channel;
+  gint64  t;
+  guint   n_before;     /* activities the sink had got by then */
+} Close;
+
+static void
+log_close (guint32  channel,
+           gint64   t,
+           gpointer user_data)
+{
+  CloseLog *log = user_data;
+  Close c = { channel, t, log->activities->len };
+
+  g_array_append_val (log->closes, c);
+}
+
+/* A thread switched out dead is closed, once, at its switch-out, after
+ * every activity of its channel: what comes of its tid after (a wakeup
+ * without a fork, a sched_process_exit seen late, a fork) goes to a new
+ * channel. One that is only asleep, or still alive at the end, is not. */
+static void
+test_thread_closed (void)
+{
+  Fixture f;
+  StrataEvent *ev;
+  CloseLog log;
+  guint c1 = 0, c2 = 0, c3 = 0, sleeper = 0;
+
+  fixture_init (&f, NULL);
+  log.activities = f.activities;
+  log.closes = g_array_new (FALSE, FALSE, sizeof (Close));
+  strata_kernel_model_set_close_func (f.model, log_close, &log);
+
+  ev = add (&f, 100, 0, 1, STRATA_EVENT_SCHED_PROCESS_FORK);
+  ev->u.fork.parent_pid = 1;
+  ev->u.fork.child_pid = 42;
+  ev->u.fork.child_comm = strata_string_pool_intern (f.pool, "first");
+  add_switch (&f, 150, 0, 1, STRATA_TASK_STATE_SLEEPING, 42);
+  add_waking (&f, 160, 0, 42, 7);
+  ev = add (&f, 200, 0, 42, STRATA_EVENT_SCHED_PROCESS_EXIT);
+  ev->u.exit.pid = 42;
+  add_switch (&f, 210, 0, 42, STRATA_TASK_STATE_DEAD, 0);
+  /* The tid again, without a fork: a new thread, which dies too. */
+  add_waking (&f, 300, 1, 0, 42);
+  add_switch (&f, 320, 1, 0, STRATA_TASK_STATE_RUNNING, 42);
+  add_switch (&f, 400, 1, 42, STRATA_TASK_STATE_DEAD, 0);
+  /* And again, alive at the end. */
+  ev = add (&f, 500, 0, 1, STRATA_EVENT_SCHED_PROCESS_FORK);
+  ev->u.fork.parent_pid = 1;
+  ev->u.fork.child_pid = 42;
+  ev->u.fork.child_comm = strata_string_pool_intern (f.pool, "third");
+  add_switch (&f, 600, 0, 0, STRATA_TASK_STATE_RUNNING, 42);
+  run (&f, 700);
+
+  g_assert_nonnull (find_channel (&f, STRATA_CHANNEL_THREAD, 42, 0, &c1));
+  g_assert_nonnull (find_channel (&f, STRATA_CHANNEL_THREAD, 42, 1, &c2));
+  g_assert_nonnull (find_channel (&f, STRATA_CHANNEL_THREAD, 42, 2, &c3));
+  g_assert_nonnull (find_channel (&f, STRATA_CHANNEL_THREAD, 7, 0, &sleeper));
+
+  g_assert_cmpuint (log.closes->len, ==, 2);
+  g_assert_cmpuint (g_array_index (log.closes, Close, 0).channel, ==, c1);
+  g_assert_cmpint (g_array_index (log.closes, Close, 0).t, ==, 210);
+  g_assert_cmpuint (g_array_index (log.closes, Close, 1).channel, ==, c2);
+  g_assert_cmpint (g_array_index (log.closes, Close, 1).t, ==, 400);
+
+  /* Nothing of a closed channel reaches the sink after its close, and
+   * nothing of it lies past the close's time. */
+  for (guint k = 0; k < log.closes->len; k++)
+    {
+      const Close *c = &g_array_index (log.closes, Close, k);
+      guint n_channel = 0;
+
+      for (guint i = 0; i < f.activities->len; i++)
+        {
+          const StrataActivity *a = &g_array_index (f.activities, StrataActivity, i);
+
+          if (a->channel != c->channel)
+            continue;
+          n_channel++;
+          g_assert_cmpuint (i, <, c->n_before);
+          g_assert_cmpint (a->end, <=, c->t);
+        }
+      g_assert_cmpuint (n_channel, >, 0);
+    }
+  g_assert_cmpuint (count (&f, c3, STRATA_ACTIVITY_STATE), >, 0);
+  g_assert_cmpuint (count (&f, sleeper, STRATA_ACTIVITY_STATE), >, 0);
+
+  g_array_unref (log.closes);
+  fixture_clear (&f);
+}
+
 static void
 test_lost_events (void)
 {
@@ -422,6 +521,7 @@ main (int    argc,
   g_test_add_func ("/strata/kernel-model/unknown-before-first-event", test_unknown_before_first_event);
   g_test_add_func ("/strata/kernel-model/irq-nesting", test_irq_nesting);
   g_test_add_func ("/strata/kernel-model/pid-reuse", test_pid_reuse);
+  g_test_add_func ("/strata/kernel-model/thread-closed", test_thread_closed);
   g_test_add_func ("/strata/kernel-model/lost-events", test_lost_events);
   g_test_add_func ("/strata/kernel-model/overwritten-cpu", test_overwritten_cpu);
   return g_test_run ();

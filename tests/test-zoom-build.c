@@ -1742,6 +1742,152 @@ get_pools (StrataZoomTree       *tree,
  * levels in the builder's thread or their own: the oracles (stored ==
  * on-demand == brute force, queries == reference), and the same chunks
  * and items as the tree whose pools hold everything. */
+/* The short threads' stream built as the trace builds it: each channel
+ * closed once its last activity is in (strata_zoom_tree_close_channel(),
+ * what the kernel model says of a thread switched out dead). Each level
+ * flushes a closed channel's lanes into its chunk as the chunk's end
+ * would and takes their states back, so the states follow the lanes alive
+ * at once (16 threads, two lanes each), not every lane a chunk saw: the
+ * same tree without the closes needs many times more. The chunks are the
+ * same, item for item (also with the pools spilling at every segment and
+ * the levels in a thread of their own), and equal the brute-force oracle. */
+static void
+test_short_threads_closed (void)
+{
+  const struct
+  {
+    gsize    budget;
+    gboolean pipelined;
+  } cases[] = {
+    { G_MAXSIZE, FALSE },
+    { 1, TRUE },
+  };
+  guint n_channels = 0;
+  g_autoptr(GArray) acts = short_threads_stream (40000, 5, &n_channels);
+  const StrataActivity *all = (const StrataActivity *)(gpointer) acts->data;
+  g_autofree gint64 *last_point = g_new (gint64, n_channels);
+  g_autofree gsize *last_added = g_new (gsize, n_channels);
+  g_autoptr(StrataZoomTree) plain = NULL;
+  StrataZoomParams params;
+  guint64 unclosed;
+
+  /* Without the closes: what the levels held before them. */
+  params_for_tests (&params, GPOINTER_TO_UINT (CASE (STRATA_BUFFER_ADAPTIVE, 1)));
+  plain = strata_zoom_tree_new (&params, NULL);
+  strata_test_stream_build (plain, all, acts->len);
+  unclosed = strata_zoom_tree_get_n_lane_states (plain);
+
+  for (guint c = 0; c < n_channels; c++)
+    {
+      last_point[c] = G_MININT64;
+      last_added[c] = G_MAXSIZE;
+    }
+  for (gsize i = 0; i < acts->len; i++)
+    {
+      last_point[all[i].channel] = MAX (last_point[all[i].channel], all[i].end);
+      last_added[all[i].channel] = i;
+    }
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr(StrataZoomTree) tree = NULL;
+      StrataZoomGeometry ranks;
+      Checked checked;
+      guint64 states, closes = 0;
+
+      params.pipelined = cases[k].pipelined;
+      tree = strata_zoom_tree_new (&params, NULL);
+      strata_zoom_tree_set_pool_budget (tree, cases[k].budget);
+      for (gsize i = 0; i < acts->len; i++)
+        {
+          strata_zoom_tree_add (&all[i], tree);
+          if (last_added[all[i].channel] == i)
+            {
+              strata_zoom_tree_close_channel (tree, all[i].channel, last_point[all[i].channel]);
+              closes++;
+            }
+          if ((i + 1) % 4096 == 0 && i + 1 < acts->len)
+            strata_zoom_tree_advance (tree, all[i + 1].start, NULL, NULL);
+        }
+      strata_zoom_tree_finish (tree);
+      states = strata_zoom_tree_get_n_lane_states (tree);
+      strata_zoom_tree_get_rank_geometry (tree, &ranks);
+
+      g_test_message ("budget %" G_GSIZE_FORMAT "%s: %" G_GUINT64_FORMAT " channels closed; lane states %"
+                      G_GUINT64_FORMAT " over %u ranks, %" G_GUINT64_FORMAT " without the closes",
+                      cases[k].budget, cases[k].pipelined ? ", pipelined" : "", closes, states,
+                      ranks.n_levels, unclosed);
+      g_assert_cmpuint (closes, ==, n_channels);
+      /* At most 16 threads alive, two lanes each, and those whose close
+       * waits for the buffer after it, at each rank. */
+      g_assert_cmpuint (states, <=, (guint64) ranks.n_levels * 2 * 2 * 16);
+      g_assert_cmpuint (unclosed, >, (guint64) ranks.n_levels * 2 * 2 * 16);
+      g_assert_cmpuint (states * 4, <, unclosed);
+      if (cases[k].budget < G_MAXSIZE)
+        {
+          StrataZoomPoolMemory pools;
+
+          /* The closed lanes' output went through the levels' files too. */
+          strata_zoom_tree_get_pool_memory (tree, &pools);
+          g_assert_cmpuint (pools.n_spills, >, 10);
+        }
+
+      /* The same chunks as without the closes; the oracles once (the
+       * other cases equal the first). */
+      assert_trees_equal (plain, tree);
+      if (k == 0)
+        {
+          check_tree (tree, all, acts->len, &checked);
+          g_assert_cmpuint (checked.chunks, >, 10);
+          check_queries (tree, all, acts->len, 30);
+        }
+    }
+}
+
+/* The fixtures as the trace builds them, the model closing each thread
+ * it sees switched out dead: the same chunks as a tree built from the
+ * same activities with no closes, never more lane states. */
+static void
+test_fixtures_closed (void)
+{
+  guint64 fewer = 0;
+
+  for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
+    {
+      g_autofree char *path = strata_test_fixture (fixtures[f]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(StrataTrace) trace = NULL;
+      g_autoptr(StrataZoomTree) plain = NULL;
+      g_autoptr(GArray) sorted = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+      const StrataActivity *all;
+      StrataZoomTree *tree;
+      StrataZoomParams params;
+      guint64 states, plain_states;
+      gsize n;
+
+      params_for_tests (&params, GPOINTER_TO_UINT (CASE (STRATA_BUFFER_ADAPTIVE, 1)));
+      trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+      g_assert_no_error (error);
+      tree = strata_trace_get_zoom_tree (trace);
+      all = strata_trace_get_activities (trace, &n);
+      g_array_append_vals (sorted, all, n);
+      g_array_sort (sorted, by_start);
+
+      plain = strata_zoom_tree_new (&params, NULL);
+      strata_test_stream_build (plain, (const StrataActivity *)(gpointer) sorted->data, sorted->len);
+      assert_trees_equal (plain, tree);
+
+      states = strata_zoom_tree_get_n_lane_states (tree);
+      plain_states = strata_zoom_tree_get_n_lane_states (plain);
+      g_test_message ("%s: lane states %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " without the closes",
+                      fixtures[f], states, plain_states);
+      g_assert_cmpuint (states, <=, plain_states);
+      fewer += plain_states - states;
+    }
+  /* The fixtures' threads do exit. */
+  g_assert_cmpuint (fewer, >, 0);
+}
+
 static void
 test_pools_oracle (void)
 {
@@ -2033,6 +2179,8 @@ main (int    argc,
   g_test_add_data_func ("/strata/zoom-build/generated/fixed-count",
                         CASE (STRATA_BUFFER_FIXED_COUNT, 1), test_generated_oracle);
   g_test_add_func ("/strata/zoom-build/generated/short-threads", test_short_threads);
+  g_test_add_func ("/strata/zoom-build/closed/short-threads", test_short_threads_closed);
+  g_test_add_func ("/strata/zoom-build/closed/fixtures", test_fixtures_closed);
   g_test_add_func ("/strata/zoom-build/seed/fig5-query-two-chunks", test_fig5_query_two_chunks);
   g_test_add_func ("/strata/zoom-build/seed/fig7-adaptive-depth", test_fig7_adaptive_depth);
   g_test_add_func ("/strata/zoom-build/seed/stack-grows-and-shrinks", test_stack_grows_and_shrinks);

@@ -511,6 +511,8 @@ StrataZoomTree *strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
                                              GError                   **error);
 const char *strata_zoom_tree_get_damage   (StrataZoomTree       *self);
 guint64     strata_zoom_tree_get_n_lane_states (StrataZoomTree   *self);
+void        strata_zoom_tree_note_build_memory (StrataZoomTree *self,
+                                                const char     *where);
 
 /* The trace's side. */
 typedef struct

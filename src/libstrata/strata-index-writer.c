@@ -406,7 +406,23 @@ write_raw_store (Writer            *w,
                  StrataIndexHeader *h)
 {
   guint n_channels = strata_raw_store_get_n_channels (raw);
-  g_autoptr(GArray) lanes = g_array_new (FALSE, FALSE, sizeof (LaneRecord));
+  g_autoptr(GArray) lanes = NULL;
+  guint n_lanes = 0;
+
+  /* Sized once: a record per lane with activities (240 000 lanes, 11 MB,
+   * on 40M generated events), doubled as it grew, was half again at the
+   * peak of the index build. */
+  for (guint32 c = 0; c < n_channels; c++)
+    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+      {
+        const StrataRawStoreFence *fences;
+        const StrataRawStoreSpilled *spilled;
+        guint n, n_fences, n_spilled;
+
+        strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences, &spilled, &n_spilled);
+        n_lanes += n + n_spilled > 0;
+      }
+  lanes = g_array_sized_new (FALSE, FALSE, sizeof (LaneRecord), n_lanes);
 
   for (guint32 c = 0; c < n_channels; c++)
     for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)

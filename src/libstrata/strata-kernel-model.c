@@ -94,6 +94,8 @@ struct _StrataKernelModel
   GPtrArray          *instances;     /* Instance */
   StrataActivityFunc  sink;
   gpointer            sink_data;
+  StrataChannelCloseFunc close_func;
+  gpointer            close_data;
   gint64              first_ts;
   gint64              last_ts;
   guint               n_instances;   /* what the source declares, or 0 */
@@ -165,6 +167,28 @@ strata_kernel_model_set_sink (StrataKernelModel  *self,
 
   self->sink = func;
   self->sink_data = user_data;
+}
+
+/**
+ * strata_kernel_model_set_close_func:
+ * @func: (nullable): called once a thread's channel can get no more
+ *   activities, after its last one went to the sink
+ *
+ * A thread is done when it is switched out dead (prev_state X or Z, after
+ * sched_process_exit): the model emits nothing on its channel after that
+ * (its tid seen again is a new thread, on a new channel: a wakeup, an
+ * exec, a sample of it), so the tree and the stores can let go of what
+ * they keep for its coming activities.
+ */
+void
+strata_kernel_model_set_close_func (StrataKernelModel      *self,
+                                    StrataChannelCloseFunc  func,
+                                    gpointer                user_data)
+{
+  g_return_if_fail (self != NULL);
+
+  self->close_func = func;
+  self->close_data = user_data;
 }
 
 static inline void
@@ -448,6 +472,8 @@ thread_die (StrataKernelModel *self,
   t->state = STRATA_TASK_STATE_DEAD;
   t->dead = TRUE;
   get_channel (self, t->channel)->end = ts;
+  if (self->close_func != NULL)
+    self->close_func (t->channel, ts, self->close_data);
 }
 
 static void

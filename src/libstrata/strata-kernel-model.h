@@ -23,12 +23,22 @@ G_BEGIN_DECLS
 
 typedef struct _StrataKernelModel StrataKernelModel;
 
+/* A thread's channel gets no activity after @t (the thread exited and was
+ * switched out for the last time): what a consumer keeps only for that
+ * channel's coming activities can go. */
+typedef void (*StrataChannelCloseFunc) (guint32  channel,
+                                        gint64   t,
+                                        gpointer user_data);
+
 StrataKernelModel   *strata_kernel_model_new           (StrataStringPool     *strings,
                                                         const GArray         *lost_per_cpu);
 void                 strata_kernel_model_free          (StrataKernelModel    *self);
 void                 strata_kernel_model_set_sink      (StrataKernelModel    *self,
                                                         StrataActivityFunc    func,
                                                         gpointer              user_data);
+void                 strata_kernel_model_set_close_func (StrataKernelModel    *self,
+                                                         StrataChannelCloseFunc func,
+                                                         gpointer              user_data);
 void                 strata_kernel_model_feed          (StrataKernelModel    *self,
                                                         const StrataEvent    *events,
                                                         gsize                 n_events);

@@ -675,6 +675,9 @@ latency_of (StrataStatsBuilder *self,
  * @self: a builder that has seen every activity of @trace
  * @trace: the trace, for its channels, span and context switches
  *
+ * Once: the builder gives its per-channel sums back as they go into the
+ * rows.
+ *
  * Returns: (transfer full): the statistics
  */
 StrataStats *
@@ -702,8 +705,19 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
   stats = g_new0 (StrataStats, 1);
   stats->start = strata_trace_get_start (trace);
   stats->end = strata_trace_get_end (trace);
-  stats->cpus = g_array_new (FALSE, TRUE, sizeof (StrataCpuStats));
-  stats->threads = g_array_new (FALSE, TRUE, sizeof (StrataThreadStats));
+  {
+    guint n_cpus = 0, n_threads = 0;
+
+    /* Sized once: a row per thread, doubled as it grew, was twice the rows
+     * at the peak. */
+    for (guint i = 0; i < n_channels; i++)
+      {
+        n_cpus += channels[i].kind == STRATA_CHANNEL_CPU;
+        n_threads += channels[i].kind == STRATA_CHANNEL_THREAD;
+      }
+    stats->cpus = g_array_sized_new (FALSE, TRUE, sizeof (StrataCpuStats), n_cpus);
+    stats->threads = g_array_sized_new (FALSE, TRUE, sizeof (StrataThreadStats), n_threads);
+  }
 
   for (guint i = 0; i < n_channels; i++)
     {
@@ -786,6 +800,21 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
 
   g_array_sort (stats->threads, compare_threads);
   g_array_sort (stats->cpus, compare_cpus);
+
+  /* The sums are in the rows now: given back before the index is written
+   * (the index build's peak; 160 bytes a channel, 16 MB for the 97 000
+   * threads of 40M generated events). */
+  for (guint p = 0; p < self->n_pages; p++)
+    {
+      if (self->pages[p] == NULL)
+        continue;
+      for (guint i = 0; i < SUMS_PAGE; i++)
+        g_free (self->pages[p][i].samples);
+      g_free (self->pages[p]);
+    }
+  g_clear_pointer (&self->pages, g_free);
+  self->n_pages = 0;
+  self->n_sums = 0;
 
   return stats;
 }

@@ -130,6 +130,8 @@ note_memory (StrataTrace *self,
              " kB (%" G_GSIZE_FORMAT " kB mapped), free in the heap %" G_GSIZE_FORMAT " kB; %.*s",
              where, self->n_events, (info.uordblks + info.hblkhd) >> 10, info.hblkhd >> 10,
              info.fordblks >> 10, anon != NULL ? (int) strcspn (anon, "\n") : 0, anon != NULL ? anon : "");
+  if (self->tree != NULL)
+    strata_zoom_tree_note_build_memory (self->tree, where);
 }
 
 static void
@@ -144,6 +146,17 @@ collect_activity (const StrataActivity *activity,
     self->sink (activity, self->sink_data);
   if (self->tree != NULL)
     strata_zoom_tree_add (activity, self->tree);
+}
+
+static void
+close_channel (guint32  channel,
+               gint64   t,
+               gpointer user_data)
+{
+  StrataTrace *self = user_data;
+
+  if (self->tree != NULL)
+    strata_zoom_tree_close_channel (self->tree, channel, t);
 }
 
 typedef struct
@@ -533,6 +546,7 @@ strata_trace_load_with_progress (const char              *path,
 
   model = strata_kernel_model_new (self->strings, info->lost_per_cpu);
   strata_kernel_model_set_sink (model, collect_activity, self);
+  strata_kernel_model_set_close_func (model, close_channel, self);
   strata_kernel_model_set_layout (model, info->instances->len, info->n_cpus);
 
   read_events (self, model, &read_error);
@@ -555,7 +569,13 @@ strata_trace_load_with_progress (const char              *path,
 
   strata_kernel_model_finish (model, self->end);
   if (self->tree != NULL)
-    strata_zoom_tree_finish (self->tree);
+    {
+      strata_zoom_tree_finish (self->tree);
+      /* The tree let go of its build state (the levels' pools, tens of
+       * MB on a big trace) amid what stays: without this the heap keeps
+       * those pages, and the index is written after, the pass's peak. */
+      malloc_trim (0);
+    }
   note_memory (self, "the tree finished");
 
   channels = strata_kernel_model_get_channels (model, &n_channels);

@@ -40,7 +40,10 @@
  * buffer (a dense id; each level finds its state for the id in a small
  * table of the lanes its current chunk touched, the states recycled from
  * chunk to chunk, so they follow one chunk's lanes and not every lane
- * ever seen), items
+ * ever seen; and when the model says a thread is gone, its lanes are
+ * flushed into the chunk's output at once and their states recycled, so a
+ * coarse level's long chunk holds states for the threads alive, not for
+ * every thread it saw: strata_zoom_tree_close_channel()), items
  * go into plain arrays and are copied once, into the stored chunk. Below
  * the levels where activities stop being trivial no dense chunk is worth
  * storing, so a level whose last chunk was not only counts the next one:
@@ -203,11 +206,31 @@ typedef struct
   guint8             lane;
   guint32            id;        /* its lane id, while it holds one */
   guint32            entry;     /* its place in the level's lane table */
+  guint32            pos;       /* its place in the level's touched array */
   /* A counting chunk's: what its items would be. */
   gboolean           starts;
   guint              n_items;
   guint64            n_members;
 } Lane;
+
+/* A lane whose output for the level's current chunk is final: the chunk
+ * ended, or its channel was closed (strata_zoom_tree_close_channel(): a
+ * thread that exited) before. Its held piece and open aggregate were
+ * flushed into its output exactly as the chunk's end does it, and its
+ * state went back to the level for another lane: what stays is what it
+ * made (runs in the level's spill file, segments in its pool) or, in a
+ * counted chunk, its counts, until the chunk is assembled. */
+typedef struct
+{
+  Segment *first_seg;
+  guint64  n_members;   /* counted */
+  guint32  channel;
+  guint32  first_run;
+  guint32  last_run;
+  guint32  n_items;     /* counted */
+  guint8   lane;
+  guint8   starts;      /* counted */
+} ClosedLane;
 
 /* A chunk a counting level found worth storing after all: computed from
  * the raw store when the pass ends. */
@@ -227,8 +250,9 @@ typedef struct
 typedef struct
 {
   gint64     threshold;
-  /* The state of the lanes the current chunk touched, in the order they
-   * were first touched (the touched array): nothing of a lane carries
+  /* The state of the lanes open in the current chunk (the touched array;
+   * a lane closed before the chunk's end leaves it for the closed array,
+   * its state for the free list): nothing of a lane carries
    * from one chunk to the next (its held piece and open aggregate are
    * flushed when the chunk ends), so when a chunk ends every one is free
    * for the next chunk's lanes, and a level holds as many as one chunk
@@ -240,7 +264,10 @@ typedef struct
   guint      n_lane_blocks;
   LaneEntry *lane_table;
   guint      lane_table_bits;
-  guint      n_lane_states;  /* made so far: the most one chunk touched */
+  guint      n_lane_states;  /* made so far: the most open at once */
+  guint      n_taken;        /* slots handed out in the current chunk */
+  GPtrArray *free_lanes;     /* Lane *, closed in the current chunk, free */
+  GArray    *closed;         /* ClosedLane, of the current chunk */
   /* The lanes' output for the current chunk, emptied when it ends: the
    * same memory serves every chunk (vectors of their own per lane grew
    * into fresh pages chunk after chunk: a sixth of the levels' time on
@@ -258,7 +285,7 @@ typedef struct
   guint64    pool_spilled;   /* items spilled, in all */
   GArray    *runs;           /* PoolRun, of the open chunk */
   GArray    *spill_io;       /* guint8, the buffer the spills go through */
-  GPtrArray *touched;        /* Lane *, in the current chunk */
+  GPtrArray *touched;        /* Lane *, open in the current chunk */
   gint64     chunk;          /* index being aggregated, or -1 */
   gboolean   chunk_active;
   gboolean   counting;       /* the chunk is only counted (see level_count) */
@@ -289,10 +316,18 @@ typedef struct
 {
   GArray *pieces;     /* StrataActivity */
   GArray *lanes;      /* guint32 */
+  GArray *closes;     /* guint32: ids of lanes whose channel is closed by e */
   gint64  b;
   gint64  e;
   gint    stack_top;
 } Buffer;
+
+/* strata_zoom_tree_close_channel(): nothing of @channel after @t. */
+typedef struct
+{
+  gint64  t;
+  guint32 channel;
+} ChannelClose;
 
 /* Buffers the buffer former may be ahead of the aggregator thread. */
 #define N_BUFFERS 4
@@ -327,6 +362,8 @@ struct _StrataZoomTree
   guint                starts_head;
   Buffer              *buffer;    /* the buffer being delivered */
   Buffer               buffers[N_BUFFERS];
+  GArray              *closing;   /* ChannelClose, not delivered yet */
+  guint                closing_head;
   GPtrArray           *lane_ids;  /* pages of LANE_ID_PAGE channels (or NULL): guint32 by
                                    * channel's place * N_LANES + lane: id + 1, or 0 */
   guint32              n_lane_ids;
@@ -382,6 +419,7 @@ struct _StrataZoomTree
 };
 
 static void stop_workers (StrataZoomTree *self);
+static void release_build_state (StrataZoomTree *self);
 static void stop_aggregator (StrataZoomTree *self);
 
 /**
@@ -463,6 +501,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
 
       level->threshold = strata_zoom_geometry_pixel (&self->ranks, r);
       level->touched = g_ptr_array_new ();
+      level->free_lanes = g_ptr_array_new ();
+      level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
       lane_table_reserve (level, 0);
       level->chunk = -1;
       level->first_chunk = -1;
@@ -508,7 +548,9 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
     {
       self->buffers[i].pieces = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
       self->buffers[i].lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
+      self->buffers[i].closes = g_array_new (FALSE, FALSE, sizeof (guint32));
     }
+  self->closing = g_array_new (FALSE, FALSE, sizeof (ChannelClose));
   self->buffer = &self->buffers[0];
   self->lane_ids = g_ptr_array_new_with_free_func (g_free);
   self->horizon = G_MININT64;
@@ -622,6 +664,8 @@ strata_zoom_tree_free (StrataZoomTree *self)
       if (level->spill_fd >= 0)
         close (level->spill_fd);
       g_ptr_array_unref (level->touched);
+      g_ptr_array_unref (level->free_lanes);
+      g_array_unref (level->closed);
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
       for (guint i = 0; i < level->deferred->len; i++)
@@ -656,8 +700,10 @@ strata_zoom_tree_free (StrataZoomTree *self)
     {
       g_clear_pointer (&self->buffers[i].pieces, g_array_unref);
       g_clear_pointer (&self->buffers[i].lanes, g_array_unref);
+      g_clear_pointer (&self->buffers[i].closes, g_array_unref);
     }
   g_clear_pointer (&self->lane_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->closing, g_array_unref);
   g_free (self);
 }
 
@@ -855,40 +901,47 @@ lane_table_reserve (Level *level,
 }
 
 /* The state for lane @id, which the current chunk has not touched yet:
- * the next free one (a lane of an earlier chunk, its run flushed, or a
- * fresh one), at @entry of the table. */
+ * the next free one (one a closed lane gave back, a lane of an earlier
+ * chunk, its run flushed, or a fresh one), at @entry of the table. */
 static Lane *
 take_lane (Level                *level,
            guint32               id,
            const StrataActivity *piece,
            guint                 entry)
 {
-  guint slot = level->touched->len;
-  guint b = slot / LANE_BLOCK;
   Lane *lane;
 
-  if (b >= level->n_lane_blocks)
+  if (level->free_lanes->len > 0)
+    lane = g_ptr_array_steal_index_fast (level->free_lanes, level->free_lanes->len - 1);
+  else
     {
-      guint n = MAX (MAX (level->n_lane_blocks * 2, 16), b + 1);
+      guint slot = level->n_taken++;
+      guint b = slot / LANE_BLOCK;
 
-      level->lane_blocks = g_renew (Lane *, level->lane_blocks, n);
-      memset (level->lane_blocks + level->n_lane_blocks, 0, (n - level->n_lane_blocks) * sizeof (Lane *));
-      level->n_lane_blocks = n;
-    }
-  if (level->lane_blocks[b] == NULL)
-    level->lane_blocks[b] = g_new0 (Lane, LANE_BLOCK);
+      if (b >= level->n_lane_blocks)
+        {
+          guint n = MAX (MAX (level->n_lane_blocks * 2, 16), b + 1);
 
-  lane = &level->lane_blocks[b][slot % LANE_BLOCK];
-  if (lane->run.threshold == 0)
-    {
-      strata_aggregate_run_init (&lane->run, level->threshold);
-      level->n_lane_states++;
+          level->lane_blocks = g_renew (Lane *, level->lane_blocks, n);
+          memset (level->lane_blocks + level->n_lane_blocks, 0, (n - level->n_lane_blocks) * sizeof (Lane *));
+          level->n_lane_blocks = n;
+        }
+      if (level->lane_blocks[b] == NULL)
+        level->lane_blocks[b] = g_new0 (Lane, LANE_BLOCK);
+
+      lane = &level->lane_blocks[b][slot % LANE_BLOCK];
+      if (lane->run.threshold == 0)
+        {
+          strata_aggregate_run_init (&lane->run, level->threshold);
+          level->n_lane_states++;
+        }
     }
   g_assert (!lane->has_held && !lane->run.open && lane->first_seg == NULL && lane->n_items == 0);
   lane->channel = piece->channel;
   lane->lane = strata_zoom_lane_of (piece);
   lane->id = id;
   lane->entry = entry;
+  lane->pos = level->touched->len;
   lane->touched = TRUE;
   level->lane_table[entry].key = id + 1;
   level->lane_table[entry].lane = lane;
@@ -922,19 +975,49 @@ get_lane (Level                *level,
     }
 }
 
-/* The chunk has ended and its lanes are flushed: every state is free for
- * the next chunk. */
-static void
-lanes_release (Level *level)
+/* The open lane with id @id in the current chunk, or NULL. */
+static Lane *
+find_lane (Level   *level,
+           guint32  id)
 {
-  Lane **touched = (Lane **) level->touched->pdata;
+  guint mask = (1u << level->lane_table_bits) - 1;
+  guint h = lane_hash (id, level->lane_table_bits);
 
-  for (guint i = 0; i < level->touched->len; i++)
+  for (;;)
     {
-      level->lane_table[touched[i]->entry].key = 0;
-      touched[i]->touched = FALSE;
+      const LaneEntry *e = &level->lane_table[h];
+
+      if (e->key == id + 1)
+        return e->lane;
+      if (e->key == 0)
+        return NULL;
+      h = (h + 1) & mask;
     }
-  g_ptr_array_set_size (level->touched, 0);
+}
+
+/* @lane leaves the table (linear probing: the entries after it that
+ * hashed at or before its place move back, so no look-up stops short). */
+static void
+lane_table_remove (Level *level,
+                   Lane  *lane)
+{
+  guint bits = level->lane_table_bits;
+  guint mask = (1u << bits) - 1;
+  guint i = lane->entry;
+
+  level->lane_table[i].key = 0;
+  for (guint j = (i + 1) & mask; level->lane_table[j].key != 0; j = (j + 1) & mask)
+    {
+      guint h = lane_hash (level->lane_table[j].key - 1, bits);
+
+      if (((j - h) & mask) >= ((j - i) & mask))
+        {
+          level->lane_table[i] = level->lane_table[j];
+          level->lane_table[i].lane->entry = i;
+          level->lane_table[j].key = 0;
+          i = j;
+        }
+    }
 }
 
 /* The id of @channel's lane @l: ids are dense, in the order lanes are
@@ -976,17 +1059,6 @@ by_span_channel (gconstpointer pa,
 
   /* Stable: each channel's chunks stay in time order. */
   return a->channel < b->channel ? -1 : a->channel > b->channel;
-}
-
-static int
-by_channel_then_lane (gconstpointer pa,
-                      gconstpointer pb)
-{
-  const Lane *a = *(Lane * const *)pa, *b = *(Lane * const *)pb;
-
-  if (a->channel != b->channel)
-    return a->channel < b->channel ? -1 : 1;
-  return a->lane < b->lane ? -1 : a->lane > b->lane;
 }
 
 /* A channel is stored in a chunk when one of its activities starts there:
@@ -1360,6 +1432,100 @@ lane_empty (Lane *lane)
   lane->first_run = lane->last_run = 0;
 }
 
+/* A lane state keeps the room its candidates took (most need a few) for
+ * the next lane, but not past this many: a CPU's aggregate at a coarse
+ * level has thousands, and a state that served one once kept its keys and
+ * their hash for good, for the threads after it (58 MB of candidates at
+ * the end of the pass on 40M generated events). */
+#define LANE_KEEP_KEYS 8
+
+/* @lane's output in the current chunk is final: its held piece and open
+ * aggregate are flushed as the chunk's end flushes them (or counted, in a
+ * counted chunk), what it made is kept as a ClosedLane, and its state is
+ * free for another lane. */
+static void
+lane_close (Level *level,
+            Lane  *lane)
+{
+  ClosedLane c = { NULL, 0, lane->channel, 0, 0, 0, lane->lane, FALSE };
+  Lane *last;
+
+  if (level->counting)
+    {
+      if (lane->has_held)
+        {
+          lane->n_items += strata_aggregate_run_count (&lane->run, &lane->held);
+          lane->n_members++;
+          lane->starts |= !(lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+        }
+      lane->n_items += strata_aggregate_run_count_flush (&lane->run);
+      c.n_items = lane->n_items;
+      c.n_members = lane->n_members;
+      c.starts = lane->starts;
+    }
+  else
+    {
+      lane_room (level, lane);
+      if (lane->has_held)
+        strata_aggregate_run_offer_vec (&lane->run, &lane->held, &lane->items);
+      lane_room (level, lane);
+      strata_aggregate_run_flush_vec (&lane->run, &lane->items);
+      lane->last_seg->n = lane->items.len;
+      c.first_seg = lane->first_seg;
+      c.first_run = lane->first_run;
+      c.last_run = lane->last_run;
+    }
+  g_array_append_val (level->closed, c);
+
+  lane_table_remove (level, lane);
+  last = g_ptr_array_index (level->touched, level->touched->len - 1);
+  g_ptr_array_index (level->touched, lane->pos) = last;
+  last->pos = lane->pos;
+  g_ptr_array_set_size (level->touched, level->touched->len - 1);
+
+  lane->has_held = FALSE;
+  lane->touched = FALSE;
+  lane->n_items = 0;
+  lane->n_members = 0;
+  lane->starts = FALSE;
+  lane_empty (lane);
+  if (lane->run.keys_alloc > LANE_KEEP_KEYS || lane->run.n_slots > 0)
+    strata_aggregate_run_clear (&lane->run);
+  g_ptr_array_add (level->free_lanes, lane);
+}
+
+/* Every lane of the current chunk closed, in (channel, lane) order. */
+static int
+by_closed_channel_then_lane (gconstpointer pa,
+                             gconstpointer pb)
+{
+  const ClosedLane *a = pa, *b = pb;
+
+  if (a->channel != b->channel)
+    return a->channel < b->channel ? -1 : 1;
+  return a->lane < b->lane ? -1 : a->lane > b->lane;
+}
+
+static void
+lanes_close_all (Level *level)
+{
+  while (level->touched->len > 0)
+    lane_close (level, g_ptr_array_index (level->touched, level->touched->len - 1));
+  if (level->closed->len > 1)
+    g_array_sort (level->closed, by_closed_channel_then_lane);
+}
+
+/* The chunk is assembled: every state is free for the next chunk's
+ * lanes, taken again from the first. */
+static void
+lanes_release (Level *level)
+{
+  g_assert (level->touched->len == 0);
+  g_array_set_size (level->closed, 0);
+  g_ptr_array_set_size (level->free_lanes, 0);
+  level->n_taken = 0;
+}
+
 static gboolean
 spill_write (Level *level,
              guint64 offset)
@@ -1413,6 +1579,7 @@ static void
 level_spill (Level *level)
 {
   Lane **touched = (Lane **) level->touched->pdata;
+  guint n_touched = level->touched->len;
   guint first = level->runs->len;
   guint64 offset = level->spill_end;
   guint64 written = offset;
@@ -1430,16 +1597,20 @@ level_spill (Level *level)
         }
     }
 
+  /* The open lanes' output, then the closed ones' (a run's next is the
+   * lane's place among them until it is written). */
   g_array_set_size (level->spill_io, 0);
-  for (guint k = 0; k < level->touched->len; k++)
+  for (guint k = 0; k < n_touched + level->closed->len; k++)
     {
-      Lane *lane = touched[k];
+      ClosedLane *closed = k >= n_touched ? &g_array_index (level->closed, ClosedLane, k - n_touched) : NULL;
+      const Segment *first_seg = closed != NULL ? closed->first_seg : touched[k]->first_seg;
       PoolRun run = { offset, 0, 0, k, FALSE };
 
-      if (lane->first_seg == NULL)
+      if (first_seg == NULL)
         continue;
-      lane->last_seg->n = lane->items.len;
-      for (const Segment *seg = lane->first_seg; seg != NULL; seg = seg->next)
+      if (closed == NULL)
+        touched[k]->last_seg->n = touched[k]->items.len;
+      for (const Segment *seg = first_seg; seg != NULL; seg = seg->next)
         {
           const guint8 *bytes = (const guint8 *) seg->items;
           gsize size = seg->n * sizeof (StrataZoomItem);
@@ -1476,18 +1647,32 @@ level_spill (Level *level)
   for (guint i = first; i < level->runs->len; i++)
     {
       PoolRun *run = &g_array_index (level->runs, PoolRun, i);
-      Lane *lane = touched[run->next];
+      guint32 *first_run, *last_run;
 
-      run->next = 0;
-      if (lane->last_run != 0)
-        g_array_index (level->runs, PoolRun, lane->last_run - 1).next = i + 1;
+      if (run->next < n_touched)
+        {
+          first_run = &touched[run->next]->first_run;
+          last_run = &touched[run->next]->last_run;
+        }
       else
-        lane->first_run = i + 1;
-      lane->last_run = i + 1;
+        {
+          ClosedLane *closed = &g_array_index (level->closed, ClosedLane, run->next - n_touched);
+
+          first_run = &closed->first_run;
+          last_run = &closed->last_run;
+        }
+      run->next = 0;
+      if (*last_run != 0)
+        g_array_index (level->runs, PoolRun, *last_run - 1).next = i + 1;
+      else
+        *first_run = i + 1;
+      *last_run = i + 1;
       level->pool_spilled += run->n;
     }
-  for (guint k = 0; k < level->touched->len; k++)
+  for (guint k = 0; k < n_touched; k++)
     lane_empty_pool (touched[k]);
+  for (guint k = 0; k < level->closed->len; k++)
+    g_array_index (level->closed, ClosedLane, k).first_seg = NULL;
   pool_reset (level);
   level->spill_end = offset;
   level->n_pool_spills++;
@@ -1544,40 +1729,28 @@ static void
 level_finish_count (StrataZoomTree *self,
                     Level          *level)
 {
-  Lane **touched = (Lane **) level->touched->pdata;
-  guint n_touched = level->touched->len;
+  const ClosedLane *closed;
+  guint n_closed;
   g_autoptr(GArray) channels = NULL;
   guint64 members = 0, n_items = 0;
   guint i = 0;
 
-  if (n_touched > 1)
-    g_ptr_array_sort (level->touched, by_channel_then_lane);
+  lanes_close_all (level);
+  closed = (const ClosedLane *)(gpointer) level->closed->data;
+  n_closed = level->closed->len;
 
-  while (i < n_touched)
+  while (i < n_closed)
     {
-      guint32 channel = touched[i]->channel;
+      guint32 channel = closed[i].channel;
       gboolean starts = FALSE;
       guint64 n = 0, m = 0;
       guint j;
 
-      for (j = i; j < n_touched && touched[j]->channel == channel; j++)
+      for (j = i; j < n_closed && closed[j].channel == channel; j++)
         {
-          Lane *lane = touched[j];
-
-          if (lane->has_held)
-            {
-              lane->n_items += strata_aggregate_run_count (&lane->run, &lane->held);
-              lane->n_members++;
-              lane->starts |= !(lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
-            }
-          lane->n_items += strata_aggregate_run_count_flush (&lane->run);
-          n += lane->n_items;
-          m += lane->n_members;
-          starts |= lane->starts;
-          lane->has_held = FALSE;
-          lane->n_items = 0;
-          lane->n_members = 0;
-          lane->starts = FALSE;
+          n += closed[j].n_items;
+          m += closed[j].n_members;
+          starts |= closed[j].starts;
         }
 
       if (n > 0 && starts)
@@ -1620,8 +1793,8 @@ level_finish_chunk (StrataZoomTree *self,
                     Level          *level)
 {
   GArray *spans = level->spans;
-  Lane **touched = (Lane **) level->touched->pdata;
-  guint n_touched = level->touched->len;
+  ClosedLane *closed;
+  guint n_closed;
   guint64 members = 0;
   guint n_items = 0;
   guint i = 0;
@@ -1636,29 +1809,21 @@ level_finish_chunk (StrataZoomTree *self,
     }
 
   g_array_set_size (spans, 0);
-  if (n_touched > 1)
-    g_ptr_array_sort (level->touched, by_channel_then_lane);
+  lanes_close_all (level);
+  closed = (ClosedLane *)(gpointer) level->closed->data;
+  n_closed = level->closed->len;
 
-  while (i < n_touched)
+  while (i < n_closed)
     {
-      guint32 channel = touched[i]->channel;
+      guint32 channel = closed[i].channel;
       ChannelSpan span = { channel, n_items, 0 };
       gboolean starts = FALSE;
       guint64 m = 0;
       guint j;
 
-      for (j = i; j < n_touched && touched[j]->channel == channel; j++)
+      for (j = i; j < n_closed && closed[j].channel == channel; j++)
         {
-          Lane *lane = touched[j];
-
-          lane_room (level, lane);
-          if (lane->has_held)
-            strata_aggregate_run_offer_vec (&lane->run, &lane->held, &lane->items);
-          lane_room (level, lane);
-          strata_aggregate_run_flush_vec (&lane->run, &lane->items);
-          lane->has_held = FALSE;
-          lane->last_seg->n = lane->items.len;
-          for (guint32 r = lane->first_run; r != 0; )
+          for (guint32 r = closed[j].first_run; r != 0; )
             {
               const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
 
@@ -1667,7 +1832,7 @@ level_finish_chunk (StrataZoomTree *self,
               span.n_items += run->n;
               r = run->next;
             }
-          for (const Segment *seg = lane->first_seg; seg != NULL; seg = seg->next)
+          for (const Segment *seg = closed[j].first_seg; seg != NULL; seg = seg->next)
             {
               for (guint k = 0; k < seg->n; k++)
                 {
@@ -1688,7 +1853,10 @@ level_finish_chunk (StrataZoomTree *self,
         }
       else
         for (guint k = i; k < j; k++)
-          lane_empty (touched[k]);
+          {
+            closed[k].first_run = closed[k].last_run = 0;
+            closed[k].first_seg = NULL;
+          }
       i = j;
     }
 
@@ -1711,19 +1879,19 @@ level_finish_chunk (StrataZoomTree *self,
       item_stream_begin (&stream, packer);
 
       memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
-      for (guint k = 0; k < n_touched; k++)
+      for (guint k = 0; k < n_closed; k++)
         {
           /* A lane's items spilled from the pool come first, in the
            * order they were made; the lanes of a channel not stored have
            * neither runs nor segments left. */
-          for (guint32 r = touched[k]->first_run; r != 0 && read_ok; )
+          for (guint32 r = closed[k].first_run; r != 0 && read_ok; )
             {
               const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
 
               read_ok = spill_copy (level, run->offset, run->n, &stream, &out);
               r = run->next;
             }
-          for (const Segment *seg = touched[k]->first_seg; seg != NULL; seg = seg->next)
+          for (const Segment *seg = closed[k].first_seg; seg != NULL; seg = seg->next)
             if (seg->n > 0 && stream.stream != NULL)
               item_stream_add (&stream, seg->items, seg->n);
             else if (seg->n > 0)
@@ -1760,8 +1928,6 @@ level_finish_chunk (StrataZoomTree *self,
         }
     }
 
-  for (guint k = 0; k < n_touched; k++)
-    lane_empty (touched[k]);
   lanes_release (level);
   pool_reset (level);
   g_array_set_size (level->runs, 0);
@@ -1893,6 +2059,17 @@ level_consume (StrataZoomTree *self,
         level_finish_chunk (self, level);
       t = seg_end;
     }
+
+  /* The lanes of channels that get nothing after this buffer: their
+   * output in the chunk is final, their states free. */
+  if (level->chunk >= 0 && level->touched->len > 0)
+    for (guint i = 0; i < buffer->closes->len; i++)
+      {
+        Lane *lane = find_lane (level, g_array_index (buffer->closes, guint32, i));
+
+        if (lane != NULL)
+          lane_close (level, lane);
+      }
 }
 
 /* The rank whose chunk at @b is sparse, the shallowest (so the stack of
@@ -2181,6 +2358,52 @@ stop_aggregator (StrataZoomTree *self)
   self->pipelined = FALSE;
 }
 
+/* The id of @channel's lane @l if it has one, else 0 (id + 1). */
+static guint32
+lane_id_known (StrataZoomTree *self,
+               guint32         channel,
+               guint           l)
+{
+  guint page = channel >> LANE_ID_PAGE_BITS;
+  const guint32 *ids;
+
+  if (page >= self->lane_ids->len || (ids = g_ptr_array_index (self->lane_ids, page)) == NULL)
+    return 0;
+  return ids[(channel & (LANE_ID_PAGE - 1)) * N_LANES + l];
+}
+
+/* The lanes of the channels closed before @e go with the buffer that ends
+ * there: every piece of theirs is in it or in an earlier one. */
+static void
+buffer_closes (StrataZoomTree *self,
+               Buffer         *buffer,
+               gint64          e)
+{
+  const ChannelClose *c = (const ChannelClose *)(gpointer) self->closing->data;
+
+  g_array_set_size (buffer->closes, 0);
+  while (self->closing_head < self->closing->len && c[self->closing_head].t < e)
+    {
+      guint32 channel = c[self->closing_head++].channel;
+
+      for (guint l = 0; l < N_LANES; l++)
+        {
+          guint32 id = lane_id_known (self, channel, l);
+
+          if (id != 0)
+            {
+              id--;
+              g_array_append_val (buffer->closes, id);
+            }
+        }
+    }
+  if (self->closing_head == self->closing->len)
+    {
+      g_array_set_size (self->closing, 0);
+      self->closing_head = 0;
+    }
+}
+
 static void
 deliver (StrataZoomTree *self,
          gint64          e,
@@ -2227,6 +2450,7 @@ deliver (StrataZoomTree *self,
   self->buffer->b = b;
   self->buffer->e = e;
   self->buffer->stack_top = stack_top;
+  buffer_closes (self, self->buffer, e);
 
   if (self->pipelined)
     {
@@ -2483,6 +2707,35 @@ form_buffers (StrataZoomTree *self)
 }
 
 /**
+ * strata_zoom_tree_close_channel:
+ * @channel: a channel that gets no activity after @t (a thread that
+ *   exited and was switched out for the last time)
+ * @t: the latest point of its activities added so far
+ *
+ * Lets each level, once it has consumed the buffer that holds @t, flush
+ * the channel's lanes into its current chunk's output as the chunk's end
+ * would and give their states back, so the levels' states follow the
+ * lanes alive in a chunk, not every thread its chunk saw (a coarse
+ * level's chunk is long). Call it after the channel's last activity was
+ * added; closes are applied in the order they came, each once the buffers
+ * have passed its @t (one that comes out of order only waits longer). An
+ * activity of @channel after it is a misuse: its lanes would start again
+ * from nothing.
+ */
+void
+strata_zoom_tree_close_channel (StrataZoomTree *self,
+                                guint32         channel,
+                                gint64          t)
+{
+  ChannelClose c = { t, channel };
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->finished);
+
+  g_array_append_val (self->closing, c);
+}
+
+/**
  * strata_zoom_tree_advance:
  * @horizon: nothing still to come changes what lies before it
  * @foreach_open: (nullable): lists the activities still going on
@@ -2716,6 +2969,71 @@ strata_zoom_tree_finish (StrataZoomTree *self)
                memory.n_spilled, memory.spilled, memory.file_size, memory.in_memory, memory.chunk_index,
                memory.records, memory.peak_queued, memory.n_helped, memory.n_waits, memory.wait_us / 1e6);
     }
+  release_build_state (self);
+}
+
+/* The builder's state, once the tree is finished: nothing of it is read
+ * again (the queries read the chunks, the raw store and the open
+ * activities, emptied), and the index is written after, the pass's peak:
+ * the levels' pools (a few MB each), lane states and scratch arrays, the
+ * buffers and the lane ids (a page per 1 024 channels). */
+static void
+release_build_state (StrataZoomTree *self)
+{
+  GArray **arrays[] = { &self->pending, &self->merge, &self->sort_scratch, &self->sort_keys,
+                        &self->sort_keys2, &self->starts, &self->closing };
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      Level *level = &self->levels[r];
+
+      g_assert (level->touched->len == 0 && level->closed->len == 0);
+      lane_blocks_free (level);
+      lane_table_reserve (level, 0);
+      g_ptr_array_set_size (level->free_lanes, 0);
+      level->n_taken = 0;
+      g_ptr_array_set_size (level->pool, 0);
+      level->pool_block = 0;
+      level->pool_used = 0;
+      g_array_set_size (level->runs, 0);
+      g_array_set_size (level->spill_io, 0);
+      g_array_set_size (level->spans, 0);
+      if (level->spill_fd >= 0)
+        {
+          close (level->spill_fd);
+          level->spill_fd = -1;
+        }
+    }
+  /* GArrays keep their room when emptied: fresh ones instead. */
+  for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
+    {
+      guint size = g_array_get_element_size (*arrays[i]);
+
+      g_array_unref (*arrays[i]);
+      *arrays[i] = g_array_new (FALSE, FALSE, size);
+    }
+  for (guint i = 0; i < N_BUFFERS; i++)
+    {
+      g_array_unref (self->buffers[i].pieces);
+      g_array_unref (self->buffers[i].lanes);
+      g_array_unref (self->buffers[i].closes);
+      self->buffers[i].pieces = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+      self->buffers[i].lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
+      self->buffers[i].closes = g_array_new (FALSE, FALSE, sizeof (guint32));
+    }
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      Level *level = &self->levels[r];
+
+      g_array_unref (level->runs);
+      level->runs = g_array_new (FALSE, FALSE, sizeof (PoolRun));
+      g_array_unref (level->spill_io);
+      level->spill_io = g_array_new (FALSE, FALSE, 1);
+      g_array_unref (level->closed);
+      level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
+    }
+  g_ptr_array_set_size (self->lane_ids, 0);
+  self->closing_head = 0;
 }
 
 gboolean
@@ -2755,6 +3073,60 @@ strata_zoom_tree_get_n_lane_states (StrataZoomTree *self)
   for (guint r = 0; r < self->n_ranks; r++)
     n += self->levels[r].n_lane_states;
   return n;
+}
+
+/* What the levels' build state takes, for STRATA_DEBUG_MEMORY (the lane
+ * states, their candidates, the lane tables, the pools and the spilled
+ * runs): logged with g_message, with the raw store's resident bytes. */
+void
+strata_zoom_tree_note_build_memory (StrataZoomTree *self,
+                                    const char     *where)
+{
+  guint64 states = 0, touched = 0, lane_bytes = 0, keys = 0, tables = 0, runs = 0, pools = 0, closed = 0;
+
+  g_return_if_fail (self != NULL);
+
+  /* Pipelined, the levels are the aggregator thread's until the finish. */
+  if (self->aggregator != NULL)
+    {
+      g_message ("zoom tree at %s: the levels are busy in their own thread", where);
+      return;
+    }
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      const Level *level = &self->levels[r];
+      guint64 k = 0;
+
+      for (guint b = 0; b < level->n_lane_blocks; b++)
+        if (level->lane_blocks[b] != NULL)
+          {
+            lane_bytes += LANE_BLOCK * sizeof (Lane);
+            for (guint i = 0; i < LANE_BLOCK; i++)
+              k += level->lane_blocks[b][i].run.keys_alloc * (guint64) 24 +
+                   level->lane_blocks[b][i].run.n_slots * (guint64) sizeof (guint64);
+          }
+      keys += k;
+      states += level->n_lane_states;
+      touched += level->touched->len;
+      tables += level->lane_table != NULL ? ((guint64) sizeof (LaneEntry) << level->lane_table_bits) : 0;
+      runs += level->runs != NULL ? (guint64) level->runs->len * sizeof (PoolRun) : 0;
+      closed += level->closed != NULL ? (guint64) level->closed->len * sizeof (ClosedLane) : 0;
+      pools += level->pool != NULL ? (guint64) level->pool->len * POOL_BLOCK : 0;
+      if (level->n_lane_states > 0)
+        g_message ("  rank %u: %u lane states, %u open now, %u closed, candidates %" G_GUINT64_FORMAT
+                   " kB, %u runs", r, level->n_lane_states, level->touched->len,
+                   level->closed != NULL ? level->closed->len : 0, k >> 10,
+                   level->runs != NULL ? level->runs->len : 0);
+    }
+  g_message ("zoom tree at %s: %" G_GUINT64_FORMAT " lane states (%" G_GUINT64_FORMAT " open now), "
+             "%" G_GUINT64_FORMAT " kB of them, %" G_GUINT64_FORMAT " kB candidates, %" G_GUINT64_FORMAT
+             " kB lane tables, %" G_GUINT64_FORMAT " kB runs, %" G_GUINT64_FORMAT " kB closed lanes, %"
+             G_GUINT64_FORMAT " kB pools, %u lane ids; "
+             "raw store %" G_GUINT64_FORMAT " kB resident, %u channels",
+             where, states, touched, lane_bytes >> 10, keys >> 10, tables >> 10, runs >> 10, closed >> 10, pools >> 10,
+             self->n_lane_ids, self->raw != NULL ? strata_raw_store_get_resident_bytes (self->raw) >> 10 : 0,
+             self->raw != NULL ? strata_raw_store_get_n_channels (self->raw) : 0);
 }
 
 /**

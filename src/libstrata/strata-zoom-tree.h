@@ -117,6 +117,9 @@ void            strata_zoom_tree_advance        (StrataZoomTree         *self,
                                                  gint64                  horizon,
                                                  StrataForeachOpenFunc   foreach_open,
                                                  gpointer                source);
+void            strata_zoom_tree_close_channel  (StrataZoomTree         *self,
+                                                 guint32                 channel,
+                                                 gint64                  t);
 void            strata_zoom_tree_finish         (StrataZoomTree         *self);
 gboolean        strata_zoom_tree_is_finished    (StrataZoomTree         *self);
 
