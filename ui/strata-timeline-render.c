@@ -44,12 +44,39 @@ static const struct {
 #define TEXTURE_MIN_RECTS 64
 #define NODE_COST_PIXELS  96
 
+/* The band textures' pixels are kept for the next frame's, at most this
+ * much of them. */
+#define BAND_POOL_MAX_BYTES (48 << 20)
+
 typedef struct
 {
   PangoLayout *layout;
   int          width;
   int          height;
 } CachedLayout;
+
+/* Pixel buffers of the band textures, kept from one frame to the next: a
+ * frame of dense rows is dozens of textures of about a hundred kilobytes
+ * each, and fresh zeroed memory for every one cost an allocation, its
+ * clearing and its page faults in every frame. A buffer comes back to the
+ * pool when GTK drops the texture that holds it (from whichever thread
+ * does), so the pool is counted: it outlives the render while a texture
+ * is out, and once the render is gone what comes back is freed. */
+typedef struct
+{
+  gatomicrefcount ref;
+  GMutex          lock;
+  GPtrArray      *free;    /* BandBuffer *, in no order */
+  gsize           kept;    /* their bytes */
+  gboolean        closed;
+} BandPool;
+
+typedef struct
+{
+  BandPool *pool;
+  gsize     size;          /* bytes of pixels */
+  guint32   pixels[];
+} BandBuffer;
 
 struct _StrataTimelineRender
 {
@@ -59,7 +86,97 @@ struct _StrataTimelineRender
   GHashTable           *cache;   /* char * key -> CachedLayout */
   GString              *key;
   int                   scale;   /* device pixels per pixel of the list */
+  BandPool             *pool;
 };
+
+static void
+band_pool_unref (BandPool *pool)
+{
+  if (!g_atomic_ref_count_dec (&pool->ref))
+    return;
+  g_ptr_array_unref (pool->free);
+  g_mutex_clear (&pool->lock);
+  g_free (pool);
+}
+
+static BandPool *
+band_pool_new (void)
+{
+  BandPool *pool = g_new0 (BandPool, 1);
+
+  g_atomic_ref_count_init (&pool->ref);
+  g_mutex_init (&pool->lock);
+  pool->free = g_ptr_array_new_with_free_func (g_free);
+  return pool;
+}
+
+/* The render is going: the kept buffers are freed now, the ones still
+ * out when they come back. */
+static void
+band_pool_close (BandPool *pool)
+{
+  g_mutex_lock (&pool->lock);
+  pool->closed = TRUE;
+  g_ptr_array_set_size (pool->free, 0);
+  pool->kept = 0;
+  g_mutex_unlock (&pool->lock);
+  band_pool_unref (pool);
+}
+
+/* A buffer of at least @size bytes, all of them zero (transparent): a
+ * kept one if one fits without wasting more than a quarter of it. */
+static BandBuffer *
+band_pool_take (BandPool *pool,
+                gsize     size)
+{
+  BandBuffer *buffer = NULL;
+  guint best = G_MAXUINT;
+
+  g_mutex_lock (&pool->lock);
+  for (guint i = 0; i < pool->free->len; i++)
+    {
+      BandBuffer *b = g_ptr_array_index (pool->free, i);
+
+      if (b->size >= size && b->size - size <= size / 4 &&
+          (best == G_MAXUINT || b->size < ((BandBuffer *) g_ptr_array_index (pool->free, best))->size))
+        best = i;
+    }
+  if (best != G_MAXUINT)
+    {
+      buffer = g_ptr_array_steal_index_fast (pool->free, best);
+      pool->kept -= buffer->size;
+    }
+  g_mutex_unlock (&pool->lock);
+
+  if (buffer == NULL)
+    {
+      buffer = g_malloc (sizeof (BandBuffer) + size);
+      buffer->size = size;
+    }
+  buffer->pool = pool;
+  g_atomic_ref_count_inc (&pool->ref);
+  memset (buffer->pixels, 0, size);
+  return buffer;
+}
+
+/* The GBytes' free function: GTK is done with the texture. */
+static void
+band_buffer_release (gpointer data)
+{
+  BandBuffer *buffer = data;
+  BandPool *pool = buffer->pool;
+
+  g_mutex_lock (&pool->lock);
+  if (!pool->closed && pool->kept + buffer->size <= BAND_POOL_MAX_BYTES)
+    {
+      g_ptr_array_add (pool->free, buffer);
+      pool->kept += buffer->size;
+      buffer = NULL;
+    }
+  g_mutex_unlock (&pool->lock);
+  g_free (buffer);
+  band_pool_unref (pool);
+}
 
 static void
 cached_layout_free (gpointer data)
@@ -87,6 +204,7 @@ strata_timeline_render_new (PangoContext *context)
   self->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, cached_layout_free);
   self->key = g_string_new (NULL);
   self->scale = 1;
+  self->pool = band_pool_new ();
   self->layout = pango_layout_new (context);
   pango_layout_set_ellipsize (self->layout, PANGO_ELLIPSIZE_END);
   pango_layout_set_single_paragraph_mode (self->layout, TRUE);
@@ -115,6 +233,7 @@ strata_timeline_render_free (StrataTimelineRender *self)
   g_hash_table_unref (self->cache);
   g_string_free (self->key, TRUE);
   g_object_unref (self->context);
+  band_pool_close (self->pool);
   g_free (self);
 }
 
@@ -231,32 +350,40 @@ append_band_texture (StrataTimelineRender    *self,
   int w = (int) ceilf (list->area_width);
   int h = (int) ceilf (MIN (row->y + row->h, list->area_y + list->area_height)) - (int) oy;
   int dw = w * scale, dh = h * scale;
+  gsize size = (gsize) dw * dh * sizeof (guint32);
+  BandBuffer *buffer;
   guint32 *pixels;
+  guint32 last_rgba = 0, packed = 0;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GdkTexture) texture = NULL;
 
   if (w <= 0 || h <= 0)
     return;
 
-  pixels = g_new0 (guint32, (gsize) dw * dh);
+  buffer = band_pool_take (self->pool, size);
+  pixels = buffer->pixels;
   for (guint i = first; i < end; i++)
     {
       const StrataPaintRect *r = &rects[i];
       guint32 a = r->rgba & 0xff;
       int x0 = device_pixel (r->x - ox, scale, dw), x1 = device_pixel (r->x + r->w - ox, scale, dw);
       int y0 = device_pixel (r->y - oy, scale, dh), y1 = device_pixel (r->y + r->h - oy, scale, dh);
-      guint8 src[4];
-      guint32 packed;
-
       if (a == 0 || x1 <= x0 || y1 <= y0)
         continue;
 
-      /* R, G, B, A in memory order, premultiplied. */
-      src[0] = (guint8) ((((r->rgba >> 24) & 0xff) * a + 127) / 255);
-      src[1] = (guint8) ((((r->rgba >> 16) & 0xff) * a + 127) / 255);
-      src[2] = (guint8) ((((r->rgba >> 8) & 0xff) * a + 127) / 255);
-      src[3] = (guint8) a;
-      memcpy (&packed, src, sizeof packed);
+      /* R, G, B, A in memory order, premultiplied; once for a run of
+       * rectangles of one colour. */
+      if (r->rgba != last_rgba)
+        {
+          guint8 src[4];
+
+          src[0] = (guint8) ((((r->rgba >> 24) & 0xff) * a + 127) / 255);
+          src[1] = (guint8) ((((r->rgba >> 16) & 0xff) * a + 127) / 255);
+          src[2] = (guint8) ((((r->rgba >> 8) & 0xff) * a + 127) / 255);
+          src[3] = (guint8) a;
+          memcpy (&packed, src, sizeof packed);
+          last_rgba = r->rgba;
+        }
 
       for (int y = y0; y < y1; y++)
         {
@@ -278,7 +405,7 @@ append_band_texture (StrataTimelineRender    *self,
         }
     }
 
-  bytes = g_bytes_new_take (pixels, (gsize) dw * dh * sizeof (guint32));
+  bytes = g_bytes_new_with_free_func (pixels, size, band_buffer_release, buffer);
   texture = gdk_memory_texture_new (dw, dh, GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes,
                                     (gsize) dw * sizeof (guint32));
   gtk_snapshot_append_texture (snapshot, texture, &GRAPHENE_RECT_INIT (ox, oy, w, h));

@@ -1694,7 +1694,28 @@ fg_close (StrataPainter *self,
   layer_close (self, layer, x, area_x, clip_y0, clip_y1);
 }
 
-/* stack_column() with fg_put(). */
+/* Orders two slots as by_cover_descending() does, without its branches
+ * (which way it goes is a coin toss in a dense row). */
+static G_ALWAYS_INLINE inline void
+slot_order (Slot *a,
+            Slot *b)
+{
+  gboolean swap = b->cover > a->cover || (b->cover == a->cover && b->rgba < a->rgba);
+  Slot lo = swap ? *a : *b, hi = swap ? *b : *a;
+
+  *a = hi;
+  *b = lo;
+}
+
+/* stack_column() with fg_put(). The slots in use are the first ones (a
+ * cover, once added, stays above zero), and their order is total (no two
+ * share a colour), so a sorting network orders them as the insertion
+ * sort does. The last colour's top is the height itself: stack_column()
+ * rounds height * acc / sum, acc being the same covers as sum added in
+ * another order, so within a few ulps of it (at most 3 additions of
+ * positive floats, each off by half an ulp), which keeps the quotient
+ * within 2^-20 height of height, a whole number far below 2^19: it rounds
+ * back to it, as the one-colour case below says too. */
 static G_ALWAYS_INLINE inline void
 fg_stack (Layer        *layer,
           gint32        x,
@@ -1704,16 +1725,12 @@ fg_stack (Layer        *layer,
           float         height)
 {
   Slot slots[N_FG_SLOTS];
-  guint n = 0;
-  float sum = 0, acc = 0, prev = 0;
+  guint n;
+  float sum, acc, prev, top;
 
-  for (guint i = 0; i < N_FG_SLOTS; i++)
-    if (col->fg[i].cover > 0)
-      {
-        slots[n++] = col->fg[i];
-        sum += col->fg[i].cover;
-      }
-  if (n == 0)
+  G_STATIC_ASSERT (N_FG_SLOTS == 3);
+
+  if (col->fg[0].cover <= 0)
     return;
 
   /* One colour: stack_column() rounds height * sum / sum, which is
@@ -1721,34 +1738,44 @@ fg_stack (Layer        *layer,
    * heights are) far below 2^22: the product and the quotient are each
    * within half an ulp, so the quotient is within 2^-23 height of it,
    * and rounds back to it. No division, then. */
-  if (n == 1)
+  if (col->fg[1].cover <= 0)
     {
-      float top = height;
-
-      if (top > 0)
-        fg_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
+      if (height > 0)
+        fg_put (layer, x, lane_y + lane_h - height, height, col->fg[0].rgba);
       return;
     }
 
-  for (guint i = 1; i < n; i++)
-    for (guint j = i; j > 0 && by_cover_descending (&slots[j], &slots[j - 1]) < 0; j--)
-      {
-        Slot t = slots[j];
-
-        slots[j] = slots[j - 1];
-        slots[j - 1] = t;
-      }
-
-  for (guint i = 0; i < n; i++)
+  slots[0] = col->fg[0];
+  slots[1] = col->fg[1];
+  n = col->fg[2].cover > 0 ? 3 : 2;
+  sum = slots[0].cover + slots[1].cover;
+  if (n == 3)
     {
-      float top;
+      slots[2] = col->fg[2];
+      sum += slots[2].cover;
+      slot_order (&slots[1], &slots[2]);
+      slot_order (&slots[0], &slots[1]);
+      slot_order (&slots[1], &slots[2]);
+    }
+  else
+    slot_order (&slots[0], &slots[1]);
 
-      acc += slots[i].cover;
+  acc = slots[0].cover;
+  top = round_half_away_flat (height * acc / sum);
+  if (top > 0)
+    fg_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
+  prev = top;
+  if (n == 3)
+    {
+      acc += slots[1].cover;
       top = round_half_away_flat (height * acc / sum);
       if (top > prev)
-        fg_put (layer, x, lane_y + lane_h - top, top - prev, slots[i].rgba);
+        fg_put (layer, x, lane_y + lane_h - top, top - prev, slots[1].rgba);
       prev = top;
     }
+  top = height;
+  if (top > prev)
+    fg_put (layer, x, lane_y + lane_h - top, top - prev, slots[n - 1].rgba);
 }
 
 static void
