@@ -332,6 +332,17 @@ scale_pair (guint32 pair,
   return ((t + ((t >> 8) & 0x00ff00ff)) >> 8) & 0x00ff00ff;
 }
 
+/* Premultiplied @src of alpha @a over @dst: src + dst * (1 - a), where
+ * no channel can carry into the next. */
+static inline guint32
+over (guint32 src,
+      guint32 dst,
+      guint32 a)
+{
+  return src + (scale_pair (dst & 0x00ff00ff, 255 - a) |
+                (scale_pair ((dst >> 8) & 0x00ff00ff, 255 - a) << 8));
+}
+
 /* Rectangles [first, end) of a row, in order, into one texture over the
  * row's band: each one blended over what is already there (source over,
  * premultiplied), as the renderer would blend their colour nodes. */
@@ -385,6 +396,21 @@ append_band_texture (StrataTimelineRender    *self,
           last_rgba = r->rgba;
         }
 
+      /* A dense row is mostly rectangles one pixel wide: down the
+       * column, without a loop across it for each line. */
+      if (x1 - x0 == 1)
+        {
+          guint32 *p = pixels + (gsize) y0 * dw + x0;
+
+          if (a == 0xff)
+            for (int y = y0; y < y1; y++, p += dw)
+              *p = packed;
+          else
+            for (int y = y0; y < y1; y++, p += dw)
+              *p = over (packed, *p, a);
+          continue;
+        }
+
       for (int y = y0; y < y1; y++)
         {
           guint32 *line = pixels + (gsize) y * dw;
@@ -394,14 +420,7 @@ append_band_texture (StrataTimelineRender    *self,
               line[x] = packed;
           else
             for (int x = x0; x < x1; x++)
-              {
-                guint32 d = line[x];
-
-                /* src + dst * (1 - a), premultiplied: no channel can
-                 * carry into the next. */
-                line[x] = packed + (scale_pair (d & 0x00ff00ff, 255 - a) |
-                                    (scale_pair ((d >> 8) & 0x00ff00ff, 255 - a) << 8));
-              }
+              line[x] = over (packed, line[x], a);
         }
     }
 
