@@ -1389,6 +1389,42 @@ layer_close (StrataPainter *self,
   layer->n_open = kept;
 }
 
+/* Room for @n more rectangles in @layer, made once before a lane's
+ * columns, so run_emit() needs no check. */
+static inline void
+layer_reserve (Layer *layer,
+               guint  n)
+{
+  if (layer->n_done + n > layer->done->len)
+    g_array_set_size (layer->done, MAX (layer->done->len * 2, layer->n_done + n));
+}
+
+/* layer_emit() for a layer that is not the background (so never
+ * hatched), into room made by layer_reserve(): the same rectangle from
+ * the same operations. */
+static G_ALWAYS_INLINE inline void
+run_emit (Layer     *layer,
+          const Run *run,
+          float      area_x,
+          float      clip_y0,
+          float      clip_y1)
+{
+  float y0 = MAX (run->y, clip_y0);
+  float y1 = MIN (run->y + run->h, clip_y1);
+  StrataPaintRect *r;
+
+  if (y1 <= y0)
+    return;
+
+  g_assert (layer->n_done < layer->done->len);
+  r = &g_array_index (layer->done, StrataPaintRect, layer->n_done++);
+  r->x = area_x + run->x0;
+  r->y = y0;
+  r->w = run->x1 - run->x0;
+  r->h = y1 - y0;
+  r->rgba = run->rgba;
+}
+
 static int
 by_cover_descending (gconstpointer pa,
                      gconstpointer pb)
@@ -1609,10 +1645,13 @@ fg_height (const Column *col,
 }
 
 /* layer_put() and then layer_close() at column @x, for a layer that gets
- * at most this one put a column; @put FALSE for none. */
-static inline void
+ * at most this one put a column; @put FALSE for none. The background's
+ * runs are emitted with layer_emit() (which hatches), the ticks' with
+ * run_emit(). */
+static G_ALWAYS_INLINE inline void
 single_put (StrataPainter *self,
             Layer         *layer,
+            gboolean       background,
             gboolean       put,
             gint32         x,
             float          y,
@@ -1632,7 +1671,10 @@ single_put (StrataPainter *self,
           open->x1 = x + 1;
           return;
         }
-      layer_emit (self, layer, open, area_x, clip_y0, clip_y1);
+      if (background)
+        layer_emit (self, layer, open, area_x, clip_y0, clip_y1);
+      else
+        run_emit (layer, open, area_x, clip_y0, clip_y1);
       layer->n_open = 0;
     }
   if (put)
@@ -1675,23 +1717,26 @@ fg_put (Layer   *layer,
   layer->n_open++;
 }
 
-/* layer_close() at column @x >= 0: nothing to do, the usual case, when
- * column @x extended every open run. */
+/* layer_close() at column @x >= 0 for a layer that is not the
+ * background, in one pass: the runs column @x did not extend are emitted
+ * in the order they are open, the others stay open in theirs. */
 static G_ALWAYS_INLINE inline void
-fg_close (StrataPainter *self,
-          Layer         *layer,
-          gint32         x,
-          float          area_x,
-          float          clip_y0,
-          float          clip_y1)
+fg_close (Layer  *layer,
+          gint32  x,
+          float   area_x,
+          float   clip_y0,
+          float   clip_y1)
 {
-  guint kept = 0;
+  guint kept = 0, n = layer->n_open;
 
-  for (guint i = 0; i < layer->n_open; i++)
-    kept += layer->open[i].x1 == x + 1;
-  if (kept == layer->n_open)
-    return;
-  layer_close (self, layer, x, area_x, clip_y0, clip_y1);
+  for (guint i = 0; i < n; i++)
+    {
+      if (layer->open[i].x1 == x + 1)
+        layer->open[kept++] = layer->open[i];
+      else
+        run_emit (layer, &layer->open[i], area_x, clip_y0, clip_y1);
+    }
+  layer->n_open = kept;
 }
 
 /* Orders two slots as by_cover_descending() does, without its branches
@@ -1793,6 +1838,14 @@ emit_lane_fast (StrataPainter     *self,
 
   g_assert (bg->n_open == 0 && fg->n_open == 0 && ticks->n_open == 0);
 
+  /* A column puts at most N_FG_SLOTS foreground rectangles and one tick,
+   * and every rectangle emitted was a put. */
+  if (lane->lo < lane->hi)
+    {
+      layer_reserve (fg, N_FG_SLOTS * (guint) (lane->hi - lane->lo));
+      layer_reserve (ticks, (guint) (lane->hi - lane->lo));
+    }
+
   for (gint x = lane->lo; x < lane->hi; x++)
     {
       const Column *col = &cols[x];
@@ -1826,17 +1879,17 @@ emit_lane_fast (StrataPainter     *self,
             float fg_h = fg_height (col, geo->main_h);
             const Slot *b = biggest_flat (col->bg, N_BG_SLOTS);
 
-            single_put (self, bg, b != NULL && fg_h < geo->main_h, x, geo->main_y, geo->main_h,
+            single_put (self, bg, TRUE, b != NULL && fg_h < geo->main_h, x, geo->main_y, geo->main_h,
                         b != NULL ? b->rgba : 0, area_x, clip_y0, clip_y1);
             fg_stack (fg, x, col, geo->main_y, geo->main_h, fg_h);
-            fg_close (self, fg, x, area_x, clip_y0, clip_y1);
+            fg_close (fg, x, area_x, clip_y0, clip_y1);
           }
           break;
 
         case LANE_NESTED:
           fg_stack (fg, x, col, geo->nested_y, geo->nested_h,
                     fg_height (col, geo->nested_h));
-          fg_close (self, fg, x, area_x, clip_y0, clip_y1);
+          fg_close (fg, x, area_x, clip_y0, clip_y1);
           break;
 
         case LANE_INSTANTS:
@@ -1845,7 +1898,7 @@ emit_lane_fast (StrataPainter     *self,
           {
             const Slot *t = biggest_flat (col->fg, N_FG_SLOTS);
 
-            single_put (self, ticks, t != NULL, x, geo->ticks_y, geo->ticks_h,
+            single_put (self, ticks, FALSE, t != NULL, x, geo->ticks_y, geo->ticks_h,
                         t != NULL ? t->rgba : 0, area_x, clip_y0, clip_y1);
           }
           break;
