@@ -295,14 +295,30 @@ band_of (const StrataDisplayList *list,
   return NULL;
 }
 
-static gboolean
-in_band (const StrataDisplayList *list,
-         const StrataPaintRow    *row,
-         const StrataPaintRect   *r)
+/* A row's band cut to the timeline area, found once for its run of
+ * rectangles. */
+typedef struct
 {
-  return r->x >= list->area_x && r->x + r->w <= list->area_x + list->area_width &&
-         r->y >= MAX (row->y, list->area_y) &&
-         r->y + r->h <= MIN (row->y + row->h, list->area_y + list->area_height);
+  float x0, x1, y0, y1;
+} Band;
+
+static inline void
+band_init (Band                    *band,
+           const StrataDisplayList *list,
+           const StrataPaintRow    *row)
+{
+  band->x0 = list->area_x;
+  band->x1 = list->area_x + list->area_width;
+  band->y0 = MAX (row->y, list->area_y);
+  band->y1 = MIN (row->y + row->h, list->area_y + list->area_height);
+}
+
+static inline gboolean
+in_band (const Band            *band,
+         const StrataPaintRect *r)
+{
+  return r->x >= band->x0 && r->x + r->w <= band->x1 &&
+         r->y >= band->y0 && r->y + r->h <= band->y1;
 }
 
 /* @v rounded to a device pixel, in [0, limit]. Clamped first, so
@@ -436,13 +452,14 @@ strata_timeline_render_rects (StrataTimelineRender    *self,
                               const StrataDisplayList *list)
 {
   const StrataPaintRect *rects = (const StrataPaintRect *)(gpointer) list->rects->data;
-  guint i = 0, cursor = 0;
+  guint i = 0, cursor = 0, n = list->rects->len;
 
-  while (i < list->rects->len)
+  while (i < n)
     {
       const StrataPaintRow *row = band_of (list, &rects[i], &cursor);
       guint end = i + 1;
       double area = 0;
+      Band band;
 
       if (row == NULL)
         {
@@ -452,7 +469,8 @@ strata_timeline_render_rects (StrataTimelineRender    *self,
 
       /* The run of rectangles inside this row's band, and what filling
        * them would cost. */
-      for (end = i; end < list->rects->len && in_band (list, row, &rects[end]); end++)
+      band_init (&band, list, row);
+      for (end = i; end < n && in_band (&band, &rects[end]); end++)
         area += (double) rects[end].w * rects[end].h;
 
       if (end - i >= TEXTURE_MIN_RECTS &&
