@@ -6,8 +6,9 @@
  * row's run of rectangles is rasterized, in the same order and with the
  * same source-over blending, into one memory texture at the device scale,
  * drawn as one node (a zoomed-out dense row is thousands of one-pixel
- * rectangles, and GTK spends far more on a node than on a few pixels).
- * Texts are laid out with one PangoLayout that is reused for every text of
+ * rectangles, and GTK spends far more on a node than on a few pixels);
+ * the textures' pixel buffers come back to a pool when GTK drops them, so
+ * the next frame fills warm memory instead of fresh pages. Texts are laid out with one PangoLayout that is reused for every text of
  * the frame, with a font per text role in pixel sizes (as strata-cli
  * render uses), ellipsized to the width the painter gives them.
  *
