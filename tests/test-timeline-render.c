@@ -7,7 +7,9 @@
  * colour node per rectangle, both through the cairo renderer (no display
  * is needed for render nodes), at scale 1 and 2, and the pixels must agree to
  * the rounding of one premultiplication. The frame must really have used
- * textures, and a sparse frame none.
+ * textures, and a sparse frame none. The textures' pixel buffers, kept
+ * from one frame to the next, are never shared by two live textures, and
+ * a frame drawn into kept buffers is the frame drawn into fresh ones.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -231,6 +233,112 @@ test_dense_rows_as_textures (void)
   fixture_clear (&f);
 }
 
+/* @node drawn over an opaque white into bytes, as draw() does. */
+static guint8 *
+node_pixels (GskRenderer   *renderer,
+             GskRenderNode *node,
+             int            w,
+             int            h)
+{
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) all = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  guint8 *data = g_malloc ((gsize) w * h * 4);
+
+  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 }, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gtk_snapshot_append_node (snapshot, node);
+  all = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  texture = gsk_renderer_render_texture (renderer, all, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gdk_texture_download (texture, data, (gsize) w * 4);
+  return data;
+}
+
+static GskRenderNode *
+rects_node (StrataTimelineRender    *render,
+            const StrataDisplayList *list)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  strata_timeline_render_rects (render, snapshot, list);
+  return gtk_snapshot_free_to_node (snapshot);
+}
+
+/* The band textures' pixel buffers are kept for later frames: a frame
+ * drawn while an earlier one is still held must not take the earlier
+ * one's buffers (its pixels stay as they were), a frame drawn into kept
+ * buffers that held another frame's pixels comes out as if drawn into
+ * fresh ones, and a texture may outlive the render that drew it. */
+static void
+test_band_buffers_reused (void)
+{
+  Fixture f;
+  g_autoptr(StrataDisplayList) a = strata_display_list_new ();
+  g_autoptr(StrataDisplayList) b = strata_display_list_new ();
+  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
+  g_autoptr(GError) error = NULL;
+  PangoContext *pango = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  StrataTimelineRender *render = strata_timeline_render_new (pango);
+  const StrataPaintStyle *style;
+  GskRenderNode *node_a, *node_b;
+  g_autofree guint8 *first = NULL, *held = NULL, *again = NULL, *b_pixels = NULL, *b_fresh = NULL;
+  g_autofree guint8 *orphan = NULL;
+  guint n_rows, n_textures;
+  int w, h;
+
+  g_assert_true (gsk_renderer_realize (renderer, NULL, &error));
+  g_assert_no_error (error);
+  fixture_init (&f);
+  style = strata_painter_get_style (f.painter);
+  strata_painter_get_rows (f.painter, &n_rows);
+
+  {
+    gint64 span = f.end - f.start;
+    StrataPaintViewport va = { f.start, f.end, 600, n_rows * style->row_height, 0 };
+    StrataPaintViewport vb = { f.start + span / 3, f.start + span / 3 + span / 2, 600,
+                               n_rows * style->row_height, 0 };
+
+    strata_painter_paint (f.painter, &va, a);
+    strata_painter_paint (f.painter, &vb, b);
+  }
+  w = (int) a->frame_width;
+  h = (int) a->frame_height;
+  g_assert_cmpint (w, ==, (int) b->frame_width);
+  g_assert_cmpint (h, ==, (int) b->frame_height);
+
+  /* Frame a, held while frame b is drawn. */
+  node_a = rects_node (render, a);
+  n_textures = count_textures (node_a);
+  g_assert_cmpuint (n_textures, >, 0);
+  first = node_pixels (renderer, node_a, w, h);
+  node_b = rects_node (render, b);
+  g_assert_cmpuint (count_textures (node_b), >, 0);
+  held = node_pixels (renderer, node_a, w, h);
+  g_assert_cmpmem (held, (gsize) w * h * 4, first, (gsize) w * h * 4);
+  b_pixels = node_pixels (renderer, node_b, w, h);
+
+  /* Both dropped: a again, then b again, each into the other's kept
+   * buffers. */
+  gsk_render_node_unref (node_a);
+  gsk_render_node_unref (node_b);
+  node_a = rects_node (render, a);
+  again = node_pixels (renderer, node_a, w, h);
+  g_assert_cmpmem (again, (gsize) w * h * 4, first, (gsize) w * h * 4);
+  gsk_render_node_unref (node_a);
+  node_b = rects_node (render, b);
+  b_fresh = node_pixels (renderer, node_b, w, h);
+  g_assert_cmpmem (b_fresh, (gsize) w * h * 4, b_pixels, (gsize) w * h * 4);
+
+  /* The render goes first; its textures stay whole. */
+  strata_timeline_render_free (render);
+  orphan = node_pixels (renderer, node_b, w, h);
+  g_assert_cmpmem (orphan, (gsize) w * h * 4, b_pixels, (gsize) w * h * 4);
+  gsk_render_node_unref (node_b);
+
+  gsk_renderer_unrealize (renderer);
+  g_object_unref (pango);
+  fixture_clear (&f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -243,6 +351,7 @@ main (int    argc,
   gtk_init_check ();
 
   g_test_add_func ("/strata/timeline-render/dense-rows-as-textures", test_dense_rows_as_textures);
+  g_test_add_func ("/strata/timeline-render/band-buffers-reused", test_band_buffers_reused);
 
   return g_test_run ();
 }

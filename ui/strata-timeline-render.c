@@ -6,8 +6,9 @@
  * row's run of rectangles is rasterized, in the same order and with the
  * same source-over blending, into one memory texture at the device scale,
  * drawn as one node (a zoomed-out dense row is thousands of one-pixel
- * rectangles, and GTK spends far more on a node than on a few pixels).
- * Texts are laid out with one PangoLayout that is reused for every text of
+ * rectangles, and GTK spends far more on a node than on a few pixels);
+ * the textures' pixel buffers come back to a pool when GTK drops them, so
+ * the next frame fills warm memory instead of fresh pages. Texts are laid out with one PangoLayout that is reused for every text of
  * the frame, with a font per text role in pixel sizes (as strata-cli
  * render uses), ellipsized to the width the painter gives them.
  *
@@ -44,12 +45,39 @@ static const struct {
 #define TEXTURE_MIN_RECTS 64
 #define NODE_COST_PIXELS  96
 
+/* The band textures' pixels are kept for the next frame's, at most this
+ * much of them. */
+#define BAND_POOL_MAX_BYTES (48 << 20)
+
 typedef struct
 {
   PangoLayout *layout;
   int          width;
   int          height;
 } CachedLayout;
+
+/* Pixel buffers of the band textures, kept from one frame to the next: a
+ * frame of dense rows is dozens of textures of about a hundred kilobytes
+ * each, and fresh zeroed memory for every one cost an allocation, its
+ * clearing and its page faults in every frame. A buffer comes back to the
+ * pool when GTK drops the texture that holds it (from whichever thread
+ * does), so the pool is counted: it outlives the render while a texture
+ * is out, and once the render is gone what comes back is freed. */
+typedef struct
+{
+  gatomicrefcount ref;
+  GMutex          lock;
+  GPtrArray      *free;    /* BandBuffer *, in no order */
+  gsize           kept;    /* their bytes */
+  gboolean        closed;
+} BandPool;
+
+typedef struct
+{
+  BandPool *pool;
+  gsize     size;          /* bytes of pixels */
+  guint32   pixels[];
+} BandBuffer;
 
 struct _StrataTimelineRender
 {
@@ -59,7 +87,97 @@ struct _StrataTimelineRender
   GHashTable           *cache;   /* char * key -> CachedLayout */
   GString              *key;
   int                   scale;   /* device pixels per pixel of the list */
+  BandPool             *pool;
 };
+
+static void
+band_pool_unref (BandPool *pool)
+{
+  if (!g_atomic_ref_count_dec (&pool->ref))
+    return;
+  g_ptr_array_unref (pool->free);
+  g_mutex_clear (&pool->lock);
+  g_free (pool);
+}
+
+static BandPool *
+band_pool_new (void)
+{
+  BandPool *pool = g_new0 (BandPool, 1);
+
+  g_atomic_ref_count_init (&pool->ref);
+  g_mutex_init (&pool->lock);
+  pool->free = g_ptr_array_new_with_free_func (g_free);
+  return pool;
+}
+
+/* The render is going: the kept buffers are freed now, the ones still
+ * out when they come back. */
+static void
+band_pool_close (BandPool *pool)
+{
+  g_mutex_lock (&pool->lock);
+  pool->closed = TRUE;
+  g_ptr_array_set_size (pool->free, 0);
+  pool->kept = 0;
+  g_mutex_unlock (&pool->lock);
+  band_pool_unref (pool);
+}
+
+/* A buffer of at least @size bytes, all of them zero (transparent): a
+ * kept one if one fits without wasting more than a quarter of it. */
+static BandBuffer *
+band_pool_take (BandPool *pool,
+                gsize     size)
+{
+  BandBuffer *buffer = NULL;
+  guint best = G_MAXUINT;
+
+  g_mutex_lock (&pool->lock);
+  for (guint i = 0; i < pool->free->len; i++)
+    {
+      BandBuffer *b = g_ptr_array_index (pool->free, i);
+
+      if (b->size >= size && b->size - size <= size / 4 &&
+          (best == G_MAXUINT || b->size < ((BandBuffer *) g_ptr_array_index (pool->free, best))->size))
+        best = i;
+    }
+  if (best != G_MAXUINT)
+    {
+      buffer = g_ptr_array_steal_index_fast (pool->free, best);
+      pool->kept -= buffer->size;
+    }
+  g_mutex_unlock (&pool->lock);
+
+  if (buffer == NULL)
+    {
+      buffer = g_malloc (sizeof (BandBuffer) + size);
+      buffer->size = size;
+    }
+  buffer->pool = pool;
+  g_atomic_ref_count_inc (&pool->ref);
+  memset (buffer->pixels, 0, size);
+  return buffer;
+}
+
+/* The GBytes' free function: GTK is done with the texture. */
+static void
+band_buffer_release (gpointer data)
+{
+  BandBuffer *buffer = data;
+  BandPool *pool = buffer->pool;
+
+  g_mutex_lock (&pool->lock);
+  if (!pool->closed && pool->kept + buffer->size <= BAND_POOL_MAX_BYTES)
+    {
+      g_ptr_array_add (pool->free, buffer);
+      pool->kept += buffer->size;
+      buffer = NULL;
+    }
+  g_mutex_unlock (&pool->lock);
+  g_free (buffer);
+  band_pool_unref (pool);
+}
 
 static void
 cached_layout_free (gpointer data)
@@ -87,6 +205,7 @@ strata_timeline_render_new (PangoContext *context)
   self->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, cached_layout_free);
   self->key = g_string_new (NULL);
   self->scale = 1;
+  self->pool = band_pool_new ();
   self->layout = pango_layout_new (context);
   pango_layout_set_ellipsize (self->layout, PANGO_ELLIPSIZE_END);
   pango_layout_set_single_paragraph_mode (self->layout, TRUE);
@@ -115,6 +234,7 @@ strata_timeline_render_free (StrataTimelineRender *self)
   g_hash_table_unref (self->cache);
   g_string_free (self->key, TRUE);
   g_object_unref (self->context);
+  band_pool_close (self->pool);
   g_free (self);
 }
 
@@ -176,14 +296,30 @@ band_of (const StrataDisplayList *list,
   return NULL;
 }
 
-static gboolean
-in_band (const StrataDisplayList *list,
-         const StrataPaintRow    *row,
-         const StrataPaintRect   *r)
+/* A row's band cut to the timeline area, found once for its run of
+ * rectangles. */
+typedef struct
 {
-  return r->x >= list->area_x && r->x + r->w <= list->area_x + list->area_width &&
-         r->y >= MAX (row->y, list->area_y) &&
-         r->y + r->h <= MIN (row->y + row->h, list->area_y + list->area_height);
+  float x0, x1, y0, y1;
+} Band;
+
+static inline void
+band_init (Band                    *band,
+           const StrataDisplayList *list,
+           const StrataPaintRow    *row)
+{
+  band->x0 = list->area_x;
+  band->x1 = list->area_x + list->area_width;
+  band->y0 = MAX (row->y, list->area_y);
+  band->y1 = MIN (row->y + row->h, list->area_y + list->area_height);
+}
+
+static inline gboolean
+in_band (const Band            *band,
+         const StrataPaintRect *r)
+{
+  return r->x >= band->x0 && r->x + r->w <= band->x1 &&
+         r->y >= band->y0 && r->y + r->h <= band->y1;
 }
 
 /* @v rounded to a device pixel, in [0, limit]. Clamped first, so
@@ -213,6 +349,17 @@ scale_pair (guint32 pair,
   return ((t + ((t >> 8) & 0x00ff00ff)) >> 8) & 0x00ff00ff;
 }
 
+/* Premultiplied @src of alpha @a over @dst: src + dst * (1 - a), where
+ * no channel can carry into the next. */
+static inline guint32
+over (guint32 src,
+      guint32 dst,
+      guint32 a)
+{
+  return src + (scale_pair (dst & 0x00ff00ff, 255 - a) |
+                (scale_pair ((dst >> 8) & 0x00ff00ff, 255 - a) << 8));
+}
+
 /* Rectangles [first, end) of a row, in order, into one texture over the
  * row's band: each one blended over what is already there (source over,
  * premultiplied), as the renderer would blend their colour nodes. */
@@ -231,32 +378,55 @@ append_band_texture (StrataTimelineRender    *self,
   int w = (int) ceilf (list->area_width);
   int h = (int) ceilf (MIN (row->y + row->h, list->area_y + list->area_height)) - (int) oy;
   int dw = w * scale, dh = h * scale;
+  gsize size = (gsize) dw * dh * sizeof (guint32);
+  BandBuffer *buffer;
   guint32 *pixels;
+  guint32 last_rgba = 0, packed = 0;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GdkTexture) texture = NULL;
 
   if (w <= 0 || h <= 0)
     return;
 
-  pixels = g_new0 (guint32, (gsize) dw * dh);
+  buffer = band_pool_take (self->pool, size);
+  pixels = buffer->pixels;
   for (guint i = first; i < end; i++)
     {
       const StrataPaintRect *r = &rects[i];
       guint32 a = r->rgba & 0xff;
       int x0 = device_pixel (r->x - ox, scale, dw), x1 = device_pixel (r->x + r->w - ox, scale, dw);
       int y0 = device_pixel (r->y - oy, scale, dh), y1 = device_pixel (r->y + r->h - oy, scale, dh);
-      guint8 src[4];
-      guint32 packed;
-
       if (a == 0 || x1 <= x0 || y1 <= y0)
         continue;
 
-      /* R, G, B, A in memory order, premultiplied. */
-      src[0] = (guint8) ((((r->rgba >> 24) & 0xff) * a + 127) / 255);
-      src[1] = (guint8) ((((r->rgba >> 16) & 0xff) * a + 127) / 255);
-      src[2] = (guint8) ((((r->rgba >> 8) & 0xff) * a + 127) / 255);
-      src[3] = (guint8) a;
-      memcpy (&packed, src, sizeof packed);
+      /* R, G, B, A in memory order, premultiplied; once for a run of
+       * rectangles of one colour. */
+      if (r->rgba != last_rgba)
+        {
+          guint8 src[4];
+
+          src[0] = (guint8) ((((r->rgba >> 24) & 0xff) * a + 127) / 255);
+          src[1] = (guint8) ((((r->rgba >> 16) & 0xff) * a + 127) / 255);
+          src[2] = (guint8) ((((r->rgba >> 8) & 0xff) * a + 127) / 255);
+          src[3] = (guint8) a;
+          memcpy (&packed, src, sizeof packed);
+          last_rgba = r->rgba;
+        }
+
+      /* A dense row is mostly rectangles one pixel wide: down the
+       * column, without a loop across it for each line. */
+      if (x1 - x0 == 1)
+        {
+          guint32 *p = pixels + (gsize) y0 * dw + x0;
+
+          if (a == 0xff)
+            for (int y = y0; y < y1; y++, p += dw)
+              *p = packed;
+          else
+            for (int y = y0; y < y1; y++, p += dw)
+              *p = over (packed, *p, a);
+          continue;
+        }
 
       for (int y = y0; y < y1; y++)
         {
@@ -267,18 +437,11 @@ append_band_texture (StrataTimelineRender    *self,
               line[x] = packed;
           else
             for (int x = x0; x < x1; x++)
-              {
-                guint32 d = line[x];
-
-                /* src + dst * (1 - a), premultiplied: no channel can
-                 * carry into the next. */
-                line[x] = packed + (scale_pair (d & 0x00ff00ff, 255 - a) |
-                                    (scale_pair ((d >> 8) & 0x00ff00ff, 255 - a) << 8));
-              }
+              line[x] = over (packed, line[x], a);
         }
     }
 
-  bytes = g_bytes_new_take (pixels, (gsize) dw * dh * sizeof (guint32));
+  bytes = g_bytes_new_with_free_func (pixels, size, band_buffer_release, buffer);
   texture = gdk_memory_texture_new (dw, dh, GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes,
                                     (gsize) dw * sizeof (guint32));
   gtk_snapshot_append_texture (snapshot, texture, &GRAPHENE_RECT_INIT (ox, oy, w, h));
@@ -290,13 +453,14 @@ strata_timeline_render_rects (StrataTimelineRender    *self,
                               const StrataDisplayList *list)
 {
   const StrataPaintRect *rects = (const StrataPaintRect *)(gpointer) list->rects->data;
-  guint i = 0, cursor = 0;
+  guint i = 0, cursor = 0, n = list->rects->len;
 
-  while (i < list->rects->len)
+  while (i < n)
     {
       const StrataPaintRow *row = band_of (list, &rects[i], &cursor);
       guint end = i + 1;
       double area = 0;
+      Band band;
 
       if (row == NULL)
         {
@@ -306,7 +470,8 @@ strata_timeline_render_rects (StrataTimelineRender    *self,
 
       /* The run of rectangles inside this row's band, and what filling
        * them would cost. */
-      for (end = i; end < list->rects->len && in_band (list, row, &rects[end]); end++)
+      band_init (&band, list, row);
+      for (end = i; end < n && in_band (&band, &rects[end]); end++)
         area += (double) rects[end].w * rects[end].h;
 
       if (end - i >= TEXTURE_MIN_RECTS &&

@@ -1389,6 +1389,42 @@ layer_close (StrataPainter *self,
   layer->n_open = kept;
 }
 
+/* Room for @n more rectangles in @layer, made once before a lane's
+ * columns, so run_emit() needs no check. */
+static inline void
+layer_reserve (Layer *layer,
+               guint  n)
+{
+  if (layer->n_done + n > layer->done->len)
+    g_array_set_size (layer->done, MAX (layer->done->len * 2, layer->n_done + n));
+}
+
+/* layer_emit() for a layer that is not the background (so never
+ * hatched), into room made by layer_reserve(): the same rectangle from
+ * the same operations. */
+static G_ALWAYS_INLINE inline void
+run_emit (Layer     *layer,
+          const Run *run,
+          float      area_x,
+          float      clip_y0,
+          float      clip_y1)
+{
+  float y0 = MAX (run->y, clip_y0);
+  float y1 = MIN (run->y + run->h, clip_y1);
+  StrataPaintRect *r;
+
+  if (y1 <= y0)
+    return;
+
+  g_assert (layer->n_done < layer->done->len);
+  r = &g_array_index (layer->done, StrataPaintRect, layer->n_done++);
+  r->x = area_x + run->x0;
+  r->y = y0;
+  r->w = run->x1 - run->x0;
+  r->h = y1 - y0;
+  r->rgba = run->rgba;
+}
+
 static int
 by_cover_descending (gconstpointer pa,
                      gconstpointer pb)
@@ -1609,10 +1645,13 @@ fg_height (const Column *col,
 }
 
 /* layer_put() and then layer_close() at column @x, for a layer that gets
- * at most this one put a column; @put FALSE for none. */
-static inline void
+ * at most this one put a column; @put FALSE for none. The background's
+ * runs are emitted with layer_emit() (which hatches), the ticks' with
+ * run_emit(). */
+static G_ALWAYS_INLINE inline void
 single_put (StrataPainter *self,
             Layer         *layer,
+            gboolean       background,
             gboolean       put,
             gint32         x,
             float          y,
@@ -1632,7 +1671,10 @@ single_put (StrataPainter *self,
           open->x1 = x + 1;
           return;
         }
-      layer_emit (self, layer, open, area_x, clip_y0, clip_y1);
+      if (background)
+        layer_emit (self, layer, open, area_x, clip_y0, clip_y1);
+      else
+        run_emit (layer, open, area_x, clip_y0, clip_y1);
       layer->n_open = 0;
     }
   if (put)
@@ -1675,26 +1717,50 @@ fg_put (Layer   *layer,
   layer->n_open++;
 }
 
-/* layer_close() at column @x >= 0: nothing to do, the usual case, when
- * column @x extended every open run. */
+/* layer_close() at column @x >= 0 for a layer that is not the
+ * background, in one pass: the runs column @x did not extend are emitted
+ * in the order they are open, the others stay open in theirs. */
 static G_ALWAYS_INLINE inline void
-fg_close (StrataPainter *self,
-          Layer         *layer,
-          gint32         x,
-          float          area_x,
-          float          clip_y0,
-          float          clip_y1)
+fg_close (Layer  *layer,
+          gint32  x,
+          float   area_x,
+          float   clip_y0,
+          float   clip_y1)
 {
-  guint kept = 0;
+  guint kept = 0, n = layer->n_open;
 
-  for (guint i = 0; i < layer->n_open; i++)
-    kept += layer->open[i].x1 == x + 1;
-  if (kept == layer->n_open)
-    return;
-  layer_close (self, layer, x, area_x, clip_y0, clip_y1);
+  for (guint i = 0; i < n; i++)
+    {
+      if (layer->open[i].x1 == x + 1)
+        layer->open[kept++] = layer->open[i];
+      else
+        run_emit (layer, &layer->open[i], area_x, clip_y0, clip_y1);
+    }
+  layer->n_open = kept;
 }
 
-/* stack_column() with fg_put(). */
+/* Orders two slots as by_cover_descending() does, without its branches
+ * (which way it goes is a coin toss in a dense row). */
+static G_ALWAYS_INLINE inline void
+slot_order (Slot *a,
+            Slot *b)
+{
+  gboolean swap = b->cover > a->cover || (b->cover == a->cover && b->rgba < a->rgba);
+  Slot lo = swap ? *a : *b, hi = swap ? *b : *a;
+
+  *a = hi;
+  *b = lo;
+}
+
+/* stack_column() with fg_put(). The slots in use are the first ones (a
+ * cover, once added, stays above zero), and their order is total (no two
+ * share a colour), so a sorting network orders them as the insertion
+ * sort does. The last colour's top is the height itself: stack_column()
+ * rounds height * acc / sum, acc being the same covers as sum added in
+ * another order, so within a few ulps of it (at most 3 additions of
+ * positive floats, each off by half an ulp), which keeps the quotient
+ * within 2^-20 height of height, a whole number far below 2^19: it rounds
+ * back to it, as the one-colour case below says too. */
 static G_ALWAYS_INLINE inline void
 fg_stack (Layer        *layer,
           gint32        x,
@@ -1704,16 +1770,12 @@ fg_stack (Layer        *layer,
           float         height)
 {
   Slot slots[N_FG_SLOTS];
-  guint n = 0;
-  float sum = 0, acc = 0, prev = 0;
+  guint n;
+  float sum, acc, prev, top;
 
-  for (guint i = 0; i < N_FG_SLOTS; i++)
-    if (col->fg[i].cover > 0)
-      {
-        slots[n++] = col->fg[i];
-        sum += col->fg[i].cover;
-      }
-  if (n == 0)
+  G_STATIC_ASSERT (N_FG_SLOTS == 3);
+
+  if (col->fg[0].cover <= 0)
     return;
 
   /* One colour: stack_column() rounds height * sum / sum, which is
@@ -1721,34 +1783,44 @@ fg_stack (Layer        *layer,
    * heights are) far below 2^22: the product and the quotient are each
    * within half an ulp, so the quotient is within 2^-23 height of it,
    * and rounds back to it. No division, then. */
-  if (n == 1)
+  if (col->fg[1].cover <= 0)
     {
-      float top = height;
-
-      if (top > 0)
-        fg_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
+      if (height > 0)
+        fg_put (layer, x, lane_y + lane_h - height, height, col->fg[0].rgba);
       return;
     }
 
-  for (guint i = 1; i < n; i++)
-    for (guint j = i; j > 0 && by_cover_descending (&slots[j], &slots[j - 1]) < 0; j--)
-      {
-        Slot t = slots[j];
-
-        slots[j] = slots[j - 1];
-        slots[j - 1] = t;
-      }
-
-  for (guint i = 0; i < n; i++)
+  slots[0] = col->fg[0];
+  slots[1] = col->fg[1];
+  n = col->fg[2].cover > 0 ? 3 : 2;
+  sum = slots[0].cover + slots[1].cover;
+  if (n == 3)
     {
-      float top;
+      slots[2] = col->fg[2];
+      sum += slots[2].cover;
+      slot_order (&slots[1], &slots[2]);
+      slot_order (&slots[0], &slots[1]);
+      slot_order (&slots[1], &slots[2]);
+    }
+  else
+    slot_order (&slots[0], &slots[1]);
 
-      acc += slots[i].cover;
+  acc = slots[0].cover;
+  top = round_half_away_flat (height * acc / sum);
+  if (top > 0)
+    fg_put (layer, x, lane_y + lane_h - top, top, slots[0].rgba);
+  prev = top;
+  if (n == 3)
+    {
+      acc += slots[1].cover;
       top = round_half_away_flat (height * acc / sum);
       if (top > prev)
-        fg_put (layer, x, lane_y + lane_h - top, top - prev, slots[i].rgba);
+        fg_put (layer, x, lane_y + lane_h - top, top - prev, slots[1].rgba);
       prev = top;
     }
+  top = height;
+  if (top > prev)
+    fg_put (layer, x, lane_y + lane_h - top, top - prev, slots[n - 1].rgba);
 }
 
 static void
@@ -1765,6 +1837,14 @@ emit_lane_fast (StrataPainter     *self,
   const float clip_y0 = geo->clip_y0, clip_y1 = geo->clip_y1;
 
   g_assert (bg->n_open == 0 && fg->n_open == 0 && ticks->n_open == 0);
+
+  /* A column puts at most N_FG_SLOTS foreground rectangles and one tick,
+   * and every rectangle emitted was a put. */
+  if (lane->lo < lane->hi)
+    {
+      layer_reserve (fg, N_FG_SLOTS * (guint) (lane->hi - lane->lo));
+      layer_reserve (ticks, (guint) (lane->hi - lane->lo));
+    }
 
   for (gint x = lane->lo; x < lane->hi; x++)
     {
@@ -1799,17 +1879,17 @@ emit_lane_fast (StrataPainter     *self,
             float fg_h = fg_height (col, geo->main_h);
             const Slot *b = biggest_flat (col->bg, N_BG_SLOTS);
 
-            single_put (self, bg, b != NULL && fg_h < geo->main_h, x, geo->main_y, geo->main_h,
+            single_put (self, bg, TRUE, b != NULL && fg_h < geo->main_h, x, geo->main_y, geo->main_h,
                         b != NULL ? b->rgba : 0, area_x, clip_y0, clip_y1);
             fg_stack (fg, x, col, geo->main_y, geo->main_h, fg_h);
-            fg_close (self, fg, x, area_x, clip_y0, clip_y1);
+            fg_close (fg, x, area_x, clip_y0, clip_y1);
           }
           break;
 
         case LANE_NESTED:
           fg_stack (fg, x, col, geo->nested_y, geo->nested_h,
                     fg_height (col, geo->nested_h));
-          fg_close (self, fg, x, area_x, clip_y0, clip_y1);
+          fg_close (fg, x, area_x, clip_y0, clip_y1);
           break;
 
         case LANE_INSTANTS:
@@ -1818,7 +1898,7 @@ emit_lane_fast (StrataPainter     *self,
           {
             const Slot *t = biggest_flat (col->fg, N_FG_SLOTS);
 
-            single_put (self, ticks, t != NULL, x, geo->ticks_y, geo->ticks_h,
+            single_put (self, ticks, FALSE, t != NULL, x, geo->ticks_y, geo->ticks_h,
                         t != NULL ? t->rgba : 0, area_x, clip_y0, clip_y1);
           }
           break;
