@@ -1475,8 +1475,8 @@ test_spilled_result_reuse (void)
 /* A narrow view of a long span decodes the blocks its answer lies in and,
  * per lane of the span, at most two more: the block at each end of what
  * is in view. The chunks' keys (each block's first item) take the
- * bisections to a block without decoding any, and their lane runs say
- * where each lane begins; bisecting over the items themselves decoded a
+ * bisections to a block without decoding any, and their lane changes
+ * say where each lane begins; bisecting over the items themselves decoded a
  * block a probe. At full-size chunks (8192 pixels) a lane is up to 32
  * blocks long. */
 static void

@@ -153,8 +153,8 @@ typedef struct
   guint32 n_channels;
   guint32 n_items;
   guint32 at_end;
-  guint32 n_runs;              /* lane runs after the keys */
-  guint64 checksum;            /* XXH3-64 of the spans, keys and lane runs */
+  guint32 n_changes;           /* lane changes after the keys */
+  guint64 checksum;            /* XXH3-64 of the spans, keys and lane changes */
   guint64 sums_checksum;       /* XXH3-64 of the items' table's block checksums */
 } StrataIndexChunk;
 
@@ -204,15 +204,10 @@ typedef struct
   guint32 reserved;
 } StrataIndexItemKey;
 
-/* A chunk's items as runs of one lane: where each run begins, in item
- * order over the whole chunk (a run may cross from one span into the
- * next), so a query finds where a span's lanes begin without decoding.
- * In the file after the keys, under the same checksum. */
-typedef struct
-{
-  guint32 first;
-  guint32 lane;
-} StrataIndexLaneRun;
+/* After a chunk's keys, under the same checksum: its *lane changes*,
+ * the items (guint32, increasing, none the first) whose lane is not the
+ * one before's, so a query finds where a span's lanes begin without
+ * decoding: at the span's first item and at each change inside it. */
 
 G_STATIC_ASSERT (sizeof (StrataIndexHeader) % 8 == 0);
 G_STATIC_ASSERT (sizeof (StrataIndexChunk) == 64);
@@ -220,7 +215,6 @@ G_STATIC_ASSERT (sizeof (StrataIndexBlock) == 24);
 G_STATIC_ASSERT (sizeof (StrataIndexLane) == 40);
 G_STATIC_ASSERT (sizeof (StrataIndexSpan) == 12);
 G_STATIC_ASSERT (sizeof (StrataIndexItemKey) == 24);
-G_STATIC_ASSERT (sizeof (StrataIndexLaneRun) == 8);
 
 /* The mapped file, shared by the tree, its raw store and the trace. */
 typedef struct _StrataIndexMap StrataIndexMap;
@@ -421,8 +415,8 @@ typedef struct
   struct _StrataBlockPacker *packer;   /* its items packed there (strata-block-packer.h), */
   guint64               first_block;   /* in blocks of STRATA_INDEX_ITEM_BLOCK from this ticket on */
   const StrataIndexItemKey *keys;      /* when spilled: its blocks' first items, */
-  const StrataIndexLaneRun *runs;      /* its lane runs */
-  guint                 n_runs;
+  const guint32        *changes;       /* its lane changes */
+  guint                 n_changes;
 } StrataZoomChunkView;
 
 /* Where a chunk's keys begin after its @n_channels spans, and how many

@@ -510,36 +510,32 @@ write_levels (Writer         *w,
           }
 
           /* The spans, then the first item of each block of items, then
-           * the lane runs. */
+           * the lane changes. */
           align (w);
           rec.offset = w->offset;
           {
             gsize keys_at = strata_index_keys_offset (view.n_channels);
             guint64 n_keys = strata_index_n_keys (view.n_items);
-            g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (StrataIndexLaneRun));
+            g_autoptr(GArray) changes = g_array_new (FALSE, FALSE, sizeof (guint32));
             g_autofree guint8 *blob = NULL;
             StrataIndexItemKey *keys;
             gsize size;
 
             if (view.items != NULL)
               {
-                for (guint k = 0; k < view.n_items; k++)
-                  {
-                    StrataIndexLaneRun run = { k, strata_zoom_item_lane (&view.items[k]) };
-
-                    if (runs->len == 0 || g_array_index (runs, StrataIndexLaneRun, runs->len - 1).lane != run.lane)
-                      g_array_append_val (runs, run);
-                  }
+                for (guint k = 1; k < view.n_items; k++)
+                  if (strata_zoom_item_lane (&view.items[k]) != strata_zoom_item_lane (&view.items[k - 1]))
+                    g_array_append_val (changes, k);
               }
             else if (view.keys != NULL || n_keys == 0)
-              g_array_append_vals (runs, view.runs, view.n_runs);
+              g_array_append_vals (changes, view.changes, view.n_changes);
             else
               {
                 w->error = EIO;
                 break;
               }
 
-            size = keys_at + n_keys * sizeof (StrataIndexItemKey) + runs->len * sizeof (StrataIndexLaneRun);
+            size = keys_at + n_keys * sizeof (StrataIndexItemKey) + changes->len * sizeof (guint32);
             blob = g_malloc0 (size);
             keys = (StrataIndexItemKey *)(gpointer)(blob + keys_at);
             memcpy (blob, view.channels, spans_size);
@@ -548,10 +544,10 @@ write_levels (Writer         *w,
                 strata_index_item_key_init (&keys[b], &view.items[b * STRATA_INDEX_ITEM_BLOCK]);
             else if (n_keys > 0)
               memcpy (keys, view.keys, n_keys * sizeof (StrataIndexItemKey));
-            memcpy (keys + n_keys, runs->data, runs->len * sizeof (StrataIndexLaneRun));
+            memcpy (keys + n_keys, changes->data, changes->len * sizeof (guint32));
             put (w, blob, size);
             rec.checksum = strata_index_checksum (blob, size);
-            rec.n_runs = runs->len;
+            rec.n_changes = changes->len;
           }
 
           rec.index = view.index;

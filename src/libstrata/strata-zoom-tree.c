@@ -142,8 +142,8 @@ typedef struct
   StrataBlockPacker *spilled;  /* spilled during the pass: its items, packed there ... */
   guint64         first_block; /* ... in blocks from this ticket on */
   const StrataIndexItemKey *keys; /* packed or spilled: each block's first item, */
-  const StrataIndexLaneRun *runs; /* and its items' lane runs */
-  guint           n_runs;
+  const guint32  *changes;     /* and its items' lane changes */
+  guint           n_changes;
 } Chunk;
 
 /* Appends the items of @span to @out: copied from a chunk in memory,
@@ -1140,8 +1140,8 @@ chunk_alloc (StrataZoomTree    *self,
   chunk->spilled = packer;
   chunk->first_block = 0;
   chunk->keys = NULL;
-  chunk->runs = NULL;
-  chunk->n_runs = 0;
+  chunk->changes = NULL;
+  chunk->n_changes = 0;
   chunk->n_channels = n_channels;
   chunk->n_items = n_items;
 
@@ -1154,7 +1154,8 @@ typedef struct
 {
   StrataBlockStream *stream;   /* NULL: the chunk keeps its items */
   GArray            *keys;     /* StrataIndexItemKey */
-  GArray            *runs;     /* StrataIndexLaneRun */
+  GArray            *changes;  /* guint32: items whose lane is not the one before's */
+  guint              lane;     /* the last item's */
   guint64            n;        /* items streamed */
 } ItemStream;
 
@@ -1165,12 +1166,13 @@ item_stream_begin (ItemStream        *s,
   s->n = 0;
   s->stream = NULL;
   s->keys = NULL;
-  s->runs = NULL;
+  s->changes = NULL;
+  s->lane = 0;
   if (packer == NULL)
     return;
   s->stream = strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
   s->keys = g_array_new (FALSE, FALSE, sizeof (StrataIndexItemKey));
-  s->runs = g_array_new (FALSE, FALSE, sizeof (StrataIndexLaneRun));
+  s->changes = g_array_new (FALSE, FALSE, sizeof (guint32));
 }
 
 static void
@@ -1189,10 +1191,12 @@ item_stream_add (ItemStream           *s,
     }
   for (guint i = 0; i < n; i++)
     {
-      StrataIndexLaneRun run = { (guint32) (s->n + i), strata_zoom_item_lane (&items[i]) };
+      guint lane = strata_zoom_item_lane (&items[i]);
+      guint32 at = (guint32) (s->n + i);
 
-      if (s->runs->len == 0 || g_array_index (s->runs, StrataIndexLaneRun, s->runs->len - 1).lane != run.lane)
-        g_array_append_val (s->runs, run);
+      if (at > 0 && lane != s->lane)
+        g_array_append_val (s->changes, at);
+      s->lane = lane;
     }
   strata_block_stream_add (s->stream, items, n);
   s->n += n;
@@ -1205,7 +1209,7 @@ item_stream_end (ItemStream *s)
   return strata_block_stream_end (s->stream, NULL);
 }
 
-/* Gives @chunk the keys and lane runs @s collected, and frees them. */
+/* Gives @chunk the keys and lane changes @s collected, and frees them. */
 static void
 item_stream_keys (StrataZoomTree *self,
                   ItemStream     *s,
@@ -1219,16 +1223,16 @@ item_stream_keys (StrataZoomTree *self,
       guint8 *p;
 
       g_mutex_lock (&self->arena_lock);
-      p = arena_alloc (self, keys_size + s->runs->len * sizeof (StrataIndexLaneRun));
+      p = arena_alloc (self, keys_size + s->changes->len * sizeof (guint32));
       g_mutex_unlock (&self->arena_lock);
       memcpy (p, s->keys->data, keys_size);
-      memcpy (p + keys_size, s->runs->data, s->runs->len * sizeof (StrataIndexLaneRun));
+      memcpy (p + keys_size, s->changes->data, s->changes->len * sizeof (guint32));
       chunk->keys = (const StrataIndexItemKey *)(gconstpointer) p;
-      chunk->runs = (const StrataIndexLaneRun *)(gconstpointer)(p + keys_size);
-      chunk->n_runs = s->runs->len;
+      chunk->changes = (const guint32 *)(gconstpointer)(p + keys_size);
+      chunk->n_changes = s->changes->len;
     }
   g_clear_pointer (&s->keys, g_array_unref);
-  g_clear_pointer (&s->runs, g_array_unref);
+  g_clear_pointer (&s->changes, g_array_unref);
 }
 
 /* What a chunk counts for in the tree's size (and the index header's
@@ -1255,7 +1259,7 @@ chunk_count (StrataZoomTree *self,
   self->chunk_index += sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan);
   if (chunk->keys != NULL)
     self->chunk_index += strata_index_n_keys (chunk->n_items) * sizeof (StrataIndexItemKey) +
-                         chunk->n_runs * sizeof (StrataIndexLaneRun);
+                         chunk->n_changes * sizeof (guint32);
   if (chunk->spilled != NULL)
     self->n_spilled++;
   else
@@ -3205,8 +3209,8 @@ mapped_chunk (StrataZoomTree *self,
 {
   const StrataIndexChunk *rec = (const StrataIndexChunk *)(gconstpointer) level->records.data + i;
   gsize keys_at = strata_index_keys_offset (rec->n_channels);
-  gsize runs_at = keys_at + strata_index_n_keys (rec->n_items) * sizeof (StrataIndexItemKey);
-  gsize blob_size = runs_at + (gsize) rec->n_runs * sizeof (StrataIndexLaneRun);
+  gsize changes_at = keys_at + strata_index_n_keys (rec->n_items) * sizeof (StrataIndexItemKey);
+  gsize blob_size = changes_at + (gsize) rec->n_changes * sizeof (guint32);
   guint64 n_sums = ((guint64) rec->n_items + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
   gint state = g_atomic_int_get (&level->record_state[i]);
   gsize map_size;
@@ -3233,15 +3237,13 @@ mapped_chunk (StrataZoomTree *self,
 
           ok = span->first <= rec->n_items && span->n_items <= rec->n_items - span->first;
         }
-      /* The lane runs begin at the first item, each after the one before,
-       * in a lane there is. */
-      ok = ok && (rec->n_items == 0 || rec->n_runs > 0);
-      for (guint r = 0; ok && r < rec->n_runs; r++)
+      /* The lane changes are items of the chunk after its first, each
+       * after the one before. */
+      for (guint k = 0; ok && k < rec->n_changes; k++)
         {
-          const StrataIndexLaneRun *run = (const StrataIndexLaneRun *)(gconstpointer)(base + rec->offset + runs_at) + r;
+          const guint32 *at = (const guint32 *)(gconstpointer)(base + rec->offset + changes_at) + k;
 
-          ok = run->first < rec->n_items && run->lane < N_LANES &&
-               (r == 0 ? run->first == 0 : run->first > run[-1].first);
+          ok = *at > 0 && *at < rec->n_items && (k == 0 || *at > at[-1]);
         }
       if (!ok)
         {
@@ -3270,8 +3272,8 @@ mapped_chunk (StrataZoomTree *self,
   out->spilled = NULL;
   out->first_block = 0;
   out->keys = (const StrataIndexItemKey *)(gconstpointer)(base + rec->offset + keys_at);
-  out->runs = (const StrataIndexLaneRun *)(gconstpointer)(base + rec->offset + runs_at);
-  out->n_runs = rec->n_runs;
+  out->changes = (const guint32 *)(gconstpointer)(base + rec->offset + changes_at);
+  out->n_changes = rec->n_changes;
   return TRUE;
 }
 
@@ -3884,10 +3886,9 @@ typedef struct
   guint32 starts[N_LANES + 1];
 } LaneBounds;
 
-/* The span's lane bounds: from a spilled or mapped chunk's lane runs,
- * without decoding (the run the span begins in, clipped to it, and the
- * runs that begin inside it); in memory, by bisection over its items.
- * FALSE if they are damaged. */
+/* The span's lane bounds: from a spilled or mapped chunk's lane changes,
+ * without decoding (its first item, and each change inside it); in
+ * memory, by bisection over its items. FALSE if they are damaged. */
 static gboolean
 span_lane_bounds (SpanReader *r,
                   LaneBounds *out)
@@ -3895,28 +3896,28 @@ span_lane_bounds (SpanReader *r,
   const Chunk *chunk = r->chunk;
   guint n = r->span->n_items, k = 0;
 
-  if (chunk->runs != NULL)
+  if (chunk->keys != NULL)
     {
       guint32 first = r->span->first;
-      guint lo = 0, hi = chunk->n_runs;
+      guint lo = 0, hi = chunk->n_changes;
 
       while (lo < hi)
         {
           guint mid = lo + (hi - lo) / 2;
 
-          if (chunk->runs[mid].first <= first)
+          if (chunk->changes[mid] <= first)
             lo = mid + 1;
           else
             hi = mid;
         }
-      for (guint i = lo > 0 ? lo - 1 : 0; n > 0 && i < chunk->n_runs && chunk->runs[i].first < first + n; i++)
+      if (n > 0)
+        out->starts[k++] = 0;
+      for (guint i = lo; n > 0 && i < chunk->n_changes && chunk->changes[i] < first + n; i++)
         {
           if (k >= N_LANES)
             return FALSE;
-          out->starts[k++] = MAX (chunk->runs[i].first, first) - first;
+          out->starts[k++] = chunk->changes[i] - first;
         }
-      if (n > 0 && (k == 0 || out->starts[0] != 0))
-        return FALSE;
       out->starts[k] = n;
       out->n_lanes = k;
       return TRUE;
@@ -4309,8 +4310,8 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
   view->packer = chunk.spilled;
   view->first_block = chunk.first_block;
   view->keys = chunk.keys;
-  view->runs = chunk.runs;
-  view->n_runs = chunk.n_runs;
+  view->changes = chunk.changes;
+  view->n_changes = chunk.n_changes;
   return TRUE;
 }
 
