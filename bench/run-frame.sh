@@ -11,7 +11,7 @@
 #              FRAMES (20 per level), BIG_EXTRA (more options for the bench
 #              above 10M, e.g. "--fold-ab --item-stats": such a run is
 #              long to build, so it says all it can at once), EXTRA (more
-#              options for every run, e.g. "--split"), KEEP (a folder to
+#              options for every run, e.g. "--split" or "--pan"), KEEP (a folder to
 #              keep each run's output in)
 set -eu
 
@@ -44,13 +44,14 @@ done
 
 echo "### Summary: median over runs of each run's all-level median (ms)"
 echo
-echo "| activities | runs | frame | raw activities |"
-echo "|---|---|---|---|"
+echo "| activities | runs | frame | raw activities | pan frame (--pan) |"
+echo "|---|---|---|---|---|"
 for size in $SIZES; do
-  tree=$(grep -h '^all levels' "$out/$size"-*.txt | sed 's/.*zoom tree median \([0-9.]*\) ms.*/\1/' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  raw=$(grep -h '^all levels' "$out/$size"-*.txt | sed 's/.*raw median \([0-9.]*\) ms.*/\1/' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  tree=$(grep -h '^all levels: zoom tree' "$out/$size"-*.txt | sed 's/.*zoom tree median \([0-9.]*\) ms.*/\1/' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  raw=$(grep -h '^all levels: zoom tree' "$out/$size"-*.txt | sed -n 's/.*raw median \([0-9.]*\) ms.*/\1/p' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  pan=$(grep -h '^all levels: pan frame' "$out/$size"-*.txt | sed 's/.*pan frame median \([0-9.]*\) ms.*/\1/' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   n=$(ls "$out/$size"-*.txt | wc -l)
-  echo "| $size | $n | $tree | $raw |"
+  echo "| $size | $n | $tree | ${raw:-–} | ${pan:-–} |"
 done
 
 echo
