@@ -544,7 +544,8 @@ write_levels (Writer         *w,
                 strata_index_item_key_init (&keys[b], &view.items[b * STRATA_INDEX_ITEM_BLOCK]);
             else if (n_keys > 0)
               memcpy (keys, view.keys, n_keys * sizeof (StrataIndexItemKey));
-            memcpy (keys + n_keys, changes->data, changes->len * sizeof (guint32));
+            if (changes->len > 0)
+              memcpy (keys + n_keys, changes->data, changes->len * sizeof (guint32));
             put (w, blob, size);
             rec.checksum = strata_index_checksum (blob, size);
             rec.n_changes = changes->len;

@@ -1226,7 +1226,8 @@ item_stream_keys (StrataZoomTree *self,
       p = arena_alloc (self, keys_size + s->changes->len * sizeof (guint32));
       g_mutex_unlock (&self->arena_lock);
       memcpy (p, s->keys->data, keys_size);
-      memcpy (p + keys_size, s->changes->data, s->changes->len * sizeof (guint32));
+      if (s->changes->len > 0)
+        memcpy (p + keys_size, s->changes->data, s->changes->len * sizeof (guint32));
       chunk->keys = (const StrataIndexItemKey *)(gconstpointer) p;
       chunk->changes = (const guint32 *)(gconstpointer)(p + keys_size);
       chunk->n_changes = s->changes->len;
