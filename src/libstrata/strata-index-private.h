@@ -436,6 +436,22 @@ strata_index_n_keys (guint64 n_items)
 void strata_index_item_key_init (StrataIndexItemKey   *key,
                                  const StrataZoomItem *item);
 
+/* A chunk's keys and lane changes, collected as its items go by in
+ * order (the writer's in-memory chunks, a spilling chunk's stream). */
+typedef struct
+{
+  GArray  *keys;       /* StrataIndexItemKey */
+  GArray  *changes;    /* guint32 */
+  guint64  n;          /* items seen */
+  guint    lane;       /* the last one's */
+} StrataIndexChunkKeys;
+
+void strata_index_chunk_keys_init  (StrataIndexChunkKeys *self);
+void strata_index_chunk_keys_add   (StrataIndexChunkKeys *self,
+                                    const StrataZoomItem *items,
+                                    guint                 n);
+void strata_index_chunk_keys_clear (StrataIndexChunkKeys *self);
+
 /* Where a tree's pre-calculated chunks are while it is built. */
 typedef struct
 {

@@ -26,7 +26,6 @@
 #include "strata-error.h"
 #include "strata-index.h"
 #include "strata-index-private.h"
-#include "strata-zoom-chunk.h"
 
 typedef struct
 {
@@ -510,45 +509,45 @@ write_levels (Writer         *w,
           }
 
           /* The spans, then the first item of each block of items, then
-           * the lane changes. */
+           * the lane changes: collected here for a chunk in memory, kept
+           * by the tree for one it spilled. */
           align (w);
           rec.offset = w->offset;
           {
             gsize keys_at = strata_index_keys_offset (view.n_channels);
             guint64 n_keys = strata_index_n_keys (view.n_items);
-            g_autoptr(GArray) changes = g_array_new (FALSE, FALSE, sizeof (guint32));
+            StrataIndexChunkKeys collected = { NULL };
+            const StrataIndexItemKey *keys = view.keys;
+            const guint32 *changes = view.changes;
+            guint n_changes = view.n_changes;
             g_autofree guint8 *blob = NULL;
-            StrataIndexItemKey *keys;
             gsize size;
 
             if (view.items != NULL)
               {
-                for (guint k = 1; k < view.n_items; k++)
-                  if (strata_zoom_item_lane (&view.items[k]) != strata_zoom_item_lane (&view.items[k - 1]))
-                    g_array_append_val (changes, k);
+                strata_index_chunk_keys_init (&collected);
+                strata_index_chunk_keys_add (&collected, view.items, view.n_items);
+                keys = (const StrataIndexItemKey *)(gconstpointer) collected.keys->data;
+                changes = (const guint32 *)(gconstpointer) collected.changes->data;
+                n_changes = collected.changes->len;
               }
-            else if (view.keys != NULL || n_keys == 0)
-              g_array_append_vals (changes, view.changes, view.n_changes);
-            else
+            else if (keys == NULL && n_keys > 0)
               {
                 w->error = EIO;
                 break;
               }
 
-            size = keys_at + n_keys * sizeof (StrataIndexItemKey) + changes->len * sizeof (guint32);
+            size = keys_at + n_keys * sizeof (StrataIndexItemKey) + n_changes * sizeof (guint32);
             blob = g_malloc0 (size);
-            keys = (StrataIndexItemKey *)(gpointer)(blob + keys_at);
             memcpy (blob, view.channels, spans_size);
-            if (view.items != NULL)
-              for (guint64 b = 0; b < n_keys; b++)
-                strata_index_item_key_init (&keys[b], &view.items[b * STRATA_INDEX_ITEM_BLOCK]);
-            else if (n_keys > 0)
-              memcpy (keys, view.keys, n_keys * sizeof (StrataIndexItemKey));
-            if (changes->len > 0)
-              memcpy (keys + n_keys, changes->data, changes->len * sizeof (guint32));
+            if (n_keys > 0)
+              memcpy (blob + keys_at, keys, n_keys * sizeof (StrataIndexItemKey));
+            if (n_changes > 0)
+              memcpy (blob + keys_at + n_keys * sizeof (StrataIndexItemKey), changes, n_changes * sizeof (guint32));
+            strata_index_chunk_keys_clear (&collected);
             put (w, blob, size);
             rec.checksum = strata_index_checksum (blob, size);
-            rec.n_changes = changes->len;
+            rec.n_changes = n_changes;
           }
 
           rec.index = view.index;

@@ -1149,30 +1149,23 @@ chunk_alloc (StrataZoomTree    *self,
 }
 
 /* Where a chunk that spills streams its items, in the index's blocks,
- * and the keys of those blocks (a query bisects over them). */
+ * and the keys and lane changes of those items (a query bisects over
+ * them). */
 typedef struct
 {
-  StrataBlockStream *stream;   /* NULL: the chunk keeps its items */
-  GArray            *keys;     /* StrataIndexItemKey */
-  GArray            *changes;  /* guint32: items whose lane is not the one before's */
-  guint              lane;     /* the last item's */
-  guint64            n;        /* items streamed */
+  StrataBlockStream    *stream;   /* NULL: the chunk keeps its items */
+  StrataIndexChunkKeys  keys;
 } ItemStream;
 
 static void
 item_stream_begin (ItemStream        *s,
                    StrataBlockPacker *packer)
 {
-  s->n = 0;
-  s->stream = NULL;
-  s->keys = NULL;
-  s->changes = NULL;
-  s->lane = 0;
+  memset (s, 0, sizeof *s);
   if (packer == NULL)
     return;
   s->stream = strata_block_packer_begin (packer, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
-  s->keys = g_array_new (FALSE, FALSE, sizeof (StrataIndexItemKey));
-  s->changes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  strata_index_chunk_keys_init (&s->keys);
 }
 
 static void
@@ -1180,33 +1173,8 @@ item_stream_add (ItemStream           *s,
                  const StrataZoomItem *items,
                  guint                 n)
 {
-  guint64 next = (s->n + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK * STRATA_INDEX_ITEM_BLOCK;
-
-  for (; next < s->n + n; next += STRATA_INDEX_ITEM_BLOCK)
-    {
-      StrataIndexItemKey key;
-
-      strata_index_item_key_init (&key, &items[next - s->n]);
-      g_array_append_val (s->keys, key);
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      guint lane = strata_zoom_item_lane (&items[i]);
-      guint32 at = (guint32) (s->n + i);
-
-      if (at > 0 && lane != s->lane)
-        g_array_append_val (s->changes, at);
-      s->lane = lane;
-    }
+  strata_index_chunk_keys_add (&s->keys, items, n);
   strata_block_stream_add (s->stream, items, n);
-  s->n += n;
-}
-
-/* The stream's first block; its keys stay in @s for item_stream_keys(). */
-static guint64
-item_stream_end (ItemStream *s)
-{
-  return strata_block_stream_end (s->stream, NULL);
 }
 
 /* Gives @chunk the keys and lane changes @s collected, and frees them. */
@@ -1215,25 +1183,26 @@ item_stream_keys (StrataZoomTree *self,
                   ItemStream     *s,
                   Chunk          *chunk)
 {
-  if (s->keys == NULL)
+  GArray *keys = s->keys.keys, *changes = s->keys.changes;
+
+  if (keys == NULL)
     return;
-  if (chunk != NULL && s->keys->len > 0)
+  if (chunk != NULL && keys->len > 0)
     {
-      gsize keys_size = s->keys->len * sizeof (StrataIndexItemKey);
+      gsize keys_size = keys->len * sizeof (StrataIndexItemKey);
       guint8 *p;
 
       g_mutex_lock (&self->arena_lock);
-      p = arena_alloc (self, keys_size + s->changes->len * sizeof (guint32));
+      p = arena_alloc (self, keys_size + changes->len * sizeof (guint32));
       g_mutex_unlock (&self->arena_lock);
-      memcpy (p, s->keys->data, keys_size);
-      if (s->changes->len > 0)
-        memcpy (p + keys_size, s->changes->data, s->changes->len * sizeof (guint32));
+      memcpy (p, keys->data, keys_size);
+      if (changes->len > 0)
+        memcpy (p + keys_size, changes->data, changes->len * sizeof (guint32));
       chunk->keys = (const StrataIndexItemKey *)(gconstpointer) p;
       chunk->changes = (const guint32 *)(gconstpointer)(p + keys_size);
-      chunk->n_changes = s->changes->len;
+      chunk->n_changes = changes->len;
     }
-  g_clear_pointer (&s->keys, g_array_unref);
-  g_clear_pointer (&s->changes, g_array_unref);
+  strata_index_chunk_keys_clear (&s->keys);
 }
 
 /* What a chunk counts for in the tree's size (and the index header's
@@ -1906,7 +1875,7 @@ level_finish_chunk (StrataZoomTree *self,
               }
         }
       if (stream.stream != NULL)
-        chunk->first_block = item_stream_end (&stream);
+        chunk->first_block = strata_block_stream_end (stream.stream, NULL);
       else if (read_ok)
         g_assert (out == chunk->items + n_items);
       item_stream_keys (self, &stream, read_ok ? chunk : NULL);
@@ -2818,7 +2787,7 @@ compute_stored_chunk (StrataZoomTree *self,
                         (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
     }
   if (stream.stream != NULL)
-    first_block = item_stream_end (&stream);
+    first_block = strata_block_stream_end (stream.stream, NULL);
 
   if (count_starts && n_starts < self->params.density_threshold)
     {
