@@ -220,7 +220,9 @@ test_perf_fields (gconstpointer data)
   GHashTable *kinds = g_hash_table_new (NULL, NULL);
 
   g_assert_nonnull (trace);
-  g_assert_null (strata_trace_get_damage (trace));
+  /* Said in full if not: it failed once under ASan, on a loaded machine. */
+  if (strata_trace_get_damage (trace) != NULL)
+    g_error ("%s: the trace is damaged: %s", c->data, strata_trace_get_damage (trace)->message);
   strata_event_list_set_filter (list, -1, -1, -1);
   strata_window_show_events (window, TRUE);
   strata_test_ui_settle ();
