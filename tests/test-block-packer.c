@@ -7,9 +7,10 @@
  * still queued or written; an array streamed in pieces of any size gets
  * the same blocks as the array submitted whole; arrays submitted from two
  * threads at once keep their tickets consecutive; the queue never holds
- * more than its bound (or one bigger array alone); and when the file
- * cannot be written (a file size limit), every element stays readable
- * and the packer says it failed.
+ * more than its bound (or one bigger array alone); the records of tens
+ * of thousands of tickets leave memory and still read back; and when the
+ * file cannot be written (a file size limit), every element stays
+ * readable and the packer says it failed.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -306,6 +307,48 @@ test_two_submitters (void)
   strata_block_packer_free (packer);
 }
 
+/* Tens of thousands of tickets (a block of one or a few items each):
+ * the written blocks' records leave the queue's slots for pages, which
+ * go to the file, so what the packer holds for its records stays a few
+ * pages however many tickets there are; every record and every block
+ * still reads back, in an order that goes back to pages no longer at
+ * hand. */
+static void
+test_records_leave_memory (void)
+{
+  g_autoptr(GArray) items = make_items (40000, 11);
+  g_autoptr(GBytes) bytes = bytes_of (items);
+  g_autoptr(GError) error = NULL;
+  StrataBlockPacker *packer = strata_block_packer_new (1 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
+  StrataBlockPackerStats stats;
+  const guint per_block = 2;
+  guint64 first, n_blocks = (items->len + per_block - 1) / per_block;
+  GRand *rand = g_rand_new_with_seed (3);
+
+  g_assert_no_error (error);
+  first = strata_block_packer_submit (packer, bytes, sizeof (StrataZoomItem), per_block);
+  strata_block_packer_flush (packer);
+  strata_block_packer_get_stats (packer, &stats);
+  g_test_message ("%" G_GUINT64_FORMAT " tickets, %" G_GSIZE_FORMAT " bytes of records in memory",
+                  stats.n_blocks, stats.records);
+  g_assert_cmpuint (stats.n_blocks, ==, n_blocks);
+  /* A record is 24 bytes: all of them in memory would be 480 000. */
+  g_assert_cmpuint (stats.records, <, 200 * 1024);
+
+  /* Backwards from the end (each page read once more), then at random. */
+  for (guint64 b = n_blocks; b-- > 0;)
+    if (b % 7 == 0 || b < 3 || b == n_blocks - 1)
+      assert_block (packer, first + b, items, (guint) b, per_block, STRATA_INDEX_ZSTD_LEVEL);
+  for (guint k = 0; k < 2000; k++)
+    {
+      guint b = g_rand_int_range (rand, 0, (gint32) n_blocks);
+
+      assert_block (packer, first + b, items, b, per_block, STRATA_INDEX_ZSTD_LEVEL);
+    }
+  g_rand_free (rand);
+  strata_block_packer_free (packer);
+}
+
 /* A file that cannot grow past 16 KiB: the blocks after that cannot be
  * written; they keep their elements, read back as they were, and the
  * packer says it failed. */
@@ -319,7 +362,8 @@ test_write_failure_keeps_elements (void)
   StrataBlockPacker *packer;
   struct rlimit saved, small = { 16 * 1024, 16 * 1024 };
   void (*old_handler) (int);
-  guint64 first, n_blocks = (items->len + STRATA_INDEX_ITEM_BLOCK - 1) / STRATA_INDEX_ITEM_BLOCK;
+  const guint per_block = 8;
+  guint64 first, n_blocks = (items->len + per_block - 1) / per_block;
   guint written = 0, failed = 0;
 
   packer = strata_block_packer_new (1 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
@@ -329,7 +373,7 @@ test_write_failure_keeps_elements (void)
   g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &saved), ==, 0);
   small.rlim_max = saved.rlim_max;
   g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
-  first = strata_block_packer_submit (packer, bytes, sizeof (StrataZoomItem), STRATA_INDEX_ITEM_BLOCK);
+  first = strata_block_packer_submit (packer, bytes, sizeof (StrataZoomItem), per_block);
   strata_block_packer_flush (packer);
   g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &saved), ==, 0);
   signal (SIGXFSZ, old_handler);
@@ -348,7 +392,7 @@ test_write_failure_keeps_elements (void)
   g_assert_cmpuint (failed, >, 0);
   g_assert_true (strata_block_packer_has_failed (packer));
 
-  g_assert_true (strata_block_packer_append (packer, first, STRATA_INDEX_ITEM_BLOCK, items->len, 0, items->len, back));
+  g_assert_true (strata_block_packer_append (packer, first, per_block, items->len, 0, items->len, back));
   g_assert_cmpmem (back->data, back->len * sizeof (StrataZoomItem), items->data, items->len * sizeof (StrataZoomItem));
   strata_block_packer_free (packer);
 }
@@ -361,6 +405,7 @@ main (int    argc,
   g_test_add_func ("/strata/block-packer/same-bytes-as-the-codec", test_same_bytes_as_the_codec);
   g_test_add_func ("/strata/block-packer/stream-equals-whole", test_stream_equals_whole);
   g_test_add_func ("/strata/block-packer/two-submitters", test_two_submitters);
+  g_test_add_func ("/strata/block-packer/records-leave-memory", test_records_leave_memory);
   g_test_add_func ("/strata/block-packer/write-failure-keeps-elements", test_write_failure_keeps_elements);
   return g_test_run ();
 }

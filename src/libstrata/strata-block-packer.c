@@ -20,6 +20,12 @@
  * be written keeps its elements in memory for good, and the packer says
  * it failed, so its user stops handing it more.
  *
+ * Only the tickets still in the queue have a slot in memory (a ring, from
+ * the oldest not yet written). A written block's record goes to a page of
+ * RECORDS_PAGE records, and each full page to the spill file too, so the
+ * records do not grow with the trace: a few pages are kept at hand for
+ * the look-ups, and a page read back is checked against its checksum.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -42,7 +48,7 @@ typedef enum
   SLOT_FAILED,    /* could not be written: elements held for good */
 } SlotState;
 
-/* One ticket. */
+/* One ticket in the queue. */
 typedef struct
 {
   StrataIndexBlock rec;
@@ -53,13 +59,51 @@ typedef struct
   guint8           state;      /* SlotState */
 } Slot;
 
+/* Written blocks' records, a page of them at a time; rec.reserved holds
+ * the index of the block's element size in elem_sizes[] (cleared before a
+ * record leaves the packer), with REC_FAILED set for a block that could
+ * not be written (its slot is in the failed table). */
+#define RECORDS_PAGE   1024
+#define PAGES_AT_HAND  4
+#define MAX_ELEM_SIZES 64
+#define REC_FAILED     0x80
+
+typedef struct
+{
+  StrataIndexBlock recs[RECORDS_PAGE];
+} RecordPage;
+
+typedef struct
+{
+  guint64     offset;          /* in the spill file */
+  guint64     checksum;
+  RecordPage *held;            /* could not be written: kept here */
+} PageRef;
+
 struct _StrataBlockPacker
 {
   GMutex          submit_lock; /* held by a submission, or a stream all along */
   GMutex          lock;
   GCond           work;        /* a block was queued, or quit */
   GCond           done;        /* a block left the queue */
-  GArray         *slots;       /* Slot, by ticket */
+
+  /* Tickets [base, n_tickets) in a ring of ring_mask + 1 slots. */
+  Slot           *ring;
+  guint64         ring_mask;
+  guint64         base;
+  guint64         n_tickets;
+
+  /* Records of tickets [0, base): pages [0, pages->len) in the file, the
+   * last ones in open_page. */
+  GArray         *pages;       /* PageRef */
+  RecordPage     *open_page;
+  RecordPage     *at_hand[PAGES_AT_HAND];
+  guint64         at_hand_page[PAGES_AT_HAND];
+  guint           next_at_hand;
+  guint16         elem_sizes[MAX_ELEM_SIZES];
+  guint           n_elem_sizes;
+  GHashTable     *failed;      /* ticket -> Slot, elements held for good */
+
   guint64         next;        /* the first ticket not claimed for packing yet */
   guint64         n_done;      /* tickets written or failed */
   gsize           queued;
@@ -72,7 +116,8 @@ struct _StrataBlockPacker
   GByteArray     *help_buf;    /* theirs (under submit_lock) */
   gboolean        quit;
   gboolean        held;        /* the worker takes no block (for tests) */
-  gint            failed;
+  gint            failed_any;
+  gboolean        pages_failed; /* a page of records could not be written */
   GThread        *thread;
 
   int             fd;
@@ -139,6 +184,180 @@ write_all (int           fd,
   return TRUE;
 }
 
+static inline Slot *
+slot_of (StrataBlockPacker *self,
+         guint64            ticket)
+{
+  return &self->ring[ticket & self->ring_mask];
+}
+
+#define RING_MIN 64
+
+static void
+ring_resize (StrataBlockPacker *self,
+             guint64            cap)
+{
+  Slot *ring = g_new (Slot, cap);
+
+  for (guint64 t = self->base; t < self->n_tickets; t++)
+    ring[t & (cap - 1)] = *slot_of (self, t);
+  g_free (self->ring);
+  self->ring = ring;
+  self->ring_mask = cap - 1;
+}
+
+/* Room in the ring for @more tickets past the last. */
+static void
+ring_reserve (StrataBlockPacker *self,
+              guint64            more)
+{
+  guint64 need = self->n_tickets - self->base + more;
+  guint64 cap = self->ring_mask + 1;
+
+  if (need <= cap)
+    return;
+  while (cap < need)
+    cap *= 2;
+  ring_resize (self, cap);
+}
+
+static guint8
+elem_size_index (StrataBlockPacker *self,
+                 guint16            elem_size)
+{
+  for (guint i = 0; i < self->n_elem_sizes; i++)
+    if (self->elem_sizes[i] == elem_size)
+      return (guint8) i;
+  g_assert (self->n_elem_sizes < MAX_ELEM_SIZES);
+  self->elem_sizes[self->n_elem_sizes] = elem_size;
+  return (guint8) self->n_elem_sizes++;
+}
+
+/* With the lock held: ticket @ticket's record into its page; a full page
+ * goes to the file (kept in memory if it cannot be written) and stays at
+ * hand for the look-ups that follow. */
+static void
+put_record (StrataBlockPacker      *self,
+            guint64                 ticket,
+            const StrataIndexBlock *rec)
+{
+  guint i = (guint) (ticket % RECORDS_PAGE);
+  PageRef ref = { 0 };
+  RecordPage *page;
+  guint k;
+
+  g_assert (ticket / RECORDS_PAGE == self->pages->len);
+  if (self->open_page == NULL)
+    self->open_page = g_new (RecordPage, 1);
+  self->open_page->recs[i] = *rec;
+  if (i < RECORDS_PAGE - 1)
+    return;
+
+  page = g_steal_pointer (&self->open_page);
+  ref.checksum = strata_index_checksum (page, sizeof *page);
+  ref.offset = self->file_size;
+  if (!self->pages_failed && write_all (self->fd, (const guint8 *) page, sizeof *page, ref.offset))
+    self->file_size += sizeof *page;
+  else
+    {
+      self->pages_failed = TRUE;
+      ref.held = page;
+      g_array_append_val (self->pages, ref);
+      return;
+    }
+  g_array_append_val (self->pages, ref);
+  k = self->next_at_hand++ % PAGES_AT_HAND;
+  g_free (self->at_hand[k]);
+  self->at_hand[k] = page;
+  self->at_hand_page[k] = self->pages->len - 1;
+}
+
+/* With the lock held: the written or failed slots at the front of the
+ * ring leave it, their records to the pages. */
+static void
+retire_front (StrataBlockPacker *self)
+{
+  while (self->base < self->n_tickets)
+    {
+      Slot *slot = slot_of (self, self->base);
+      StrataIndexBlock rec;
+
+      if (slot->state == SLOT_QUEUED)
+        break;
+      rec = slot->rec;
+      rec.n = slot->n;
+      rec.reserved = elem_size_index (self, slot->elem_size);
+      if (slot->state == SLOT_FAILED)
+        {
+          rec.reserved |= REC_FAILED;
+          g_hash_table_insert (self->failed, g_memdup2 (&self->base, sizeof self->base),
+                               g_memdup2 (slot, sizeof *slot));
+        }
+      put_record (self, self->base, &rec);
+      self->base++;
+    }
+  /* A big array submitted whole grew the ring: give it back once the
+   * queue has drained. */
+  if (self->ring_mask + 1 > RING_MIN && (self->n_tickets - self->base) * 8 < self->ring_mask + 1)
+    ring_resize (self, MAX (RING_MIN, (self->ring_mask + 1) / 4));
+}
+
+/* With the lock held: the record of ticket @ticket, which has left the
+ * ring; %FALSE if its page cannot be read back. */
+static gboolean
+record_of (StrataBlockPacker *self,
+           guint64            ticket,
+           StrataIndexBlock  *rec)
+{
+  guint64 p = ticket / RECORDS_PAGE;
+  const RecordPage *page = NULL;
+
+  if (p == self->pages->len)
+    page = self->open_page;
+  else if (g_array_index (self->pages, PageRef, p).held != NULL)
+    page = g_array_index (self->pages, PageRef, p).held;
+  else
+    {
+      const PageRef *ref = &g_array_index (self->pages, PageRef, p);
+      guint k;
+
+      for (k = 0; k < PAGES_AT_HAND; k++)
+        if (self->at_hand[k] != NULL && self->at_hand_page[k] == p)
+          {
+            page = self->at_hand[k];
+            break;
+          }
+      if (page == NULL)
+        {
+          gsize done = 0;
+
+          k = self->next_at_hand++ % PAGES_AT_HAND;
+          if (self->at_hand[k] == NULL)
+            self->at_hand[k] = g_new (RecordPage, 1);
+          self->at_hand_page[k] = G_MAXUINT64;
+          while (done < sizeof (RecordPage))
+            {
+              gssize got = pread (self->fd, (guint8 *) self->at_hand[k] + done, sizeof (RecordPage) - done,
+                                  (off_t) (ref->offset + done));
+
+              if (got < 0 && errno == EINTR)
+                continue;
+              if (got <= 0)
+                return FALSE;
+              done += (gsize) got;
+            }
+          if (strata_index_checksum (self->at_hand[k], sizeof (RecordPage)) != ref->checksum)
+            return FALSE;
+          self->at_hand_page[k] = p;
+          page = self->at_hand[k];
+        }
+    }
+  if (page == NULL)
+    return FALSE;
+  *rec = page->recs[ticket % RECORDS_PAGE];
+  return TRUE;
+}
+
 /* Packs and writes block @ticket, claimed (next moved past it) by the
  * caller, with the lock held; it is dropped while packing and writing, so
  * queries and submissions go on. */
@@ -147,7 +366,7 @@ pack_claimed (StrataBlockPacker *self,
               guint64            ticket,
               GByteArray        *packed)
 {
-  Slot slot = g_array_index (self->slots, Slot, ticket);
+  Slot slot = *slot_of (self, ticket);
   StrataIndexBlock rec = { 0 };
   gboolean ok;
 
@@ -167,11 +386,11 @@ pack_claimed (StrataBlockPacker *self,
   rec.offset = self->file_size;
   self->file_size += packed->len;
   g_mutex_unlock (&self->lock);
-  ok = !g_atomic_int_get (&self->failed) && write_all (self->fd, packed->data, packed->len, rec.offset);
+  ok = !g_atomic_int_get (&self->failed_any) && write_all (self->fd, packed->data, packed->len, rec.offset);
 
   g_mutex_lock (&self->lock);
   {
-    Slot *s = &g_array_index (self->slots, Slot, ticket);
+    Slot *s = slot_of (self, ticket);
 
     if (ok)
       {
@@ -183,10 +402,11 @@ pack_claimed (StrataBlockPacker *self,
     else
       {
         s->state = SLOT_FAILED;
-        g_atomic_int_set (&self->failed, 1);
+        g_atomic_int_set (&self->failed_any, 1);
       }
     self->queued -= (gsize) slot.n * slot.elem_size;
     self->n_done++;
+    retire_front (self);
     g_cond_broadcast (&self->done);
   }
   /* The last reference may be this one: let it go outside the lock. */
@@ -204,7 +424,7 @@ packer_main (gpointer data)
   g_mutex_lock (&self->lock);
   for (;;)
     {
-      while (!self->quit && (self->next == self->slots->len || self->held))
+      while (!self->quit && (self->next == self->n_tickets || self->held))
         g_cond_wait (&self->work, &self->lock);
       if (self->quit)
         break;
@@ -213,6 +433,15 @@ packer_main (gpointer data)
   g_mutex_unlock (&self->lock);
 
   return NULL;
+}
+
+static void
+failed_slot_free (gpointer data)
+{
+  Slot *slot = data;
+
+  g_bytes_unref (slot->elems);
+  g_free (slot);
 }
 
 /**
@@ -240,7 +469,12 @@ strata_block_packer_new (gsize    max_queued,
   g_mutex_init (&self->lock);
   g_cond_init (&self->work);
   g_cond_init (&self->done);
-  self->slots = g_array_new (FALSE, FALSE, sizeof (Slot));
+  self->ring = g_new (Slot, RING_MIN);
+  self->ring_mask = RING_MIN - 1;
+  self->pages = g_array_new (FALSE, FALSE, sizeof (PageRef));
+  for (guint k = 0; k < PAGES_AT_HAND; k++)
+    self->at_hand_page[k] = G_MAXUINT64;
+  self->failed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, failed_slot_free);
   self->max_queued = MAX (max_queued, 1);
   self->fd = fd;
   self->zstd_level = zstd_level;
@@ -267,9 +501,16 @@ strata_block_packer_free (StrataBlockPacker *self)
   g_mutex_unlock (&self->lock);
   g_thread_join (self->thread);
 
-  for (guint64 t = 0; t < self->slots->len; t++)
-    g_clear_pointer (&g_array_index (self->slots, Slot, t).elems, g_bytes_unref);
-  g_array_unref (self->slots);
+  for (guint64 t = self->base; t < self->n_tickets; t++)
+    g_clear_pointer (&slot_of (self, t)->elems, g_bytes_unref);
+  g_free (self->ring);
+  g_hash_table_unref (self->failed);
+  for (guint p = 0; p < self->pages->len; p++)
+    g_free (g_array_index (self->pages, PageRef, p).held);
+  g_array_unref (self->pages);
+  g_free (self->open_page);
+  for (guint k = 0; k < PAGES_AT_HAND; k++)
+    g_free (self->at_hand[k]);
   g_clear_pointer (&self->help_buf, g_byte_array_unref);
   close (self->fd);
   strata_index_map_unref (self->cache);
@@ -339,7 +580,7 @@ submit_locked (StrataBlockPacker *self,
   g_mutex_lock (&self->lock);
   while (self->queued > 0 && self->queued + size > self->max_queued)
     {
-      if (self->next < self->slots->len)
+      if (self->next < self->n_tickets)
         {
           if (self->help_buf == NULL)
             self->help_buf = g_byte_array_new ();
@@ -356,17 +597,18 @@ submit_locked (StrataBlockPacker *self,
         }
     }
 
-  first = self->slots->len;
+  first = self->n_tickets;
+  ring_reserve (self, (n + per_block - 1) / per_block);
   for (guint64 at = 0; at < n; at += per_block)
     {
-      Slot slot = { { 0 } };
+      Slot *slot = slot_of (self, self->n_tickets++);
 
-      slot.elems = g_bytes_ref (elems);
-      slot.first = (guint32) at;
-      slot.n = (guint16) MIN ((guint64) per_block, n - at);
-      slot.elem_size = (guint16) elem_size;
-      slot.state = SLOT_QUEUED;
-      g_array_append_val (self->slots, slot);
+      memset (slot, 0, sizeof *slot);
+      slot->elems = g_bytes_ref (elems);
+      slot->first = (guint32) at;
+      slot->n = (guint16) MIN ((guint64) per_block, n - at);
+      slot->elem_size = (guint16) elem_size;
+      slot->state = SLOT_QUEUED;
     }
   self->queued += size;
   self->peak_queued = MAX (self->peak_queued, self->queued);
@@ -423,7 +665,7 @@ strata_block_packer_begin (StrataBlockPacker *self,
   stream->batch = per_block * STREAM_BATCH_BLOCKS;
   stream->buf = g_malloc ((gsize) stream->batch * elem_size);
   g_mutex_lock (&self->lock);
-  stream->first = self->slots->len;
+  stream->first = self->n_tickets;
   g_mutex_unlock (&self->lock);
   return stream;
 }
@@ -521,20 +763,41 @@ read_block (StrataBlockPacker *self,
 {
   guint8 bytes[STRATA_BLOCK_PACKER_MAX_PACKED];
   StrataIndexBlock rec;
-  guint32 elem_size;
+  guint32 elem_size = 0;
   gpointer dctx;
   gboolean ok;
 
   g_mutex_lock (&self->lock);
-  if (ticket >= self->slots->len)
+  if (ticket >= self->n_tickets)
     {
       g_mutex_unlock (&self->lock);
       return 0;
     }
   {
-    const Slot *slot = &g_array_index (self->slots, Slot, ticket);
+    const Slot *slot = NULL;
 
-    if (slot->state != SLOT_WRITTEN)
+    if (ticket >= self->base)
+      slot = slot_of (self, ticket);
+    else if (!record_of (self, ticket, &rec))
+      {
+        g_mutex_unlock (&self->lock);
+        return 0;
+      }
+    else if (rec.reserved & REC_FAILED)
+      {
+        if ((slot = g_hash_table_lookup (self->failed, &ticket)) == NULL)
+          {
+            g_mutex_unlock (&self->lock);
+            return 0;
+          }
+      }
+    else
+      {
+        elem_size = self->elem_sizes[rec.reserved];
+        rec.reserved = 0;
+      }
+
+    if (slot != NULL && slot->state != SLOT_WRITTEN)
       {
         guint n = slot->n;
 
@@ -543,8 +806,11 @@ read_block (StrataBlockPacker *self,
         g_mutex_unlock (&self->lock);
         return n;
       }
-    rec = slot->rec;
-    elem_size = slot->elem_size;
+    if (slot != NULL)
+      {
+        rec = slot->rec;
+        elem_size = slot->elem_size;
+      }
   }
   g_mutex_unlock (&self->lock);
 
@@ -657,13 +923,21 @@ strata_block_packer_get_record (StrataBlockPacker *self,
   gboolean ok = FALSE;
 
   g_mutex_lock (&self->lock);
-  if (ticket < self->slots->len)
+  if (ticket < self->n_tickets)
     {
-      while (g_array_index (self->slots, Slot, ticket).state == SLOT_QUEUED && !self->quit)
+      while (ticket >= self->base && slot_of (self, ticket)->state == SLOT_QUEUED && !self->quit)
         g_cond_wait (&self->done, &self->lock);
-      ok = g_array_index (self->slots, Slot, ticket).state == SLOT_WRITTEN;
-      if (ok)
-        *rec = g_array_index (self->slots, Slot, ticket).rec;
+      if (ticket >= self->base)
+        {
+          ok = slot_of (self, ticket)->state == SLOT_WRITTEN;
+          if (ok)
+            *rec = slot_of (self, ticket)->rec;
+        }
+      else
+        {
+          ok = record_of (self, ticket, rec) && !(rec->reserved & REC_FAILED);
+          rec->reserved = 0;
+        }
     }
   g_mutex_unlock (&self->lock);
   return ok;
@@ -674,7 +948,7 @@ void
 strata_block_packer_flush (StrataBlockPacker *self)
 {
   g_mutex_lock (&self->lock);
-  while (self->n_done < self->slots->len && !self->quit)
+  while (self->n_done < self->n_tickets && !self->quit)
     g_cond_wait (&self->done, &self->lock);
   g_mutex_unlock (&self->lock);
 }
@@ -710,7 +984,7 @@ strata_block_packer_set_held (StrataBlockPacker *self,
 gboolean
 strata_block_packer_has_failed (StrataBlockPacker *self)
 {
-  return g_atomic_int_get (&self->failed);
+  return g_atomic_int_get (&self->failed_any);
 }
 
 void
@@ -721,8 +995,13 @@ strata_block_packer_get_stats (StrataBlockPacker      *self,
   stats->queued = self->queued;
   stats->peak_queued = self->peak_queued;
   stats->max_queued = self->max_queued;
-  stats->n_blocks = self->slots->len;
-  stats->records = (gsize) self->slots->len * sizeof (Slot);
+  stats->n_blocks = self->n_tickets;
+  stats->records = (gsize) (self->ring_mask + 1) * sizeof (Slot) + self->pages->len * sizeof (PageRef) +
+                   (self->open_page != NULL) * sizeof (RecordPage) + g_hash_table_size (self->failed) * sizeof (Slot);
+  for (guint k = 0; k < PAGES_AT_HAND; k++)
+    stats->records += (self->at_hand[k] != NULL) * sizeof (RecordPage);
+  for (guint p = 0; p < self->pages->len; p++)
+    stats->records += (g_array_index (self->pages, PageRef, p).held != NULL) * sizeof (RecordPage);
   stats->written = self->written;
   stats->file_size = self->file_size;
   stats->n_waits = self->n_waits;
