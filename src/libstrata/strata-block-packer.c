@@ -731,6 +731,57 @@ strata_block_stream_end (StrataBlockStream *stream,
   return first;
 }
 
+/**
+ * strata_block_packer_put_bytes:
+ *
+ * Appends @size bytes of the caller's own (not a block, no ticket) to the
+ * spill file, written at once on the calling thread, for a user that
+ * moves its own records out of memory (the raw store's exited channels).
+ *
+ * Returns: their offset, to read them back with
+ *   strata_block_packer_read_at(); G_MAXUINT64 if they could not be
+ *   written
+ */
+guint64
+strata_block_packer_put_bytes (StrataBlockPacker *self,
+                               gconstpointer      bytes,
+                               gsize              size)
+{
+  guint64 offset;
+
+  g_return_val_if_fail (self != NULL, G_MAXUINT64);
+
+  g_mutex_lock (&self->lock);
+  offset = self->file_size;
+  self->file_size += size;
+  g_mutex_unlock (&self->lock);
+  if (g_atomic_int_get (&self->failed_any) || !write_all (self->fd, bytes, size, offset))
+    return G_MAXUINT64;
+  return offset;
+}
+
+/* Bytes strata_block_packer_put_bytes() wrote, or part of them. */
+gboolean
+strata_block_packer_read_at (StrataBlockPacker *self,
+                             guint64            offset,
+                             gpointer           out,
+                             gsize              size)
+{
+  gsize done = 0;
+
+  while (done < size)
+    {
+      gssize got = pread (self->fd, (guint8 *) out + done, size - done, (off_t) (offset + done));
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return FALSE;
+      done += (gsize) got;
+    }
+  return TRUE;
+}
+
 /* Block @ticket's packed bytes back from the file into @out (at least
  * STRATA_BLOCK_PACKER_MAX_PACKED bytes), as its record says. */
 gboolean

@@ -47,6 +47,13 @@ gboolean           strata_block_packer_get_record   (StrataBlockPacker  *self,
 gboolean           strata_block_packer_read_bytes   (StrataBlockPacker  *self,
                                                      const StrataIndexBlock *rec,
                                                      guint8             *out);
+guint64            strata_block_packer_put_bytes    (StrataBlockPacker  *self,
+                                                     gconstpointer       bytes,
+                                                     gsize               size);
+gboolean           strata_block_packer_read_at      (StrataBlockPacker  *self,
+                                                     guint64             offset,
+                                                     gpointer            out,
+                                                     gsize               size);
 void               strata_block_packer_flush        (StrataBlockPacker  *self);
 int                strata_block_packer_get_zstd_level (StrataBlockPacker *self);
 gboolean           strata_block_packer_has_failed   (StrataBlockPacker  *self);

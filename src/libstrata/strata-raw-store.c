@@ -86,17 +86,50 @@ grow_array (gpointer  p,
  * short-lived threads of 20M generated events. */
 typedef struct
 {
-  Lane   *lanes;            /* popcount (present) of them */
-  guint64 appended;         /* the store's size when it last took one of these */
-  guint32 present;          /* bit l: lane l has a Lane */
+  Lane   *lanes;            /* popcount (present & LANES) of them */
+  guint64 appended;         /* the store's size when it last took one of these;
+                             * sealed: where its seal is in the spill file */
+  guint32 present;          /* bit l: lane l has a Lane; SEALED */
   guint32 resident;         /* bit l: lane l has activities in memory */
 } Channel;
+
+/* A channel whose thread has exited (strata_raw_store_close_channel())
+ * has all its activities spilled, and its lanes' records (the tickets of
+ * their blocks, their fences) written to the spill file in one piece, a
+ * seal: what stays in memory is its Channel. A look-up reads the seal
+ * back into the calling thread's Unsealed, kept until that thread reads
+ * another. */
+#define LANES   ((1u << N_LANES) - 1)
+#define SEALED  (1u << 31)
+#define SEAL_MAGIC 0x4c414553u  /* "SEAL" */
+
+typedef struct
+{
+  guint32 magic;
+  guint32 n_lanes;
+  guint64 size;             /* bytes after the header */
+  guint64 checksum;         /* XXH3-64 of those bytes */
+} SealHeader;
+
+typedef struct
+{
+  guint32 n_spilled;        /* StrataRawStoreSpilled, then */
+  guint32 n_fences;         /* Fence */
+} SealLane;
+
+typedef struct
+{
+  GThread *thread;
+  guint32  channel;         /* G_MAXUINT32: none */
+  guint8  *bytes;           /* the seal after its header */
+  Lane     lanes[N_LANES];  /* the present ones, in lane order */
+} Unsealed;
 
 static inline Lane *
 channel_lane (Channel *ch,
               guint    l)
 {
-  if (!(ch->present & (1u << l)))
+  if (!(ch->present & (1u << l)) || (ch->present & SEALED))
     return NULL;
   return &ch->lanes[__builtin_popcount (ch->present & ((1u << l) - 1))];
 }
@@ -157,6 +190,8 @@ struct _StrataRawStore
    * range it decoded (LentRange). */
   GMutex               lent_lock;
   GArray              *lent;
+  GPtrArray           *unsealed;    /* Unsealed, a thread's each */
+  guint64              n_sealed;
 
   /* The packer of the spilled blocks: NULL until the first one. */
   guint64              spill_from;
@@ -188,6 +223,7 @@ strata_raw_store_new (void)
   self->channels = g_array_new (FALSE, TRUE, sizeof (Channel));
   g_mutex_init (&self->lent_lock);
   self->lent = g_array_new (FALSE, TRUE, sizeof (LentRange));
+  self->unsealed = g_ptr_array_new ();
   self->spill_keep = SPILL_KEEP;
   self->spill_from = SPILL_FROM;
   self->budget = SPILL_BUDGET;
@@ -227,6 +263,8 @@ strata_raw_store_free (StrataRawStore *self)
     {
       Channel *ch = &g_array_index (self->channels, Channel, i);
 
+      if (ch->present & SEALED)
+        continue;
       for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
         {
           g_free (ch->lanes[k].acts);
@@ -242,8 +280,9 @@ strata_raw_store_free (StrataRawStore *self)
       strata_block_packer_get_stats (self->packer, &stats);
       g_debug ("raw store: %" G_GUINT64_FORMAT " blocks to the packer, %" G_GUINT64_FORMAT
                " packed on the adder's thread (the queue full), %" G_GUINT64_FORMAT " waits; peak queue %"
-               G_GSIZE_FORMAT " bytes; %" G_GUINT64_FORMAT " activities brought back",
-               stats.n_blocks, stats.n_helped, stats.n_waits, stats.peak_queued, self->n_unspilled);
+               G_GSIZE_FORMAT " bytes; %" G_GUINT64_FORMAT " activities brought back; %" G_GUINT64_FORMAT
+               " channels sealed", stats.n_blocks, stats.n_helped, stats.n_waits, stats.peak_queued,
+               self->n_unspilled, self->n_sealed);
     }
   if (self->own_packer)
     g_clear_pointer (&self->packer, strata_block_packer_free);
@@ -251,6 +290,14 @@ strata_raw_store_free (StrataRawStore *self)
   for (guint i = 0; i < self->lent->len; i++)
     g_free (g_array_index (self->lent, LentRange, i).acts);
   g_array_unref (self->lent);
+  for (guint i = 0; i < self->unsealed->len; i++)
+    {
+      Unsealed *u = g_ptr_array_index (self->unsealed, i);
+
+      g_free (u->bytes);
+      g_free (u);
+    }
+  g_ptr_array_unref (self->unsealed);
   g_mutex_clear (&self->lent_lock);
   g_free (self);
 }
@@ -337,6 +384,78 @@ mapped_lane (StrataRawStore *self,
   return g_atomic_pointer_get (&self->mapped[i]);
 }
 
+/* The seal of sealed channel @channel read back into @u. A seal that
+ * cannot be read back is fatal, as a spilled block is (unspill_block()):
+ * the store would answer without that thread's activities. */
+static void
+unseal_into (StrataRawStore *self,
+             guint32         channel,
+             Unsealed       *u)
+{
+  const Channel *ch = &g_array_index (self->channels, Channel, channel);
+  SealHeader h;
+  const guint8 *p;
+  guint k = 0;
+
+  u->channel = G_MAXUINT32;
+  g_clear_pointer (&u->bytes, g_free);
+  if (!strata_block_packer_read_at (self->packer, ch->appended, &h, sizeof h) || h.magic != SEAL_MAGIC ||
+      h.n_lanes != (guint) __builtin_popcount (ch->present & LANES) || h.size > G_MAXUINT32)
+    g_error ("raw store: the records of exited channel %u cannot be read back", channel);
+  u->bytes = g_malloc (MAX (h.size, 1));
+  if (!strata_block_packer_read_at (self->packer, ch->appended + sizeof h, u->bytes, h.size) ||
+      strata_index_checksum (u->bytes, h.size) != h.checksum)
+    g_error ("raw store: the records of exited channel %u cannot be read back", channel);
+
+  p = u->bytes + (gsize) h.n_lanes * sizeof (SealLane);
+  for (guint l = 0; l < N_LANES; l++)
+    if (ch->present & (1u << l))
+      {
+        const SealLane *sl = (const SealLane *)(gconstpointer) (u->bytes + (gsize) k * sizeof (SealLane));
+        Lane *lane = &u->lanes[k++];
+
+        memset (lane, 0, sizeof *lane);
+        lane->n_spilled = sl->n_spilled;
+        lane->n_fences = sl->n_fences;
+        lane->spilled = (StrataRawStoreSpilled *)(gpointer) p;
+        p += (gsize) sl->n_spilled * sizeof (StrataRawStoreSpilled);
+        lane->fences = (Fence *)(gpointer) p;
+        p += (gsize) sl->n_fences * sizeof (Fence);
+      }
+  u->channel = channel;
+}
+
+/* The calling thread's copy of sealed @channel's lane @l: valid until the
+ * thread reads another sealed channel. */
+static Lane *
+unsealed_lane (StrataRawStore *self,
+               guint32         channel,
+               guint           l)
+{
+  const Channel *ch = &g_array_index (self->channels, Channel, channel);
+  GThread *thread = g_thread_self ();
+  Unsealed *u = NULL;
+
+  if (!(ch->present & (1u << l)))
+    return NULL;
+  g_mutex_lock (&self->lent_lock);
+  for (guint i = 0; i < self->unsealed->len && u == NULL; i++)
+    if (((Unsealed *) g_ptr_array_index (self->unsealed, i))->thread == thread)
+      u = g_ptr_array_index (self->unsealed, i);
+  if (u == NULL)
+    {
+      u = g_new0 (Unsealed, 1);
+      u->thread = thread;
+      u->channel = G_MAXUINT32;
+      g_ptr_array_add (self->unsealed, u);
+    }
+  g_mutex_unlock (&self->lent_lock);
+
+  if (u->channel != channel)
+    unseal_into (self, channel, u);
+  return &u->lanes[__builtin_popcount (ch->present & ((1u << l) - 1))];
+}
+
 /* The lane @l of @channel, or FALSE when it has none (or is damaged).
  * Only the fields are set, not the block buffer. */
 static gboolean
@@ -375,7 +494,8 @@ lane_view (StrataRawStore *self,
   if (channel >= self->channels->len)
     return FALSE;
   {
-    Lane *lane = channel_lane (&g_array_index (self->channels, Channel, channel), l);
+    Channel *ch = &g_array_index (self->channels, Channel, channel);
+    Lane *lane = G_UNLIKELY (ch->present & SEALED) ? unsealed_lane (self, channel, l) : channel_lane (ch, l);
 
     if (lane == NULL || (lane->n_acts == 0 && lane->n_spilled == 0))
       return FALSE;
@@ -694,6 +814,106 @@ unspill_block (StrataRawStore *self,
   return TRUE;
 }
 
+/* A sealed channel that gets another activity after all (its thread was
+ * taken for dead): its lanes' records back in memory. */
+static void
+reopen_channel (StrataRawStore *self,
+                guint32         channel)
+{
+  Unsealed u = { NULL, G_MAXUINT32, NULL, { { 0 } } };
+  Channel *ch = &g_array_index (self->channels, Channel, channel);
+  guint n = __builtin_popcount (ch->present & LANES);
+
+  unseal_into (self, channel, &u);
+  ch->lanes = g_new0 (Lane, MAX (n, 1));
+  for (guint k = 0; k < n; k++)
+    {
+      Lane *lane = &ch->lanes[k];
+
+      lane->n_spilled = lane->spilled_alloc = u.lanes[k].n_spilled;
+      lane->spilled = g_memdup2 (u.lanes[k].spilled, (gsize) lane->n_spilled * sizeof (StrataRawStoreSpilled));
+      lane->n_fences = lane->fences_alloc = u.lanes[k].n_fences;
+      lane->fences = g_memdup2 (u.lanes[k].fences, (gsize) lane->n_fences * sizeof (Fence));
+    }
+  g_free (u.bytes);
+  ch->present &= ~SEALED;
+  ch->appended = self->size;
+  self->n_sealed--;
+}
+
+/**
+ * strata_raw_store_close_channel:
+ *
+ * @channel will get no more activities (its thread exited): once the
+ * store spills, its activities still in memory go to the spill file, and
+ * so do its lanes' records, in one piece; only the channel's own entry
+ * stays. Look-ups read them back. A store that does not spill, or cannot,
+ * keeps the channel as it is.
+ */
+void
+strata_raw_store_close_channel (StrataRawStore *self,
+                                guint32         channel)
+{
+  g_autoptr(GByteArray) seal = NULL;
+  SealHeader h = { SEAL_MAGIC, 0, 0, 0 };
+  Channel *ch;
+  guint n;
+  guint64 offset;
+
+  g_return_if_fail (self != NULL);
+
+  if (self->map != NULL || channel >= self->channels->len || self->packer == NULL || self->spill_failed)
+    return;
+  ch = &g_array_index (self->channels, Channel, channel);
+  if ((ch->present & SEALED) || (ch->present & LANES) == 0)
+    return;
+  n = __builtin_popcount (ch->present & LANES);
+
+  for (guint k = 0; k < n; k++)
+    if (ch->lanes[k].n_acts > 0 && !spill_tail (self, &ch->lanes[k]))
+      return;
+  ch->resident = 0;
+
+  seal = g_byte_array_new ();
+  g_byte_array_set_size (seal, sizeof h);
+  for (guint k = 0; k < n; k++)
+    {
+      SealLane sl = { ch->lanes[k].n_spilled, ch->lanes[k].n_fences };
+
+      g_byte_array_append (seal, (const guint8 *) &sl, sizeof sl);
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      g_byte_array_append (seal, (const guint8 *) ch->lanes[k].spilled,
+                           ch->lanes[k].n_spilled * sizeof (StrataRawStoreSpilled));
+      g_byte_array_append (seal, (const guint8 *) ch->lanes[k].fences, ch->lanes[k].n_fences * sizeof (Fence));
+    }
+  h.n_lanes = n;
+  h.size = seal->len - sizeof h;
+  h.checksum = strata_index_checksum (seal->data + sizeof h, h.size);
+  memcpy (seal->data, &h, sizeof h);
+  if ((offset = strata_block_packer_put_bytes (self->packer, seal->data, seal->len)) == G_MAXUINT64)
+    return;
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_free (ch->lanes[k].acts);
+      g_free (ch->lanes[k].fences);
+      g_free (ch->lanes[k].spilled);
+    }
+  g_clear_pointer (&ch->lanes, g_free);
+  ch->appended = offset;
+  ch->present |= SEALED;
+  self->n_sealed++;
+}
+
+/* How many channels are sealed (strata_raw_store_close_channel()). */
+guint64
+strata_raw_store_get_n_sealed (StrataRawStore *self)
+{
+  return self->n_sealed;
+}
+
 /**
  * strata_raw_store_add:
  * @activity: a complete activity
@@ -717,6 +937,8 @@ strata_raw_store_add (const StrataActivity *activity,
   if (activity->channel >= self->channels->len)
     g_array_set_size (self->channels, activity->channel + 1);
   ch = &g_array_index (self->channels, Channel, activity->channel);
+  if G_UNLIKELY (ch->present & SEALED)
+    reopen_channel (self, activity->channel);
 
   rl = channel_lane (ch, l);
   if G_UNLIKELY (rl == NULL)
@@ -1209,6 +1431,8 @@ strata_raw_store_get_resident_bytes (StrataRawStore *self)
     {
       Channel *ch = &g_array_index (self->channels, Channel, i);
 
+      if (ch->present & SEALED)
+        continue;
       total += (guint64) __builtin_popcount (ch->present) * sizeof (Lane);
       for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
         total += lane_alloc (ch->lanes[k].n_acts) +

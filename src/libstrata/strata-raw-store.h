@@ -85,6 +85,9 @@ const StrataActivity *strata_raw_lane_get (StrataRawLane *lane,
 void     strata_raw_store_set_spill (StrataRawStore *self,
                                      guint64         from,
                                      guint           keep_blocks);
+void     strata_raw_store_close_channel (StrataRawStore *self,
+                                         guint32         channel);
+guint64  strata_raw_store_get_n_sealed (StrataRawStore *self);
 guint64  strata_raw_store_get_resident_bytes (StrataRawStore *self);
 void     strata_raw_store_set_budget (StrataRawStore *self,
                                       guint64         bytes);

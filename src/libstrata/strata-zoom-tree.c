@@ -363,6 +363,7 @@ struct _StrataZoomTree
   Buffer              *buffer;    /* the buffer being delivered */
   Buffer               buffers[N_BUFFERS];
   GArray              *closing;   /* ChannelClose, not delivered yet */
+  GArray              *sealing;   /* guint32: channels closed, for the raw store */
   guint                closing_head;
   GPtrArray           *lane_ids;  /* pages of LANE_ID_PAGE channels (or NULL): guint32 by
                                    * channel's place * N_LANES + lane: id + 1, or 0 */
@@ -551,6 +552,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       self->buffers[i].closes = g_array_new (FALSE, FALSE, sizeof (guint32));
     }
   self->closing = g_array_new (FALSE, FALSE, sizeof (ChannelClose));
+  self->sealing = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->buffer = &self->buffers[0];
   self->lane_ids = g_ptr_array_new_with_free_func (g_free);
   self->horizon = G_MININT64;
@@ -704,6 +706,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
     }
   g_clear_pointer (&self->lane_ids, g_ptr_array_unref);
   g_clear_pointer (&self->closing, g_array_unref);
+  g_clear_pointer (&self->sealing, g_array_unref);
   g_free (self);
 }
 
@@ -2461,7 +2464,7 @@ deliver (StrataZoomTree *self,
 static void
 publish_incoming (StrataZoomTree *self)
 {
-  if (self->n_published == self->incoming->len)
+  if (self->n_published == self->incoming->len && self->sealing->len == 0)
     return;
 
   g_rw_lock_writer_lock (&self->lock);
@@ -2473,6 +2476,11 @@ publish_incoming (StrataZoomTree *self)
       self->first = MIN (self->first, a->start);
       self->last = MAX (self->last, last_point (a));
     }
+  /* Every activity of a closed channel came before its close, so it is
+   * in the store now: its records can leave memory. */
+  for (guint i = 0; i < self->sealing->len; i++)
+    strata_raw_store_close_channel (self->raw, g_array_index (self->sealing, guint32, i));
+  g_array_set_size (self->sealing, 0);
   g_rw_lock_writer_unlock (&self->lock);
 
   self->n_published = self->incoming->len;
@@ -2707,6 +2715,7 @@ strata_zoom_tree_close_channel (StrataZoomTree *self,
   g_return_if_fail (!self->finished);
 
   g_array_append_val (self->closing, c);
+  g_array_append_val (self->sealing, channel);
 }
 
 /**
@@ -2955,7 +2964,7 @@ static void
 release_build_state (StrataZoomTree *self)
 {
   GArray **arrays[] = { &self->pending, &self->merge, &self->sort_scratch, &self->sort_keys,
-                        &self->sort_keys2, &self->starts, &self->closing };
+                        &self->sort_keys2, &self->starts, &self->closing, &self->sealing };
 
   for (guint r = 0; r < self->n_ranks; r++)
     {
