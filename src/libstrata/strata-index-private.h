@@ -521,6 +521,7 @@ StrataZoomTree *strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
                                              GError                   **error);
 const char *strata_zoom_tree_get_damage   (StrataZoomTree       *self);
 guint64     strata_zoom_tree_get_n_lane_states (StrataZoomTree   *self);
+guint       strata_zoom_tree_get_n_lane_id_pages (StrataZoomTree *self);
 void        strata_zoom_tree_note_build_memory (StrataZoomTree *self,
                                                 const char     *where);
 

@@ -367,6 +367,7 @@ struct _StrataZoomTree
   guint                closing_head;
   GPtrArray           *lane_ids;  /* pages of LANE_ID_PAGE channels (or NULL): guint32 by
                                    * channel's place * N_LANES + lane: id + 1, or 0 */
+  GArray              *ids_closed; /* guint16 per page: its channels closed */
   guint32              n_lane_ids;
   gint64               horizon;
   gint64               cut;
@@ -555,6 +556,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->sealing = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->buffer = &self->buffers[0];
   self->lane_ids = g_ptr_array_new_with_free_func (g_free);
+  self->ids_closed = g_array_new (FALSE, TRUE, sizeof (guint16));
   self->horizon = G_MININT64;
   self->wait_horizon = G_MAXINT64;
   self->first = G_MAXINT64;
@@ -705,6 +707,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_clear_pointer (&self->buffers[i].closes, g_array_unref);
     }
   g_clear_pointer (&self->lane_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->ids_closed, g_array_unref);
   g_clear_pointer (&self->closing, g_array_unref);
   g_clear_pointer (&self->sealing, g_array_unref);
   g_free (self);
@@ -2362,6 +2365,7 @@ buffer_closes (StrataZoomTree *self,
   while (self->closing_head < self->closing->len && c[self->closing_head].t < e)
     {
       guint32 channel = c[self->closing_head++].channel;
+      guint page = channel >> LANE_ID_PAGE_BITS;
 
       for (guint l = 0; l < N_LANES; l++)
         {
@@ -2373,6 +2377,12 @@ buffer_closes (StrataZoomTree *self,
               g_array_append_val (buffer->closes, id);
             }
         }
+      /* A page of ids whose channels have all closed is not asked again
+       * (a closed channel gets no more activities). */
+      if (page >= self->ids_closed->len)
+        g_array_set_size (self->ids_closed, page + 1);
+      if (++g_array_index (self->ids_closed, guint16, page) == LANE_ID_PAGE && page < self->lane_ids->len)
+        g_clear_pointer (&g_ptr_array_index (self->lane_ids, page), g_free);
     }
   if (self->closing_head == self->closing->len)
     {
@@ -3016,6 +3026,7 @@ release_build_state (StrataZoomTree *self)
       level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
     }
   g_ptr_array_set_size (self->lane_ids, 0);
+  g_array_set_size (self->ids_closed, 0);
   self->closing_head = 0;
 }
 
@@ -3055,6 +3066,20 @@ strata_zoom_tree_get_n_lane_states (StrataZoomTree *self)
 
   for (guint r = 0; r < self->n_ranks; r++)
     n += self->levels[r].n_lane_states;
+  return n;
+}
+
+/* The pages of lane ids held (a page whose channels have all closed is
+ * let go), for the tests. */
+guint
+strata_zoom_tree_get_n_lane_id_pages (StrataZoomTree *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  for (guint p = 0; p < self->lane_ids->len; p++)
+    n += g_ptr_array_index (self->lane_ids, p) != NULL;
   return n;
 }
 
