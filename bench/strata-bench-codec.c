@@ -950,11 +950,10 @@ load_index (const char *path,
       kinds[k].id = k;
     }
 
-  /* The raw store: every lane of every channel. */
-  g_assert (strata_index_map_contains (map, h->lanes_offset, (guint64) h->n_raw_channels * STRATA_RAW_STORE_N_LANES,
-                                       sizeof (StrataIndexLane)));
+  /* The raw store: every lane that has activities. */
+  g_assert (strata_index_map_contains (map, h->lanes_offset, h->n_raw_lanes, sizeof (StrataIndexLane)));
   lanes = (const StrataIndexLane *) (gconstpointer) (base + h->lanes_offset);
-  for (guint64 i = 0; i < (guint64) h->n_raw_channels * STRATA_RAW_STORE_N_LANES; i++)
+  for (guint64 i = 0; i < h->n_raw_lanes; i++)
     collect (map, &kinds[0], lanes[i].offset, lanes[i].sums_offset, lanes[i].n, sizeof (StrataActivity),
              STRATA_INDEX_ACTIVITY_BLOCK, "raw store");
 

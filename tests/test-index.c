@@ -1003,16 +1003,26 @@ test_flipped_raw_block (void)
   g_autoptr(StrataTrace) got = NULL;
   g_autoptr(GError) error = NULL;
   guint found = G_MAXUINT;
+  guint32 channel;
 
   fixture_init (&fx, "lossy.dat");
   g_bytes_get_data (fx.good, &len);
   bad = g_memdup2 (g_bytes_get_data (fx.good, NULL), len);
   h = (const StrataIndexHeader *)(gconstpointer) bad;
   lanes = (const StrataIndexLane *)(gconstpointer)(bad + h->lanes_offset);
-  for (guint i = 0; i < h->n_raw_channels * STRATA_RAW_STORE_N_LANES && found == G_MAXUINT; i++)
+  for (guint i = 0; i < h->n_raw_lanes && found == G_MAXUINT; i++)
     if (lanes[i].n > STRATA_INDEX_ACTIVITY_BLOCK + 8)
       found = i;
   g_assert_cmpuint (found, !=, G_MAXUINT);
+  /* Its channel, from the directory's entry per channel. */
+  {
+    const StrataIndexChannelLanes *entries = (const StrataIndexChannelLanes *)(gconstpointer)(bad + h->raw_channels_offset);
+
+    for (channel = 0; channel < h->n_raw_channels; channel++)
+      if (found >= entries[channel].first && found < entries[channel].first + __builtin_popcount (entries[channel].present))
+        break;
+    g_assert_cmpuint (channel, <, h->n_raw_channels);
+  }
 
   /* A byte of the lane's second block. */
   {
@@ -1028,7 +1038,6 @@ test_flipped_raw_block (void)
   {
     StrataRawStore *want_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (fx.want));
     StrataRawStore *got_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (got));
-    guint32 channel = found / STRATA_RAW_STORE_N_LANES;
     g_autoptr(GArray) a = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
     g_autoptr(GArray) b = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
 
@@ -1058,6 +1067,70 @@ test_flipped_raw_block (void)
   }
 
   fixture_clear (&fx);
+}
+
+/* A flipped bit in the lane directory, in a channel's entry or in a lane
+ * record: the channels whose entries or lanes share its checksummed block
+ * answer nothing rather than guess (the tree reports damage in the raw
+ * store), and every other channel answers exactly as before. */
+static void
+test_flipped_lane_directory (void)
+{
+  for (guint target = 0; target < 2; target++)
+    {
+      Fixture fx;
+      gsize len;
+      g_autofree guint8 *bad = NULL;
+      const StrataIndexHeader *h;
+      const StrataIndexChannelLanes *entries;
+      g_autoptr(StrataTrace) got = NULL;
+      g_autoptr(GError) error = NULL;
+      StrataRawStore *want_raw, *got_raw;
+      guint32 channel = G_MAXUINT32, n_left_out = 0;
+
+      fixture_init (&fx, "sched-small.dat");
+      g_bytes_get_data (fx.good, &len);
+      bad = g_memdup2 (g_bytes_get_data (fx.good, NULL), len);
+      h = (const StrataIndexHeader *)(gconstpointer) bad;
+      entries = (const StrataIndexChannelLanes *)(gconstpointer)(bad + h->raw_channels_offset);
+      for (guint32 c = 0; c < h->n_raw_channels && channel == G_MAXUINT32; c++)
+        if (entries[c].present & 1u)
+          channel = c;
+      g_assert_cmpuint (channel, !=, G_MAXUINT32);
+      if (target == 0)
+        bad[h->raw_channels_offset + (gsize) channel * sizeof (StrataIndexChannelLanes) + 4] ^= 0x02;
+      else
+        bad[h->lanes_offset + (gsize) entries[channel].first * sizeof (StrataIndexLane) +
+            G_STRUCT_OFFSET (StrataIndexLane, n)] ^= 0x04;
+      write_file (fx.index_path, bad, len);
+
+      got = strata_index_open (fx.index_path, NULL, NULL, &error);
+      g_assert_no_error (error);
+      want_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (fx.want));
+      got_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (got));
+      for (guint32 c = 0; c < h->n_raw_channels; c++)
+        {
+          g_autoptr(GArray) a = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+          g_autoptr(GArray) b = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+
+          strata_raw_store_query (want_raw, c, 0, G_MAXINT64, a);
+          strata_raw_store_query (got_raw, c, 0, G_MAXINT64, b);
+          if (b->len == a->len)
+            g_assert_cmpmem (b->data, b->len * sizeof (StrataActivity), a->data, a->len * sizeof (StrataActivity));
+          else
+            {
+              g_assert_cmpuint (b->len, ==, 0);
+              n_left_out++;
+            }
+        }
+      g_test_message ("%s flipped: %u of %u channels answer nothing", target == 0 ? "a channel's entry" : "a lane record",
+                      n_left_out, h->n_raw_channels);
+      g_assert_cmpuint (n_left_out, >, 0);
+      g_assert_nonnull (strata_trace_get_index_damage (got));
+      g_assert_nonnull (strstr (strata_trace_get_index_damage (got), "raw store"));
+      g_clear_object (&got);
+      fixture_clear (&fx);
+    }
 }
 
 static void
@@ -1873,6 +1946,7 @@ main (int    argc,
   g_test_add_func ("/strata/index/fault/flipped-sections", test_flipped_sections);
   g_test_add_func ("/strata/index/fault/flipped-chunk", test_flipped_chunk);
   g_test_add_func ("/strata/index/fault/flipped-raw-block", test_flipped_raw_block);
+  g_test_add_func ("/strata/index/fault/flipped-lane-directory", test_flipped_lane_directory);
   g_test_add_func ("/strata/index/fault/wrong-version", test_wrong_version);
   g_test_add_func ("/strata/index/fault/source-changed", test_source_changed);
   g_test_add_func ("/strata/index/fault/disk-full", test_disk_full);

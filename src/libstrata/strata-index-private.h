@@ -26,7 +26,7 @@
 G_BEGIN_DECLS
 
 #define STRATA_INDEX_MAGIC       "STRATAIX"
-#define STRATA_INDEX_VERSION     4
+#define STRATA_INDEX_VERSION     5
 #define STRATA_INDEX_BYTE_ORDER  0x01020304u
 #define STRATA_INDEX_ALIGN       64
 
@@ -34,7 +34,8 @@ G_BEGIN_DECLS
 #define STRATA_INDEX_ACTIVITY_BLOCK  256   /* activities per packed block (8 KiB decoded) */
 #define STRATA_INDEX_FENCE_BLOCK     256   /* 4 KiB of fences */
 #define STRATA_INDEX_CHUNK_BLOCK     64    /* chunk records */
-#define STRATA_INDEX_LANE_BLOCK      68    /* lane records: 4 channels */
+#define STRATA_INDEX_LANE_BLOCK      64    /* lane records */
+#define STRATA_INDEX_CHANNEL_BLOCK   512   /* channels' lane entries (4 KiB) */
 #define STRATA_INDEX_ITEM_BLOCK      256   /* items per packed block (12 KiB decoded) */
 #define STRATA_INDEX_TABLE_BLOCK     128   /* packed blocks' records */
 
@@ -109,7 +110,13 @@ typedef struct
   guint32 n_ranks;
   guint32 n_raw_channels;
 
-  /* The raw store's lane directory: n_raw_channels * 17 StrataIndexLane. */
+  /* The raw store's lane directory: a StrataIndexChannelLanes per
+   * channel, then the n_raw_lanes lanes that have activities, a
+   * StrataIndexLane each, channel by channel, each channel's in lane
+   * order. */
+  guint64 raw_channels_offset;
+  guint64 raw_channels_sums_offset;
+  guint64 n_raw_lanes;
   guint64 lanes_offset;
   guint64 lanes_sums_offset;
 
@@ -157,6 +164,14 @@ typedef struct
   guint64 checksum;            /* XXH3-64 of the spans, keys and lane changes */
   guint64 sums_checksum;       /* XXH3-64 of the items' table's block checksums */
 } StrataIndexChunk;
+
+/* Which of its 17 lanes a channel of the raw store has (bit l: lane l),
+ * and where the first of them is among the directory's lanes. */
+typedef struct
+{
+  guint32 first;
+  guint32 present;
+} StrataIndexChannelLanes;
 
 /* One lane of one channel in the raw store. */
 typedef struct
@@ -393,10 +408,7 @@ guint64         strata_raw_store_get_unspilled  (StrataRawStore             *sel
 /* The most bytes a spilled block (a packed block of activities) takes. */
 #define STRATA_RAW_STORE_MAX_PACKED (STRATA_RAW_STORE_BLOCK * (11 * 10 + 2))
 StrataRawStore *strata_raw_store_new_mapped     (StrataIndexMap             *map,
-                                                 guint32                     n_channels,
-                                                 guint64                     size,
-                                                 guint64                     lanes_offset,
-                                                 guint64                     lanes_sums_offset,
+                                                 const StrataIndexHeader    *h,
                                                  GError                    **error);
 gboolean        strata_raw_store_check          (StrataRawStore             *self,
                                                  guint32                     channel,

@@ -465,8 +465,7 @@ strata_index_open_map (StrataIndexMap             *map,
   state.n_left_out = h->n_left_out;
   state.size = h->tree_size;
 
-  raw = strata_raw_store_new_mapped (map, h->n_raw_channels, h->n_activities, h->lanes_offset,
-                                     h->lanes_sums_offset, error);
+  raw = strata_raw_store_new_mapped (map, h, error);
   if (raw == NULL)
     goto fail;
   parts.tree = strata_zoom_tree_new_mapped (&tree_params, &state, map, levels, raw, error);

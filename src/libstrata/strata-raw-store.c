@@ -183,8 +183,10 @@ struct _StrataRawStore
   /* Mapped from an index instead. */
   StrataIndexMap      *map;
   guint32              n_mapped;   /* channels */
-  StrataCheckedArray   dir;        /* StrataIndexLane, channel * N_LANES + lane */
-  MappedLane         **mapped;     /* created on first use */
+  guint64              n_mapped_lanes;
+  StrataCheckedArray   channel_dir; /* StrataIndexChannelLanes, by channel */
+  StrataCheckedArray   dir;        /* StrataIndexLane, those with activities */
+  MappedLane         **mapped;     /* by lane of dir, created on first use */
 
   /* strata_raw_store_get_lane() on a mapped store: per thread, the last
    * range it decoded (LentRange). */
@@ -247,7 +249,7 @@ strata_raw_store_free (StrataRawStore *self)
     return;
   if (self->map != NULL)
     {
-      for (guint64 i = 0; i < (guint64) self->n_mapped * N_LANES; i++)
+      for (guint64 i = 0; i < self->n_mapped_lanes; i++)
         if (self->mapped[i] != NULL)
           {
             strata_packed_array_clear (&self->mapped[i]->acts);
@@ -256,6 +258,7 @@ strata_raw_store_free (StrataRawStore *self)
           }
       g_free (self->mapped);
       strata_checked_array_clear (&self->dir);
+      strata_checked_array_clear (&self->channel_dir);
       strata_index_map_unref (self->map);
     }
 
@@ -351,12 +354,25 @@ mapped_lane (StrataRawStore *self,
              guint32         channel,
              guint           l)
 {
-  guint64 i = (guint64) channel * N_LANES + l;
-  MappedLane *lane = g_atomic_pointer_get (&self->mapped[i]);
+  const StrataIndexChannelLanes *entry;
   const StrataIndexLane *rec;
-  MappedLane *fresh;
+  MappedLane *lane, *fresh;
+  guint64 i;
 
-  if (lane != NULL)
+  if (!strata_checked_array_check (&self->channel_dir, channel, channel + 1))
+    return NULL;
+  entry = (const StrataIndexChannelLanes *)(gconstpointer)(self->channel_dir.data +
+                                                           (gsize) channel * sizeof (StrataIndexChannelLanes));
+  if (!(entry->present & (1u << l)))
+    return NULL;
+  if ((entry->present & ~LANES) != 0 ||
+      (guint64) entry->first + __builtin_popcount (entry->present) > self->n_mapped_lanes)
+    {
+      strata_index_map_note_damage (self->map, "raw store: the lanes of channel %u are out of bounds", channel);
+      return NULL;
+    }
+  i = (guint64) entry->first + __builtin_popcount (entry->present & ((1u << l) - 1));
+  if ((lane = g_atomic_pointer_get (&self->mapped[i])) != NULL)
     return lane;
 
   if (!strata_checked_array_check (&self->dir, i, i + 1))
@@ -1311,20 +1327,20 @@ strata_raw_store_get_unspilled (StrataRawStore *self)
 /* A store whose lanes are views over an index's bytes; nothing is read
  * until a look-up needs it. */
 StrataRawStore *
-strata_raw_store_new_mapped (StrataIndexMap  *map,
-                             guint32          n_channels,
-                             guint64          size,
-                             guint64          lanes_offset,
-                             guint64          lanes_sums_offset,
-                             GError         **error)
+strata_raw_store_new_mapped (StrataIndexMap           *map,
+                             const StrataIndexHeader  *h,
+                             GError                  **error)
 {
   StrataRawStore *self = strata_raw_store_new ();
 
   self->map = strata_index_map_ref (map);
-  self->size = size;
-  self->mapped = g_new0 (MappedLane *, (gsize) n_channels * N_LANES);
-  if (!strata_checked_array_init (&self->dir, map, lanes_offset, lanes_sums_offset,
-                                  (guint64) n_channels * N_LANES, sizeof (StrataIndexLane),
+  self->size = h->n_activities;
+  if (h->n_raw_lanes > (guint64) h->n_raw_channels * N_LANES ||
+      !strata_checked_array_init (&self->channel_dir, map, h->raw_channels_offset, h->raw_channels_sums_offset,
+                                  h->n_raw_channels, sizeof (StrataIndexChannelLanes),
+                                  STRATA_INDEX_CHANNEL_BLOCK, "raw store channels") ||
+      !strata_checked_array_init (&self->dir, map, h->lanes_offset, h->lanes_sums_offset,
+                                  h->n_raw_lanes, sizeof (StrataIndexLane),
                                   STRATA_INDEX_LANE_BLOCK, "raw store lanes"))
     {
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT, "the raw store's lanes are out of bounds");
@@ -1332,7 +1348,9 @@ strata_raw_store_new_mapped (StrataIndexMap  *map,
       strata_raw_store_free (self);
       return NULL;
     }
-  self->n_mapped = n_channels;
+  self->n_mapped = h->n_raw_channels;
+  self->n_mapped_lanes = h->n_raw_lanes;
+  self->mapped = g_new0 (MappedLane *, MAX (h->n_raw_lanes, 1));
 
   return self;
 }
