@@ -69,6 +69,11 @@ void                strata_stats_builder_add    (const StrataActivity *activity,
 StrataStats        *strata_stats_builder_finish (StrataStatsBuilder   *self,
                                                  StrataTrace          *trace);
 void                strata_stats_builder_free   (StrataStatsBuilder   *self);
+void                strata_stats_builder_close_channel (StrataStatsBuilder *self,
+                                                        guint32             channel);
+guint64             strata_stats_builder_get_heap_bytes (StrataStatsBuilder *self,
+                                                         guint64            *peak,
+                                                         guint64            *n_closed);
 void                strata_stats_builder_set_latency_budget (StrataStatsBuilder *self,
                                                              guint64             bytes);
 guint64             strata_stats_builder_get_latency_bytes  (StrataStatsBuilder *self,
