@@ -377,7 +377,7 @@ assert_brute_force (StrataTrace       *trace,
  * here); one told of the closes holds the pages of the threads alive
  * (here the first page, with the CPUs and the long-lived threads, and
  * the one or two where new threads are being met), its buffers, the
- * long-lived threads' latencies and runs, and a bit for each closed
+ * long-lived threads' latencies, and a bit for each closed
  * channel. */
 #define GEN_BOUND ((1u << 20) + 2 * GEN_THREADS)
 

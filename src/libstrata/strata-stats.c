@@ -188,15 +188,15 @@ typedef enum
 
 /* What one channel accumulated while it is open. Its wakeup latencies
  * are kept (the percentiles are exact): the last ones in memory, the
- * others in runs in the builder's samples log. */
+ * others in runs in the builder's samples log, each run's header naming
+ * the one before, so the builder keeps only the newest. */
 typedef struct
 {
   Totals   totals;
   gint64  *samples;     /* in memory */
   guint32  n_samples;
   guint32  alloc;
-  guint32  first_run;   /* index + 1 in the builder's runs, 0: none */
-  guint32  last_run;
+  guint64  last_run;    /* its newest run's place in the samples log + 1, 0: none */
   guint64  n_spilled;
   guint32  holding;     /* index + 1 in the builder's holding list, 0: not there */
   guint8   life;        /* ChannelLife */
@@ -212,13 +212,14 @@ typedef struct
   StrataLatency wakeup;
 } ClosedSums;
 
-/* Samples of one open channel written to the samples log in one go. */
+/* A run of samples in the samples log: this header, then the samples. */
 typedef struct
 {
-  guint64 offset;       /* of the first sample, past the run's header */
-  guint32 n;
-  guint32 next;         /* the channel's next run (or the next free one), index + 1, 0: none */
-} LatencyRun;
+  guint64 head;         /* the count << 32 | the channel */
+  guint64 prev;         /* the channel's run before it: its place + 1, 0: none */
+} RunHeader;
+
+#define RUN_HEADER_UNITS (sizeof (RunHeader) / sizeof (gint64))
 
 /* An append-only log in an unlinked spill file, its newest bytes in a
  * memory tail that goes to the file when it is a chunk long. Without a
@@ -262,10 +263,6 @@ struct _StrataStatsBuilder
   guint64      *closed; /* a bit per channel: its sums are in the rows log */
   guint         n_closed_words;
   guint64       n_closed;
-  LatencyRun   *runs;
-  guint32       n_runs;
-  guint32       runs_alloc;
-  guint32       free_run; /* index + 1 of a run to reuse, 0: none */
   guint32      *holding;  /* the open channels with samples in memory */
   guint32       n_holding;
   guint32       holding_alloc;
@@ -274,7 +271,7 @@ struct _StrataStatsBuilder
   guint64  peak_resident;
   guint64  peak_heap;
   guint64  n_spills;
-  SpillLog samples;     /* runs: a header (channel, count) then the samples */
+  SpillLog samples;     /* runs: a RunHeader, then the samples */
   SpillLog rows;        /* ClosedSums */
   gint64  *buf;         /* BUF_SAMPLES, to read the logs back; made on demand */
 };
@@ -438,8 +435,6 @@ free_build_state (StrataStatsBuilder *self)
   self->n_sums = 0;
   g_clear_pointer (&self->closed, g_free);
   self->n_closed_words = 0;
-  g_clear_pointer (&self->runs, g_free);
-  self->n_runs = self->runs_alloc = self->free_run = 0;
   g_clear_pointer (&self->holding, g_free);
   self->n_holding = self->holding_alloc = 0;
   self->resident = 0;
@@ -503,7 +498,7 @@ strata_stats_builder_get_latency_bytes (StrataStatsBuilder *self,
  *
  * Everything the builder holds on the heap as allocated (not counting
  * the allocator's own overhead): the open channels' sums and their
- * pages, latencies in memory, the runs and lists, the logs' tails and the
+ * pages, latencies in memory, the list of those, the logs' tails and the
  * bit per closed channel.
  *
  * Returns: the bytes it holds now
@@ -521,7 +516,6 @@ strata_stats_builder_get_heap_bytes (StrataStatsBuilder *self,
   bytes += (guint64) self->n_pages * (sizeof (ChannelSums *) + sizeof (guint32));
   bytes += (guint64) self->n_live_pages * SUMS_PAGE * sizeof (ChannelSums);
   bytes += (guint64) self->n_closed_words * sizeof (guint64);
-  bytes += (guint64) self->runs_alloc * sizeof (LatencyRun);
   bytes += (guint64) self->holding_alloc * sizeof (guint32);
   bytes += self->resident;
   bytes += self->samples.tail_alloc + self->rows.tail_alloc;
@@ -667,41 +661,22 @@ unhold (StrataStatsBuilder *self,
   sums->holding = 0;
 }
 
-/* @n samples of @channel to the samples log, after their header; the
- * log's offset of the first one. */
+/* @n samples of @channel to the samples log, after their header, which
+ * names @prev, the run before; the place of that header + 1. */
 static guint64
 log_samples (StrataStatsBuilder *self,
              guint32             channel,
              const gint64       *v,
-             guint32             n)
+             guint32             n,
+             guint64             prev)
 {
-  guint64 head = (guint64) n << 32 | channel;
-  guint64 offset;
+  RunHeader header = { (guint64) n << 32 | channel, prev };
+  guint64 place = self->samples.size;
 
-  spill_log_append (&self->samples, &head, sizeof head);
-  offset = self->samples.size;
+  spill_log_append (&self->samples, &header, sizeof header);
   spill_log_append (&self->samples, v, (gsize) n * sizeof (gint64));
   note_heap (self);
-  return offset;
-}
-
-static guint32
-new_run (StrataStatsBuilder *self)
-{
-  guint32 r = self->free_run;
-
-  if (r != 0)
-    {
-      self->free_run = self->runs[r - 1].next;
-      return r;
-    }
-  if (self->n_runs == self->runs_alloc)
-    {
-      self->runs_alloc = MAX (64, 2 * self->runs_alloc);
-      self->runs = g_renew (LatencyRun, self->runs, self->runs_alloc);
-      note_heap (self);
-    }
-  return ++self->n_runs;
+  return place + 1;
 }
 
 /* A channel's samples in memory to the samples log, as one more of its
@@ -711,18 +686,7 @@ spill_channel (StrataStatsBuilder *self,
                guint32             channel,
                ChannelSums        *sums)
 {
-  guint64 offset = log_samples (self, channel, sums->samples, sums->n_samples);
-  guint32 r = new_run (self);
-  LatencyRun *run = &self->runs[r - 1];
-
-  run->offset = offset;
-  run->n = sums->n_samples;
-  run->next = 0;
-  if (sums->last_run != 0)
-    self->runs[sums->last_run - 1].next = r;
-  else
-    sums->first_run = r;
-  sums->last_run = r;
+  sums->last_run = log_samples (self, channel, sums->samples, sums->n_samples, sums->last_run);
   sums->n_spilled += sums->n_samples;
   self->resident -= (guint64) sums->alloc * sizeof (gint64);
   g_clear_pointer (&sums->samples, g_free);
@@ -833,13 +797,13 @@ strata_stats_builder_add (const StrataActivity *activity,
 }
 
 /* A set of latencies to read: the runs of some open channels (each
- * chain from its first run) or the whole samples log (the runs of thread
- * channels in it), then samples in memory. */
+ * chain from its newest run back) or the whole samples log (the runs of
+ * thread channels in it), then samples in memory. */
 typedef struct
 {
   StrataStatsBuilder  *builder;
   guint                n_chains;
-  const guint32       *chains;      /* n_chains first runs (index + 1, 0: none) */
+  const guint64       *chains;      /* n_chains newest runs (place + 1, 0: none) */
   const StrataChannel *channels;    /* not NULL: the whole log, these channels' threads */
   guint                n_channels;
   guint                n_mem;
@@ -886,6 +850,7 @@ read_log (SampleSet  *set,
   SpillLog *log = &set->builder->samples;
   gint64 *buf = read_buffer (set->builder);
   guint64 offset = 0, left = 0;
+  guint header_left = 0;        /* of the units after a run's first */
   gboolean keep = FALSE;
 
   while (offset < log->size && !set->failed)
@@ -902,12 +867,20 @@ read_log (SampleSet  *set,
         {
           gsize take;
 
+          if (header_left > 0)
+            {
+              pos++;
+              header_left--;
+              continue;
+            }
           if (left == 0)
             {
+              /* A run's header: its first unit is the head. */
               guint64 head = (guint64) buf[pos++];
               guint32 channel = (guint32) head;
 
               left = head >> 32;
+              header_left = RUN_HEADER_UNITS - 1;
               keep = channel < set->n_channels && set->channels[channel].kind == STRATA_CHANNEL_THREAD;
               continue;
             }
@@ -926,13 +899,21 @@ sample_set_foreach (SampleSet  *set,
                     SampleFunc  func,
                     gpointer    data)
 {
-  const LatencyRun *runs = set->builder->runs;
-
   if (set->channels != NULL)
     read_log (set, func, data);
-  for (guint c = 0; c < set->n_chains; c++)
-    for (guint32 r = set->chains[c]; r != 0; r = runs[r - 1].next)
-      read_span (set, runs[r - 1].offset, runs[r - 1].n, func, data);
+  for (guint c = 0; c < set->n_chains && !set->failed; c++)
+    for (guint64 r = set->chains[c]; r != 0 && !set->failed; )
+      {
+        RunHeader header;
+
+        if (!spill_log_read (&set->builder->samples, r - 1, &header, sizeof header))
+          {
+            set->failed = TRUE;
+            break;
+          }
+        read_span (set, r - 1 + sizeof header, header.head >> 32, func, data);
+        r = header.prev;
+      }
   for (guint i = 0; i < set->n_mem; i++)
     if (set->mem_len[i] > 0)
       func (set->mem[i], set->mem_len[i], data);
@@ -1100,7 +1081,7 @@ channel_latency (StrataStatsBuilder *self,
                  StrataLatency      *latency)
 {
   const gint64 *own = sums->samples;
-  SampleSet set = { self, 1, &sums->first_run, NULL, 0, 1, &own, &sums->n_samples, FALSE };
+  SampleSet set = { self, 1, &sums->last_run, NULL, 0, 1, &own, &sums->n_samples, FALSE };
 
   latency_of (self, &set, sums->n_samples + sums->n_spilled, latency);
 }
@@ -1139,16 +1120,11 @@ strata_stats_builder_close_channel (StrataStatsBuilder *self,
     {
       channel_latency (self, sums, &row.wakeup);
 
-      /* Its runs are needed no more, its samples in memory go after
-       * them, for the trace's percentiles. */
-      if (sums->last_run != 0)
-        {
-          self->runs[sums->last_run - 1].next = self->free_run;
-          self->free_run = sums->first_run;
-          sums->first_run = sums->last_run = 0;
-        }
+      /* Its samples in memory go after its runs, for the trace's
+       * percentiles. */
       if (sums->n_samples > 0)
-        log_samples (self, channel, sums->samples, sums->n_samples);
+        log_samples (self, channel, sums->samples, sums->n_samples, sums->last_run);
+      sums->last_run = 0;
       if (sums->holding != 0)
         unhold (self, sums);
       self->resident -= (guint64) sums->alloc * sizeof (gint64);
@@ -1291,9 +1267,10 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
       guint64 peak, now = strata_stats_builder_get_heap_bytes (self, &peak, NULL);
 
       g_message ("stats builder at its finish: %" G_GUINT64_FORMAT " kB on the heap (peak %"
-                 G_GUINT64_FORMAT " kB), %u pages of sums, %" G_GUINT64_FORMAT " channels closed, %u runs, %"
+                 G_GUINT64_FORMAT " kB), %u pages of sums, %" G_GUINT64_FORMAT " channels closed, %"
+                 G_GUINT64_FORMAT " spills, %"
                  G_GUINT64_FORMAT " kB in the samples log, %" G_GUINT64_FORMAT " kB in the rows log",
-                 now >> 10, peak >> 10, self->n_live_pages, self->n_closed, self->n_runs,
+                 now >> 10, peak >> 10, self->n_live_pages, self->n_closed, self->n_spills,
                  self->samples.size >> 10, self->rows.size >> 10);
     }
 

@@ -6,6 +6,8 @@
  * idle, IRQ and softirq time; per-thread time running, runnable and
  * sleeping; wakeup latencies (waking to running) with exact percentiles
  * (the latencies themselves are kept, past a budget in a spill file).
+ * Told that a thread exited (strata_stats_builder_close_channel()), the
+ * builder writes its sums out, so it holds what the threads alive need.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
