@@ -405,6 +405,48 @@ test_generated (void)
   g_unlink (path);
 }
 
+/* Without a spill file (no folder for one) the builder keeps what it
+ * would have written in memory: the same results, and what it holds
+ * shows where they went. In a subprocess, since GLib keeps the first
+ * answer of where temporary files go. */
+static void
+test_no_spill_file (void)
+{
+  if (g_test_subprocess ())
+    {
+      const char *path = g_getenv ("STRATA_TEST_SHORT_THREADS");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(StrataTrace) trace = NULL;
+      g_autoptr(StrataStats) computed = NULL;
+      Built told = { 0 };
+
+      g_assert_nonnull (path);
+      g_setenv ("XDG_CACHE_HOME", "/dev/null/no-cache", TRUE);
+      g_setenv ("TMPDIR", "/dev/null/no-tmp", TRUE);
+      trace = strata_trace_load (path, &error);
+      g_assert_no_error (error);
+      computed = strata_stats_compute (trace);
+      replay (trace, 48, TRUE, &told);
+      g_test_message ("no spill file: %" G_GUINT64_FORMAT " bytes held at the end", told.heap);
+      g_assert_cmpuint (told.n_closed, ==, GEN_THREADS);
+      /* The rows of the closed threads alone are more than that bound. */
+      g_assert_cmpuint (told.heap, >, GEN_BOUND);
+      assert_same_stats (told.stats, computed);
+      built_clear (&told);
+      return;
+    }
+
+  {
+    g_autofree char *path = generated_trace (GEN_THREADS);
+
+    g_setenv ("STRATA_TEST_SHORT_THREADS", path, TRUE);
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    g_test_trap_assert_passed ();
+    g_unsetenv ("STRATA_TEST_SHORT_THREADS");
+    g_unlink (path);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -413,6 +455,7 @@ main (int   argc,
 
   g_test_add_func ("/strata/stats/closed/fixtures-equal-unclosed", test_fixtures);
   g_test_add_func ("/strata/stats/closed/short-threads-equal-unclosed-bounded", test_generated);
+  g_test_add_func ("/strata/stats/closed/no-spill-file", test_no_spill_file);
 
   return g_test_run ();
 }
