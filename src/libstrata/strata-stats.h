@@ -6,6 +6,8 @@
  * idle, IRQ and softirq time; per-thread time running, runnable and
  * sleeping; wakeup latencies (waking to running) with exact percentiles
  * (the latencies themselves are kept, past a budget in a spill file).
+ * Told that a thread exited (strata_stats_builder_close_channel()), the
+ * builder writes its sums out, so it holds what the threads alive need.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -69,6 +71,11 @@ void                strata_stats_builder_add    (const StrataActivity *activity,
 StrataStats        *strata_stats_builder_finish (StrataStatsBuilder   *self,
                                                  StrataTrace          *trace);
 void                strata_stats_builder_free   (StrataStatsBuilder   *self);
+void                strata_stats_builder_close_channel (StrataStatsBuilder *self,
+                                                        guint32             channel);
+guint64             strata_stats_builder_get_heap_bytes (StrataStatsBuilder *self,
+                                                         guint64            *peak,
+                                                         guint64            *n_closed);
 void                strata_stats_builder_set_latency_budget (StrataStatsBuilder *self,
                                                              guint64             bytes);
 guint64             strata_stats_builder_get_latency_bytes  (StrataStatsBuilder *self,

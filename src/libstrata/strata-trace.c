@@ -157,6 +157,10 @@ close_channel (guint32  channel,
 
   if (self->tree != NULL)
     strata_zoom_tree_close_channel (self->tree, channel, t);
+  /* The statistics as the sink (the index pass's): an exited thread's
+   * sums leave the builder's memory. */
+  if (self->sink == strata_stats_builder_add)
+    strata_stats_builder_close_channel (self->sink_data, channel);
 }
 
 typedef struct
