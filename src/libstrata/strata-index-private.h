@@ -64,6 +64,7 @@ typedef enum
   STRATA_INDEX_SECTION_STRINGS,   /* guint32 count, guint32 offsets[count + 1], bytes */
   STRATA_INDEX_SECTION_CHANNELS,  /* StrataChannel[] */
   STRATA_INDEX_SECTION_LEVELS,    /* StrataIndexLevel[n_ranks] */
+  STRATA_INDEX_SECTION_THREAD_STATS, /* StrataThreadStats[], the statistics' thread rows */
   STRATA_INDEX_N_SECTIONS
 } StrataIndexSectionId;
 

@@ -50,7 +50,7 @@ section (StrataIndexMap           *map,
          gsize                    *size,
          GError                  **error)
 {
-  static const char *names[] = { "metadata", "string table", "channel table", "level table" };
+  static const char *names[] = { "metadata", "string table", "channel table", "level table", "thread statistics" };
   const StrataIndexSection *s = &h->sections[id];
   gsize map_size;
   const guint8 *base = strata_index_map_get_data (map, &map_size);
@@ -108,22 +108,21 @@ read_latency (GVariant      *v,
 }
 
 static StrataStats *
-read_stats (GVariantDict *dict,
-            guint         n_channels)
+read_stats (GVariantDict            *dict,
+            guint                    n_channels,
+            const StrataThreadStats *thread_rows,
+            gsize                    threads_size)
 {
-  g_autoptr(GVariant) wakeup = NULL, cpus = NULL, threads = NULL;
+  g_autoptr(GVariant) wakeup = NULL, cpus = NULL;
   const StrataCpuStats *cpu_rows;
-  const StrataThreadStats *thread_rows;
-  gsize cpus_size, threads_size;
+  gsize cpus_size;
   StrataStats *stats;
 
   wakeup = g_variant_dict_lookup_value (dict, "stats-wakeup", G_VARIANT_TYPE ("(xxxxu)"));
   cpus = g_variant_dict_lookup_value (dict, "stats-cpus", G_VARIANT_TYPE_BYTESTRING);
-  threads = g_variant_dict_lookup_value (dict, "stats-threads", G_VARIANT_TYPE_BYTESTRING);
-  if (wakeup == NULL || cpus == NULL || threads == NULL)
+  if (wakeup == NULL || cpus == NULL)
     return NULL;
   cpu_rows = g_variant_get_fixed_array (cpus, &cpus_size, 1);
-  thread_rows = g_variant_get_fixed_array (threads, &threads_size, 1);
   if (cpus_size % sizeof (StrataCpuStats) != 0 || threads_size % sizeof (StrataThreadStats) != 0)
     return NULL;
   for (gsize i = 0; i < cpus_size / sizeof (StrataCpuStats); i++)
@@ -151,6 +150,8 @@ read_stats (GVariantDict *dict,
 static gboolean
 read_meta (const guint8      *data,
            gsize              size,
+           const guint8      *thread_rows,
+           gsize              threads_size,
            guint              n_strings,
            guint              n_channels,
            StrataTraceParts  *parts,
@@ -232,7 +233,7 @@ read_meta (const guint8      *data,
       parts->damage = g_error_new_literal (STRATA_ERROR, code, message);
     }
 
-  parts->stats = read_stats (dict, n_channels);
+  parts->stats = read_stats (dict, n_channels, (const StrataThreadStats *)(gconstpointer) thread_rows, threads_size);
   if (parts->stats == NULL)
     return corrupt (error, "the statistics are missing");
 
@@ -426,10 +427,16 @@ strata_index_open_map (StrataIndexMap             *map,
       goto fail;
     }
 
-  data = section (map, h, STRATA_INDEX_SECTION_META, &size, error);
-  if (data == NULL ||
-      !read_meta (data, size, strata_string_pool_get_size (parts.strings), n_channels, &parts, error))
-    goto fail;
+  {
+    const guint8 *rows;
+    gsize rows_size;
+
+    if ((rows = section (map, h, STRATA_INDEX_SECTION_THREAD_STATS, &rows_size, error)) == NULL ||
+        (data = section (map, h, STRATA_INDEX_SECTION_META, &size, error)) == NULL ||
+        !read_meta (data, size, rows, rows_size, strata_string_pool_get_size (parts.strings), n_channels, &parts,
+                    error))
+      goto fail;
+  }
 
   data = section (map, h, STRATA_INDEX_SECTION_LEVELS, &size, error);
   if (data == NULL)
