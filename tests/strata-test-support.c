@@ -435,3 +435,67 @@ strata_test_brute_force_chunk (const StrataActivity *all,
   g_array_unref (ref.keys);
   return out;
 }
+
+static void
+assert_latency_equal (const StrataLatency *a,
+                      const StrataLatency *b)
+{
+  g_assert_cmpint (a->p50, ==, b->p50);
+  g_assert_cmpint (a->p90, ==, b->p90);
+  g_assert_cmpint (a->p99, ==, b->p99);
+  g_assert_cmpint (a->max, ==, b->max);
+  g_assert_cmpuint (a->count, ==, b->count);
+}
+
+/* Two statistics the same row for row: field by field first, so a
+ * failure names the field, then byte for byte. */
+void
+strata_test_assert_stats_equal (const StrataStats *a,
+                                const StrataStats *b)
+{
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_cmpint (a->start, ==, b->start);
+  g_assert_cmpint (a->end, ==, b->end);
+  g_assert_cmpuint (a->switches, ==, b->switches);
+  assert_latency_equal (&a->wakeup, &b->wakeup);
+
+  g_assert_cmpuint (a->cpus->len, ==, b->cpus->len);
+  for (guint i = 0; i < a->cpus->len; i++)
+    {
+      const StrataCpuStats *x = &g_array_index (a->cpus, StrataCpuStats, i);
+      const StrataCpuStats *y = &g_array_index (b->cpus, StrataCpuStats, i);
+
+      g_assert_cmpuint (x->channel, ==, y->channel);
+      g_assert_cmpint (x->cpu, ==, y->cpu);
+      g_assert_cmpuint (x->instance, ==, y->instance);
+      g_assert_cmpint (x->busy, ==, y->busy);
+      g_assert_cmpint (x->idle, ==, y->idle);
+      g_assert_cmpint (x->unknown, ==, y->unknown);
+      g_assert_cmpint (x->irq, ==, y->irq);
+      g_assert_cmpint (x->softirq, ==, y->softirq);
+      g_assert_cmpuint (x->switches, ==, y->switches);
+      g_assert_cmpmem (x, sizeof *x, y, sizeof *y);
+    }
+
+  g_assert_cmpuint (a->threads->len, ==, b->threads->len);
+  for (guint i = 0; i < a->threads->len; i++)
+    {
+      const StrataThreadStats *x = &g_array_index (a->threads, StrataThreadStats, i);
+      const StrataThreadStats *y = &g_array_index (b->threads, StrataThreadStats, i);
+
+      g_assert_cmpuint (x->channel, ==, y->channel);
+      g_assert_cmpint (x->tid, ==, y->tid);
+      g_assert_cmpint (x->tgid, ==, y->tgid);
+      g_assert_cmpuint (x->instance, ==, y->instance);
+      g_assert_cmpint (x->running, ==, y->running);
+      g_assert_cmpint (x->runnable, ==, y->runnable);
+      g_assert_cmpint (x->woken, ==, y->woken);
+      g_assert_cmpint (x->sleeping, ==, y->sleeping);
+      g_assert_cmpint (x->blocked, ==, y->blocked);
+      g_assert_cmpint (x->other, ==, y->other);
+      g_assert_cmpuint (x->switches_in, ==, y->switches_in);
+      assert_latency_equal (&x->wakeup, &y->wakeup);
+      g_assert_cmpmem (x, sizeof *x, y, sizeof *y);
+    }
+}

@@ -2,7 +2,7 @@
  *
  * Shared by the test suites: finding (and unpacking) fixtures, reading all
  * events of a file, and asking trace-cmd for its view of the same file so
- * tests can compare two independent readers.
+ * tests can compare two independent readers; two statistics compared.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,6 +13,8 @@
 
 G_BEGIN_DECLS
 
+void        strata_test_assert_stats_equal (const StrataStats *a,
+                                            const StrataStats *b);
 char       *strata_test_fixture            (const char        *name);
 char       *strata_test_tmpdir             (void);
 GBytes     *strata_test_fixture_bytes      (const char        *name);

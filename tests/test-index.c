@@ -240,17 +240,6 @@ assert_trees_agree (StrataZoomTree *want,
   assert_trees_equal_full (want, got, seed, FALSE);
 }
 
-static void
-assert_latency_equal (const StrataLatency *a,
-                      const StrataLatency *b)
-{
-  g_assert_cmpint (a->p50, ==, b->p50);
-  g_assert_cmpint (a->p90, ==, b->p90);
-  g_assert_cmpint (a->p99, ==, b->p99);
-  g_assert_cmpint (a->max, ==, b->max);
-  g_assert_cmpuint (a->count, ==, b->count);
-}
-
 /* What `info` and `stats` print. */
 static void
 assert_descriptions_equal (StrataTrace *want,
@@ -311,47 +300,7 @@ assert_descriptions_equal (StrataTrace *want,
   for (guint i = 0; i < strata_string_pool_get_size (strata_trace_get_strings (want)); i++)
     g_assert_cmpstr (strata_trace_get_string (want, i), ==, strata_trace_get_string (got, i));
 
-  g_assert_nonnull (sa);
-  g_assert_nonnull (sb);
-  g_assert_cmpint (sa->start, ==, sb->start);
-  g_assert_cmpint (sa->end, ==, sb->end);
-  g_assert_cmpuint (sa->switches, ==, sb->switches);
-  assert_latency_equal (&sa->wakeup, &sb->wakeup);
-  g_assert_cmpuint (sa->cpus->len, ==, sb->cpus->len);
-  for (guint i = 0; i < sa->cpus->len; i++)
-    {
-      const StrataCpuStats *x = &g_array_index (sa->cpus, StrataCpuStats, i);
-      const StrataCpuStats *y = &g_array_index (sb->cpus, StrataCpuStats, i);
-
-      g_assert_cmpuint (x->channel, ==, y->channel);
-      g_assert_cmpint (x->cpu, ==, y->cpu);
-      g_assert_cmpuint (x->instance, ==, y->instance);
-      g_assert_cmpint (x->busy, ==, y->busy);
-      g_assert_cmpint (x->idle, ==, y->idle);
-      g_assert_cmpint (x->unknown, ==, y->unknown);
-      g_assert_cmpint (x->irq, ==, y->irq);
-      g_assert_cmpint (x->softirq, ==, y->softirq);
-      g_assert_cmpuint (x->switches, ==, y->switches);
-    }
-  g_assert_cmpuint (sa->threads->len, ==, sb->threads->len);
-  for (guint i = 0; i < sa->threads->len; i++)
-    {
-      const StrataThreadStats *x = &g_array_index (sa->threads, StrataThreadStats, i);
-      const StrataThreadStats *y = &g_array_index (sb->threads, StrataThreadStats, i);
-
-      g_assert_cmpuint (x->channel, ==, y->channel);
-      g_assert_cmpint (x->tid, ==, y->tid);
-      g_assert_cmpint (x->tgid, ==, y->tgid);
-      g_assert_cmpuint (x->instance, ==, y->instance);
-      g_assert_cmpint (x->running, ==, y->running);
-      g_assert_cmpint (x->runnable, ==, y->runnable);
-      g_assert_cmpint (x->woken, ==, y->woken);
-      g_assert_cmpint (x->sleeping, ==, y->sleeping);
-      g_assert_cmpint (x->blocked, ==, y->blocked);
-      g_assert_cmpint (x->other, ==, y->other);
-      g_assert_cmpuint (x->switches_in, ==, y->switches_in);
-      assert_latency_equal (&x->wakeup, &y->wakeup);
-    }
+  strata_test_assert_stats_equal (sa, sb);
 }
 
 /* The trace in memory, as --no-index reads it. */

@@ -97,41 +97,6 @@ replay (StrataTrace *trace,
   built_finish (out, builder, trace);
 }
 
-static void
-assert_same_stats (const StrataStats *a,
-                   const StrataStats *b)
-{
-  g_assert_cmpint (a->start, ==, b->start);
-  g_assert_cmpint (a->end, ==, b->end);
-  g_assert_cmpuint (a->switches, ==, b->switches);
-  g_assert_cmpmem (&a->wakeup, sizeof a->wakeup, &b->wakeup, sizeof b->wakeup);
-  g_assert_cmpuint (a->cpus->len, ==, b->cpus->len);
-  g_assert_cmpmem (a->cpus->data, a->cpus->len * sizeof (StrataCpuStats),
-                   b->cpus->data, b->cpus->len * sizeof (StrataCpuStats));
-  g_assert_cmpuint (a->threads->len, ==, b->threads->len);
-  for (guint i = 0; i < a->threads->len; i++)
-    {
-      const StrataThreadStats *x = &g_array_index (a->threads, StrataThreadStats, i);
-      const StrataThreadStats *y = &g_array_index (b->threads, StrataThreadStats, i);
-
-      /* Field by field first, for a message that names the field. */
-      g_assert_cmpuint (x->channel, ==, y->channel);
-      g_assert_cmpint (x->running, ==, y->running);
-      g_assert_cmpint (x->runnable, ==, y->runnable);
-      g_assert_cmpint (x->woken, ==, y->woken);
-      g_assert_cmpint (x->sleeping, ==, y->sleeping);
-      g_assert_cmpint (x->blocked, ==, y->blocked);
-      g_assert_cmpint (x->other, ==, y->other);
-      g_assert_cmpuint (x->switches_in, ==, y->switches_in);
-      g_assert_cmpuint (x->wakeup.count, ==, y->wakeup.count);
-      g_assert_cmpint (x->wakeup.p50, ==, y->wakeup.p50);
-      g_assert_cmpint (x->wakeup.p90, ==, y->wakeup.p90);
-      g_assert_cmpint (x->wakeup.p99, ==, y->wakeup.p99);
-      g_assert_cmpint (x->wakeup.max, ==, y->wakeup.max);
-      g_assert_cmpmem (x, sizeof *x, y, sizeof *y);
-    }
-}
-
 /* Told and never told, at every budget, against strata_stats_compute()
  * on the trace loaded with its activities and against the builder the
  * load itself told. The closes the told builders saw, added to
@@ -149,7 +114,7 @@ check_told_equals_untold (const char *path,
 
   g_test_message ("%s, told by the load: %" G_GUINT64_FORMAT " channels closed; builder's peak %"
                   G_GUINT64_FORMAT " bytes", name, loaded.n_closed, loaded.peak_heap);
-  assert_same_stats (loaded.stats, computed);
+  strata_test_assert_stats_equal (loaded.stats, computed);
   if (bound > 0)
     g_assert_cmpuint (loaded.peak_heap, <=, bound);
 
@@ -171,8 +136,8 @@ check_told_equals_untold (const char *path,
           g_assert_cmpuint (untold.heap, >, bound);
         }
 
-      assert_same_stats (told.stats, computed);
-      assert_same_stats (untold.stats, computed);
+      strata_test_assert_stats_equal (told.stats, computed);
+      strata_test_assert_stats_equal (untold.stats, computed);
       built_clear (&told);
       built_clear (&untold);
     }
@@ -431,7 +396,7 @@ test_no_spill_file (void)
       g_assert_cmpuint (told.n_closed, ==, GEN_THREADS);
       /* The rows of the closed threads alone are more than that bound. */
       g_assert_cmpuint (told.heap, >, GEN_BOUND);
-      assert_same_stats (told.stats, computed);
+      strata_test_assert_stats_equal (told.stats, computed);
       built_clear (&told);
       return;
     }

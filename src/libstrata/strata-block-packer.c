@@ -184,6 +184,27 @@ write_all (int           fd,
   return TRUE;
 }
 
+static gboolean
+read_all (int      fd,
+          gpointer out,
+          gsize    size,
+          guint64  offset)
+{
+  gsize done = 0;
+
+  while (done < size)
+    {
+      gssize got = pread (fd, (guint8 *) out + done, size - done, (off_t) (offset + done));
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return FALSE;
+      done += (gsize) got;
+    }
+  return TRUE;
+}
+
 static inline Slot *
 slot_of (StrataBlockPacker *self,
          guint64            ticket)
@@ -329,23 +350,12 @@ record_of (StrataBlockPacker *self,
           }
       if (page == NULL)
         {
-          gsize done = 0;
-
           k = self->next_at_hand++ % PAGES_AT_HAND;
           if (self->at_hand[k] == NULL)
             self->at_hand[k] = g_new (RecordPage, 1);
           self->at_hand_page[k] = G_MAXUINT64;
-          while (done < sizeof (RecordPage))
-            {
-              gssize got = pread (self->fd, (guint8 *) self->at_hand[k] + done, sizeof (RecordPage) - done,
-                                  (off_t) (ref->offset + done));
-
-              if (got < 0 && errno == EINTR)
-                continue;
-              if (got <= 0)
-                return FALSE;
-              done += (gsize) got;
-            }
+          if (!read_all (self->fd, self->at_hand[k], sizeof (RecordPage), ref->offset))
+            return FALSE;
           if (strata_index_checksum (self->at_hand[k], sizeof (RecordPage)) != ref->checksum)
             return FALSE;
           self->at_hand_page[k] = p;
@@ -767,19 +777,7 @@ strata_block_packer_read_at (StrataBlockPacker *self,
                              gpointer           out,
                              gsize              size)
 {
-  gsize done = 0;
-
-  while (done < size)
-    {
-      gssize got = pread (self->fd, (guint8 *) out + done, size - done, (off_t) (offset + done));
-
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        return FALSE;
-      done += (gsize) got;
-    }
-  return TRUE;
+  return read_all (self->fd, out, size, offset);
 }
 
 /* Block @ticket's packed bytes back from the file into @out (at least
@@ -789,20 +787,8 @@ strata_block_packer_read_bytes (StrataBlockPacker      *self,
                                 const StrataIndexBlock *rec,
                                 guint8                 *out)
 {
-  gsize done = 0;
-
-  if (rec->size > STRATA_BLOCK_PACKER_MAX_PACKED)
+  if (rec->size > STRATA_BLOCK_PACKER_MAX_PACKED || !read_all (self->fd, out, rec->size, rec->offset))
     return FALSE;
-  while (done < rec->size)
-    {
-      gssize got = pread (self->fd, out + done, rec->size - done, (off_t) (rec->offset + done));
-
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        return FALSE;
-      done += (gsize) got;
-    }
   return strata_index_checksum (out, rec->size) == rec->checksum;
 }
 
