@@ -411,6 +411,8 @@ guint64         strata_raw_store_get_unspilled  (StrataRawStore             *sel
 StrataRawStore *strata_raw_store_new_mapped     (StrataIndexMap             *map,
                                                  const StrataIndexHeader    *h,
                                                  GError                    **error);
+guint32         strata_raw_store_get_lanes      (StrataRawStore             *self,
+                                                 guint32                     channel);
 gboolean        strata_raw_store_check          (StrataRawStore             *self,
                                                  guint32                     channel,
                                                  guint                       lane,

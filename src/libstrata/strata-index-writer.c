@@ -371,21 +371,16 @@ write_raw_store (Writer            *w,
 
   /* Sized once: a record per lane with activities (240 000 lanes, 9.6 MB,
    * on 40M generated events), doubled as it grew, was half again at the
-   * peak of the index build. */
+   * peak of the index build. Counted from the channels' entries, so the
+   * exited threads' seals are read once, below. */
   for (guint32 c = 0; c < n_channels; c++)
-    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
-      {
-        const StrataRawStoreFence *fences;
-        const StrataRawStoreSpilled *spilled;
-        guint n, n_fences, n_spilled;
-
-        strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences, &spilled, &n_spilled);
-        n_lanes += n + n_spilled > 0;
-      }
+    n_lanes += __builtin_popcount (strata_raw_store_get_lanes (raw, c));
   lanes = g_array_sized_new (FALSE, FALSE, sizeof (StrataIndexLane), n_lanes);
 
   for (guint32 c = 0; c < n_channels; c++)
     {
+      guint32 present = strata_raw_store_get_lanes (raw, c);
+
       entries[c].first = lanes->len;
       for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
         {
@@ -395,9 +390,10 @@ write_raw_store (Writer            *w,
           const StrataActivity *acts;
           guint n, n_fences, n_spilled;
 
-          acts = strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences, &spilled, &n_spilled);
-          if (n + n_spilled == 0)
+          if (!(present & (1u << l)))
             continue;
+          acts = strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences, &spilled, &n_spilled);
+          g_assert (n + n_spilled > 0);
           /* Every spilled block is full but maybe the last, which is then
            * the lane's last (nothing of it is in memory). */
           rec.n = n;

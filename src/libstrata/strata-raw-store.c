@@ -1293,6 +1293,18 @@ strata_raw_store_peek_lane (StrataRawStore             *self,
   return v.acts;
 }
 
+/* For the index writer: bit l set for each lane l of @channel that has
+ * activities, from the channel's entry alone (a sealed channel's seal is
+ * not read); 0 for a mapped store. */
+guint32
+strata_raw_store_get_lanes (StrataRawStore *self,
+                            guint32         channel)
+{
+  if (self->map != NULL || channel >= self->channels->len)
+    return 0;
+  return g_array_index (self->channels, Channel, channel).present & LANES;
+}
+
 /* For the index writer: the packer the spilled blocks are tickets of
  * (NULL if none was spilled). */
 StrataBlockPacker *
