@@ -86,7 +86,10 @@ grow_array (gpointer  p,
  * short-lived threads of 20M generated events. */
 typedef struct
 {
-  Lane   *lanes;            /* popcount (present & LANES) of them */
+  union {
+    Lane  *lanes;           /* popcount (present & LANES) of them */
+    gint64 first;           /* SEALED: its earliest activity's start */
+  };
   guint64 appended;         /* the store's size when it last took one of these;
                              * sealed: where its seal is in the spill file */
   guint32 present;          /* bit l: lane l has a Lane; SEALED */
@@ -875,6 +878,7 @@ strata_raw_store_close_channel (StrataRawStore *self,
   Channel *ch;
   guint n;
   guint64 offset;
+  gint64 first;
 
   g_return_if_fail (self != NULL);
 
@@ -911,13 +915,17 @@ strata_raw_store_close_channel (StrataRawStore *self,
   if ((offset = strata_block_packer_put_bytes (self->packer, seal->data, seal->len)) == G_MAXUINT64)
     return;
 
+  first = G_MAXINT64;
   for (guint k = 0; k < n; k++)
     {
+      if (ch->lanes[k].n_fences > 0)
+        first = MIN (first, ch->lanes[k].fences[0].start);
       g_free (ch->lanes[k].acts);
       g_free (ch->lanes[k].fences);
       g_free (ch->lanes[k].spilled);
     }
-  g_clear_pointer (&ch->lanes, g_free);
+  g_free (ch->lanes);
+  ch->first = first;
   ch->appended = offset;
   ch->present |= SEALED;
   self->n_sealed++;
@@ -1213,6 +1221,16 @@ strata_raw_store_lane_begins_before (StrataRawStore *self,
 
   g_return_val_if_fail (self != NULL && lane < N_LANES, FALSE);
 
+  /* A sealed channel's start is at hand: one that begins at or after @t
+   * is not read back (the first chunks computed at the end ask each
+   * level's first chunk of every channel). */
+  if (self->map == NULL && channel < self->channels->len)
+    {
+      const Channel *ch = &g_array_index (self->channels, Channel, channel);
+
+      if ((ch->present & SEALED) && ch->first >= t)
+        return FALSE;
+    }
   if (!lane_view (self, channel, lane, &v))
     return FALSE;
   /* No fence, or one found damaged: the look-up itself will tell. */
