@@ -86,6 +86,8 @@ struct _StrataBlockPacker
   GMutex          lock;
   GCond           work;        /* a block was queued, or quit */
   GCond           done;        /* a block left the queue */
+  guint           n_work_waiters; /* threads in g_cond_wait (&work): 0 or 1 */
+  guint           n_done_waiters; /* threads in g_cond_wait (&done) */
 
   /* Tickets [base, n_tickets) in a ring of ring_mask + 1 slots. */
   Slot           *ring;
@@ -293,6 +295,19 @@ put_record (StrataBlockPacker      *self,
   self->at_hand_page[k] = self->pages->len - 1;
 }
 
+/* With the lock held: waits for a block to leave the queue. A GCond's
+ * signal is a futex call whether or not anyone waits, and a block leaves
+ * the queue hundreds of thousands of times in a big trace's pass, so the
+ * packer broadcasts only when someone is here (and the submitters signal
+ * the worker only when it sleeps). */
+static void
+wait_done (StrataBlockPacker *self)
+{
+  self->n_done_waiters++;
+  g_cond_wait (&self->done, &self->lock);
+  self->n_done_waiters--;
+}
+
 /* With the lock held: the written or failed slots at the front of the
  * ring leave it, their records to the pages. */
 static void
@@ -417,7 +432,8 @@ pack_claimed (StrataBlockPacker *self,
     self->queued -= (gsize) slot.n * slot.elem_size;
     self->n_done++;
     retire_front (self);
-    g_cond_broadcast (&self->done);
+    if (self->n_done_waiters > 0)
+      g_cond_broadcast (&self->done);
   }
   /* The last reference may be this one: let it go outside the lock. */
   g_mutex_unlock (&self->lock);
@@ -435,7 +451,11 @@ packer_main (gpointer data)
   for (;;)
     {
       while (!self->quit && (self->next == self->n_tickets || self->held))
-        g_cond_wait (&self->work, &self->lock);
+        {
+          self->n_work_waiters++;
+          g_cond_wait (&self->work, &self->lock);
+          self->n_work_waiters--;
+        }
       if (self->quit)
         break;
       pack_claimed (self, self->next++, packed);
@@ -601,7 +621,7 @@ submit_locked (StrataBlockPacker *self,
         {
           gint64 t0 = g_get_monotonic_time ();
 
-          g_cond_wait (&self->done, &self->lock);
+          wait_done (self);
           self->n_waits++;
           self->wait_us += g_get_monotonic_time () - t0;
         }
@@ -622,7 +642,8 @@ submit_locked (StrataBlockPacker *self,
     }
   self->queued += size;
   self->peak_queued = MAX (self->peak_queued, self->queued);
-  g_cond_signal (&self->work);
+  if (self->n_work_waiters > 0)
+    g_cond_signal (&self->work);
   g_mutex_unlock (&self->lock);
 
   return first;
@@ -963,7 +984,7 @@ strata_block_packer_get_record (StrataBlockPacker *self,
   if (ticket < self->n_tickets)
     {
       while (ticket >= self->base && slot_of (self, ticket)->state == SLOT_QUEUED && !self->quit)
-        g_cond_wait (&self->done, &self->lock);
+        wait_done (self);
       if (ticket >= self->base)
         {
           ok = slot_of (self, ticket)->state == SLOT_WRITTEN;
@@ -986,7 +1007,7 @@ strata_block_packer_flush (StrataBlockPacker *self)
 {
   g_mutex_lock (&self->lock);
   while (self->n_done < self->n_tickets && !self->quit)
-    g_cond_wait (&self->done, &self->lock);
+    wait_done (self);
   g_mutex_unlock (&self->lock);
 }
 
