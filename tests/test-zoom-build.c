@@ -1904,11 +1904,16 @@ test_pools_oracle (void)
     gsize                budget;
     gboolean             chunks_spill;
     gboolean             pipelined;
+    const char          *windows;  /* STRATA_ZOOM_SPILL_WINDOWS */
   } cases[] = {
-    { STRATA_TEST_STREAM_MIXED, 1, FALSE, FALSE },
-    { STRATA_TEST_STREAM_MIXED, 8 * 1024, TRUE, FALSE },
-    { STRATA_TEST_STREAM_MANY_THREADS, 1, TRUE, FALSE },
-    { STRATA_TEST_STREAM_MANY_THREADS, 4 * 1024, FALSE, TRUE },
+    { STRATA_TEST_STREAM_MIXED, 1, FALSE, FALSE, NULL },
+    { STRATA_TEST_STREAM_MIXED, 8 * 1024, TRUE, FALSE, NULL },
+    { STRATA_TEST_STREAM_MANY_THREADS, 1, TRUE, FALSE, NULL },
+    { STRATA_TEST_STREAM_MANY_THREADS, 4 * 1024, FALSE, TRUE, NULL },
+    /* Windows of the least size, 64 items, where a spill's runs are up to
+     * 680: runs read through a window, refills, and runs read alone. */
+    { STRATA_TEST_STREAM_MIXED, 32 * 1024, FALSE, FALSE, "1" },
+    { STRATA_TEST_STREAM_MANY_THREADS, 32 * 1024, TRUE, TRUE, "1" },
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
@@ -1925,7 +1930,10 @@ test_pools_oracle (void)
       params.pipelined = cases[k].pipelined;
       whole = strata_zoom_tree_new (&params, NULL);
       strata_zoom_tree_set_pool_budget (whole, G_MAXSIZE);
+      if (cases[k].windows != NULL)
+        g_setenv ("STRATA_ZOOM_SPILL_WINDOWS", cases[k].windows, TRUE);
       bounded = strata_zoom_tree_new (&params, NULL);
+      g_unsetenv ("STRATA_ZOOM_SPILL_WINDOWS");
       strata_zoom_tree_set_pool_budget (bounded, cases[k].budget);
       if (cases[k].chunks_spill)
         strata_zoom_tree_set_chunk_spill (bounded, 0, 16 * 1024);

@@ -112,6 +112,7 @@
  * STRATA_ZOOM_SPAN_CUT in the environment says otherwise. */
 #define SPAN_CUT_FROM (2 * STRATA_INDEX_ITEM_BLOCK)
 #define SPILL_IO     (256u << 10)
+#define SPILL_WINDOWS ((gsize) 4 << 20)
 
 typedef enum
 {
@@ -185,6 +186,7 @@ typedef struct
   guint64  members;
   guint32  n;
   guint32  next;
+  guint32  spill;    /* which of the chunk's spills it was written by */
   gboolean starts;
 } PoolRun;
 
@@ -285,6 +287,8 @@ typedef struct
   guint64    pool_spilled;   /* items spilled, in all */
   GArray    *runs;           /* PoolRun, of the open chunk */
   GArray    *spill_io;       /* guint8, the buffer the spills go through */
+  GArray    *spill_starts;   /* guint64: where each spill of the open chunk begins */
+  GArray    *spill_order;    /* guint32: the lanes in the order a spill writes them */
   GPtrArray *touched;        /* Lane *, open in the current chunk */
   gint64     chunk;          /* index being aggregated, or -1 */
   gboolean   chunk_active;
@@ -335,6 +339,7 @@ typedef struct
 struct _StrataZoomTree
 {
   StrataZoomParams     params;
+  gsize                spill_windows; /* SpillReader's bytes */
   StrataZoomGeometry   ranks;     /* rank r is "level" r of this geometry */
   guint                n_ranks;
   Level                levels[MAX_RANKS];
@@ -487,6 +492,13 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
 
   self = g_new0 (StrataZoomTree, 1);
   self->params = *params;
+  self->spill_windows = SPILL_WINDOWS;
+  {
+    const char *windows_env = g_getenv ("STRATA_ZOOM_SPILL_WINDOWS");
+
+    if (windows_env != NULL && *windows_env != '\0')
+      self->spill_windows = g_ascii_strtoull (windows_env, NULL, 10);
+  }
 
   /* Rank 0: the longest chunk of the form W * F^k ns below 2^62. */
   root = g.pixels_log2;
@@ -517,6 +529,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->spill_fd = -1;
       level->runs = g_array_new (FALSE, FALSE, sizeof (PoolRun));
       level->spill_io = g_array_new (FALSE, FALSE, 1);
+      level->spill_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
+      level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint32));
     }
 
   g_mutex_init (&self->work_lock);
@@ -665,6 +679,8 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_ptr_array_unref (level->pool);
       g_array_unref (level->runs);
       g_array_unref (level->spill_io);
+      g_array_unref (level->spill_starts);
+      g_array_unref (level->spill_order);
       if (level->spill_fd >= 0)
         close (level->spill_fd);
       g_ptr_array_unref (level->touched);
@@ -1550,11 +1566,43 @@ spill_read (Level   *level,
   return TRUE;
 }
 
+typedef struct
+{
+  Lane      **touched;
+  guint       n_touched;
+  ClosedLane *closed;
+} SpillLanes;
+
+/* Lanes @pa and @pb of a spill (their places among the touched, then the
+ * closed lanes) in the order the chunk is assembled: channel, then lane. */
+static int
+by_spill_channel_then_lane (gconstpointer pa,
+                            gconstpointer pb,
+                            gpointer      data)
+{
+  const SpillLanes *l = data;
+  guint a = *(const guint32 *) pa, b = *(const guint32 *) pb;
+  guint32 ca = a < l->n_touched ? l->touched[a]->channel : l->closed[a - l->n_touched].channel;
+  guint32 cb = b < l->n_touched ? l->touched[b]->channel : l->closed[b - l->n_touched].channel;
+  guint8 la = a < l->n_touched ? l->touched[a]->lane : l->closed[a - l->n_touched].lane;
+  guint8 lb = b < l->n_touched ? l->touched[b]->lane : l->closed[b - l->n_touched].lane;
+
+  if (ca != cb)
+    return ca < cb ? -1 : 1;
+  return la < lb ? -1 : la > lb;
+}
+
 /* The open chunk's pool is over its budget: every lane's items so far go
  * to the level's spill file, after the lane's earlier runs, and the pool
  * serves again from its start. The items are final (the aggregator only
  * appends), so the chunk assembled at the end is the same. If the file
- * cannot be made or written, nothing moves and the pool grows as before. */
+ * cannot be made or written, nothing moves and the pool grows as before.
+ *
+ * The lanes are written in the order the chunk is assembled in, so that
+ * reading the chunk back moves forward through each spill and reads it
+ * in long pieces (SpillReader); in the order the lanes were touched, a
+ * spill of thousands of lanes was read back with a pread() for each
+ * lane's few kilobytes. */
 static void
 level_spill (Level *level)
 {
@@ -1563,6 +1611,8 @@ level_spill (Level *level)
   guint first = level->runs->len;
   guint64 offset = level->spill_end;
   guint64 written = offset;
+  SpillLanes lanes = { touched, n_touched, (ClosedLane *)(gpointer) level->closed->data };
+  const guint32 *order;
 
   if (level->spill_fd < 0)
     {
@@ -1577,14 +1627,21 @@ level_spill (Level *level)
         }
     }
 
-  /* The open lanes' output, then the closed ones' (a run's next is the
+  /* The open lanes' output and the closed ones' (a run's next is the
    * lane's place among them until it is written). */
+  g_array_set_size (level->spill_order, n_touched + level->closed->len);
+  for (guint k = 0; k < level->spill_order->len; k++)
+    g_array_index (level->spill_order, guint32, k) = k;
+  g_array_sort_with_data (level->spill_order, by_spill_channel_then_lane, &lanes);
+  order = (const guint32 *)(gpointer) level->spill_order->data;
+
   g_array_set_size (level->spill_io, 0);
-  for (guint k = 0; k < n_touched + level->closed->len; k++)
+  for (guint o = 0; o < level->spill_order->len; o++)
     {
+      guint k = order[o];
       ClosedLane *closed = k >= n_touched ? &g_array_index (level->closed, ClosedLane, k - n_touched) : NULL;
       const Segment *first_seg = closed != NULL ? closed->first_seg : touched[k]->first_seg;
-      PoolRun run = { offset, 0, 0, k, FALSE };
+      PoolRun run = { offset, 0, 0, k, level->spill_starts->len, FALSE };
 
       if (first_seg == NULL)
         continue;
@@ -1654,6 +1711,7 @@ level_spill (Level *level)
   for (guint k = 0; k < level->closed->len; k++)
     g_array_index (level->closed, ClosedLane, k).first_seg = NULL;
   pool_reset (level);
+  g_array_append_val (level->spill_starts, level->spill_end);
   level->spill_end = offset;
   level->n_pool_spills++;
   return;
@@ -1699,6 +1757,91 @@ spill_copy (Level              *level,
       n -= part;
     }
   g_array_set_size (level->spill_io, 0);
+  return TRUE;
+}
+
+/* Reads a chunk's runs back from its level's spill file, in the order
+ * the chunk is assembled: each spill wrote its lanes in that order, so
+ * within one spill the runs come in file order, and a window per spill,
+ * read at the first run that falls outside it, serves the runs after it.
+ * The windows share the tree's spill_windows bytes (SPILL_WINDOWS, or
+ * STRATA_ZOOM_SPILL_WINDOWS in the environment), each between 64 items
+ * and SPILL_IO; a run bigger than its window is read by itself. */
+typedef struct
+{
+  Level   *level;
+  guint8  *bytes;      /* n windows of window bytes */
+  guint64 *at;         /* where window s is in the file (G_MAXUINT64: empty) */
+  gsize   *len;        /* and how much of it was read */
+  gsize    window;
+  guint    n;
+} SpillReader;
+
+static void
+spill_reader_init (SpillReader *r,
+                   Level       *level,
+                   gsize        windows)
+{
+  memset (r, 0, sizeof *r);
+  r->level = level;
+  r->n = level->spill_starts->len;
+  if (r->n == 0)
+    return;
+  r->window = windows / r->n / sizeof (StrataZoomItem) * sizeof (StrataZoomItem);
+  r->window = CLAMP (r->window, 64 * sizeof (StrataZoomItem), SPILL_IO / sizeof (StrataZoomItem) * sizeof (StrataZoomItem));
+  r->bytes = g_malloc ((gsize) r->n * r->window);
+  r->at = g_new (guint64, r->n);
+  r->len = g_new0 (gsize, r->n);
+  for (guint s = 0; s < r->n; s++)
+    r->at[s] = G_MAXUINT64;
+}
+
+static void
+spill_reader_clear (SpillReader *r)
+{
+  g_free (r->bytes);
+  g_free (r->at);
+  g_free (r->len);
+}
+
+/* Hands @run's items to @stream or @out (advanced), as spill_copy() does.
+ * FALSE if they cannot be read. */
+static gboolean
+spill_reader_copy (SpillReader        *r,
+                   const PoolRun      *run,
+                   ItemStream         *stream,
+                   StrataZoomItem    **out)
+{
+  Level *level = r->level;
+  gsize size = (gsize) run->n * sizeof (StrataZoomItem);
+  guint s = run->spill;
+  const StrataZoomItem *items;
+
+  if (size > r->window || s >= r->n)
+    return spill_copy (level, run->offset, run->n, stream, out);
+
+  if (r->at[s] == G_MAXUINT64 || run->offset < r->at[s] || run->offset + size > r->at[s] + r->len[s])
+    {
+      guint64 end = s + 1 < r->n ? g_array_index (level->spill_starts, guint64, s + 1) : level->spill_end;
+      gsize len = (gsize) MIN ((guint64) r->window, end - run->offset);
+
+      if (len < size || !spill_read (level, r->bytes + (gsize) s * r->window, len, run->offset))
+        {
+          r->at[s] = G_MAXUINT64;
+          return FALSE;
+        }
+      r->at[s] = run->offset;
+      r->len[s] = len;
+    }
+
+  items = (const StrataZoomItem *)(gconstpointer) (r->bytes + (gsize) s * r->window + (run->offset - r->at[s]));
+  if (stream->stream != NULL)
+    item_stream_add (stream, items, run->n);
+  else
+    {
+      memcpy (*out, items, size);
+      *out += run->n;
+    }
   return TRUE;
 }
 
@@ -1855,8 +1998,10 @@ level_finish_chunk (StrataZoomTree *self,
       ItemStream stream;
       StrataZoomItem *out = chunk->items;
       gboolean read_ok = TRUE;
+      SpillReader reader;
 
       item_stream_begin (&stream, packer);
+      spill_reader_init (&reader, level, self->spill_windows);
 
       memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
       for (guint k = 0; k < n_closed; k++)
@@ -1868,7 +2013,7 @@ level_finish_chunk (StrataZoomTree *self,
             {
               const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
 
-              read_ok = spill_copy (level, run->offset, run->n, &stream, &out);
+              read_ok = spill_reader_copy (&reader, run, &stream, &out);
               r = run->next;
             }
           for (const Segment *seg = closed[k].first_seg; seg != NULL; seg = seg->next)
@@ -1880,6 +2025,7 @@ level_finish_chunk (StrataZoomTree *self,
                 out += seg->n;
               }
         }
+      spill_reader_clear (&reader);
       if (stream.stream != NULL)
         chunk->first_block = strata_block_stream_end (stream.stream, NULL);
       else if (read_ok)
@@ -1911,6 +2057,7 @@ level_finish_chunk (StrataZoomTree *self,
   lanes_release (level);
   pool_reset (level);
   g_array_set_size (level->runs, 0);
+  g_array_set_size (level->spill_starts, 0);
   level->spill_end = 0;
 
   level->chunk = -1;
@@ -2990,6 +3137,8 @@ release_build_state (StrataZoomTree *self)
       level->pool_used = 0;
       g_array_set_size (level->runs, 0);
       g_array_set_size (level->spill_io, 0);
+      g_array_set_size (level->spill_starts, 0);
+      g_array_set_size (level->spill_order, 0);
       g_array_set_size (level->spans, 0);
       if (level->spill_fd >= 0)
         {
@@ -3022,6 +3171,8 @@ release_build_state (StrataZoomTree *self)
       level->runs = g_array_new (FALSE, FALSE, sizeof (PoolRun));
       g_array_unref (level->spill_io);
       level->spill_io = g_array_new (FALSE, FALSE, 1);
+      g_array_unref (level->spill_order);
+      level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint32));
       g_array_unref (level->closed);
       level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
     }
