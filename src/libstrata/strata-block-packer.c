@@ -383,62 +383,161 @@ record_of (StrataBlockPacker *self,
   return TRUE;
 }
 
-/* Packs and writes block @ticket, claimed (next moved past it) by the
- * caller, with the lock held; it is dropped while packing and writing, so
- * queries and submissions go on. */
+/* Block @ticket, packed into @rec and written (@ok) or not: it leaves
+ * the queue. With the lock held; the elements' last reference, which may
+ * be the slot's, goes to @drop, to be let go outside the lock. */
+static void
+finish_slot (StrataBlockPacker      *self,
+             guint64                 ticket,
+             const StrataIndexBlock *rec,
+             gboolean                ok,
+             GPtrArray              *drop)
+{
+  Slot *s = slot_of (self, ticket);
+  gsize bytes = (gsize) s->n * s->elem_size;
+
+  if (ok)
+    {
+      s->rec = *rec;
+      s->state = SLOT_WRITTEN;
+      if (s->elems != NULL)
+        g_ptr_array_add (drop, g_steal_pointer (&s->elems));
+      self->written += bytes;
+    }
+  else
+    {
+      s->state = SLOT_FAILED;
+      g_atomic_int_set (&self->failed_any, 1);
+    }
+  self->queued -= bytes;
+  self->n_done++;
+}
+
+/* With the lock held: the dropped elements let go without it. */
+static void
+drop_unlocked (StrataBlockPacker *self,
+               GPtrArray         *drop)
+{
+  if (drop->len == 0)
+    return;
+  g_mutex_unlock (&self->lock);
+  g_ptr_array_set_size (drop, 0);
+  g_mutex_lock (&self->lock);
+}
+
+/* Packs block @ticket, claimed (next moved past it) by the caller, and
+ * gives it its place in the file; with the lock held, dropped while
+ * packing so queries and submissions go on. */
+static void
+pack_placed (StrataBlockPacker *self,
+             guint64            ticket,
+             GByteArray        *packed,
+             StrataIndexBlock  *rec)
+{
+  Slot slot = *slot_of (self, ticket);
+
+  g_bytes_ref (slot.elems);
+  g_mutex_unlock (&self->lock);
+
+  memset (rec, 0, sizeof *rec);
+  strata_index_pack_block ((const guint8 *) g_bytes_get_data (slot.elems, NULL) +
+                           (gsize) slot.first * slot.elem_size,
+                           slot.n, slot.elem_size, self->zstd_level, packed, &rec->codec);
+  rec->size = packed->len;
+  rec->n = slot.n;
+  rec->checksum = strata_index_checksum (packed->data, packed->len);
+  /* The slot keeps its own reference until the block is written. */
+  g_bytes_unref (slot.elems);
+
+  g_mutex_lock (&self->lock);
+  rec->offset = self->file_size;
+  self->file_size += packed->len;
+}
+
+/* Packs and writes block @ticket, claimed by the caller (a submitter
+ * that found the queue full), with the lock held. */
 static void
 pack_claimed (StrataBlockPacker *self,
               guint64            ticket,
               GByteArray        *packed)
 {
-  Slot slot = *slot_of (self, ticket);
-  StrataIndexBlock rec = { 0 };
+  g_autoptr(GPtrArray) drop = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  StrataIndexBlock rec;
   gboolean ok;
 
-  g_bytes_ref (slot.elems);
-  g_mutex_unlock (&self->lock);
-
-  strata_index_pack_block ((const guint8 *) g_bytes_get_data (slot.elems, NULL) +
-                           (gsize) slot.first * slot.elem_size,
-                           slot.n, slot.elem_size, self->zstd_level, packed, &rec.codec);
-  rec.size = packed->len;
-  rec.n = slot.n;
-  rec.checksum = strata_index_checksum (packed->data, packed->len);
-
-  /* Its place in the file, then its bytes there (two packing threads
-   * write different places). */
-  g_mutex_lock (&self->lock);
-  rec.offset = self->file_size;
-  self->file_size += packed->len;
+  pack_placed (self, ticket, packed, &rec);
   g_mutex_unlock (&self->lock);
   ok = !g_atomic_int_get (&self->failed_any) && write_all (self->fd, packed->data, packed->len, rec.offset);
-
   g_mutex_lock (&self->lock);
-  {
-    Slot *s = slot_of (self, ticket);
 
-    if (ok)
-      {
-        s->rec = rec;
-        s->state = SLOT_WRITTEN;
-        g_clear_pointer (&s->elems, g_bytes_unref);
-        self->written += (gsize) slot.n * slot.elem_size;
-      }
-    else
-      {
-        s->state = SLOT_FAILED;
-        g_atomic_int_set (&self->failed_any, 1);
-      }
-    self->queued -= (gsize) slot.n * slot.elem_size;
-    self->n_done++;
-    retire_front (self);
-    if (self->n_done_waiters > 0)
-      g_cond_broadcast (&self->done);
-  }
-  /* The last reference may be this one: let it go outside the lock. */
+  finish_slot (self, ticket, &rec, ok, drop);
+  retire_front (self);
+  if (self->n_done_waiters > 0)
+    g_cond_broadcast (&self->done);
+  drop_unlocked (self, drop);
+}
+
+/* The worker's blocks go to the file in runs of consecutive places, a
+ * pwrite() for up to STAGE_BYTES of them rather than one for each block
+ * of a few kilobytes (the kernel's path for a write costs about what a
+ * block's packing does). A staged block is still queued: read back from
+ * its elements, waited for by those who wait for it. */
+#define STAGE_BYTES (256u << 10)
+
+typedef struct
+{
+  GByteArray *bytes;     /* the packed blocks, from offset on in the file */
+  guint64     offset;
+  GArray     *tickets;   /* guint64 */
+  GArray     *recs;      /* StrataIndexBlock, the same order */
+  GPtrArray  *drop;
+} Stage;
+
+/* With the lock held: the staged blocks written and out of the queue. */
+static void
+stage_flush (StrataBlockPacker *self,
+             Stage             *stage)
+{
+  gboolean ok;
+
+  if (stage->tickets->len == 0)
+    return;
   g_mutex_unlock (&self->lock);
-  g_bytes_unref (slot.elems);
+  ok = !g_atomic_int_get (&self->failed_any) &&
+       write_all (self->fd, stage->bytes->data, stage->bytes->len, stage->offset);
   g_mutex_lock (&self->lock);
+
+  for (guint i = 0; i < stage->tickets->len; i++)
+    finish_slot (self, g_array_index (stage->tickets, guint64, i),
+                 &g_array_index (stage->recs, StrataIndexBlock, i), ok, stage->drop);
+  retire_front (self);
+  if (self->n_done_waiters > 0)
+    g_cond_broadcast (&self->done);
+  g_byte_array_set_size (stage->bytes, 0);
+  g_array_set_size (stage->tickets, 0);
+  g_array_set_size (stage->recs, 0);
+  drop_unlocked (self, stage->drop);
+}
+
+/* With the lock held: block @ticket packed and staged; the stage written
+ * first if the block's place does not follow it (a submitter or a seal
+ * took the places between). */
+static void
+stage_block (StrataBlockPacker *self,
+             Stage             *stage,
+             guint64            ticket,
+             GByteArray        *packed)
+{
+  StrataIndexBlock rec;
+
+  pack_placed (self, ticket, packed, &rec);
+  if (stage->tickets->len > 0 && rec.offset != stage->offset + stage->bytes->len)
+    stage_flush (self, stage);
+  if (stage->tickets->len == 0)
+    stage->offset = rec.offset;
+  g_byte_array_append (stage->bytes, packed->data, packed->len);
+  g_array_append_val (stage->tickets, ticket);
+  g_array_append_val (stage->recs, rec);
 }
 
 static gpointer
@@ -446,21 +545,42 @@ packer_main (gpointer data)
 {
   StrataBlockPacker *self = data;
   g_autoptr(GByteArray) packed = g_byte_array_new ();
+  Stage stage = {
+    g_byte_array_sized_new (STAGE_BYTES + STRATA_BLOCK_PACKER_MAX_PACKED),
+    0,
+    g_array_new (FALSE, FALSE, sizeof (guint64)),
+    g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock)),
+    g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref),
+  };
 
   g_mutex_lock (&self->lock);
   for (;;)
     {
       while (!self->quit && (self->next == self->n_tickets || self->held))
         {
+          /* Nothing more to pack: what is staged goes before the wait. */
+          if (stage.tickets->len > 0)
+            {
+              stage_flush (self, &stage);
+              continue;
+            }
           self->n_work_waiters++;
           g_cond_wait (&self->work, &self->lock);
           self->n_work_waiters--;
         }
       if (self->quit)
         break;
-      pack_claimed (self, self->next++, packed);
+      stage_block (self, &stage, self->next++, packed);
+      /* Full, or someone waits (for a staged block, perhaps). */
+      if (stage.bytes->len >= STAGE_BYTES || self->n_done_waiters > 0)
+        stage_flush (self, &stage);
     }
   g_mutex_unlock (&self->lock);
+
+  g_byte_array_unref (stage.bytes);
+  g_array_unref (stage.tickets);
+  g_array_unref (stage.recs);
+  g_ptr_array_unref (stage.drop);
 
   return NULL;
 }
