@@ -124,6 +124,9 @@ struct _StrataBlockPacker
 
   int             fd;
   guint64         file_size;   /* where the next block goes (under the lock) */
+  guint           in_flight;   /* places given whose bytes are not written (or failed) yet */
+  guint64         quiet_end;   /* [0, quiet_end) is all written or failed, for good */
+  guint64         serial;      /* this packer among all, for the read-ahead */
   int             zstd_level;
 
   /* Decoded blocks read back, keyed by ticket, and zstd contexts. */
@@ -165,11 +168,14 @@ strata_block_packer_open_spill_file (GError **error)
   return -1;
 }
 
-static gboolean
-write_all (int           fd,
-           const guint8 *bytes,
-           gsize         size,
-           guint64       offset)
+static gint packer_serials;
+
+/* How many of @size bytes went to @offset before a write failed. */
+static gsize
+write_some (int           fd,
+            const guint8 *bytes,
+            gsize         size,
+            guint64       offset)
 {
   gsize done = 0;
 
@@ -180,10 +186,19 @@ write_all (int           fd,
       if (put < 0 && errno == EINTR)
         continue;
       if (put <= 0)
-        return FALSE;
+        break;
       done += (gsize) put;
     }
-  return TRUE;
+  return done;
+}
+
+static gboolean
+write_all (int           fd,
+           const guint8 *bytes,
+           gsize         size,
+           guint64       offset)
+{
+  return write_some (fd, bytes, size, offset) == size;
 }
 
 static gboolean
@@ -411,6 +426,8 @@ finish_slot (StrataBlockPacker      *self,
     }
   self->queued -= bytes;
   self->n_done++;
+  if (--self->in_flight == 0)
+    self->quiet_end = self->file_size;
 }
 
 /* With the lock held: the dropped elements let go without it. */
@@ -452,6 +469,7 @@ pack_placed (StrataBlockPacker *self,
   g_mutex_lock (&self->lock);
   rec->offset = self->file_size;
   self->file_size += packed->len;
+  self->in_flight++;
 }
 
 /* Packs and writes block @ticket, claimed by the caller (a submitter
@@ -498,18 +516,24 @@ static void
 stage_flush (StrataBlockPacker *self,
              Stage             *stage)
 {
-  gboolean ok;
+  gsize done = 0;
 
   if (stage->tickets->len == 0)
     return;
   g_mutex_unlock (&self->lock);
-  ok = !g_atomic_int_get (&self->failed_any) &&
-       write_all (self->fd, stage->bytes->data, stage->bytes->len, stage->offset);
+  if (!g_atomic_int_get (&self->failed_any))
+    done = write_some (self->fd, stage->bytes->data, stage->bytes->len, stage->offset);
   g_mutex_lock (&self->lock);
 
+  /* A write that failed part way (a full disk) wrote the blocks before
+   * the failure: those are written, as they would have been one by one. */
   for (guint i = 0; i < stage->tickets->len; i++)
-    finish_slot (self, g_array_index (stage->tickets, guint64, i),
-                 &g_array_index (stage->recs, StrataIndexBlock, i), ok, stage->drop);
+    {
+      const StrataIndexBlock *rec = &g_array_index (stage->recs, StrataIndexBlock, i);
+
+      finish_slot (self, g_array_index (stage->tickets, guint64, i), rec,
+                   rec->offset + rec->size <= stage->offset + done, stage->drop);
+    }
   retire_front (self);
   if (self->n_done_waiters > 0)
     g_cond_broadcast (&self->done);
@@ -627,6 +651,7 @@ strata_block_packer_new (gsize    max_queued,
   self->failed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, failed_slot_free);
   self->max_queued = MAX (max_queued, 1);
   self->fd = fd;
+  self->serial = (guint64) g_atomic_int_add (&packer_serials, 1) + 1;
   self->zstd_level = zstd_level;
   {
     g_autoptr(GBytes) none = g_bytes_new_static ("", 0);
@@ -899,16 +924,122 @@ strata_block_packer_put_bytes (StrataBlockPacker *self,
                                gsize              size)
 {
   guint64 offset;
+  gboolean ok;
 
   g_return_val_if_fail (self != NULL, G_MAXUINT64);
 
   g_mutex_lock (&self->lock);
   offset = self->file_size;
   self->file_size += size;
+  self->in_flight++;
   g_mutex_unlock (&self->lock);
-  if (g_atomic_int_get (&self->failed_any) || !write_all (self->fd, bytes, size, offset))
-    return G_MAXUINT64;
-  return offset;
+  ok = !g_atomic_int_get (&self->failed_any) && write_all (self->fd, bytes, size, offset);
+  g_mutex_lock (&self->lock);
+  if (--self->in_flight == 0)
+    self->quiet_end = self->file_size;
+  g_mutex_unlock (&self->lock);
+  return ok ? offset : G_MAXUINT64;
+}
+
+/* What a thread read of a packer's file beyond what it asked for. Once
+ * the pass has ended, the file is read in the order it was written (the
+ * index writer copies each lane's and chunk's blocks, the first chunks
+ * read each lane's), a few kilobytes a block: a read of READ_AHEAD bytes
+ * serves the blocks after it in that stretch. Only bytes that are
+ * written for good are read ahead (below quiet_end: nothing is placed
+ * there that is not written or failed, and places are never given
+ * twice), so what the buffer holds stays true. */
+#define READ_AHEAD  (128u << 10)
+#define READ_SMALL  (4u << 10)
+
+typedef struct
+{
+  guint64 serial;      /* the packer, 0: none */
+  guint64 offset;
+  gsize   len;
+  guint64 last_end;    /* where this thread's last read of it ended */
+  guint8  bytes[READ_AHEAD];
+} ReadAhead;
+
+static GPrivate read_ahead_key = G_PRIVATE_INIT (g_free);
+
+/* @size bytes at @offset into @out: from the thread's read-ahead, or
+ * read, and then, if they are written for good and the read follows the
+ * thread's last one (or is small: a seal's header, its body after it),
+ * with what comes after them. */
+static gboolean
+read_through (StrataBlockPacker *self,
+              guint8            *out,
+              gsize              size,
+              guint64            offset)
+{
+  ReadAhead *ra = g_private_get (&read_ahead_key);
+  guint64 quiet;
+  gsize want;
+
+  if (ra != NULL && ra->serial == self->serial &&
+      offset >= ra->offset && offset + size <= ra->offset + ra->len)
+    {
+      memcpy (out, ra->bytes + (offset - ra->offset), size);
+      ra->last_end = offset + size;
+      return TRUE;
+    }
+
+  if (size >= READ_AHEAD)
+    return read_all (self->fd, out, size, offset);
+
+  g_mutex_lock (&self->lock);
+  quiet = self->quiet_end;
+  g_mutex_unlock (&self->lock);
+
+  if (ra == NULL)
+    {
+      ra = g_new0 (ReadAhead, 1);
+      g_private_set (&read_ahead_key, ra);
+    }
+  if (ra->serial != self->serial)
+    {
+      ra->serial = self->serial;
+      ra->len = 0;
+      ra->last_end = G_MAXUINT64;
+    }
+
+  /* A stretch read forward, or a small read: worth reading on. */
+  if (offset >= ra->last_end && offset - ra->last_end < READ_AHEAD)
+    want = READ_AHEAD;
+  else if (size < READ_SMALL)
+    want = READ_SMALL;
+  else
+    want = size;
+  if (offset + size > quiet || want <= size)
+    {
+      ra->last_end = offset + size;
+      return read_all (self->fd, out, size, offset);
+    }
+
+  /* The file may end before its places do: where writes failed (a full
+   * disk), nothing was written after. */
+  want = (gsize) MIN ((guint64) want, quiet - offset);
+  ra->len = 0;
+  while (ra->len < want)
+    {
+      gssize r = pread (self->fd, ra->bytes + ra->len, want - ra->len, (off_t) (offset + ra->len));
+
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      ra->len += (gsize) r;
+    }
+  ra->offset = offset;
+  ra->last_end = offset + size;
+  if (ra->len < size)
+    {
+      ra->len = 0;
+      return FALSE;
+    }
+  memcpy (out, ra->bytes, size);
+  return TRUE;
 }
 
 /* Bytes strata_block_packer_put_bytes() wrote, or part of them. */
@@ -918,7 +1049,7 @@ strata_block_packer_read_at (StrataBlockPacker *self,
                              gpointer           out,
                              gsize              size)
 {
-  return read_all (self->fd, out, size, offset);
+  return read_through (self, out, size, offset);
 }
 
 /* Block @ticket's packed bytes back from the file into @out (at least
@@ -928,7 +1059,7 @@ strata_block_packer_read_bytes (StrataBlockPacker      *self,
                                 const StrataIndexBlock *rec,
                                 guint8                 *out)
 {
-  if (rec->size > STRATA_BLOCK_PACKER_MAX_PACKED || !read_all (self->fd, out, rec->size, rec->offset))
+  if (rec->size > STRATA_BLOCK_PACKER_MAX_PACKED || !read_through (self, out, rec->size, rec->offset))
     return FALSE;
   return strata_index_checksum (out, rec->size) == rec->checksum;
 }
