@@ -944,12 +944,16 @@ strata_block_packer_put_bytes (StrataBlockPacker *self,
 /* What a thread read of a packer's file beyond what it asked for. Once
  * the pass has ended, the file is read in the order it was written (the
  * index writer copies each lane's and chunk's blocks, the first chunks
- * read each lane's), a few kilobytes a block: a read of READ_AHEAD bytes
- * serves the blocks after it in that stretch. Only bytes that are
+ * read each lane's), a few kilobytes a block: a read of more serves the
+ * blocks after it in that stretch. What a thread reads ahead starts at
+ * READ_START and doubles, up to READ_AHEAD, while its reads go on
+ * forward (a look-up here and there, as a frame's on-demand parts make,
+ * pays for little more than its block). Only bytes that are
  * written for good are read ahead (below quiet_end: nothing is placed
  * there that is not written or failed, and places are never given
  * twice), so what the buffer holds stays true. */
 #define READ_AHEAD  (128u << 10)
+#define READ_START  (16u << 10)
 #define READ_SMALL  (4u << 10)
 
 typedef struct
@@ -958,6 +962,7 @@ typedef struct
   guint64 offset;
   gsize   len;
   guint64 last_end;    /* where this thread's last read of it ended */
+  gsize   window;      /* what the next read forward reads */
   guint8  bytes[READ_AHEAD];
 } ReadAhead;
 
@@ -1002,15 +1007,20 @@ read_through (StrataBlockPacker *self,
       ra->serial = self->serial;
       ra->len = 0;
       ra->last_end = G_MAXUINT64;
+      ra->window = READ_START;
     }
 
   /* A stretch read forward, or a small read: worth reading on. */
   if (offset >= ra->last_end && offset - ra->last_end < READ_AHEAD)
-    want = READ_AHEAD;
-  else if (size < READ_SMALL)
-    want = READ_SMALL;
+    {
+      want = ra->window;
+      ra->window = MIN (2 * ra->window, READ_AHEAD);
+    }
   else
-    want = size;
+    {
+      ra->window = READ_START;
+      want = size < READ_SMALL ? READ_SMALL : size;
+    }
   if (offset + size > quiet || want <= size)
     {
       ra->last_end = offset + size;
