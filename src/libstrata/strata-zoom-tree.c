@@ -56,10 +56,14 @@
  * Where the chunks live. Once the stored chunks hold CHUNK_SPILL_FROM
  * bytes of items, each chunk finished after is handed to a block packer
  * (strata-block-packer.c): its items are packed in index blocks on a
- * thread of their own and appended to a spill file, and the chunk keeps
- * its spans and the ticket of its first block. A query reads such a
- * chunk's items as it reads a mapped index's, decoded into its result;
- * the index writer copies the packed blocks. The chunk a level is still
+ * thread of their own and appended to a spill file, its spans, keys and
+ * lane changes after them as one checksummed piece, and the chunk keeps
+ * its record: the ticket of its first block and where the piece is, so
+ * what stays in memory of a spilled chunk does not grow with the trace's
+ * threads. A query reads such a chunk's items as it reads a mapped
+ * index's, decoded into its result, and its spans from the piece read
+ * back into a small cache the queries share (chunk_resolve()); the index
+ * writer copies the packed blocks. The chunk a level is still
  * aggregating is bounded too: its lanes' items live in the level's pool,
  * and a coarse level's chunk can stay open for the whole trace, so past
  * a budget of pool bytes the items made so far move to a spill file of
@@ -435,7 +439,8 @@ struct _StrataZoomTree
   /* Chunks spilled during the pass (chunk_alloc(), chunk_count()): once
    * the items kept in memory reach spill_from bytes, a finished chunk's
    * items go to the packer, which packs them on a thread of its own and
-   * appends them to its file; the chunk keeps its spans. */
+   * appends them to its file; the chunk keeps its record, its spans
+   * going to the file after its items (chunk_take_spans()). */
   gsize                spill_from;
   gsize                spill_queue;  /* the packer's bound on what waits */
   gint                 spilling;     /* atomic: spill_from was reached */
@@ -3418,14 +3423,16 @@ level_record (Level *level,
   return rec;
 }
 
-/* Spilled @chunk's piece, from the cache or read back into it: a
- * reference the caller drops (chunk_piece_unref()). NULL if it cannot be
- * read back or fails its checksum: then the chunk is answered as a
- * damaged one of an index is, computed from the raw store, never from
- * spans that may be wrong. */
+/* Spilled @chunk's piece, from the cache or read back into it (unless
+ * @cache is FALSE: the index writer reads each chunk once, and would
+ * only push out what the queries read): a reference the caller drops
+ * (chunk_piece_unref()). NULL if it cannot be read back or fails its
+ * checksum: then the chunk is answered as a damaged one of an index is,
+ * computed from the raw store, never from spans that may be wrong. */
 static ChunkPiece *
 chunk_piece_get (StrataZoomTree *self,
-                 const Chunk    *chunk)
+                 const Chunk    *chunk,
+                 gboolean        cache)
 {
   gsize size = chunk_piece_size (chunk);
   ChunkPiece *piece = NULL, *evicted[PIECE_CACHE];
@@ -3461,6 +3468,8 @@ chunk_piece_get (StrataZoomTree *self,
       g_free (piece);
       return NULL;
     }
+  if (!cache)
+    return piece;
 
   g_mutex_lock (&self->piece_lock);
   for (i = 0; i < self->n_pieces; i++)
@@ -3500,11 +3509,13 @@ chunk_piece_get (StrataZoomTree *self,
 
 /* Copies @stored into @out with its spans, keys and lane changes where
  * they can be read: in place, or a spilled chunk's in its piece read
- * back, held by @out until chunk_release(). The one way to a stored
- * chunk's spans. FALSE (nothing held) if the piece cannot be read. */
+ * back (through the cache if @cache), held by @out until
+ * chunk_release(). The one way to a stored chunk's spans. FALSE (nothing
+ * held) if the piece cannot be read. */
 static gboolean
 chunk_resolve (StrataZoomTree *self,
                const Chunk    *stored,
+               gboolean        cache,
                Chunk          *out)
 {
   ChunkPiece *piece;
@@ -3516,7 +3527,7 @@ chunk_resolve (StrataZoomTree *self,
   if (stored->piece_offset == G_MAXUINT64)
     return TRUE;
 
-  if ((piece = chunk_piece_get (self, stored)) == NULL)
+  if ((piece = chunk_piece_get (self, stored, cache)) == NULL)
     return FALSE;
   keys_at = strata_index_keys_offset (stored->n_channels);
   n_keys = strata_index_n_keys (stored->n_items);
@@ -3567,7 +3578,7 @@ find_chunk (StrataZoomTree *self,
 
           at = chunk->index;
           if (at == index)
-            return chunk_resolve (self, chunk, out);
+            return chunk_resolve (self, chunk, TRUE, out);
         }
       if (at < index)
         lo = mid + 1;
@@ -4540,7 +4551,7 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
   /* The writer writes built trees: a mapped one has its items packed. */
   if (level->record_state != NULL)
     return FALSE;
-  if (!chunk_resolve (self, g_ptr_array_index (level->chunks, i), &chunk))
+  if (!chunk_resolve (self, g_ptr_array_index (level->chunks, i), FALSE, &chunk))
     {
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
                    "the spans of chunk %u of rank %u cannot be read back from the spill file", i, rank);
