@@ -1910,6 +1910,32 @@ deleted_fds (void)
  * index is, and every query still answers as the tree that kept its
  * chunks; a look-up of a chunk's items finds none rather than wrong
  * ones. */
+/* Overwrites every byte of the unlinked files opened since @before;
+ * how many. */
+static guint
+damage_new_files (GHashTable *before)
+{
+  g_autoptr(GHashTable) after = deleted_fds ();
+  GHashTableIter iter;
+  gpointer fd;
+  guint n_files = 0;
+
+  g_hash_table_iter_init (&iter, after);
+  while (g_hash_table_iter_next (&iter, &fd, NULL))
+    if (!g_hash_table_contains (before, fd))
+      {
+        struct stat st;
+        g_autofree guint8 *junk = NULL;
+
+        g_assert_cmpint (fstat (GPOINTER_TO_INT (fd), &st), ==, 0);
+        junk = g_malloc (MAX (st.st_size, 1));
+        memset (junk, 0xa5, st.st_size);
+        g_assert_cmpint (pwrite (GPOINTER_TO_INT (fd), junk, st.st_size, 0), ==, st.st_size);
+        n_files++;
+      }
+  return n_files;
+}
+
 static void
 test_spilled_damaged (void)
 {
@@ -1918,14 +1944,11 @@ test_spilled_damaged (void)
   g_autoptr(StrataZoomTree) kept = NULL;
   g_autoptr(StrataZoomTree) spilled = NULL;
   g_autoptr(GHashTable) before = NULL;
-  g_autoptr(GHashTable) after = NULL;
   StrataZoomChunkMemory memory;
   StrataZoomParams params;
   StrataZoomGeometry g;
-  GHashTableIter iter;
-  gpointer fd;
   GLogLevelFlags fatal;
-  guint n_damaged = 0, n_files = 0, n_lookups = 0;
+  guint n_damaged = 0, n_lookups = 0;
   guint32 n_channels = 0;
 
   for (guint i = 0; i < acts->len; i++)
@@ -1941,25 +1964,10 @@ test_spilled_damaged (void)
   spilled = strata_zoom_tree_new (&params, NULL);
   strata_zoom_tree_set_chunk_spill (spilled, 0, 16 * 1024);
   strata_test_stream_build (spilled, all, acts->len);
-  after = deleted_fds ();
   strata_zoom_tree_get_chunk_memory (spilled, &memory);
   g_assert_cmpuint (memory.n_spilled, >, 0);
   g_assert_cmpuint (memory.file_size, >, 0);
-
-  g_hash_table_iter_init (&iter, after);
-  while (g_hash_table_iter_next (&iter, &fd, NULL))
-    if (!g_hash_table_contains (before, fd))
-      {
-        struct stat st;
-        g_autofree guint8 *junk = NULL;
-
-        g_assert_cmpint (fstat (GPOINTER_TO_INT (fd), &st), ==, 0);
-        junk = g_malloc (MAX (st.st_size, 1));
-        memset (junk, 0xa5, st.st_size);
-        g_assert_cmpint (pwrite (GPOINTER_TO_INT (fd), junk, st.st_size, 0), ==, st.st_size);
-        n_files++;
-      }
-  g_assert_cmpuint (n_files, ==, 1);
+  g_assert_cmpuint (damage_new_files (before), ==, 1);
 
   /* The tree warns of the damage it found: not fatal here. */
   fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK);
@@ -1990,6 +1998,40 @@ test_spilled_damaged (void)
 
   g_test_message ("%u look-ups of stored channels, %u found damaged", n_lookups, n_damaged);
   g_assert_cmpuint (n_damaged, >, 0);
+
+  /* A trace whose chunks all spilled, its spill file gone bad before
+   * its index is written: the write fails and leaves nothing, rather
+   * than an index without those chunks. (The spans are read before the
+   * items, so it is their checksum that fails first.) */
+  {
+    g_autofree char *path = strata_test_fixture ("sched-small.dat");
+    g_autofree char *dir = strata_test_tmpdir ();
+    g_autofree char *index = g_build_filename (dir, "damaged" STRATA_INDEX_SUFFIX, NULL);
+    g_autoptr(StrataStatsBuilder) stats = strata_stats_builder_new ();
+    g_autoptr(StrataTrace) trace = NULL;
+    g_autoptr(GHashTable) opened = deleted_fds ();
+    g_autoptr(GError) error = NULL;
+    StrataSourceIdentity identity;
+    StrataZoomParams fixture_params;
+
+    strata_zoom_params_init (&fixture_params);
+    g_assert_true (strata_source_identity_compute (path, &identity, &error));
+    g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", "0", TRUE);
+    trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &fixture_params, NULL, NULL, &error);
+    g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
+    g_assert_no_error (error);
+    strata_trace_set_stats (trace, strata_stats_builder_finish (stats, trace));
+    strata_zoom_tree_get_chunk_memory (strata_trace_get_zoom_tree (trace), &memory);
+    g_assert_cmpuint (memory.n_spilled, >, 0);
+    g_assert_cmpuint (damage_new_files (opened), >=, 1);
+
+    fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK);
+    g_assert_false (strata_index_write (trace, &identity, index, &error));
+    g_log_set_always_fatal (fatal);
+    g_assert_nonnull (error);
+    g_test_message ("the write: %s", error->message);
+    g_assert_false (g_file_test (index, G_FILE_TEST_EXISTS));
+  }
 }
 
 /* Pools: a level's open chunk moves the items its lanes made to a spill

@@ -428,7 +428,7 @@ write_levels (Writer         *w,
   g_autoptr(GArray) records = g_array_new (FALSE, TRUE, sizeof (StrataIndexChunk));
 
   g_array_set_size (levels, n_ranks);
-  for (guint r = 0; r < n_ranks; r++)
+  for (guint r = 0; r < n_ranks && w->error == 0; r++)
     {
       StrataIndexLevel *level = &g_array_index (levels, StrataIndexLevel, r);
       guint n = strata_zoom_tree_get_n_rank_chunks (tree, r, &level->n_plain);
