@@ -150,7 +150,7 @@ typedef struct
   guint           n_changes;
   /* A spilled chunk's spans, keys and lane changes are not kept either:
    * they went to the packer's file after its items, as one piece laid out
-   * as the index lays them out (chunk_put_piece()), and the record keeps
+   * as the index lays them out (chunk_take_spans()), and the record keeps
    * where, its checksum and the counts above (channels, keys and changes
    * NULL). A copy of the record made to read the chunk (chunk_resolve())
    * points them into the piece read back, which it holds a reference to. */
@@ -447,7 +447,7 @@ struct _StrataZoomTree
   gboolean             spill_failed; /* no spill file: everything in memory */
   StrataBlockPacker   *packer;       /* made at the first spill, under arena_lock */
   gsize                in_memory;    /* bytes of items kept in chunks (under lock) */
-  gsize                chunk_index;  /* bytes of chunks and spans (under lock) */
+  gsize                chunk_index;  /* bytes of chunk records and spans in memory (under lock) */
   guint                n_spilled;    /* chunks (under lock) */
   guint                n_chunks;     /* stored, in all (under lock) */
   gsize                spans;        /* bytes of spans, keys and changes in memory (under lock) */
