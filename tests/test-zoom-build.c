@@ -20,6 +20,8 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "strata-index-private.h"
 #include "strata-test-support.h"
@@ -1376,8 +1378,16 @@ test_spilled_oracle (void)
       g_assert_cmpuint (n_chunks, >, 0);
       g_assert_cmpuint (memory.n_spilled, ==, n_chunks);
       g_assert_cmpuint (memory.in_memory, ==, 0);
+      /* Their spans, keys and lane changes went to the file too: what is
+       * resident of them is their records and, once read, the cache. */
+      g_assert_cmpuint (memory.n_chunks, ==, n_chunks);
+      g_assert_cmpuint (memory.spans, ==, 0);
+      g_assert_cmpuint (memory.piece_cache, ==, 0);
+      g_assert_cmpuint (memory.chunk_index % n_chunks, ==, 0);  /* records only, all one size */
       strata_zoom_tree_get_chunk_memory (kept, &memory);
       g_assert_cmpuint (memory.n_spilled, ==, 0);
+      g_assert_cmpuint (memory.spans, >, 0);
+      g_assert_cmpuint (memory.piece_cache, ==, 0);
 
       assert_trees_equal (kept, spilled);
       check_tree (spilled, all, acts->len, &checked);
@@ -1634,21 +1644,38 @@ test_spilled_bounded (void)
   g_assert_cmpuint (memory.in_memory + memory.spilled, >=, all_items);
 }
 
+/* A stored chunk's items for a channel, as another thread read them
+ * while the tree was built. */
+typedef struct
+{
+  guint    level;
+  gint64   index;
+  guint32  channel;
+  gboolean stored;
+  GArray  *items;
+} SeenItems;
+
 typedef struct
 {
   StrataZoomTree *a;
   StrataZoomTree *b;
   gint            stop;
   guint           queries;
+  GArray         *seen;      /* SeenItems, the reader's (NULL: no look-ups) */
+  guint32         n_channels;
 } Pair;
 
 /* Queries the spilled tree from another thread while it is built (what
  * the viewer does): its answers are checked against the kept tree by the
- * builder, at points where both have taken the same activities. */
+ * builder, at points where both have taken the same activities. It also
+ * reads chunks published so far, channel by channel, through their
+ * spilled spans (a published chunk does not change), and keeps what it
+ * read: checked against the kept tree once it is built. */
 static gpointer
 spilled_reader_thread (gpointer data)
 {
   Pair *pair = data;
+  guint round = 0;
 
   while (!g_atomic_int_get (&pair->stop))
     {
@@ -1659,11 +1686,37 @@ spilled_reader_thread (gpointer data)
         for (guint level = 0; level < g.n_levels; level += 2)
           {
             gint64 d = strata_zoom_geometry_chunk_duration (&g, level);
+            g_autoptr(GArray) chunks = NULL;
 
             strata_zoom_tree_query (pair->b, level, 1000000000, 1000000000 + d, NULL, 0, items, NULL);
             g_array_set_size (items, 0);
+
+            /* Levels move while the geometry grows (level 0 is the
+             * finest rank whose chunk holds the whole stream so far): a
+             * chunk is known by its rank, its level's distance from the
+             * finest level, which does not move. */
+            chunks = strata_zoom_tree_list_chunks (pair->b, level);
+            if (pair->seen != NULL && chunks->len > 0 && pair->seen->len < 4000)
+              {
+                const StrataZoomChunkInfo *c =
+                  &g_array_index (chunks, StrataZoomChunkInfo, (round * 7 + level) % chunks->len);
+                SeenItems s = { g.n_levels - 1 - level, c->index, (round * 13 + level) % pair->n_channels,
+                                FALSE, g_array_new (FALSE, FALSE, sizeof (StrataZoomItem)) };
+
+                StrataZoomGeometry after;
+
+                s.stored = strata_zoom_tree_get_chunk_items (pair->b, level, s.index, s.channel, s.items);
+                /* Kept only if the levels did not move meanwhile (the
+                 * root only gets coarser: the same count before and
+                 * after, the same levels all along). */
+                if (!c->at_end && strata_zoom_tree_get_geometry (pair->b, &after) && after.n_levels == g.n_levels)
+                  g_array_append_val (pair->seen, s);
+                else
+                  g_array_unref (s.items);
+              }
           }
       pair->queries++;
+      round++;
       g_usleep (1000);
     }
   return NULL;
@@ -1694,6 +1747,9 @@ test_spilled_live (void)
   strata_zoom_tree_set_chunk_spill (spilled, 0, 8 * 1024);
   pair.a = kept;
   pair.b = spilled;
+  pair.seen = g_array_new (FALSE, FALSE, sizeof (SeenItems));
+  for (gsize i = 0; i < acts->len; i++)
+    pair.n_channels = MAX (pair.n_channels, all[i].channel + 1);
   thread = g_thread_new ("reader", spilled_reader_thread, &pair);
 
   for (gsize i = 0; i < acts->len; i++)
@@ -1724,6 +1780,258 @@ test_spilled_live (void)
   g_assert_cmpuint (compared, >, 5);
   assert_trees_equal (kept, spilled);
   assert_queries_equal_at (kept, spilled, all[acts->len / 2].start);
+
+  /* What the reader read of the spilled tree's chunks while it was
+   * built is what the kept tree has in them. */
+  {
+    StrataZoomGeometry g;
+    guint n_stored = 0;
+
+    g_assert_true (strata_zoom_tree_get_geometry (kept, &g));
+    for (guint i = 0; i < pair.seen->len; i++)
+      {
+        SeenItems *s = &g_array_index (pair.seen, SeenItems, i);
+        g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+        guint level = g.n_levels - 1 - s->level;
+
+        g_assert_cmpuint (s->level, <, g.n_levels);
+        g_assert_cmpint (strata_zoom_tree_get_chunk_items (kept, level, s->index, s->channel, want), ==, s->stored);
+        assert_items_equal (s->items, want);
+        n_stored += s->stored;
+        g_array_unref (s->items);
+      }
+    g_test_message ("%u chunk look-ups from the reader, %u of a stored channel", pair.seen->len, n_stored);
+    g_assert_cmpuint (n_stored, >, 0);
+    g_array_unref (pair.seen);
+  }
+}
+
+/* What a spilled tree keeps in memory of its chunks is their records:
+ * not their spans (one per channel present, every thread at a coarse
+ * level), keys or lane changes, which go to the spill file with their
+ * items. A stream of many threads four times as long: the records'
+ * bytes grow with the chunks' number only, as many bytes a chunk at
+ * both lengths, while the tree that keeps its chunks holds spans that
+ * grow with the stream; queries read the spans back into a cache that
+ * stays small, and answer as the kept tree. */
+static void
+test_spilled_spans_flat (void)
+{
+  gsize per_record[2] = { 0 }, kept_spans[2] = { 0 };
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MANY_THREADS, 20000 << (2 * k), 77);
+      const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+      g_autoptr(StrataZoomTree) kept = NULL;
+      g_autoptr(StrataZoomTree) spilled = NULL;
+      StrataZoomChunkMemory memory;
+      StrataZoomParams params;
+      guint n_checks = 0;
+
+      params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+      kept = strata_zoom_tree_new (&params, NULL);
+      strata_zoom_tree_set_chunk_spill (kept, G_MAXSIZE, 0);
+      spilled = strata_zoom_tree_new (&params, NULL);
+      strata_zoom_tree_set_chunk_spill (spilled, 0, 16 * 1024);
+
+      /* All along the build, nothing queried: records only. */
+      for (gsize i = 0; i < acts->len; i++)
+        {
+          strata_zoom_tree_add (&all[i], kept);
+          strata_zoom_tree_add (&all[i], spilled);
+          if ((i + 1) % 2000 == 0 && i + 1 < acts->len)
+            {
+              strata_zoom_tree_advance (kept, all[i + 1].start, NULL, NULL);
+              strata_zoom_tree_advance (spilled, all[i + 1].start, NULL, NULL);
+              strata_zoom_tree_get_chunk_memory (spilled, &memory);
+              g_assert_cmpuint (memory.spans, ==, 0);
+              g_assert_cmpuint (memory.piece_cache, ==, 0);
+              if (memory.n_chunks > 0)
+                {
+                  g_assert_cmpuint (memory.chunk_index % memory.n_chunks, ==, 0);
+                  n_checks++;
+                }
+            }
+        }
+      strata_zoom_tree_finish (kept);
+      strata_zoom_tree_finish (spilled);
+      g_assert_cmpuint (n_checks, >, 0);
+
+      strata_zoom_tree_get_chunk_memory (spilled, &memory);
+      g_assert_cmpuint (memory.n_spilled, ==, memory.n_chunks);
+      g_assert_cmpuint (memory.spans, ==, 0);
+      g_assert_cmpuint (memory.piece_cache, ==, 0);
+      per_record[k] = memory.chunk_index / memory.n_chunks;
+      g_assert_cmpuint (memory.chunk_index, ==, memory.n_chunks * per_record[k]);
+      strata_zoom_tree_get_chunk_memory (kept, &memory);
+      kept_spans[k] = memory.spans;
+      g_test_message ("%u activities: %u chunks, %" G_GSIZE_FORMAT " bytes a record spilled; "
+                      "%" G_GSIZE_FORMAT " bytes of spans kept in memory by the other tree",
+                      acts->len, memory.n_chunks, per_record[k], kept_spans[k]);
+
+      assert_trees_equal (kept, spilled);
+      assert_queries_equal_at (kept, spilled, all[acts->len / 3].start);
+      strata_zoom_tree_get_chunk_memory (spilled, &memory);
+      /* The cache's bound: 16 pieces. */
+      g_assert_cmpuint (memory.n_pieces, >, 0);
+      g_assert_cmpuint (memory.n_pieces, <=, 16);
+      g_assert_cmpuint (memory.chunk_index, ==, memory.n_chunks * per_record[k] + memory.piece_cache);
+    }
+
+  g_assert_cmpuint (per_record[1], ==, per_record[0]);
+  g_assert_cmpuint (per_record[0], <=, 256);
+  g_assert_cmpuint (kept_spans[1], >=, 2 * kept_spans[0]);
+}
+
+/* The descriptors of unlinked files this process has open. */
+static GHashTable *
+deleted_fds (void)
+{
+  GHashTable *fds = g_hash_table_new (NULL, NULL);
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/fd", name, NULL);
+      g_autofree char *target = g_file_read_link (path, NULL);
+
+      if (target != NULL && g_str_has_suffix (target, "(deleted)"))
+        g_hash_table_add (fds, GINT_TO_POINTER (atoi (name)));
+    }
+  return fds;
+}
+
+/* A spill file gone bad under a finished tree (every byte of it
+ * overwritten): its spilled chunks' spans and items fail their checksums,
+ * so each chunk is answered from the raw store, as a damaged chunk of an
+ * index is, and every query still answers as the tree that kept its
+ * chunks; a look-up of a chunk's items finds none rather than wrong
+ * ones. */
+/* Overwrites every byte of the unlinked files opened since @before;
+ * how many. */
+static guint
+damage_new_files (GHashTable *before)
+{
+  g_autoptr(GHashTable) after = deleted_fds ();
+  GHashTableIter iter;
+  gpointer fd;
+  guint n_files = 0;
+
+  g_hash_table_iter_init (&iter, after);
+  while (g_hash_table_iter_next (&iter, &fd, NULL))
+    if (!g_hash_table_contains (before, fd))
+      {
+        struct stat st;
+        g_autofree guint8 *junk = NULL;
+
+        g_assert_cmpint (fstat (GPOINTER_TO_INT (fd), &st), ==, 0);
+        junk = g_malloc (MAX (st.st_size, 1));
+        memset (junk, 0xa5, st.st_size);
+        g_assert_cmpint (pwrite (GPOINTER_TO_INT (fd), junk, st.st_size, 0), ==, st.st_size);
+        n_files++;
+      }
+  return n_files;
+}
+
+static void
+test_spilled_damaged (void)
+{
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MIXED, 25000, 301);
+  const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+  g_autoptr(StrataZoomTree) kept = NULL;
+  g_autoptr(StrataZoomTree) spilled = NULL;
+  g_autoptr(GHashTable) before = NULL;
+  StrataZoomChunkMemory memory;
+  StrataZoomParams params;
+  StrataZoomGeometry g;
+  GLogLevelFlags fatal;
+  guint n_damaged = 0, n_lookups = 0;
+  guint32 n_channels = 0;
+
+  for (guint i = 0; i < acts->len; i++)
+    n_channels = MAX (n_channels, all[i].channel + 1);
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+  kept = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_chunk_spill (kept, G_MAXSIZE, 0);
+  strata_test_stream_build (kept, all, acts->len);
+
+  /* The spilled tree's file is the one unlinked file it opens (its raw
+   * store and its levels' pools do not spill at this size). */
+  before = deleted_fds ();
+  spilled = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_chunk_spill (spilled, 0, 16 * 1024);
+  strata_test_stream_build (spilled, all, acts->len);
+  strata_zoom_tree_get_chunk_memory (spilled, &memory);
+  g_assert_cmpuint (memory.n_spilled, >, 0);
+  g_assert_cmpuint (memory.file_size, >, 0);
+  g_assert_cmpuint (damage_new_files (before), ==, 1);
+
+  /* The tree warns of the damage it found: not fatal here. */
+  fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK);
+  g_assert_true (strata_zoom_tree_get_geometry (spilled, &g));
+  for (guint level = 0; level < g.n_levels; level++)
+    {
+      g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (kept, level);
+
+      for (guint k = 0; k < chunks->len; k++)
+        for (guint32 c = 0; c < n_channels; c++)
+          {
+            gint64 index = g_array_index (chunks, StrataZoomChunkInfo, k).index;
+            g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+            g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+
+            if (!strata_zoom_tree_get_chunk_items (kept, level, index, c, want))
+              continue;
+            n_lookups++;
+            if (strata_zoom_tree_get_chunk_items (spilled, level, index, c, got))
+              assert_items_equal (got, want);
+            else
+              n_damaged++;
+          }
+    }
+  for (guint t = 0; t < 8; t++)
+    assert_queries_equal_at (kept, spilled, all[acts->len * t / 8].start);
+  g_log_set_always_fatal (fatal);
+
+  g_test_message ("%u look-ups of stored channels, %u found damaged", n_lookups, n_damaged);
+  g_assert_cmpuint (n_damaged, >, 0);
+
+  /* A trace whose chunks all spilled, its spill file gone bad before
+   * its index is written: the write fails and leaves nothing, rather
+   * than an index without those chunks. (The spans are read before the
+   * items, so it is their checksum that fails first.) */
+  {
+    g_autofree char *path = strata_test_fixture ("sched-small.dat");
+    g_autofree char *dir = strata_test_tmpdir ();
+    g_autofree char *index = g_build_filename (dir, "damaged" STRATA_INDEX_SUFFIX, NULL);
+    g_autoptr(StrataStatsBuilder) stats = strata_stats_builder_new ();
+    g_autoptr(StrataTrace) trace = NULL;
+    g_autoptr(GHashTable) opened = deleted_fds ();
+    g_autoptr(GError) error = NULL;
+    StrataSourceIdentity identity;
+    StrataZoomParams fixture_params;
+
+    strata_zoom_params_init (&fixture_params);
+    g_assert_true (strata_source_identity_compute (path, &identity, &error));
+    g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", "0", TRUE);
+    trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &fixture_params, NULL, NULL, &error);
+    g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
+    g_assert_no_error (error);
+    strata_trace_set_stats (trace, strata_stats_builder_finish (stats, trace));
+    strata_zoom_tree_get_chunk_memory (strata_trace_get_zoom_tree (trace), &memory);
+    g_assert_cmpuint (memory.n_spilled, >, 0);
+    g_assert_cmpuint (damage_new_files (opened), >=, 1);
+
+    fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK);
+    g_assert_false (strata_index_write (trace, &identity, index, &error));
+    g_log_set_always_fatal (fatal);
+    g_assert_nonnull (error);
+    g_test_message ("the write: %s", error->message);
+    g_assert_false (g_file_test (index, G_FILE_TEST_EXISTS));
+  }
 }
 
 /* Pools: a level's open chunk moves the items its lanes made to a spill
@@ -2206,6 +2514,8 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/spilled/narrow-views", test_spilled_narrow_views);
   g_test_add_func ("/strata/zoom-build/spilled/bounded", test_spilled_bounded);
   g_test_add_func ("/strata/zoom-build/spilled/live", test_spilled_live);
+  g_test_add_func ("/strata/zoom-build/spilled/spans-flat", test_spilled_spans_flat);
+  g_test_add_func ("/strata/zoom-build/spilled/damaged", test_spilled_damaged);
   g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);
   g_test_add_func ("/strata/zoom-build/pools/bounded", test_pools_bounded);
   g_test_add_func ("/strata/zoom-build/pools/index-bytes", test_pools_index_bytes);

@@ -432,6 +432,7 @@ typedef struct
   const StrataIndexItemKey *keys;      /* when spilled: its blocks' first items, */
   const guint32        *changes;       /* its lane changes */
   guint                 n_changes;
+  gpointer              hold;          /* what the tree lent for them (strata_zoom_chunk_view_clear()) */
 } StrataZoomChunkView;
 
 /* Where a chunk's keys begin after its @n_channels spans, and how many
@@ -475,7 +476,11 @@ typedef struct
   gsize   queued;        /* bytes of items waiting for the packer */
   gsize   peak_queued;   /* the most that ever did */
   gsize   max_queued;    /* the packer's bound on it (one chunk bigger passes alone) */
-  gsize   chunk_index;   /* the chunks' records and spans, always in memory */
+  gsize   chunk_index;   /* the chunks' records, spans in memory and pieces read back */
+  guint   n_chunks;      /* chunks stored, each with its record in memory */
+  gsize   spans;         /* bytes of spans, keys and lane changes in memory (not spilled) */
+  gsize   piece_cache;   /* bytes of spilled chunks' spans read back, in the cache */
+  guint   n_pieces;      /* pieces in it */
   gsize   records;       /* the packer's record of each spilled block */
   guint   n_spilled;     /* chunks whose items were handed to the packer */
   guint64 spilled;       /* bytes of items written to the spill file (decoded) */
@@ -527,7 +532,9 @@ guint    strata_zoom_tree_get_n_rank_chunks (StrataZoomTree     *self,
 gboolean strata_zoom_tree_peek_rank_chunk (StrataZoomTree       *self,
                                            guint                 rank,
                                            guint                 i,
-                                           StrataZoomChunkView  *view);
+                                           StrataZoomChunkView  *view,
+                                           GError              **error);
+void     strata_zoom_chunk_view_clear     (StrataZoomChunkView  *view);
 StrataZoomTree *strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
                                              const StrataZoomTreeState *state,
                                              StrataIndexMap            *map,

@@ -428,7 +428,7 @@ write_levels (Writer         *w,
   g_autoptr(GArray) records = g_array_new (FALSE, TRUE, sizeof (StrataIndexChunk));
 
   g_array_set_size (levels, n_ranks);
-  for (guint r = 0; r < n_ranks; r++)
+  for (guint r = 0; r < n_ranks && w->error == 0; r++)
     {
       StrataIndexLevel *level = &g_array_index (levels, StrataIndexLevel, r);
       guint n = strata_zoom_tree_get_n_rank_chunks (tree, r, &level->n_plain);
@@ -437,12 +437,23 @@ write_levels (Writer         *w,
       for (guint i = 0; i < n; i++)
         {
           StrataIndexChunk rec = { 0 };
+          g_autoptr(GError) peek_error = NULL;
           StrataZoomChunkView view;
           gsize spans_size;
           guint64 n_sums;
 
-          if (!strata_zoom_tree_peek_rank_chunk (tree, r, i, &view))
-            continue;
+          /* A spilled chunk whose spans cannot be read back fails the
+           * write: the index would miss it. */
+          if (!strata_zoom_tree_peek_rank_chunk (tree, r, i, &view, &peek_error))
+            {
+              if (peek_error != NULL)
+                {
+                  g_warning ("index: %s", peek_error->message);
+                  w->error = EIO;
+                  break;
+                }
+              continue;
+            }
           spans_size = view.n_channels * sizeof (StrataIndexSpan);
 
           if (view.items == NULL && view.packer != NULL)
@@ -452,7 +463,10 @@ write_levels (Writer         *w,
             rec.items_offset = put_packed (w, view.items, view.n_items, sizeof (StrataZoomItem),
                                            STRATA_INDEX_ITEM_BLOCK, &rec.items_sums_offset);
           if (w->error != 0)
-            break;
+            {
+              strata_zoom_chunk_view_clear (&view);
+              break;
+            }
           n_sums = ((guint64) w->records->len + STRATA_INDEX_TABLE_BLOCK - 1) / STRATA_INDEX_TABLE_BLOCK;
           {
             /* The checksum of the table's block checksums, as written. */
@@ -492,6 +506,7 @@ write_levels (Writer         *w,
               }
             else if (keys == NULL && n_keys > 0)
               {
+                strata_zoom_chunk_view_clear (&view);
                 w->error = EIO;
                 break;
               }
@@ -504,6 +519,7 @@ write_levels (Writer         *w,
             if (n_changes > 0)
               memcpy (blob + keys_at + n_keys * sizeof (StrataIndexItemKey), changes, n_changes * sizeof (guint32));
             strata_index_chunk_keys_clear (&collected);
+            strata_zoom_chunk_view_clear (&view);
             put (w, blob, size);
             rec.checksum = strata_index_checksum (blob, size);
             rec.n_changes = n_changes;

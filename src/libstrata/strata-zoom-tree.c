@@ -56,10 +56,14 @@
  * Where the chunks live. Once the stored chunks hold CHUNK_SPILL_FROM
  * bytes of items, each chunk finished after is handed to a block packer
  * (strata-block-packer.c): its items are packed in index blocks on a
- * thread of their own and appended to a spill file, and the chunk keeps
- * its spans and the ticket of its first block. A query reads such a
- * chunk's items as it reads a mapped index's, decoded into its result;
- * the index writer copies the packed blocks. The chunk a level is still
+ * thread of their own and appended to a spill file, its spans, keys and
+ * lane changes after them as one checksummed piece, and the chunk keeps
+ * its record: the ticket of its first block and where the piece is, so
+ * what stays in memory of a spilled chunk does not grow with the trace's
+ * threads. A query reads such a chunk's items as it reads a mapped
+ * index's, decoded into its result, and its spans from the piece read
+ * back into a small cache the queries share (chunk_resolve()); the index
+ * writer copies the packed blocks. The chunk a level is still
  * aggregating is bounded too: its lanes' items live in the level's pool,
  * and a coarse level's chunk can stay open for the whole trace, so past
  * a budget of pool bytes the items made so far move to a spill file of
@@ -145,7 +149,41 @@ typedef struct
   const StrataIndexItemKey *keys; /* packed or spilled: each block's first item, */
   const guint32  *changes;     /* and its items' lane changes */
   guint           n_changes;
+  /* A spilled chunk's spans, keys and lane changes are not kept either:
+   * they went to the packer's file after its items, as one piece laid out
+   * as the index lays them out (chunk_take_spans()), and the record keeps
+   * where, its checksum and the counts above (channels, keys and changes
+   * NULL). A copy of the record made to read the chunk (chunk_resolve())
+   * points them into the piece read back, which it holds a reference to. */
+  guint64         piece_offset;   /* G_MAXUINT64: none, they are in memory */
+  guint64         piece_checksum;
+  struct _ChunkPiece *piece;      /* in a resolved copy only */
 } Chunk;
+
+/* A spilled chunk's piece read back: shared by the queries that read the
+ * chunk at the same time, and kept in the tree's small cache of the last
+ * ones read (a timeline's next frame reads the chunks the last one did). */
+typedef struct _ChunkPiece
+{
+  gint    ref_count;
+  guint64 offset;     /* in the packer's file: which chunk's */
+  gsize   size;
+  guint8  bytes[];
+} ChunkPiece;
+
+G_STATIC_ASSERT (G_STRUCT_OFFSET (ChunkPiece, bytes) % 8 == 0);
+
+/* The pieces the cache keeps, and bytes it keeps at most beyond the last
+ * one read (a frame reads a couple of chunks per level it shows). */
+#define PIECE_CACHE       16
+#define PIECE_CACHE_BYTES (G_GUINT64_CONSTANT (4) << 20)
+
+static void
+chunk_piece_unref (ChunkPiece *piece)
+{
+  if (piece != NULL && g_atomic_int_dec_and_test (&piece->ref_count))
+    g_free (piece);
+}
 
 /* Appends the items of @span to @out: copied from a chunk in memory,
  * decoded from one mapped from an index or spilled during the pass. FALSE
@@ -406,15 +444,26 @@ struct _StrataZoomTree
   /* Chunks spilled during the pass (chunk_alloc(), chunk_count()): once
    * the items kept in memory reach spill_from bytes, a finished chunk's
    * items go to the packer, which packs them on a thread of its own and
-   * appends them to its file; the chunk keeps its spans. */
+   * appends them to its file; the chunk keeps its record, its spans
+   * going to the file after its items (chunk_take_spans()). */
   gsize                spill_from;
   gsize                spill_queue;  /* the packer's bound on what waits */
   gint                 spilling;     /* atomic: spill_from was reached */
   gboolean             spill_failed; /* no spill file: everything in memory */
   StrataBlockPacker   *packer;       /* made at the first spill, under arena_lock */
   gsize                in_memory;    /* bytes of items kept in chunks (under lock) */
-  gsize                chunk_index;  /* bytes of chunks and spans (under lock) */
+  gsize                chunk_index;  /* bytes of chunk records and spans in memory (under lock) */
   guint                n_spilled;    /* chunks (under lock) */
+  guint                n_chunks;     /* stored, in all (under lock) */
+  gsize                spans;        /* bytes of spans, keys and changes in memory (under lock) */
+
+  /* The spilled chunks' pieces read back last (chunk_resolve()), most
+   * recent first, and their bytes: under piece_lock. */
+  GMutex               piece_lock;
+  ChunkPiece          *pieces[PIECE_CACHE];
+  guint                n_pieces;
+  gsize                piece_bytes;
+  gint                 piece_warned;  /* atomic: a piece could not be read back */
 
   /* Pipelined (adaptive buffers, one aggregator): the levels consume each
    * buffer in a thread of their own while the buffer former goes on. */
@@ -537,6 +586,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   g_cond_init (&self->work_cond);
   g_cond_init (&self->done_cond);
   g_mutex_init (&self->arena_lock);
+  g_mutex_init (&self->piece_lock);
   self->n_workers = 1;
   self->arena = g_ptr_array_new_with_free_func (free);
   self->big = g_ptr_array_new_with_free_func (g_free);
@@ -705,6 +755,9 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->arena, g_ptr_array_unref);
   g_clear_pointer (&self->big, g_ptr_array_unref);
   g_clear_pointer (&self->raw, strata_raw_store_free);
+  for (guint i = 0; i < self->n_pieces; i++)
+    chunk_piece_unref (self->pieces[i]);
+  g_mutex_clear (&self->piece_lock);
   g_clear_pointer (&self->packer, strata_block_packer_free);
   g_rw_lock_clear (&self->lock);
   g_clear_pointer (&self->incoming, g_array_unref);
@@ -1136,10 +1189,11 @@ chunk_spill_target (StrataZoomTree *self)
   return packer;
 }
 
-/* A chunk with room for its spans, which the caller fills, and for its
- * items unless they go to @packer: then the caller streams them there
- * (strata_block_packer_begin()) and sets first_block before publishing
- * it, so a chunk's items are never held twice however big it is. */
+/* A chunk with room for its spans and items unless they go to @packer:
+ * then the caller streams the items there (strata_block_packer_begin())
+ * and sets first_block before publishing it, so a chunk's items are never
+ * held twice however big it is, and its spans go there after them
+ * (chunk_take_spans()). */
 static Chunk *
 chunk_alloc (StrataZoomTree    *self,
              gint64             index,
@@ -1152,7 +1206,7 @@ chunk_alloc (StrataZoomTree    *self,
   /* Aggregator threads finish chunks at the same time. */
   g_mutex_lock (&self->arena_lock);
   chunk = arena_alloc (self, sizeof (Chunk));
-  chunk->channels = arena_alloc (self, n_channels * sizeof (ChannelSpan));
+  chunk->channels = packer == NULL ? arena_alloc (self, n_channels * sizeof (ChannelSpan)) : NULL;
   chunk->items = packer == NULL ? arena_alloc (self, n_items * sizeof (StrataZoomItem)) : NULL;
   g_mutex_unlock (&self->arena_lock);
 
@@ -1166,6 +1220,9 @@ chunk_alloc (StrataZoomTree    *self,
   chunk->n_changes = 0;
   chunk->n_channels = n_channels;
   chunk->n_items = n_items;
+  chunk->piece_offset = G_MAXUINT64;
+  chunk->piece_checksum = 0;
+  chunk->piece = NULL;
 
   return chunk;
 }
@@ -1199,32 +1256,79 @@ item_stream_add (ItemStream           *s,
   strata_block_stream_add (s->stream, items, n);
 }
 
-/* Gives @chunk the keys and lane changes @s collected, and frees them. */
+/* The bytes of a chunk's spans, keys and lane changes laid out as the
+ * index lays them out: the spans, the keys from the next 8-byte boundary,
+ * the changes. */
+static gsize
+chunk_piece_size (const Chunk *chunk)
+{
+  return strata_index_keys_offset (chunk->n_channels) +
+         strata_index_n_keys (chunk->n_items) * sizeof (StrataIndexItemKey) +
+         (gsize) chunk->n_changes * sizeof (guint32);
+}
+
+/* Gives @chunk its @spans and the keys and lane changes @s collected, and
+ * frees them (@chunk NULL: it is not stored after all). A chunk kept in
+ * memory has room for its spans and no keys. A spilled one writes them
+ * after its items to the packer's file, as one checksummed piece, so what
+ * stays in memory of it is its record whatever the trace's threads; only
+ * if that write fails are they kept in memory, as an unspilled chunk's. */
 static void
-item_stream_keys (StrataZoomTree *self,
-                  ItemStream     *s,
-                  Chunk          *chunk)
+chunk_take_spans (StrataZoomTree    *self,
+                  ItemStream        *s,
+                  Chunk             *chunk,
+                  const ChannelSpan *spans)
 {
   GArray *keys = s->keys.keys, *changes = s->keys.changes;
+  gsize spans_size, keys_at, keys_size, size;
+  g_autofree guint8 *piece = NULL;
+  guint64 offset;
+  guint8 *p;
 
+  if (chunk != NULL && keys == NULL)
+    {
+      memcpy (chunk->channels, spans, chunk->n_channels * sizeof (ChannelSpan));
+      return;
+    }
   if (keys == NULL)
     return;
-  if (chunk != NULL && keys->len > 0)
+  if (chunk == NULL)
     {
-      gsize keys_size = keys->len * sizeof (StrataIndexItemKey);
-      guint8 *p;
-
-      g_mutex_lock (&self->arena_lock);
-      p = arena_alloc (self, keys_size + changes->len * sizeof (guint32));
-      g_mutex_unlock (&self->arena_lock);
-      memcpy (p, keys->data, keys_size);
-      if (changes->len > 0)
-        memcpy (p + keys_size, changes->data, changes->len * sizeof (guint32));
-      chunk->keys = (const StrataIndexItemKey *)(gconstpointer) p;
-      chunk->changes = (const guint32 *)(gconstpointer)(p + keys_size);
-      chunk->n_changes = changes->len;
+      strata_index_chunk_keys_clear (&s->keys);
+      return;
     }
+
+  g_assert (chunk->spilled != NULL && keys->len == strata_index_n_keys (chunk->n_items));
+  chunk->n_changes = changes->len;
+  spans_size = chunk->n_channels * sizeof (ChannelSpan);
+  keys_at = strata_index_keys_offset (chunk->n_channels);
+  keys_size = keys->len * sizeof (StrataIndexItemKey);
+  size = chunk_piece_size (chunk);
+
+  piece = g_malloc0 (MAX (size, 1));
+  memcpy (piece, spans, spans_size);
+  memcpy (piece + keys_at, keys->data, keys_size);
+  if (changes->len > 0)
+    memcpy (piece + keys_at + keys_size, changes->data, changes->len * sizeof (guint32));
   strata_index_chunk_keys_clear (&s->keys);
+
+  offset = strata_block_packer_put_bytes (chunk->spilled, piece, size);
+  if (offset != G_MAXUINT64)
+    {
+      chunk->piece_offset = offset;
+      chunk->piece_checksum = strata_index_checksum (piece, size);
+      return;
+    }
+
+  g_debug ("zoom tree: the spans of chunk %" G_GINT64_FORMAT " stay in memory: %s",
+           chunk->index, g_strerror (errno));
+  g_mutex_lock (&self->arena_lock);
+  p = arena_alloc (self, size);
+  g_mutex_unlock (&self->arena_lock);
+  memcpy (p, piece, size);
+  chunk->channels = (ChannelSpan *)(gpointer) p;
+  chunk->keys = keys_size > 0 ? (const StrataIndexItemKey *)(gconstpointer)(p + keys_at) : NULL;
+  chunk->changes = (const guint32 *)(gconstpointer)(p + keys_at + keys_size);
 }
 
 /* What a chunk counts for in the tree's size (and the index header's
@@ -1248,10 +1352,20 @@ chunk_count (StrataZoomTree *self,
              const Chunk    *chunk)
 {
   self->size += chunk_size (chunk);
-  self->chunk_index += sizeof (Chunk) + chunk->n_channels * sizeof (ChannelSpan);
-  if (chunk->keys != NULL)
-    self->chunk_index += strata_index_n_keys (chunk->n_items) * sizeof (StrataIndexItemKey) +
-                         chunk->n_changes * sizeof (guint32);
+  self->n_chunks++;
+  self->chunk_index += sizeof (Chunk);
+  /* A spilled chunk's spans, keys and changes are in the file; read back,
+   * they count in the piece cache's bytes (strata_zoom_tree_get_chunk_memory()). */
+  if (chunk->piece_offset == G_MAXUINT64)
+    {
+      gsize spans = chunk->n_channels * sizeof (ChannelSpan);
+
+      if (chunk->keys != NULL)
+        spans += strata_index_n_keys (chunk->n_items) * sizeof (StrataIndexItemKey) +
+                 chunk->n_changes * sizeof (guint32);
+      self->spans += spans;
+      self->chunk_index += spans;
+    }
   if (chunk->spilled != NULL)
     self->n_spilled++;
   else
@@ -2003,7 +2117,6 @@ level_finish_chunk (StrataZoomTree *self,
       item_stream_begin (&stream, packer);
       spill_reader_init (&reader, level, self->spill_windows);
 
-      memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
       for (guint k = 0; k < n_closed; k++)
         {
           /* A lane's items spilled from the pool come first, in the
@@ -2030,7 +2143,7 @@ level_finish_chunk (StrataZoomTree *self,
         chunk->first_block = strata_block_stream_end (stream.stream, NULL);
       else if (read_ok)
         g_assert (out == chunk->items + n_items);
-      item_stream_keys (self, &stream, read_ok ? chunk : NULL);
+      chunk_take_spans (self, &stream, read_ok ? chunk : NULL, (const ChannelSpan *)(gpointer) spans->data);
 
       if (read_ok)
         {
@@ -2957,23 +3070,22 @@ compute_stored_chunk (StrataZoomTree *self,
 
   if (count_starts && n_starts < self->params.density_threshold)
     {
-      item_stream_keys (self, &stream, NULL);
+      chunk_take_spans (self, &stream, NULL, NULL);
       return NULL;
     }
   if (!worth_storing (self, spans->len, n_items, members))
     {
       level->n_plain++;
-      item_stream_keys (self, &stream, NULL);
+      chunk_take_spans (self, &stream, NULL, NULL);
       return NULL;
     }
 
   chunk = chunk_alloc (self, index, spans->len, n_items, packer);
-  memcpy (chunk->channels, spans->data, spans->len * sizeof (ChannelSpan));
   if (packer != NULL)
     chunk->first_block = first_block;
   else
     memcpy (chunk->items, items->data, (gsize) n_items * sizeof (StrataZoomItem));
-  item_stream_keys (self, &stream, chunk);
+  chunk_take_spans (self, &stream, chunk, (const ChannelSpan *)(gpointer) spans->data);
   chunk->at_end = TRUE;
   chunk_count (self, chunk);
   return chunk;
@@ -3103,11 +3215,13 @@ strata_zoom_tree_finish (StrataZoomTree *self)
       strata_zoom_tree_get_chunk_memory (self, &memory);
       g_debug ("zoom tree: %u chunks spilled, %" G_GUINT64_FORMAT " bytes of items in %" G_GUINT64_FORMAT
                " bytes of file; %" G_GSIZE_FORMAT " bytes of items kept, %" G_GSIZE_FORMAT " of chunk records "
-               "and spans, %" G_GSIZE_FORMAT " of block records; at most %" G_GSIZE_FORMAT " bytes queued; "
+               "and spans (%u records, %" G_GSIZE_FORMAT " of spans in memory, %" G_GSIZE_FORMAT " of %u "
+               "spilled ones read back), %" G_GSIZE_FORMAT " of block records; at most %" G_GSIZE_FORMAT
+               " bytes queued; "
                "%" G_GUINT64_FORMAT " blocks packed by the builder, the queue full; "
                "%" G_GUINT64_FORMAT " waits for the packer, %.3f s",
                memory.n_spilled, memory.spilled, memory.file_size, memory.in_memory, memory.chunk_index,
-               memory.records, memory.peak_queued, memory.n_helped, memory.n_waits, memory.wait_us / 1e6);
+               memory.n_chunks, memory.spans, memory.piece_cache, memory.n_pieces, memory.records, memory.peak_queued, memory.n_helped, memory.n_waits, memory.wait_us / 1e6);
     }
   release_build_state (self);
 }
@@ -3429,6 +3543,9 @@ mapped_chunk (StrataZoomTree *self,
   out->keys = (const StrataIndexItemKey *)(gconstpointer)(base + rec->offset + keys_at);
   out->changes = (const guint32 *)(gconstpointer)(base + rec->offset + changes_at);
   out->n_changes = rec->n_changes;
+  out->piece_offset = G_MAXUINT64;
+  out->piece_checksum = 0;
+  out->piece = NULL;
   return TRUE;
 }
 
@@ -3457,8 +3574,131 @@ level_record (Level *level,
   return rec;
 }
 
-/* The pre-calculated chunk @index of @level, in place: FALSE if there is
- * none (or, mapped from an index, it is damaged: the query then computes
+/* Spilled @chunk's piece, from the cache or read back into it (unless
+ * @cache is FALSE: the index writer reads each chunk once, and would
+ * only push out what the queries read): a reference the caller drops
+ * (chunk_piece_unref()). NULL if it cannot be read back or fails its
+ * checksum: then the chunk is answered as a damaged one of an index is,
+ * computed from the raw store, never from spans that may be wrong. */
+static ChunkPiece *
+chunk_piece_get (StrataZoomTree *self,
+                 const Chunk    *chunk,
+                 gboolean        cache)
+{
+  gsize size = chunk_piece_size (chunk);
+  ChunkPiece *piece = NULL, *evicted[PIECE_CACHE];
+  guint n_evicted = 0, i;
+
+  g_mutex_lock (&self->piece_lock);
+  for (i = 0; i < self->n_pieces && piece == NULL; i++)
+    if (self->pieces[i]->offset == chunk->piece_offset)
+      piece = self->pieces[i];
+  if (piece != NULL)
+    {
+      /* The most recent first: what the cache drops is what no frame
+       * read for longest. */
+      memmove (&self->pieces[1], &self->pieces[0], (i - 1) * sizeof (ChunkPiece *));
+      self->pieces[0] = piece;
+      g_atomic_int_inc (&piece->ref_count);
+    }
+  g_mutex_unlock (&self->piece_lock);
+  if (piece != NULL)
+    return piece;
+
+  /* Read outside the lock: the readers of other chunks do not wait. */
+  piece = g_malloc (sizeof (ChunkPiece) + MAX (size, 1));
+  piece->ref_count = 1;
+  piece->offset = chunk->piece_offset;
+  piece->size = size;
+  if (!strata_block_packer_read_at (chunk->spilled, chunk->piece_offset, piece->bytes, size) ||
+      strata_index_checksum (piece->bytes, size) != chunk->piece_checksum)
+    {
+      if (g_atomic_int_compare_and_exchange (&self->piece_warned, 0, 1))
+        g_warning ("zoom tree: the spans of spilled chunk %" G_GINT64_FORMAT " cannot be read back "
+                   "from the spill file; such chunks are computed from the raw store", chunk->index);
+      g_free (piece);
+      return NULL;
+    }
+  if (!cache)
+    return piece;
+
+  g_mutex_lock (&self->piece_lock);
+  for (i = 0; i < self->n_pieces; i++)
+    if (self->pieces[i]->offset == chunk->piece_offset)
+      break;
+  if (i < self->n_pieces)
+    {
+      /* Another reader read it meanwhile: one copy is kept. */
+      g_free (piece);
+      piece = self->pieces[i];
+      g_atomic_int_inc (&piece->ref_count);
+    }
+  else
+    {
+      if (self->n_pieces == PIECE_CACHE)
+        {
+          evicted[n_evicted++] = self->pieces[--self->n_pieces];
+          self->piece_bytes -= evicted[n_evicted - 1]->size;
+        }
+      memmove (&self->pieces[1], &self->pieces[0], self->n_pieces * sizeof (ChunkPiece *));
+      self->pieces[0] = piece;
+      self->n_pieces++;
+      self->piece_bytes += size;
+      g_atomic_int_inc (&piece->ref_count);
+      while (self->n_pieces > 1 && self->piece_bytes > PIECE_CACHE_BYTES)
+        {
+          evicted[n_evicted++] = self->pieces[--self->n_pieces];
+          self->piece_bytes -= evicted[n_evicted - 1]->size;
+        }
+    }
+  g_mutex_unlock (&self->piece_lock);
+  for (i = 0; i < n_evicted; i++)
+    chunk_piece_unref (evicted[i]);
+
+  return piece;
+}
+
+/* Copies @stored into @out with its spans, keys and lane changes where
+ * they can be read: in place, or a spilled chunk's in its piece read
+ * back (through the cache if @cache), held by @out until
+ * chunk_release(). The one way to a stored chunk's spans. FALSE (nothing
+ * held) if the piece cannot be read. */
+static gboolean
+chunk_resolve (StrataZoomTree *self,
+               const Chunk    *stored,
+               gboolean        cache,
+               Chunk          *out)
+{
+  ChunkPiece *piece;
+  gsize keys_at;
+  guint64 n_keys;
+
+  *out = *stored;
+  out->piece = NULL;
+  if (stored->piece_offset == G_MAXUINT64)
+    return TRUE;
+
+  if ((piece = chunk_piece_get (self, stored, cache)) == NULL)
+    return FALSE;
+  keys_at = strata_index_keys_offset (stored->n_channels);
+  n_keys = strata_index_n_keys (stored->n_items);
+  out->channels = (ChannelSpan *)(gpointer) piece->bytes;
+  out->keys = n_keys > 0 ? (const StrataIndexItemKey *)(gconstpointer)(piece->bytes + keys_at) : NULL;
+  out->changes = (const guint32 *)(gconstpointer)(piece->bytes + keys_at + n_keys * sizeof (StrataIndexItemKey));
+  out->piece = piece;
+  return TRUE;
+}
+
+/* Drops what a copy made by chunk_resolve() (or find_chunk()) holds. */
+static void
+chunk_release (Chunk *chunk)
+{
+  g_clear_pointer (&chunk->piece, chunk_piece_unref);
+}
+
+/* The pre-calculated chunk @index of @level, in place (chunk_resolve():
+ * the caller drops it with chunk_release()): FALSE if there is none (or,
+ * mapped from an index or spilled, it is damaged: the query then computes
  * it from the raw store, as it would a chunk never stored). */
 static gboolean
 find_chunk (StrataZoomTree *self,
@@ -3489,10 +3729,7 @@ find_chunk (StrataZoomTree *self,
 
           at = chunk->index;
           if (at == index)
-            {
-              *out = *chunk;
-              return TRUE;
-            }
+            return chunk_resolve (self, chunk, TRUE, out);
         }
       if (at < index)
         lo = mid + 1;
@@ -3632,9 +3869,12 @@ strata_zoom_tree_get_chunk_items (StrataZoomTree *self,
   g_rw_lock_reader_lock (&self->lock);
   current_geometry (self, &g, &root);
   if (level < g.n_levels && find_chunk (self, &self->levels[root + level], index, &chunk))
-    span = find_span (&chunk, channel);
-  if (span != NULL && !chunk_append_span (&chunk, span, out))
-    span = NULL;
+    {
+      span = find_span (&chunk, channel);
+      if (span != NULL && !chunk_append_span (&chunk, span, out))
+        span = NULL;
+      chunk_release (&chunk);
+    }
   g_rw_lock_reader_unlock (&self->lock);
 
   return span != NULL;
@@ -4309,6 +4549,8 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
               g_array_append_val (result->offsets, offset);
             }
         }
+      if (chunk != NULL)
+        chunk_release (chunk);
     }
 
 out:
@@ -4440,21 +4682,32 @@ strata_zoom_tree_get_n_rank_chunks (StrataZoomTree *self,
   return level_n_chunks (&self->levels[rank]);
 }
 
+/* Chunk @i of @rank, for the index writer: its spans, keys and changes
+ * valid until strata_zoom_chunk_view_clear(). FALSE for a mapped tree's
+ * (nothing set), and with @error set for a spilled one whose spans cannot
+ * be read back. */
 gboolean
 strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
                                   guint                rank,
                                   guint                i,
-                                  StrataZoomChunkView *view)
+                                  StrataZoomChunkView *view,
+                                  GError             **error)
 {
   Level *level = &self->levels[rank];
   Chunk chunk;
 
   g_return_val_if_fail (rank < self->n_ranks && i < level_n_chunks (level), FALSE);
 
+  view->hold = NULL;
   /* The writer writes built trees: a mapped one has its items packed. */
   if (level->record_state != NULL)
     return FALSE;
-  chunk = *(Chunk *) g_ptr_array_index (level->chunks, i);
+  if (!chunk_resolve (self, g_ptr_array_index (level->chunks, i), FALSE, &chunk))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
+                   "the spans of chunk %u of rank %u cannot be read back from the spill file", i, rank);
+      return FALSE;
+    }
 
   view->index = chunk.index;
   view->at_end = chunk.at_end;
@@ -4467,7 +4720,15 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
   view->keys = chunk.keys;
   view->changes = chunk.changes;
   view->n_changes = chunk.n_changes;
+  view->hold = chunk.piece;
   return TRUE;
+}
+
+/* Drops what strata_zoom_tree_peek_rank_chunk() lent @view. */
+void
+strata_zoom_chunk_view_clear (StrataZoomChunkView *view)
+{
+  g_clear_pointer (&view->hold, chunk_piece_unref);
 }
 
 /* Where the pre-calculated chunks' bytes are (the tests' bound on what a
@@ -4485,8 +4746,17 @@ strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,
   memory->in_memory = self->in_memory;
   memory->chunk_index = self->chunk_index;
   memory->n_spilled = self->n_spilled;
+  memory->n_chunks = self->n_chunks;
+  memory->spans = self->spans;
   memory->spill_from = self->spill_from;
   g_rw_lock_reader_unlock (&self->lock);
+
+  /* The spilled chunks' pieces read back are resident too. */
+  g_mutex_lock (&self->piece_lock);
+  memory->n_pieces = self->n_pieces;
+  memory->piece_cache = self->piece_bytes;
+  g_mutex_unlock (&self->piece_lock);
+  memory->chunk_index += memory->piece_cache;
 
   g_mutex_lock (&self->arena_lock);
   packer = self->packer;
