@@ -266,6 +266,7 @@ struct _StrataRawStore
   guint                page_fences;
   gboolean             paging_failed;
   guint64              n_pages;         /* written */
+  gint                 n_page_reads;    /* read back (atomic) */
 };
 
 typedef struct
@@ -305,11 +306,81 @@ strata_raw_store_new (void)
   return self;
 }
 
+/* What the store holds in memory, in all (strata_raw_store_get_resident_bytes())
+ * and, if @parts, by kind. */
+typedef struct
+{
+  guint64 channels;         /* the table of channels, their Lanes */
+  guint64 tails;            /* activities in memory */
+  guint64 records;          /* fences and tickets in memory */
+  guint64 pages;            /* the lanes' Page entries */
+  guint64 copies;           /* the readers' copies of seals and pages */
+  guint64 packer;           /* queued blocks, the packer's records */
+} ResidentParts;
+
+static inline guint64 lane_alloc (guint len);
+
+static guint64
+resident_parts (StrataRawStore *self,
+                ResidentParts  *parts)
+{
+  ResidentParts p = { 0 };
+
+  p.channels = sizeof *self + (guint64) self->channels->len * sizeof (Channel);
+  for (guint i = 0; i < self->channels->len; i++)
+    {
+      Channel *ch = &g_array_index (self->channels, Channel, i);
+
+      if (ch->present & SEALED)
+        continue;
+      p.channels += (guint64) __builtin_popcount (ch->present) * sizeof (Lane);
+      for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
+        {
+          p.tails += lane_alloc (ch->lanes[k].n_acts);
+          p.records += (guint64) ch->lanes[k].fences_alloc * sizeof (Fence) +
+                       (guint64) ch->lanes[k].spilled_alloc * sizeof (StrataRawStoreSpilled);
+          p.pages += (guint64) ch->lanes[k].pages_alloc * sizeof (Page);
+        }
+    }
+  /* The readers' copies of seals and pages. */
+  g_mutex_lock (&self->lent_lock);
+  for (guint i = 0; i < self->unsealed->len; i++)
+    {
+      const Unsealed *u = g_ptr_array_index (self->unsealed, i);
+
+      p.copies += sizeof *u + u->size + u->page_size;
+    }
+  g_mutex_unlock (&self->lent_lock);
+  if (self->packer != NULL)
+    {
+      StrataBlockPackerStats stats;
+
+      /* What waits to be packed, and the packer's record per block. */
+      strata_block_packer_get_stats (self->packer, &stats);
+      p.packer = stats.queued + stats.records;
+    }
+  if (parts != NULL)
+    *parts = p;
+  return p.channels + p.tails + p.records + p.pages + p.copies + p.packer;
+}
+
 void
 strata_raw_store_free (StrataRawStore *self)
 {
   if (self == NULL)
     return;
+  if (self->map == NULL && self->channels->len > 0)
+    {
+      ResidentParts p;
+      guint64 total = resident_parts (self, &p);
+
+      g_debug ("raw store: %" G_GUINT64_FORMAT " kB resident at its end: %" G_GUINT64_FORMAT
+               " kB channels and lanes, %" G_GUINT64_FORMAT " kB activities, %" G_GUINT64_FORMAT
+               " kB fences and tickets, %" G_GUINT64_FORMAT " kB pages' entries, %" G_GUINT64_FORMAT
+               " kB readers' copies, %" G_GUINT64_FORMAT " kB the packer's",
+               total >> 10, p.channels >> 10, p.tails >> 10, p.records >> 10, p.pages >> 10,
+               p.copies >> 10, p.packer >> 10);
+    }
   if (self->map != NULL)
     {
       for (guint64 i = 0; i < self->n_mapped_lanes; i++)
@@ -348,9 +419,9 @@ strata_raw_store_free (StrataRawStore *self)
       g_debug ("raw store: %" G_GUINT64_FORMAT " blocks to the packer, %" G_GUINT64_FORMAT
                " packed on the adder's thread (the queue full), %" G_GUINT64_FORMAT " waits; peak queue %"
                G_GSIZE_FORMAT " bytes; %" G_GUINT64_FORMAT " activities brought back; %" G_GUINT64_FORMAT
-               " channels sealed; %" G_GUINT64_FORMAT " pages of lanes' records written",
+               " channels sealed; %" G_GUINT64_FORMAT " pages of lanes' records written, %d read back",
                stats.n_blocks, stats.n_helped, stats.n_waits, stats.peak_queued,
-               self->n_unspilled, self->n_sealed, self->n_pages);
+               self->n_unspilled, self->n_sealed, self->n_pages, g_atomic_int_get (&self->n_page_reads));
     }
   if (self->own_packer)
     g_clear_pointer (&self->packer, strata_block_packer_free);
@@ -392,13 +463,6 @@ lane_base (StrataRawStore *self,
   return paged + (lane->n_spilled - 1) * STRATA_RAW_STORE_BLOCK + lane->spilled[lane->n_spilled - 1].n;
 }
 
-/* The lane's blocks in the spill file. */
-static inline guint
-lane_n_spilled (StrataRawStore *self,
-                const Lane     *lane)
-{
-  return lane->n_pages * self->page_blocks + lane->n_spilled;
-}
 
 /* What a lane's array of @len activities has allocated. A lane only
  * grows until it is replaced by a fresh array of what it keeps (it is
@@ -578,6 +642,7 @@ read_page (StrataRawStore *self,
       strata_index_checksum (u->page, size) != h.checksum)
     g_error ("raw store: a page of a lane's records at %" G_GUINT64_FORMAT " cannot be read back", page->offset);
   u->page_at = page->offset;
+  g_atomic_int_inc (&self->n_page_reads);
   return u->page;
 }
 
@@ -1805,42 +1870,9 @@ strata_raw_store_set_spill (StrataRawStore *self,
 guint64
 strata_raw_store_get_resident_bytes (StrataRawStore *self)
 {
-  guint64 total;
-
   g_return_val_if_fail (self != NULL, 0);
 
-  total = sizeof *self + (guint64) self->channels->len * sizeof (Channel);
-  for (guint i = 0; i < self->channels->len; i++)
-    {
-      Channel *ch = &g_array_index (self->channels, Channel, i);
-
-      if (ch->present & SEALED)
-        continue;
-      total += (guint64) __builtin_popcount (ch->present) * sizeof (Lane);
-      for (guint k = 0; k < (guint) __builtin_popcount (ch->present); k++)
-        total += lane_alloc (ch->lanes[k].n_acts) +
-                 (guint64) ch->lanes[k].fences_alloc * sizeof (Fence) +
-                 (guint64) ch->lanes[k].spilled_alloc * sizeof (StrataRawStoreSpilled) +
-                 (guint64) ch->lanes[k].pages_alloc * sizeof (Page);
-    }
-  /* The readers' copies of seals and pages. */
-  g_mutex_lock (&self->lent_lock);
-  for (guint i = 0; i < self->unsealed->len; i++)
-    {
-      const Unsealed *u = g_ptr_array_index (self->unsealed, i);
-
-      total += sizeof *u + u->size + u->page_size;
-    }
-  g_mutex_unlock (&self->lent_lock);
-  if (self->packer != NULL)
-    {
-      StrataBlockPackerStats stats;
-
-      /* What waits to be packed, and the packer's record per block. */
-      strata_block_packer_get_stats (self->packer, &stats);
-      total += stats.queued + stats.records;
-    }
-  return total;
+  return resident_parts (self, NULL);
 }
 
 /**
