@@ -556,13 +556,15 @@ unseal_into (StrataRawStore *self,
 
   u->channel = G_MAXUINT32;
   g_clear_pointer (&u->bytes, g_free);
-  u->size = 0;
   if (!strata_block_packer_read_at (self->packer, ch->appended, &h, sizeof h) || h.magic != SEAL_MAGIC ||
       h.n_lanes != (guint) __builtin_popcount (ch->present & LANES) || h.size > G_MAXUINT32 ||
       h.size < (guint64) h.n_lanes * sizeof (SealLane))
     g_error ("raw store: the records of exited channel %u cannot be read back", channel);
   u->bytes = g_malloc (MAX (h.size, 1));
+  /* (The sizes are read by the accounting, on any thread.) */
+  g_mutex_lock (&self->lent_lock);
   u->size = h.size;
+  g_mutex_unlock (&self->lent_lock);
   if (!strata_block_packer_read_at (self->packer, ch->appended + sizeof h, u->bytes, h.size) ||
       strata_index_checksum (u->bytes, h.size) != h.checksum)
     g_error ("raw store: the records of exited channel %u cannot be read back", channel);
@@ -634,7 +636,9 @@ read_page (StrataRawStore *self,
     {
       g_free (u->page);
       u->page = g_malloc (size);
+      g_mutex_lock (&self->lent_lock);
       u->page_size = size;
+      g_mutex_unlock (&self->lent_lock);
     }
   if (!strata_block_packer_read_at (self->packer, page->offset, &h, sizeof h) || h.magic != PAGE_MAGIC ||
       h.n_spilled != self->page_blocks || h.n_fences != self->page_fences ||
