@@ -15,7 +15,11 @@
  * bookkeeping costs the few lanes it uses, not a slot for every lane; and
  * a channel whose thread exited costs its own entry once its records are
  * sealed in the spill file (opened again when a late interval comes), the
- * store answering exactly the same.
+ * store answering exactly the same. A store whose long lanes keep their
+ * older tickets and fences in pages in the spill file answers as one
+ * that keeps them in memory (late intervals, seals and reopenings
+ * included, from several threads), writes the same index, and holds
+ * about the same bytes as a lane grows tenfold.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -645,6 +649,302 @@ test_spill_held_in_queue (void)
   strata_block_packer_free (packer);
 }
 
+/* Paged lanes: a store whose long lanes put their older tickets and
+ * fences in pages of PAGED_BLOCKS tickets answers every look-up as one
+ * that keeps them in memory (spilling the same blocks) and as one that
+ * spills nothing: each lane by index and by time, where it begins, from
+ * several threads at once; with intervals that come late by more than a
+ * page (their lane's pages come back), a channel sealed with pages, and
+ * one sealed and then opened again by another activity. */
+#define PAGED_N         120000
+#define PAGED_CHANNELS  6
+#define PAGED_BLOCKS    2
+#define PAGED_LATE      30000
+#define PAGED_SEALED    5    /* sealed at PAGED_N / 2, gets nothing after */
+#define PAGED_REOPENED  4    /* sealed at PAGED_N / 3, then gets more */
+
+static void
+assert_begins_equal (StrataRawStore *want,
+                     StrataRawStore *got,
+                     guint32         n_channels,
+                     gint64          last,
+                     GRand          *rand)
+{
+  for (guint32 c = 0; c < n_channels; c++)
+    for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+      {
+        StrataRawLane wl;
+        guint wf, we;
+        gint64 ts[4] = { 0, 0, (gint64) (g_rand_double (rand) * last), last + 1 };
+
+        if (strata_raw_store_open_lane (want, c, l, G_MININT64 / 2, G_MAXINT64 / 2, &wl, &wf, &we) && we > 0)
+          {
+            ts[0] = strata_raw_lane_get (&wl, 0)->start;
+            ts[1] = ts[0] + 1;
+          }
+        for (guint k = 0; k < G_N_ELEMENTS (ts); k++)
+          g_assert_cmpint (strata_raw_store_lane_begins_before (got, c, l, ts[k]), ==,
+                           strata_raw_store_lane_begins_before (want, c, l, ts[k]));
+      }
+}
+
+typedef struct
+{
+  StrataRawStore *want;
+  StrataRawStore *got;
+  gint64          last;
+  guint32         seed;
+} PagedReader;
+
+static gpointer
+paged_reader (gpointer data)
+{
+  PagedReader *r = data;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (r->seed);
+
+  assert_lanes_equal (r->want, r->got, PAGED_CHANNELS, 1);
+  assert_stores_equal_on (r->want, r->got, PAGED_CHANNELS, r->last, rand, 300);
+  assert_begins_equal (r->want, r->got, PAGED_CHANNELS, r->last, rand);
+  return NULL;
+}
+
+static void
+test_pages_equal_unpaged (void)
+{
+  g_autoptr(StrataRawStore) want = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) flat = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) got = strata_raw_store_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (41);
+  g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (Late));
+  gint64 cursor[PAGED_CHANNELS][3] = { { 0 } };
+  guint n_late = 0;
+  guint64 pages_at_seal = 0;
+  gint64 last = 0;
+  GThread *threads[3];
+  PagedReader readers[G_N_ELEMENTS (threads)];
+
+  strata_raw_store_set_page_blocks (flat, 0);
+  strata_raw_store_set_page_blocks (got, PAGED_BLOCKS);
+  strata_raw_store_set_spill (want, G_MAXUINT64, 0);
+  strata_raw_store_set_spill (flat, 0, 0);
+  strata_raw_store_set_spill (got, 0, 0);
+
+  for (guint i = 0; i < PAGED_N; i++)
+    {
+      StrataActivity a = { 0 };
+      guint32 c = g_rand_int_range (rand, 0, PAGED_CHANNELS);
+      guint l = g_rand_int_range (rand, 0, 3);
+
+      if (i == PAGED_N / 3 || i == PAGED_N / 2)
+        {
+          guint32 closed = i == PAGED_N / 3 ? PAGED_REOPENED : PAGED_SEALED;
+
+          pages_at_seal = strata_raw_store_get_n_pages (got);
+          strata_raw_store_close_channel (flat, closed);
+          strata_raw_store_close_channel (got, closed);
+          g_assert_cmpuint (strata_raw_store_get_n_sealed (got), ==, 1);
+          assert_stores_equal_on (want, got, PAGED_CHANNELS, last, rand, 100);
+          assert_lanes_equal (want, got, PAGED_CHANNELS, 1);
+        }
+      if (i >= PAGED_N / 2 && c == PAGED_SEALED)
+        continue;
+
+      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
+        {
+          a = g_array_index (late, Late, 0).a;
+          g_array_remove_index (late, 0);
+          n_late++;
+        }
+      else
+        {
+          gint64 len = l < 2 ? g_rand_int_range (rand, 1, 5000) : 0;
+
+          a.start = cursor[c][l] + g_rand_int_range (rand, 0, 1000);
+          a.end = a.start + len;
+          a.channel = c;
+          a.label = g_rand_int_range (rand, 0, 50);
+          a.arg = g_rand_int_range (rand, -1, 40000);
+          a.kind = l < 2 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
+          a.flags = l < 2 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+          cursor[c][l] = a.end + (l == 2);
+          last = MAX (last, a.end);
+          /* Late by some 1700 activities of its lane: more blocks than
+           * it holds tickets of in memory (at most a page's). */
+          if (l < 2 && c != PAGED_SEALED && g_rand_int_range (rand, 0, 3000) == 0)
+            {
+              Late hole = { a, i + PAGED_LATE };
+
+              g_array_append_val (late, hole);
+              continue;
+            }
+        }
+
+      strata_raw_store_add (&a, want);
+      strata_raw_store_add (&a, flat);
+      strata_raw_store_add (&a, got);
+      if (i % 20011 == 0)
+        {
+          assert_stores_equal_on (want, got, PAGED_CHANNELS, last, rand, 100);
+          assert_begins_equal (want, got, PAGED_CHANNELS, last, rand);
+        }
+    }
+  for (guint k = 0; k < late->len; k++)
+    {
+      strata_raw_store_add (&g_array_index (late, Late, k).a, want);
+      strata_raw_store_add (&g_array_index (late, Late, k).a, flat);
+      strata_raw_store_add (&g_array_index (late, Late, k).a, got);
+      n_late++;
+    }
+
+  g_test_message ("%" G_GUINT64_FORMAT " pages written, %" G_GUINT64_FORMAT " activities brought back, %u late; "
+                  "resident %" G_GUINT64_FORMAT " bytes paged, %" G_GUINT64_FORMAT " not",
+                  strata_raw_store_get_n_pages (got), strata_raw_store_get_unspilled (got), n_late,
+                  strata_raw_store_get_resident_bytes (got), strata_raw_store_get_resident_bytes (flat));
+  /* Pages were written before the channels were sealed, and late
+   * intervals brought pages back: more than PAGED_BLOCKS blocks each. */
+  g_assert_cmpuint (pages_at_seal, >, 0);
+  g_assert_cmpuint (strata_raw_store_get_n_pages (got), >, 100);
+  g_assert_cmpuint (strata_raw_store_get_n_pages (flat), ==, 0);
+  g_assert_cmpuint (n_late, >, 10);
+  g_assert_cmpuint (strata_raw_store_get_unspilled (got), >, (guint64) n_late * (PAGED_BLOCKS + 1) * STRATA_RAW_STORE_BLOCK);
+  g_assert_cmpuint (strata_raw_store_get_n_sealed (got), ==, 1);
+  g_assert_cmpuint (strata_raw_store_get_spilled (got), ==, strata_raw_store_get_spilled (flat));
+
+  assert_stores_equal_on (want, got, PAGED_CHANNELS, last, rand, 400);
+  assert_stores_equal_on (flat, got, PAGED_CHANNELS, last, rand, 400);
+  assert_begins_equal (want, got, PAGED_CHANNELS, last, rand);
+  g_assert_cmpuint (assert_lanes_equal (want, got, PAGED_CHANNELS, 8), ==, PAGED_CHANNELS * 3);
+
+  /* Readers on threads of their own, each with its copies of pages. */
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      readers[t] = (PagedReader) { want, got, last, 50 + t };
+      threads[t] = g_thread_new ("paged-reader", paged_reader, &readers[t]);
+    }
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    g_thread_join (threads[t]);
+}
+
+/* The index written from a store with paged lanes is the same bytes as
+ * from one without (the writer reads the pages back in order), and it
+ * answers as the store it was written from. */
+static void
+test_pages_index_round_trip (void)
+{
+  g_autofree char *path = strata_test_fixture ("sched-small.dat");
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (43);
+  StrataIndexOptions options = { .flags = STRATA_INDEX_OPEN_BYPASS };
+  g_autoptr(StrataTrace) flat = NULL;
+  g_autoptr(StrataTrace) paged = NULL;
+  g_autoptr(StrataTrace) got = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *flat_index = g_strdup_printf ("%s/flat" STRATA_INDEX_SUFFIX, dir);
+  g_autofree char *paged_index = g_strdup_printf ("%s/paged" STRATA_INDEX_SUFFIX, dir);
+  g_autofree char *flat_bytes = NULL;
+  g_autofree char *paged_bytes = NULL;
+  gsize flat_size, paged_size;
+  StrataSourceIdentity id;
+  StrataRawStore *raw, *mapped, *flat_raw;
+  guint32 n_channels;
+
+  g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
+  g_setenv ("STRATA_RAW_STORE_PAGE_BLOCKS", "0", TRUE);
+  flat = strata_index_load_trace (path, NULL, &options, &error);
+  g_assert_no_error (error);
+  g_setenv ("STRATA_RAW_STORE_PAGE_BLOCKS", "1", TRUE);
+  paged = strata_index_load_trace (path, NULL, &options, &error);
+  g_assert_no_error (error);
+  g_unsetenv ("STRATA_RAW_STORE_PAGE_BLOCKS");
+  g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
+
+  raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (paged));
+  flat_raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (flat));
+  g_test_message ("%" G_GUINT64_FORMAT " pages, %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " activities spilled",
+                  strata_raw_store_get_n_pages (raw), strata_raw_store_get_spilled (raw),
+                  strata_raw_store_get_size (raw));
+  g_assert_cmpuint (strata_raw_store_get_n_pages (raw), >=, 4);
+  g_assert_cmpuint (strata_raw_store_get_n_pages (flat_raw), ==, 0);
+
+  g_assert_true (strata_source_identity_compute (path, &id, &error));
+  g_assert_true (strata_index_write (flat, &id, flat_index, &error));
+  g_assert_no_error (error);
+  g_assert_true (strata_index_write (paged, &id, paged_index, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (flat_index, &flat_bytes, &flat_size, &error));
+  g_assert_true (g_file_get_contents (paged_index, &paged_bytes, &paged_size, &error));
+  g_assert_cmpmem (paged_bytes, paged_size, flat_bytes, flat_size);
+
+  got = strata_index_open (paged_index, &id, NULL, &error);
+  g_assert_no_error (error);
+  mapped = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (got));
+  n_channels = strata_raw_store_get_n_channels (raw);
+  g_assert_cmpuint (assert_lanes_equal (flat_raw, raw, n_channels, 2), >, 0);
+  assert_lanes_equal (raw, mapped, n_channels, 2);
+  assert_stores_equal_on (raw, mapped, n_channels, strata_trace_get_end (paged), rand, 400);
+  assert_begins_equal (raw, mapped, n_channels, strata_trace_get_end (paged), rand);
+  g_assert_null (strata_trace_get_index_damage (got));
+}
+
+/* One lane growing tenfold: with pages, what the store holds for it
+ * (besides the packer's own records) grows by a page's entry per page;
+ * without, by its fences and tickets. */
+#define GROW_FIRST  100000
+#define GROW_BLOCKS 4
+
+static guint64
+lanes_resident (StrataRawStore *store)
+{
+  StrataBlockPacker *packer = strata_raw_store_get_packer (store);
+  StrataBlockPackerStats stats = { 0 };
+
+  if (packer != NULL)
+    strata_block_packer_get_stats (packer, &stats);
+  return strata_raw_store_get_resident_bytes (store) - stats.queued - stats.records;
+}
+
+static void
+test_pages_resident_flat (void)
+{
+  g_autoptr(StrataRawStore) flat = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) got = strata_raw_store_new ();
+  guint64 got_at[2] = { 0 }, flat_at[2] = { 0 };
+  StrataActivity a = { 0 };
+
+  strata_raw_store_set_page_blocks (flat, 0);
+  strata_raw_store_set_page_blocks (got, GROW_BLOCKS);
+  strata_raw_store_set_spill (flat, 0, 0);
+  strata_raw_store_set_spill (got, 0, 0);
+
+  a.kind = STRATA_ACTIVITY_IRQ;
+  for (guint i = 0; i < 10 * GROW_FIRST; i++)
+    {
+      a.start = (gint64) i * 10;
+      a.end = a.start + 5;
+      a.label = i % 7;
+      strata_raw_store_add (&a, flat);
+      strata_raw_store_add (&a, got);
+      if (i + 1 == GROW_FIRST)
+        {
+          got_at[0] = lanes_resident (got);
+          flat_at[0] = lanes_resident (flat);
+        }
+    }
+  got_at[1] = lanes_resident (got);
+  flat_at[1] = lanes_resident (flat);
+
+  g_test_message ("%u activities: %" G_GUINT64_FORMAT " bytes paged, %" G_GUINT64_FORMAT " not; "
+                  "%u: %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "; %" G_GUINT64_FORMAT " pages",
+                  GROW_FIRST, got_at[0], flat_at[0], 10 * GROW_FIRST, got_at[1], flat_at[1],
+                  strata_raw_store_get_n_pages (got));
+  /* Without pages: 16 bytes a fence per 64 activities, 16 a ticket per
+   * block, for the 900 000 more. */
+  g_assert_cmpuint (flat_at[1] - flat_at[0], >=, 9 * GROW_FIRST / 64 * 16);
+  /* With: 24 bytes a page of 1024 activities (doubled as it grows). */
+  g_assert_cmpuint (got_at[1], <=, got_at[0] + 2 * 24 * (10 * GROW_FIRST / 1024) + 1024);
+  g_assert_cmpuint (got_at[1] * 8, <, flat_at[1]);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -656,5 +956,8 @@ main (int    argc,
   g_test_add_func ("/strata/raw-store/spill-short-lanes-budget", test_spill_short_lanes_budget);
   g_test_add_func ("/strata/raw-store/spill-held-in-queue", test_spill_held_in_queue);
   g_test_add_func ("/strata/raw-store/few-lanes-per-channel", test_few_lanes_per_channel);
+  g_test_add_func ("/strata/raw-store/pages-equal-unpaged", test_pages_equal_unpaged);
+  g_test_add_func ("/strata/raw-store/pages-index-round-trip", test_pages_index_round_trip);
+  g_test_add_func ("/strata/raw-store/pages-resident-flat", test_pages_resident_flat);
   return g_test_run ();
 }

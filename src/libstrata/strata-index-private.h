@@ -402,6 +402,14 @@ const StrataActivity *strata_raw_store_peek_lane (StrataRawStore             *se
                                                   guint                      *n_fences,
                                                   const StrataRawStoreSpilled **spilled,
                                                   guint                      *n_spilled);
+gboolean        strata_raw_store_read_lane_part (StrataRawStore             *self,
+                                                 guint32                     channel,
+                                                 guint                       lane,
+                                                 guint                       part,
+                                                 const StrataRawStoreSpilled **spilled,
+                                                 guint                      *n_spilled,
+                                                 const StrataRawStoreFence **fences,
+                                                 guint                      *n_fences);
 struct _StrataBlockPacker *strata_raw_store_get_packer (StrataRawStore       *self);
 void            strata_raw_store_set_packer     (StrataRawStore             *self,
                                                  struct _StrataBlockPacker  *packer);

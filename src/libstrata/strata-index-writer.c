@@ -123,22 +123,30 @@ put_packed (Writer     *w,
  * level; a short one only last, as the writer would cut it), or, where
  * they were not written (another level, a failed file), packed again from
  * the elements; then its activities still in memory packed; then the
- * records of all. */
+ * records of all. The tickets of the spilled blocks are read part by
+ * part (a long lane's are in pages in the spill file); *n_acts is the
+ * lane's activities. */
 static guint64
 put_spilled_and_packed (Writer                      *w,
                         StrataRawStore              *raw,
-                        const StrataRawStoreSpilled *spilled,
+                        guint32                      channel,
+                        guint                        lane,
                         guint                        n_spilled,
                         const StrataActivity        *acts,
                         guint                        n,
+                        guint32                     *n_acts,
                         guint64                     *sums_offset)
 {
   StrataBlockPacker *packer = strata_raw_store_get_packer (raw);
+  const StrataRawStoreSpilled *spilled;
+  const StrataRawStoreFence *fences;
   g_autofree guint8 *bytes = NULL;
   g_autofree StrataActivity *elems = NULL;
   g_autoptr(GArray) records = NULL;
+  guint n_part, n_fences, seen = 0;
   gboolean copy;
 
+  *n_acts = n;
   if (n_spilled == 0)
     return put_packed (w, acts, n, sizeof *acts, STRATA_INDEX_ACTIVITY_BLOCK, sums_offset);
 
@@ -147,31 +155,42 @@ put_spilled_and_packed (Writer                      *w,
   bytes = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
   elems = g_new (StrataActivity, STRATA_INDEX_ACTIVITY_BLOCK);
   records = g_array_sized_new (FALSE, FALSE, sizeof (StrataIndexBlock), n_spilled + n / STRATA_INDEX_ACTIVITY_BLOCK + 1);
-  for (guint b = 0; b < n_spilled; b++)
-    {
-      StrataIndexBlock rec = { 0 };
+  for (guint part = 0;
+       strata_raw_store_read_lane_part (raw, channel, lane, part, &spilled, &n_part, &fences, &n_fences);
+       part++)
+    for (guint b = 0; b < n_part; b++)
+      {
+        StrataIndexBlock rec = { 0 };
+        StrataRawStoreSpilled one = spilled[b];
 
-      if (copy && strata_block_packer_get_record (packer, spilled[b].ticket, &rec) &&
-          rec.n == spilled[b].n && strata_block_packer_read_bytes (packer, &rec, bytes))
-        {
-          rec.offset = w->offset;
-          put (w, bytes, rec.size);
-        }
-      else if (strata_block_packer_read (packer, spilled[b].ticket, elems) == spilled[b].n)
-        {
-          strata_index_pack_block (elems, spilled[b].n, sizeof *elems, w->zstd_level, w->block, &rec.codec);
-          rec.offset = w->offset;
-          rec.size = w->block->len;
-          rec.n = spilled[b].n;
-          rec.checksum = strata_index_checksum (w->block->data, w->block->len);
-          put (w, w->block->data, w->block->len);
-        }
-      else
-        {
-          w->error = EIO;
-          return 0;
-        }
-      g_array_append_val (records, rec);
+        if (copy && strata_block_packer_get_record (packer, one.ticket, &rec) &&
+            rec.n == one.n && strata_block_packer_read_bytes (packer, &rec, bytes))
+          {
+            rec.offset = w->offset;
+            put (w, bytes, rec.size);
+          }
+        else if (strata_block_packer_read (packer, one.ticket, elems) == one.n)
+          {
+            strata_index_pack_block (elems, one.n, sizeof *elems, w->zstd_level, w->block, &rec.codec);
+            rec.offset = w->offset;
+            rec.size = w->block->len;
+            rec.n = one.n;
+            rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+            put (w, w->block->data, w->block->len);
+          }
+        else
+          {
+            w->error = EIO;
+            return 0;
+          }
+        g_array_append_val (records, rec);
+        *n_acts += one.n;
+        seen++;
+      }
+  if (seen != n_spilled)
+    {
+      w->error = EIO;
+      return 0;
     }
   for (guint64 first = 0; first < n; first += STRATA_INDEX_ACTIVITY_BLOCK)
     {
@@ -189,6 +208,60 @@ put_spilled_and_packed (Writer                      *w,
 
   return put_checked (w, records->data, records->len, sizeof (StrataIndexBlock),
                       STRATA_INDEX_TABLE_BLOCK, sums_offset);
+}
+
+/* A lane's fences, as put_checked() writes an array, read part by part
+ * (a long lane's are in pages in the spill file) through a buffer of
+ * one checksummed block; *n_fences is how many. */
+static guint64
+put_lane_fences (Writer         *w,
+                 StrataRawStore *raw,
+                 guint32         channel,
+                 guint           lane,
+                 guint32        *n_fences,
+                 guint64        *sums_offset)
+{
+  g_autoptr(GArray) sums = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autofree StrataRawStoreFence *buf = g_new (StrataRawStoreFence, STRATA_INDEX_FENCE_BLOCK);
+  const StrataRawStoreSpilled *spilled;
+  const StrataRawStoreFence *fences;
+  guint n_part, n_spilled, in_buf = 0;
+  guint64 offset;
+
+  *n_fences = 0;
+  align (w);
+  offset = w->offset;
+  for (guint part = 0;
+       strata_raw_store_read_lane_part (raw, channel, lane, part, &spilled, &n_spilled, &fences, &n_part);
+       part++)
+    for (guint i = 0; i < n_part;)
+      {
+        guint k = MIN (n_part - i, STRATA_INDEX_FENCE_BLOCK - in_buf);
+
+        memcpy (buf + in_buf, fences + i, k * sizeof *buf);
+        in_buf += k;
+        i += k;
+        *n_fences += k;
+        if (in_buf == STRATA_INDEX_FENCE_BLOCK)
+          {
+            guint64 sum = strata_index_checksum (buf, in_buf * sizeof *buf);
+
+            put (w, buf, in_buf * sizeof *buf);
+            g_array_append_val (sums, sum);
+            in_buf = 0;
+          }
+      }
+  if (in_buf > 0)
+    {
+      guint64 sum = strata_index_checksum (buf, in_buf * sizeof *buf);
+
+      put (w, buf, in_buf * sizeof *buf);
+      g_array_append_val (sums, sum);
+    }
+  align (w);
+  *sums_offset = w->offset;
+  put (w, sums->data, sums->len * sizeof (guint64));
+  return offset;
 }
 
 /* A chunk's items spilled during the pass (strata-block-packer.c): each
@@ -396,15 +469,12 @@ write_raw_store (Writer            *w,
           g_assert (n + n_spilled > 0);
           /* Every spilled block is full but maybe the last, which is then
            * the lane's last (nothing of it is in memory). */
-          rec.n = n;
-          for (guint b = 0; b < n_spilled; b++)
-            rec.n += spilled[b].n;
-          rec.n_fences = n_fences;
-          rec.offset = put_spilled_and_packed (w, raw, spilled, n_spilled, acts, n, &rec.sums_offset);
+          rec.offset = put_spilled_and_packed (w, raw, c, l, n_spilled, acts, n, &rec.n, &rec.sums_offset);
           if (w->error != 0)
             return;
-          rec.fences_offset = put_checked (w, fences, n_fences, sizeof *fences, STRATA_INDEX_FENCE_BLOCK,
-                                           &rec.fence_sums_offset);
+          rec.fences_offset = put_lane_fences (w, raw, c, l, &rec.n_fences, &rec.fence_sums_offset);
+          if (w->error == 0 && rec.n_fences != n_fences)
+            w->error = EIO;
           entries[c].present |= 1u << l;
           g_array_append_val (lanes, rec);
         }

@@ -55,12 +55,17 @@ typedef struct
   /*< private >*/
   const StrataActivity *acts;          /* in memory: the whole lane */
   guint                 n;
-  gconstpointer         fences;
+  gconstpointer         fences;        /* in memory: those after the pages' */
   guint                 n_fences;
   gpointer              packed;        /* mapped: StrataPackedArray */
   gpointer              fences_check;  /* mapped: StrataCheckedArray */
-  gconstpointer         spilled;       /* in memory: tickets of the blocks spilled */
+  gconstpointer         spilled;       /* in memory: tickets of the blocks spilled
+                                        * after those of the pages */
   guint                 base;          /* activities spilled, before acts[0] */
+  gconstpointer         pages;         /* in memory: the lane's pages of tickets
+                                        * and fences in the spill file */
+  guint                 n_pages;
+  guint                 page_blocks;   /* tickets a page holds */
   gpointer              store;
   guint64               block;         /* the block in buf, or G_MAXUINT64 */
   guint                 block_n;
@@ -88,6 +93,9 @@ void     strata_raw_store_set_spill (StrataRawStore *self,
 void     strata_raw_store_close_channel (StrataRawStore *self,
                                          guint32         channel);
 guint64  strata_raw_store_get_n_sealed (StrataRawStore *self);
+guint64  strata_raw_store_get_n_pages (StrataRawStore *self);
+void     strata_raw_store_set_page_blocks (StrataRawStore *self,
+                                           guint           blocks);
 guint64  strata_raw_store_get_resident_bytes (StrataRawStore *self);
 void     strata_raw_store_set_budget (StrataRawStore *self,
                                       guint64         bytes);
