@@ -553,6 +553,26 @@ query_thread (gpointer data)
   return NULL;
 }
 
+typedef struct
+{
+  StrataTrace       *want;
+  StrataTrace       *got;
+  const StrataStats *seen;
+} StatsThread;
+
+/* The statistics of an index as a thread first asks for them: the thread
+ * rows are copied out of the map then, once, whichever thread asks. */
+static gpointer
+stats_thread (gpointer data)
+{
+  StatsThread *st = data;
+
+  st->seen = strata_trace_get_stats (st->got);
+  g_assert_nonnull (st->seen);
+  strata_test_assert_stats_equal (strata_trace_get_stats (st->want), st->seen);
+  return NULL;
+}
+
 static void
 test_threads (void)
 {
@@ -564,12 +584,24 @@ test_threads (void)
   g_autoptr(GError) error = NULL;
   StrataSourceIdentity id;
   QueryThread qts[4];
+  StatsThread sts[4];
   GThread *threads[4];
 
   g_assert_true (strata_source_identity_compute (path, &id, &error));
   g_assert_true (strata_index_write (want, &id, index, &error));
   got = strata_index_open (index, &id, NULL, &error);
   g_assert_no_error (error);
+
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      sts[t] = (StatsThread) { want, got, NULL };
+      threads[t] = g_thread_new ("stats", stats_thread, &sts[t]);
+    }
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    g_thread_join (threads[t]);
+  for (guint t = 1; t < G_N_ELEMENTS (threads); t++)
+    g_assert_true (sts[t].seen == sts[0].seen);
+  g_assert_cmpuint (strata_trace_get_stats (got)->threads->len, >, 0);
 
   for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
     {

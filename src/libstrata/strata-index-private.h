@@ -568,7 +568,10 @@ typedef struct
   gint64            end;
   GError           *damage;        /* taken */
   StrataZoomTree   *tree;          /* taken */
-  StrataStats      *stats;         /* taken */
+  StrataStats      *stats;         /* taken; its threads NULL until asked for: */
+  const StrataThreadStats *thread_rows;  /* ... these, in stats_map */
+  gsize             n_thread_rows;
+  StrataIndexMap   *stats_map;     /* taken */
   char             *index_path;    /* taken */
 } StrataTraceParts;
 

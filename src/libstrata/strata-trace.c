@@ -58,6 +58,12 @@ struct _StrataTrace
   /* Opened from an index: no source, its description kept here. */
   StrataSourceInfo  *info;
   StrataStats       *stats;
+  /* Opened from an index: the statistics' thread rows, still in the map,
+   * until strata_trace_get_stats() copies them into stats->threads. */
+  const StrataThreadStats *pending_rows;
+  gsize              n_pending_rows;
+  StrataIndexMap    *pending_map;
+  GMutex             stats_lock;
   char              *index_path;
 };
 
@@ -79,6 +85,8 @@ strata_trace_finalize (GObject *object)
   g_clear_pointer (&self->tree, strata_zoom_tree_free);
   g_clear_pointer (&self->info, strata_source_info_free);
   g_clear_pointer (&self->stats, strata_stats_free);
+  g_clear_pointer (&self->pending_map, strata_index_map_unref);
+  g_mutex_clear (&self->stats_lock);
   g_clear_pointer (&self->index_path, g_free);
   g_clear_pointer (&self->read_spans, g_array_unref);
 
@@ -96,6 +104,7 @@ strata_trace_class_init (StrataTraceClass *klass)
 static void
 strata_trace_init (StrataTrace *self)
 {
+  g_mutex_init (&self->stats_lock);
   self->channels = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
   self->switches = g_array_new (FALSE, TRUE, sizeof (guint64));
   self->activities = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
@@ -737,6 +746,12 @@ strata_trace_new_from_parts (StrataTraceParts *parts)
   self->damage = g_steal_pointer (&parts->damage);
   self->tree = g_steal_pointer (&parts->tree);
   self->stats = g_steal_pointer (&parts->stats);
+  if (self->stats != NULL && self->stats->threads == NULL)
+    {
+      self->pending_map = g_steal_pointer (&parts->stats_map);
+      self->n_pending_rows = parts->n_thread_rows;
+      g_atomic_pointer_set (&self->pending_rows, parts->thread_rows);
+    }
   self->index_path = g_steal_pointer (&parts->index_path);
 
   return self;
@@ -748,8 +763,12 @@ strata_trace_set_stats (StrataTrace *self,
 {
   g_return_if_fail (STRATA_IS_TRACE (self));
 
+  g_mutex_lock (&self->stats_lock);
+  g_atomic_pointer_set (&self->pending_rows, NULL);
+  g_clear_pointer (&self->pending_map, strata_index_map_unref);
   g_clear_pointer (&self->stats, strata_stats_free);
   self->stats = stats;
+  g_mutex_unlock (&self->stats_lock);
 }
 
 /**
@@ -762,6 +781,23 @@ const StrataStats *
 strata_trace_get_stats (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+
+  /* The thread rows of an index, copied on the first call (from any
+   * thread): pending_rows goes back to NULL once stats->threads is set. */
+  if G_UNLIKELY (g_atomic_pointer_get (&self->pending_rows) != NULL)
+    {
+      g_mutex_lock (&self->stats_lock);
+      if (self->pending_rows != NULL)
+        {
+          GArray *threads = g_array_sized_new (FALSE, TRUE, sizeof (StrataThreadStats), (guint) self->n_pending_rows);
+
+          g_array_append_vals (threads, self->pending_rows, (guint) self->n_pending_rows);
+          self->stats->threads = threads;
+          g_atomic_pointer_set (&self->pending_rows, NULL);
+          g_clear_pointer (&self->pending_map, strata_index_map_unref);
+        }
+      g_mutex_unlock (&self->stats_lock);
+    }
   return self->stats;
 }
 
