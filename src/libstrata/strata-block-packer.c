@@ -398,25 +398,34 @@ record_of (StrataBlockPacker *self,
   return TRUE;
 }
 
+/* With the lock held: a place given out (by pack_placed() or
+ * strata_block_packer_put_bytes()) is written or has failed. */
+static inline void
+place_done (StrataBlockPacker *self)
+{
+  if (--self->in_flight == 0)
+    self->quiet_end = self->file_size;
+}
+
 /* Block @ticket, packed into @rec and written (@ok) or not: it leaves
- * the queue. With the lock held; the elements' last reference, which may
- * be the slot's, goes to @drop, to be let go outside the lock. */
-static void
+ * the queue. With the lock held. Returns the slot's reference to the
+ * elements once they are written, the last one perhaps: for the caller
+ * to let go outside the lock. */
+static GBytes *
 finish_slot (StrataBlockPacker      *self,
              guint64                 ticket,
              const StrataIndexBlock *rec,
-             gboolean                ok,
-             GPtrArray              *drop)
+             gboolean                ok)
 {
   Slot *s = slot_of (self, ticket);
   gsize bytes = (gsize) s->n * s->elem_size;
+  GBytes *drop = NULL;
 
   if (ok)
     {
       s->rec = *rec;
       s->state = SLOT_WRITTEN;
-      if (s->elems != NULL)
-        g_ptr_array_add (drop, g_steal_pointer (&s->elems));
+      drop = g_steal_pointer (&s->elems);
       self->written += bytes;
     }
   else
@@ -426,11 +435,11 @@ finish_slot (StrataBlockPacker      *self,
     }
   self->queued -= bytes;
   self->n_done++;
-  if (--self->in_flight == 0)
-    self->quiet_end = self->file_size;
+  place_done (self);
+  return drop;
 }
 
-/* With the lock held: the dropped elements let go without it. */
+/* With the lock held: the elements in @drop let go without it. */
 static void
 drop_unlocked (StrataBlockPacker *self,
                GPtrArray         *drop)
@@ -479,8 +488,8 @@ pack_claimed (StrataBlockPacker *self,
               guint64            ticket,
               GByteArray        *packed)
 {
-  g_autoptr(GPtrArray) drop = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   StrataIndexBlock rec;
+  GBytes *drop;
   gboolean ok;
 
   pack_placed (self, ticket, packed, &rec);
@@ -488,11 +497,16 @@ pack_claimed (StrataBlockPacker *self,
   ok = !g_atomic_int_get (&self->failed_any) && write_all (self->fd, packed->data, packed->len, rec.offset);
   g_mutex_lock (&self->lock);
 
-  finish_slot (self, ticket, &rec, ok, drop);
+  drop = finish_slot (self, ticket, &rec, ok);
   retire_front (self);
   if (self->n_done_waiters > 0)
     g_cond_broadcast (&self->done);
-  drop_unlocked (self, drop);
+  if (drop != NULL)
+    {
+      g_mutex_unlock (&self->lock);
+      g_bytes_unref (drop);
+      g_mutex_lock (&self->lock);
+    }
 }
 
 /* The worker's blocks go to the file in runs of consecutive places, a
@@ -530,9 +544,11 @@ stage_flush (StrataBlockPacker *self,
   for (guint i = 0; i < stage->tickets->len; i++)
     {
       const StrataIndexBlock *rec = &g_array_index (stage->recs, StrataIndexBlock, i);
+      GBytes *drop = finish_slot (self, g_array_index (stage->tickets, guint64, i), rec,
+                                  rec->offset + rec->size <= stage->offset + done);
 
-      finish_slot (self, g_array_index (stage->tickets, guint64, i), rec,
-                   rec->offset + rec->size <= stage->offset + done, stage->drop);
+      if (drop != NULL)
+        g_ptr_array_add (stage->drop, drop);
     }
   retire_front (self);
   if (self->n_done_waiters > 0)
@@ -935,8 +951,7 @@ strata_block_packer_put_bytes (StrataBlockPacker *self,
   g_mutex_unlock (&self->lock);
   ok = !g_atomic_int_get (&self->failed_any) && write_all (self->fd, bytes, size, offset);
   g_mutex_lock (&self->lock);
-  if (--self->in_flight == 0)
-    self->quiet_end = self->file_size;
+  place_done (self);
   g_mutex_unlock (&self->lock);
   return ok ? offset : G_MAXUINT64;
 }
