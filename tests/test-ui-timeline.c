@@ -307,6 +307,110 @@ test_snapshot_matches_painter (void)
   g_assert_cmpuint (checked, >, 100);
 }
 
+/* How many pixels of @a and @b differ, and the rows of the first and
+ * last that do. */
+static guint
+count_differences (const StrataTestPixels *a,
+                   const StrataTestPixels *b,
+                   int                    *y_first,
+                   int                    *y_last)
+{
+  guint n = 0;
+
+  g_assert_cmpint (a->width, ==, b->width);
+  g_assert_cmpint (a->height, ==, b->height);
+  *y_first = G_MAXINT;
+  *y_last = -1;
+  for (int y = 0; y < a->height; y++)
+    for (int x = 0; x < a->width; x++)
+      if (strata_test_ui_pixel (a, x, y) != strata_test_ui_pixel (b, x, y))
+        {
+          n++;
+          *y_first = MIN (*y_first, y);
+          *y_last = MAX (*y_last, y);
+        }
+  return n;
+}
+
+static StrataTestPixels *
+render_pixels (void)
+{
+  g_autoptr(GdkTexture) texture = NULL;
+
+  strata_test_ui_settle ();
+  texture = strata_test_ui_render (GTK_WIDGET (view));
+  return strata_test_ui_pixels (texture);
+}
+
+/* A redraw for the hover asks the zoom tree nothing: the frame before
+ * is drawn again with the outline over it, the same pixels everywhere
+ * else, and the same as an independent painter's once the hover goes.
+ * What changes the rows' content (the range, a hidden row, the colour
+ * scheme) paints anew. */
+static void
+test_hover_redraw_reuses_frame (void)
+{
+  const StrataPaintStyle *style = strata_painter_get_style (strata_timeline_view_get_painter (view));
+  g_autoptr(StrataTestPixels) before = NULL;
+  g_autoptr(StrataTestPixels) hovered = NULL;
+  g_autoptr(StrataTestPixels) after = NULL;
+  const guint32 *rows;
+  guint n_rows, paints;
+  double x, y = rows_y ();
+  int y_first, y_last;
+  gboolean found = FALSE;
+  StrataZoomItem item;
+
+  strata_timeline_view_clear_selection (view);
+  strata_timeline_view_set_search (view, NULL);
+  strata_timeline_view_fit (view);
+  strata_timeline_view_handle_motion (view, 2, 2);
+  before = render_pixels ();
+  paints = strata_timeline_view_get_n_paints (view);
+  g_assert_cmpuint (paints, >, 0);
+
+  for (x = style->name_width + 10; x < gtk_widget_get_width (GTK_WIDGET (view)) - 10 && !found; x += 7)
+    found = strata_timeline_view_hit (view, x, y, &item);
+  g_assert_true (found);
+  strata_timeline_view_handle_motion (view, x - 7, y);
+  hovered = render_pixels ();
+  g_assert_cmpuint (strata_timeline_view_get_n_paints (view), ==, paints);
+  g_assert_cmpuint (count_differences (before, hovered, &y_first, &y_last), >, 0);
+  /* Only the hovered row's band has changed: the outline. */
+  g_assert_cmpint (y_first, >=, (int) (y - style->row_height - 2));
+  g_assert_cmpint (y_last, <=, (int) (y + style->row_height + 2));
+
+  strata_timeline_view_handle_motion (view, 2, 2);
+  after = render_pixels ();
+  g_assert_cmpuint (strata_timeline_view_get_n_paints (view), ==, paints);
+  g_assert_cmpuint (count_differences (before, after, &y_first, &y_last), ==, 0);
+  g_assert_cmpuint (strata_test_ui_check_against_painter (view, after, "hover-after"), >, 100);
+
+  /* What the rows show changes: painted again, each time. */
+  zoom_in_middle ();
+  g_clear_pointer (&after, strata_test_ui_pixels_free);
+  after = render_pixels ();
+  g_assert_cmpuint (strata_timeline_view_get_n_paints (view), ==, paints + 1);
+  g_assert_cmpuint (strata_test_ui_check_against_painter (view, after, "hover-zoomed"), >, 100);
+
+  rows = strata_timeline_view_get_rows (view, &n_rows);
+  g_assert_cmpuint (n_rows, >, 3);
+  strata_timeline_view_set_row_hidden (view, rows[2], TRUE);
+  g_clear_pointer (&after, strata_test_ui_pixels_free);
+  after = render_pixels ();
+  g_assert_cmpuint (strata_timeline_view_get_n_paints (view), ==, paints + 2);
+  g_assert_cmpuint (strata_test_ui_check_against_painter (view, after, "hover-hidden"), >, 100);
+  strata_timeline_view_show_all_rows (view);
+
+  strata_timeline_view_set_dark (view, TRUE);
+  g_clear_pointer (&after, strata_test_ui_pixels_free);
+  after = render_pixels ();
+  g_assert_cmpuint (strata_timeline_view_get_n_paints (view), ==, paints + 3);
+  g_assert_cmpuint (strata_test_ui_check_against_painter (view, after, "hover-dark"), >, 100);
+  strata_timeline_view_set_dark (view, FALSE);
+  strata_timeline_view_fit (view);
+}
+
 /* Independent of the zoom tree and the painter: a long running interval
  * of a thread, from the raw store, is drawn in the running colour where
  * it is, on its row. */
@@ -713,6 +817,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/timeline/keys-wasd-home-back", test_keys);
   g_test_add_func ("/strata/ui/timeline/double-click-zooms-to-activity", test_double_click_zooms_to_activity);
   g_test_add_func ("/strata/ui/timeline/snapshot-matches-painter", test_snapshot_matches_painter);
+  g_test_add_func ("/strata/ui/timeline/hover-redraw-reuses-frame", test_hover_redraw_reuses_frame);
   g_test_add_func ("/strata/ui/timeline/running-interval-at-its-pixels", test_running_interval_at_its_pixels);
   g_test_add_func ("/strata/ui/timeline/collapsed-process-shows-its-threads", test_collapsed_process_shows_its_threads);
   g_test_add_func ("/strata/ui/timeline/live-growth", test_live_growth);

@@ -55,6 +55,8 @@ StrataPainter *strata_timeline_view_get_painter  (StrataTimelineView *self);
 void      strata_timeline_view_paint_now         (StrataTimelineView *self,
                                                   int                 width,
                                                   int                 height);
+guint     strata_timeline_view_get_n_paints      (StrataTimelineView *self);
+void      strata_timeline_view_forget_frame      (StrataTimelineView *self);
 const StrataChannel *strata_timeline_view_get_channels (StrataTimelineView *self,
                                                        guint              *n_channels);
 void      strata_timeline_view_get_extent        (StrataTimelineView *self,

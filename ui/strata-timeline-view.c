@@ -45,6 +45,18 @@ typedef struct
   gint64 to;
 } View;
 
+/* What the painter's display list depends on besides its own state: a
+ * frame with the same key as the last one is that frame again. */
+typedef struct
+{
+  gint64 from;
+  gint64 to;
+  double scroll_y;
+  int    width;
+  int    height;
+  guint  serial;           /* content_serial when it was painted */
+} PaintKey;
+
 struct _StrataTimelineView
 {
   GtkWidget                parent_instance;
@@ -58,6 +70,13 @@ struct _StrataTimelineView
   StrataPainter           *painter;
   StrataPainter           *overview_painter;
   StrataDisplayList       *list;
+  PaintKey                 list_key;
+  gboolean                 list_valid;
+  guint                    content_serial; /* bumped when what the painter draws changes */
+  guint                    n_paints;
+  GskRenderNode           *rects_node;     /* self->list drawn, with its scale */
+  GskRenderNode           *texts_node;
+  int                      nodes_scale;
   StrataDisplayList       *overview_list;
   GskRenderNode           *overview_node;
   int                      overview_width;
@@ -500,6 +519,20 @@ set_adjustment (StrataTimelineView  *self,
   update_adjustments (self);
 }
 
+/* What the painter draws has changed (its rows, their members, its style
+ * or the painter itself): the next frame asks it again, even for the
+ * same view. Everything else a redraw can be for (the hover, the
+ * selection, the markers, search matches) is drawn over the last frame's
+ * nodes. */
+static void
+content_changed (StrataTimelineView *self)
+{
+  self->content_serial++;
+  self->list_valid = FALSE;
+  g_clear_pointer (&self->rects_node, gsk_render_node_unref);
+  g_clear_pointer (&self->texts_node, gsk_render_node_unref);
+}
+
 /* Rows -------------------------------------------------------------------- */
 
 static gboolean
@@ -586,6 +619,7 @@ rebuild_rows (StrataTimelineView *self)
       strata_painter_set_rows (self->painter, (const guint32 *)(gpointer) self->rows->data, self->rows->len);
       set_merged_rows (self);
     }
+  content_changed (self);
   update_adjustments (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -858,6 +892,7 @@ strata_timeline_view_set_dark (StrataTimelineView *self,
       ov.scheme = self->style.scheme;
       strata_painter_set_style (self->overview_painter, &ov);
     }
+  content_changed (self);
   invalidate_overview (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
@@ -875,31 +910,104 @@ strata_timeline_view_set_row_height (StrataTimelineView *self,
   self->style.row_height = row_height;
   if (self->painter != NULL)
     strata_painter_set_style (self->painter, &self->style);
+  content_changed (self);
   update_adjustments (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 /* Painting ---------------------------------------------------------------- */
 
+static gboolean
+paint_key_equal (const PaintKey *a,
+                 const PaintKey *b)
+{
+  return a->from == b->from && a->to == b->to && a->scroll_y == b->scroll_y &&
+         a->width == b->width && a->height == b->height && a->serial == b->serial;
+}
+
+/* The display list of the current view: the last one if nothing it
+ * depends on has changed (a redraw for the hover or the selection asks
+ * the zoom tree nothing), else painted anew. While the trace loads the
+ * tree grows under the same painter, so every frame is painted. */
 static void
 paint (StrataTimelineView *self,
        int                 width,
        int                 height)
 {
   StrataPaintViewport vp = { 0 };
+  PaintKey key = { 0 };
 
   if (self->painter == NULL)
     {
       strata_display_list_clear (self->list);
+      content_changed (self);
       return;
     }
 
-  vp.from = self->from;
-  vp.to = self->to;
-  vp.width = MAX (1, width - (int) self->style.name_width);
-  vp.height = MAX (0, height - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
-  vp.scroll_y = scroll_y (self);
+  key.from = self->from;
+  key.to = self->to;
+  key.scroll_y = scroll_y (self);
+  key.width = MAX (1, width - (int) self->style.name_width);
+  key.height = MAX (0, height - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
+  key.serial = self->content_serial;
+  if (self->list_valid && !self->live && paint_key_equal (&key, &self->list_key))
+    return;
+
+  vp.from = key.from;
+  vp.to = key.to;
+  vp.width = key.width;
+  vp.height = key.height;
+  vp.scroll_y = key.scroll_y;
   strata_painter_paint (self->painter, &vp, self->list);
+  self->n_paints++;
+  self->list_key = key;
+  self->list_valid = TRUE;
+  g_clear_pointer (&self->rects_node, gsk_render_node_unref);
+  g_clear_pointer (&self->texts_node, gsk_render_node_unref);
+}
+
+/* The display list's rectangles and texts as render nodes, built once
+ * per list (and scale) and appended again for every redraw of it. */
+static void
+ensure_nodes (StrataTimelineView *self,
+              int                 scale)
+{
+  GtkSnapshot *s;
+
+  if (self->nodes_scale != scale)
+    {
+      g_clear_pointer (&self->rects_node, gsk_render_node_unref);
+      g_clear_pointer (&self->texts_node, gsk_render_node_unref);
+      self->nodes_scale = scale;
+    }
+  if (self->rects_node == NULL)
+    {
+      s = gtk_snapshot_new ();
+      strata_timeline_render_rects (self->render, s, self->list);
+      self->rects_node = gtk_snapshot_free_to_node (s);
+    }
+  if (self->texts_node == NULL)
+    {
+      s = gtk_snapshot_new ();
+      strata_timeline_render_texts (self->render, s, self->list);
+      self->texts_node = gtk_snapshot_free_to_node (s);
+    }
+}
+
+guint
+strata_timeline_view_get_n_paints (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
+  return self->n_paints;
+}
+
+/* For the redraw benchmark: the next frame is painted anew, as every
+ * redraw was before the frame was kept. */
+void
+strata_timeline_view_forget_frame (StrataTimelineView *self)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  content_changed (self);
 }
 
 /* For the tests and the hit test before the first frame. */
@@ -1187,9 +1295,11 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
   snapshot_overview (self, snapshot, width);
 
   paint (self, width, height);
+  ensure_nodes (self, gtk_widget_get_scale_factor (widget));
   gtk_snapshot_save (snapshot);
   gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (0, OVERVIEW_HEIGHT));
-  strata_timeline_render_rects (self->render, snapshot, self->list);
+  if (self->rects_node != NULL)
+    gtk_snapshot_append_node (snapshot, self->rects_node);
   gtk_snapshot_restore (snapshot);
 
   /* Search matches: a tint over the names of the matching rows. */
@@ -1242,7 +1352,8 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
 
   gtk_snapshot_save (snapshot);
   gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (0, OVERVIEW_HEIGHT));
-  strata_timeline_render_texts (self->render, snapshot, self->list);
+  if (self->texts_node != NULL)
+    gtk_snapshot_append_node (snapshot, self->texts_node);
   gtk_snapshot_restore (snapshot);
 
   snapshot_chevrons (self, snapshot);
@@ -2281,6 +2392,8 @@ strata_timeline_view_finalize (GObject *object)
   g_clear_pointer (&self->list, strata_display_list_free);
   g_clear_pointer (&self->overview_list, strata_display_list_free);
   g_clear_pointer (&self->overview_node, gsk_render_node_unref);
+  g_clear_pointer (&self->rects_node, gsk_render_node_unref);
+  g_clear_pointer (&self->texts_node, gsk_render_node_unref);
   g_clear_pointer (&self->render, strata_timeline_render_free);
   g_clear_object (&self->layout);
   g_clear_pointer (&self->rows, g_array_unref);
