@@ -1,0 +1,180 @@
+/* strata-bench-redraw.c
+ *
+ * What a redraw of the timeline costs when the view has not moved: the
+ * hover outline following the pointer, a selection, a marker. The widget
+ * keeps its last frame's display list and render nodes and draws them
+ * again under what changed; before, every redraw asked the zoom tree and
+ * built the nodes anew. On a trace opened through its index, in a window
+ * of 1920x1080 (under Xvfb), at six zoom levels (the whole trace, then
+ * each a quarter of the last), the CPU time of the widget's snapshot:
+ * the first frame of a new view, a redraw after the pointer moved, and
+ * that redraw with the kept frame forgotten first (the cost of each
+ * redraw before). Medians of --frames redraws per level.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <time.h>
+
+#include <gtk/gtk.h>
+
+#include "strata-index.h"
+#include "strata-timeline-view-private.h"
+
+#define N_LEVELS 6
+
+static gint64
+cpu_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+static int
+cmp_i64 (gconstpointer a,
+         gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double
+median_ms (GArray *samples)
+{
+  g_array_sort (samples, cmp_i64);
+  return samples->len ? g_array_index (samples, gint64, samples->len / 2) / 1e6 : 0;
+}
+
+/* The widget's snapshot(), as GTK calls it for a frame, to its render
+ * node. */
+static gint64
+snapshot_view (GtkWidget *view)
+{
+  GtkSnapshot *snapshot;
+  GskRenderNode *node;
+  gint64 t0;
+
+  t0 = cpu_ns ();
+  snapshot = gtk_snapshot_new ();
+  GTK_WIDGET_GET_CLASS (view)->snapshot (view, snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  t0 = cpu_ns () - t0;
+  g_clear_pointer (&node, gsk_render_node_unref);
+  return t0;
+}
+
+/* A pointer position over the rows. */
+static void
+move_pointer (GtkWidget *view,
+              GRand     *rand)
+{
+  int w = gtk_widget_get_width (view), h = gtk_widget_get_height (view);
+
+  strata_timeline_view_handle_motion (STRATA_TIMELINE_VIEW (view), g_rand_double_range (rand, 220, w - 10),
+                                      g_rand_double_range (rand, 100, h - 40));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gint frames = 20, seed = 1;
+  GOptionEntry entries[] = {
+    { "frames", 'f', 0, G_OPTION_ARG_INT, &frames, "Redraws per zoom level (default 20)", "F" },
+    { "seed", 's', 0, G_OPTION_ARG_INT, &seed, "Seed of the views and pointer positions", "SEED" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("TRACE - what a redraw of an unmoved timeline costs");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(GArray) all_hover = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) all_before = g_array_new (FALSE, FALSE, sizeof (gint64));
+  StrataIndexOptions options = { 0 };
+  GtkWidget *window, *view;
+  gint64 start, end;
+  GRand *rand;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 2 || frames <= 0)
+    {
+      g_printerr ("strata-bench-redraw: %s\n", error != NULL ? error->message : "give one trace");
+      return 2;
+    }
+  if (!gtk_init_check ())
+    {
+      g_printerr ("strata-bench-redraw: no display (run it under xvfb-run)\n");
+      return 2;
+    }
+
+  trace = strata_index_load_trace (argv[1], NULL, &options, &error);
+  if (trace == NULL)
+    {
+      g_printerr ("strata-bench-redraw: %s\n", error->message);
+      return 1;
+    }
+  start = strata_trace_get_start (trace);
+  end = strata_trace_get_end (trace);
+
+  window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 1920, 1080);
+  view = strata_timeline_view_new ();
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  strata_timeline_view_set_trace (STRATA_TIMELINE_VIEW (view), trace);
+  gtk_window_present (GTK_WINDOW (window));
+  while (gtk_widget_get_width (view) < 1000 || !gtk_widget_get_mapped (view))
+    g_main_context_iteration (NULL, TRUE);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  rand = g_rand_new_with_seed (seed);
+  printf ("# strata-bench-redraw %s: %dx%d, %d redraws per level, CPU ms of the widget's snapshot (medians)\n\n",
+          argv[1], gtk_widget_get_width (view), gtk_widget_get_height (view), frames);
+  printf ("| level | span | new view | redraw, frame kept | redraw, painted anew (before) | before / now |\n");
+  printf ("|---|---|---|---|---|---|\n");
+
+  for (guint level = 0; level < N_LEVELS; level++)
+    {
+      g_autoptr(GArray) t_new = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) t_hover = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) t_before = g_array_new (FALSE, FALSE, sizeof (gint64));
+      gint64 span = MAX ((end - start) >> (2 * level), 2000);
+      double now_ms, before_ms;
+
+      for (int f = -1; f < frames; f++)
+        {
+          gint64 from = start + (gint64) (g_rand_double (rand) * MAX (end - start - span, 0));
+          gint64 dn, dh, db;
+
+          strata_timeline_view_set_range (STRATA_TIMELINE_VIEW (view), from, from + span);
+          dn = snapshot_view (view);
+          move_pointer (view, rand);
+          dh = snapshot_view (view);
+          strata_timeline_view_forget_frame (STRATA_TIMELINE_VIEW (view));
+          move_pointer (view, rand);
+          db = snapshot_view (view);
+          if (f < 0)
+            continue;   /* the first one warms the caches */
+          g_array_append_val (t_new, dn);
+          g_array_append_val (t_hover, dh);
+          g_array_append_val (t_before, db);
+          g_array_append_val (all_hover, dh);
+          g_array_append_val (all_before, db);
+        }
+      now_ms = median_ms (t_hover);
+      before_ms = median_ms (t_before);
+      printf ("| %u | %.3f ms | %.3f | %.3f | %.3f | %.0fx |\n", level, span / 1e6, median_ms (t_new), now_ms,
+              before_ms, now_ms > 0 ? before_ms / now_ms : 0);
+    }
+  printf ("\nall levels: redraw with the frame kept %.3f ms, painted anew %.3f ms\n", median_ms (all_hover),
+          median_ms (all_before));
+
+  g_rand_free (rand);
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
