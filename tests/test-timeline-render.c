@@ -16,6 +16,9 @@
 
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
+
 #include <gtk/gtk.h>
 #include <pango/pangocairo.h>
 
@@ -339,6 +342,90 @@ test_band_buffers_reused (void)
   fixture_clear (&f);
 }
 
+/* One text of @role at max_width @width, drawn alone: by the render
+ * (from its cache, whatever it laid out before), or (@render NULL) as
+ * Pango lays it out for that width, a fresh layout ellipsized at its end
+ * in the role's font (10 px for activities, 11 px bold for groups). */
+static guint8 *
+draw_text (GskRenderer          *renderer,
+           StrataTimelineRender *render,
+           PangoContext         *pango,
+           const char           *text,
+           guint                 role,
+           float                 width)
+{
+  g_autoptr(StrataDisplayList) list = strata_display_list_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  StrataPaintText t = { 4, 10, width, 0x000000ffu, STRATA_STRING_NONE, text, role, STRATA_PAINT_ALIGN_LEFT, 0 };
+
+  if (render != NULL)
+    {
+      g_array_append_val (list->texts, t);
+      strata_timeline_render_texts (render, snapshot, list);
+    }
+  else
+    {
+      g_autoptr(PangoLayout) layout = pango_layout_new (pango);
+      PangoFontDescription *desc = pango_font_description_copy (pango_context_get_font_description (pango));
+      PangoRectangle logical;
+
+      pango_font_description_set_absolute_size (desc, (role == STRATA_PAINT_TEXT_GROUP_NAME ? 11 : 10) * PANGO_SCALE);
+      pango_font_description_set_weight (desc, role == STRATA_PAINT_TEXT_GROUP_NAME ? PANGO_WEIGHT_BOLD
+                                                                                     : PANGO_WEIGHT_NORMAL);
+      pango_layout_set_font_description (layout, desc);
+      pango_font_description_free (desc);
+      pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+      pango_layout_set_single_paragraph_mode (layout, TRUE);
+      pango_layout_set_width (layout, (int) (width * PANGO_SCALE));
+      pango_layout_set_text (layout, text, -1);
+      pango_layout_get_pixel_extents (layout, NULL, &logical);
+      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (4, roundf (10 - logical.height / 2.f)));
+      gtk_snapshot_append_layout (snapshot, layout, &(GdkRGBA) { 0, 0, 0, 1 });
+    }
+  node = gtk_snapshot_free_to_node (snapshot);
+  return node_pixels (renderer, node, 420, 20);
+}
+
+/* Kept layouts draw every text as Pango lays it out for the width it is
+ * given: the ones that fit from one layout at any width, the ones cut
+ * at their own, in whichever order the widths come. */
+static void
+test_texts_as_pango_lays_them_out (void)
+{
+  static const char *texts[] = { "sched-messaging", "thread 42", "kworker/u16:3-events_unbound and more" };
+  static const float widths[] = { 400, 120, 61.5f, 25, 90, 400 };
+  static const guint roles[] = { STRATA_PAINT_TEXT_ACTIVITY, STRATA_PAINT_TEXT_GROUP_NAME };
+  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
+  g_autoptr(GError) error = NULL;
+  PangoContext *pango = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  StrataTimelineRender *render = strata_timeline_render_new (pango);
+  guint cut = 0;
+
+  g_assert_true (gsk_renderer_realize (renderer, NULL, &error));
+  g_assert_no_error (error);
+  for (guint r = 0; r < G_N_ELEMENTS (roles); r++)
+    for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+      {
+        g_autofree guint8 *whole = draw_text (renderer, NULL, pango, texts[i], roles[r], 400);
+
+        for (guint k = 0; k < G_N_ELEMENTS (widths); k++)
+          {
+            g_autofree guint8 *want = draw_text (renderer, NULL, pango, texts[i], roles[r], widths[k]);
+            g_autofree guint8 *got = draw_text (renderer, render, pango, texts[i], roles[r], widths[k]);
+
+            g_assert_cmpmem (got, 420 * 20 * 4, want, 420 * 20 * 4);
+            cut += memcmp (want, whole, 420 * 20 * 4) != 0;
+          }
+      }
+  /* Not only texts that fit. */
+  g_assert_cmpuint (cut, >=, 6);
+
+  strata_timeline_render_free (render);
+  gsk_renderer_unrealize (renderer);
+  g_object_unref (pango);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -352,6 +439,7 @@ main (int    argc,
 
   g_test_add_func ("/strata/timeline-render/dense-rows-as-textures", test_dense_rows_as_textures);
   g_test_add_func ("/strata/timeline-render/band-buffers-reused", test_band_buffers_reused);
+  g_test_add_func ("/strata/timeline-render/texts-as-pango-lays-them-out", test_texts_as_pango_lays_them_out);
 
   return g_test_run ();
 }

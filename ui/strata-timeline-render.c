@@ -8,9 +8,10 @@
  * drawn as one node (a zoomed-out dense row is thousands of one-pixel
  * rectangles, and GTK spends far more on a node than on a few pixels);
  * the textures' pixel buffers come back to a pool when GTK drops them, so
- * the next frame fills warm memory instead of fresh pages. Texts are laid out with one PangoLayout that is reused for every text of
- * the frame, with a font per text role in pixel sizes (as strata-cli
- * render uses), ellipsized to the width the painter gives them.
+ * the next frame fills warm memory instead of fresh pages. Texts are
+ * laid out with a font per text role in pixel sizes (as strata-cli render
+ * uses), ellipsized to the width the painter gives them, and their shaped
+ * layouts kept from frame to frame.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -82,7 +83,6 @@ typedef struct
 struct _StrataTimelineRender
 {
   PangoContext         *context;
-  PangoLayout          *layout;
   PangoFontDescription *fonts[G_N_ELEMENTS (role_fonts)];
   GHashTable           *cache;   /* char * key -> CachedLayout */
   GString              *key;
@@ -206,9 +206,6 @@ strata_timeline_render_new (PangoContext *context)
   self->key = g_string_new (NULL);
   self->scale = 1;
   self->pool = band_pool_new ();
-  self->layout = pango_layout_new (context);
-  pango_layout_set_ellipsize (self->layout, PANGO_ELLIPSIZE_END);
-  pango_layout_set_single_paragraph_mode (self->layout, TRUE);
 
   for (guint i = 0; i < G_N_ELEMENTS (role_fonts); i++)
     {
@@ -230,7 +227,6 @@ strata_timeline_render_free (StrataTimelineRender *self)
 
   for (guint i = 0; i < G_N_ELEMENTS (self->fonts); i++)
     pango_font_description_free (self->fonts[i]);
-  g_object_unref (self->layout);
   g_hash_table_unref (self->cache);
   g_string_free (self->key, TRUE);
   g_object_unref (self->context);
@@ -485,15 +481,18 @@ strata_timeline_render_rects (StrataTimelineRender    *self,
     }
 }
 
+/* The shaped layout of @text in @role's font, ellipsized to @width
+ * pixels (or not, for -1), from the cache or made and kept. */
 static const CachedLayout *
-layout_for (StrataTimelineRender  *self,
-            const StrataPaintText *t,
-            guint                  role)
+cached_layout (StrataTimelineRender *self,
+               guint                 role,
+               int                   width,
+               const char           *text)
 {
   CachedLayout *c;
   PangoRectangle logical;
 
-  g_string_printf (self->key, "%u|%d|%s", role, (int) t->max_width, t->text);
+  g_string_printf (self->key, "%u|%d|%s", role, width, text);
   c = g_hash_table_lookup (self->cache, self->key->str);
   if (c != NULL)
     return c;
@@ -503,16 +502,19 @@ layout_for (StrataTimelineRender  *self,
 
   c = g_new0 (CachedLayout, 1);
   c->layout = pango_layout_new (self->context);
-  pango_layout_set_ellipsize (c->layout, PANGO_ELLIPSIZE_END);
   pango_layout_set_single_paragraph_mode (c->layout, TRUE);
   pango_layout_set_font_description (c->layout, self->fonts[role]);
-  pango_layout_set_width (c->layout, (int) (t->max_width * PANGO_SCALE));
+  if (width >= 0)
+    {
+      pango_layout_set_ellipsize (c->layout, PANGO_ELLIPSIZE_END);
+      pango_layout_set_width (c->layout, width * PANGO_SCALE);
+    }
   /* A comm is whatever bytes the task set; Pango takes UTF-8 only. */
-  if (g_utf8_validate (t->text, -1, NULL))
-    pango_layout_set_text (c->layout, t->text, -1);
+  if (g_utf8_validate (text, -1, NULL))
+    pango_layout_set_text (c->layout, text, -1);
   else
     {
-      g_autofree char *valid = g_utf8_make_valid (t->text, -1);
+      g_autofree char *valid = g_utf8_make_valid (text, -1);
       pango_layout_set_text (c->layout, valid, -1);
     }
   pango_layout_get_pixel_extents (c->layout, NULL, &logical);
@@ -520,6 +522,22 @@ layout_for (StrataTimelineRender  *self,
   c->height = logical.height;
   g_hash_table_insert (self->cache, g_strdup (self->key->str), c);
   return c;
+}
+
+/* A text that fits its width is the same layout at any width (left
+ * aligned, nothing to cut): one kept for it whole serves every frame,
+ * however wide the painter says its room is; only what must be cut is
+ * laid out for its width. */
+static const CachedLayout *
+layout_for (StrataTimelineRender  *self,
+            const StrataPaintText *t,
+            guint                  role)
+{
+  const CachedLayout *whole = cached_layout (self, role, -1, t->text);
+
+  if (whole->width <= t->max_width)
+    return whole;
+  return cached_layout (self, role, (int) t->max_width, t->text);
 }
 
 void
