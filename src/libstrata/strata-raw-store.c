@@ -164,12 +164,14 @@ typedef struct
   guint32 reserved;
 } SealLane;
 
-/* Pages a reading thread keeps copies of (up to 320 KiB, made as they
+/* Pages a reading thread keeps copies of (up to 2.5 MiB, made as they
  * are needed): a frame's on-demand parts read the same lanes again and
  * again. With one, the frame benchmark read a page back 883 times
  * (its on-demand levels some 5% slower than with no pages); with 16,
- * 424; it reads 32 pages in all. */
-#define PAGE_COPIES 16
+ * 424; it reads 32 pages in all. On 100M activities a frame of 60 rows
+ * touches 50-odd pages, so 16 copies were read back in every frame,
+ * even when painting the same view again: 128 hold a frame's pages. */
+#define PAGE_COPIES 128
 
 /* A thread's copies of what it read back: a sealed channel's records,
  * and the last pages of lanes' it read (all found by where they are in
