@@ -24,6 +24,7 @@
 #include <gtk/gtk.h>
 #include <pango/pangocairo.h>
 
+#include "strata-bench-time.h"
 #include "strata-painter-private.h"
 #include "strata-test-streams.h"
 #include "strata-timeline-render.h"
@@ -32,31 +33,6 @@
 #define FRAME_WIDTH   1920
 #define FRAME_HEIGHT  1080
 #define N_LEVELS      10
-
-static gint64
-cpu_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
-
-static int
-cmp_i64 (gconstpointer a,
-         gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-static double
-median_ms (GArray *samples)
-{
-  g_array_sort (samples, cmp_i64);
-  return samples->len ? g_array_index (samples, gint64, samples->len / 2) / 1e6 : 0;
-}
 
 static gboolean
 parse_count (const char *s,

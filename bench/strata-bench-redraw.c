@@ -21,35 +21,11 @@
 
 #include <gtk/gtk.h>
 
+#include "strata-bench-time.h"
 #include "strata-index.h"
 #include "strata-timeline-view-private.h"
 
 #define N_LEVELS 6
-
-static gint64
-cpu_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
-
-static int
-cmp_i64 (gconstpointer a,
-         gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-static double
-median_ms (GArray *samples)
-{
-  g_array_sort (samples, cmp_i64);
-  return samples->len ? g_array_index (samples, gint64, samples->len / 2) / 1e6 : 0;
-}
 
 /* The widget's snapshot(), as GTK calls it for a frame, to its render
  * node. */
