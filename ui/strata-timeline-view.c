@@ -45,16 +45,13 @@ typedef struct
   gint64 to;
 } View;
 
-/* What the painter's display list depends on besides its own state: a
- * frame with the same key as the last one is that frame again. */
+/* What the painter's display list depends on: the viewport, and its
+ * own state as of content_serial. A frame with the same key as the last
+ * one is that frame again. */
 typedef struct
 {
-  gint64 from;
-  gint64 to;
-  double scroll_y;
-  int    width;
-  int    height;
-  guint  serial;           /* content_serial when it was painted */
+  StrataPaintViewport vp;
+  guint               serial;
 } PaintKey;
 
 struct _StrataTimelineView
@@ -70,9 +67,8 @@ struct _StrataTimelineView
   StrataPainter           *painter;
   StrataPainter           *overview_painter;
   StrataDisplayList       *list;
-  PaintKey                 list_key;
-  gboolean                 list_valid;
-  guint                    content_serial; /* bumped when what the painter draws changes */
+  PaintKey                 list_key;       /* what self->list was painted for */
+  guint                    content_serial; /* bumped when what the painter draws changes; from 1 */
   guint                    n_paints;
   GskRenderNode           *rects_node;     /* self->list drawn, with its scale */
   GskRenderNode           *texts_node;
@@ -525,12 +521,17 @@ set_adjustment (StrataTimelineView  *self,
  * selection, the markers, search matches) is drawn over the last frame's
  * nodes. */
 static void
+drop_nodes (StrataTimelineView *self)
+{
+  g_clear_pointer (&self->rects_node, gsk_render_node_unref);
+  g_clear_pointer (&self->texts_node, gsk_render_node_unref);
+}
+
+static void
 content_changed (StrataTimelineView *self)
 {
   self->content_serial++;
-  self->list_valid = FALSE;
-  g_clear_pointer (&self->rects_node, gsk_render_node_unref);
-  g_clear_pointer (&self->texts_node, gsk_render_node_unref);
+  drop_nodes (self);
 }
 
 /* Rows -------------------------------------------------------------------- */
@@ -921,8 +922,8 @@ static gboolean
 paint_key_equal (const PaintKey *a,
                  const PaintKey *b)
 {
-  return a->from == b->from && a->to == b->to && a->scroll_y == b->scroll_y &&
-         a->width == b->width && a->height == b->height && a->serial == b->serial;
+  return a->vp.from == b->vp.from && a->vp.to == b->vp.to && a->vp.scroll_y == b->vp.scroll_y &&
+         a->vp.width == b->vp.width && a->vp.height == b->vp.height && a->serial == b->serial;
 }
 
 /* The display list of the current view: the last one if nothing it
@@ -934,8 +935,7 @@ paint (StrataTimelineView *self,
        int                 width,
        int                 height)
 {
-  StrataPaintViewport vp = { 0 };
-  PaintKey key = { 0 };
+  PaintKey key = { { 0 }, 0 };
 
   if (self->painter == NULL)
     {
@@ -944,26 +944,19 @@ paint (StrataTimelineView *self,
       return;
     }
 
-  key.from = self->from;
-  key.to = self->to;
-  key.scroll_y = scroll_y (self);
-  key.width = MAX (1, width - (int) self->style.name_width);
-  key.height = MAX (0, height - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
+  key.vp.from = self->from;
+  key.vp.to = self->to;
+  key.vp.width = MAX (1, width - (int) self->style.name_width);
+  key.vp.height = MAX (0, height - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
+  key.vp.scroll_y = scroll_y (self);
   key.serial = self->content_serial;
-  if (self->list_valid && !self->live && paint_key_equal (&key, &self->list_key))
+  if (!self->live && paint_key_equal (&key, &self->list_key))
     return;
 
-  vp.from = key.from;
-  vp.to = key.to;
-  vp.width = key.width;
-  vp.height = key.height;
-  vp.scroll_y = key.scroll_y;
-  strata_painter_paint (self->painter, &vp, self->list);
+  strata_painter_paint (self->painter, &key.vp, self->list);
   self->n_paints++;
   self->list_key = key;
-  self->list_valid = TRUE;
-  g_clear_pointer (&self->rects_node, gsk_render_node_unref);
-  g_clear_pointer (&self->texts_node, gsk_render_node_unref);
+  drop_nodes (self);
 }
 
 /* The display list's rectangles and texts as render nodes, built once
@@ -976,8 +969,7 @@ ensure_nodes (StrataTimelineView *self,
 
   if (self->nodes_scale != scale)
     {
-      g_clear_pointer (&self->rects_node, gsk_render_node_unref);
-      g_clear_pointer (&self->texts_node, gsk_render_node_unref);
+      drop_nodes (self);
       self->nodes_scale = scale;
     }
   if (self->rects_node == NULL)
@@ -2392,8 +2384,7 @@ strata_timeline_view_finalize (GObject *object)
   g_clear_pointer (&self->list, strata_display_list_free);
   g_clear_pointer (&self->overview_list, strata_display_list_free);
   g_clear_pointer (&self->overview_node, gsk_render_node_unref);
-  g_clear_pointer (&self->rects_node, gsk_render_node_unref);
-  g_clear_pointer (&self->texts_node, gsk_render_node_unref);
+  drop_nodes (self);
   g_clear_pointer (&self->render, strata_timeline_render_free);
   g_clear_object (&self->layout);
   g_clear_pointer (&self->rows, g_array_unref);
@@ -2541,6 +2532,7 @@ strata_timeline_view_init (StrataTimelineView *self)
   self->style.row_height = 22;
   self->style.name_width = 200;
   self->list = strata_display_list_new ();
+  self->content_serial = 1;   /* the zeroed list_key is of no frame */
   self->overview_list = strata_display_list_new ();
   self->rows = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->pinned = g_array_new (FALSE, FALSE, sizeof (guint32));
