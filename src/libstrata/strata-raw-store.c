@@ -56,11 +56,14 @@ typedef StrataRawStoreFence Fence;
 /* PAGE_BLOCKS tickets of full blocks and the fences of their
  * activities, in the spill file: a PageHeader, the tickets, the fences.
  * A lane keeps at most a page's worth of tickets in memory (and the
- * fences that go with them): 20 KiB, for 65 536 activities, and a Page
- * of 24 bytes per page before them (a lane of 100M activities, 37 KB).
+ * fences that go with them): 2.5 KiB, for 8192 activities, and a Page
+ * of 24 bytes per page before them (a lane of 100M activities, 293 KB).
+ * A look-up reads one page back and checks it whole, so the page is
+ * small: at 256 blocks (20 KiB) a cold frame of 60 rows at 100M
+ * activities read and checked some 2 MB of pages to find 130 blocks.
  * STRATA_RAW_STORE_PAGE_BLOCKS in the environment says otherwise (0: no
  * pages), for the tests. */
-#define PAGE_BLOCKS 256
+#define PAGE_BLOCKS 32
 #define PAGE_MAGIC  0x45474150u  /* "PAGE" */
 
 typedef struct
@@ -164,7 +167,7 @@ typedef struct
   guint32 reserved;
 } SealLane;
 
-/* Pages a reading thread keeps copies of (up to 2.5 MiB, made as they
+/* Pages a reading thread keeps copies of (up to 330 KiB, made as they
  * are needed): a frame's on-demand parts read the same lanes again and
  * again. With one, the frame benchmark read a page back 883 times
  * (its on-demand levels some 5% slower than with no pages); with 16,
