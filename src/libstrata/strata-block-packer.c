@@ -348,9 +348,17 @@ retire_front (StrataBlockPacker *self)
       self->base++;
     }
   /* A big array submitted whole grew the ring: give it back once the
-   * queue has drained. */
+   * queue has drained, all of it at once (a stage can retire thousands
+   * of tickets in one call). */
   if (self->ring_mask + 1 > RING_MIN && (self->n_tickets - self->base) * 8 < self->ring_mask + 1)
-    ring_resize (self, MAX (RING_MIN, (self->ring_mask + 1) / 4));
+    {
+      guint64 cap = self->ring_mask + 1;
+
+      do
+        cap = MAX (RING_MIN, cap / 4);
+      while (cap > RING_MIN && (self->n_tickets - self->base) * 8 < cap);
+      ring_resize (self, cap);
+    }
 }
 
 /* With the lock held: the record of ticket @ticket, which has left the
