@@ -515,11 +515,8 @@ set_adjustment (StrataTimelineView  *self,
   update_adjustments (self);
 }
 
-/* What the painter draws has changed (its rows, their members, its style
- * or the painter itself): the next frame asks it again, even for the
- * same view. Everything else a redraw can be for (the hover, the
- * selection, the markers, search matches) is drawn over the last frame's
- * nodes. */
+/* The render nodes of the last display list, made again at the next
+ * frame (ensure_nodes()). */
 static void
 drop_nodes (StrataTimelineView *self)
 {
@@ -527,6 +524,11 @@ drop_nodes (StrataTimelineView *self)
   g_clear_pointer (&self->texts_node, gsk_render_node_unref);
 }
 
+/* What the painter draws has changed (its rows, their members, its style
+ * or the painter itself): the next frame asks it again, even for the
+ * same view. Everything else a redraw can be for (the hover, the
+ * selection, the markers, search matches) is drawn over the last frame's
+ * nodes. */
 static void
 content_changed (StrataTimelineView *self)
 {

@@ -176,16 +176,22 @@ typedef struct
 #define PAGE_COPIES_LOG 10
 #define PAGE_COPIES     (1u << PAGE_COPIES_LOG)
 
-/* A thread's copies of what it read back: a sealed channel's records,
- * and the last pages of lanes' it read (all found by where they are in
- * the spill file, which is only ever appended to). */
+/* A sealed channel's lanes' records, read back. */
 typedef struct
 {
-  GThread *thread;
   guint32  channel;         /* G_MAXUINT32: none */
   guint8  *bytes;           /* the seal after its header */
   gsize    size;
   Lane     lanes[N_LANES];  /* the present ones, in lane order */
+} Seal;
+
+/* A thread's copies of what it read back: the last sealed channel's
+ * records, and pages of lanes' records (all found by where they are in
+ * the spill file, which is only ever appended to). */
+typedef struct
+{
+  GThread *thread;
+  Seal     seal;
   guint64  page_at[PAGE_COPIES]; /* G_MAXUINT64: none */
   guint8  *page[PAGE_COPIES];    /* that page after its header */
   gsize    page_size;            /* of all of them */
@@ -360,7 +366,7 @@ resident_parts (StrataRawStore *self,
     {
       const Unsealed *u = g_ptr_array_index (self->unsealed, i);
 
-      p.copies += sizeof *u + u->size + u->page_size;
+      p.copies += sizeof *u + u->seal.size + u->page_size;
     }
   g_mutex_unlock (&self->lent_lock);
   if (self->packer != NULL)
@@ -445,7 +451,7 @@ strata_raw_store_free (StrataRawStore *self)
     {
       Unsealed *u = g_ptr_array_index (self->unsealed, i);
 
-      g_free (u->bytes);
+      g_free (u->seal.bytes);
       for (guint k = 0; k < PAGE_COPIES; k++)
         g_free (u->page[k]);
       g_free (u);
@@ -560,7 +566,7 @@ mapped_lane (StrataRawStore *self,
 static void
 unseal_into (StrataRawStore *self,
              guint32         channel,
-             Unsealed       *u)
+             Seal           *u)
 {
   const Channel *ch = &g_array_index (self->channels, Channel, channel);
   SealHeader h;
@@ -621,7 +627,7 @@ thread_copies (StrataRawStore *self)
     {
       u = g_new0 (Unsealed, 1);
       u->thread = thread;
-      u->channel = G_MAXUINT32;
+      u->seal.channel = G_MAXUINT32;
       for (guint k = 0; k < PAGE_COPIES; k++)
         u->page_at[k] = G_MAXUINT64;
       g_ptr_array_add (self->unsealed, u);
@@ -679,9 +685,9 @@ unsealed_lane (StrataRawStore *self,
   if (!(ch->present & (1u << l)))
     return NULL;
   u = thread_copies (self);
-  if (u->channel != channel)
-    unseal_into (self, channel, u);
-  return &u->lanes[__builtin_popcount (ch->present & ((1u << l) - 1))];
+  if (u->seal.channel != channel)
+    unseal_into (self, channel, &u->seal);
+  return &u->seal.lanes[__builtin_popcount (ch->present & ((1u << l) - 1))];
 }
 
 /* The lane @l of @channel, or FALSE when it has none (or is damaged).
@@ -1186,7 +1192,7 @@ static void
 reopen_channel (StrataRawStore *self,
                 guint32         channel)
 {
-  Unsealed u = { NULL, G_MAXUINT32, NULL, 0, { { 0 } }, { 0 }, { NULL }, 0 };
+  Seal u = { G_MAXUINT32, NULL, 0, { { 0 } } };
   Channel *ch = &g_array_index (self->channels, Channel, channel);
   guint n = __builtin_popcount (ch->present & LANES);
 
