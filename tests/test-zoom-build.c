@@ -1267,10 +1267,12 @@ test_spilled_index (void)
  * leave memory answers as one that keeps them. */
 
 /* Every stored chunk of @a and @b: the same chunks, with the same items
- * for every channel. */
+ * for every channel, and (@at_end) made the same way: in the pass, or
+ * from the raw store when it ended. */
 static void
-assert_trees_equal (StrataZoomTree *a,
-                    StrataZoomTree *b)
+assert_trees_equal_full (StrataZoomTree *a,
+                         StrataZoomTree *b,
+                         gboolean        at_end)
 {
   guint n_channels = strata_raw_store_get_n_channels (strata_zoom_tree_get_raw_store (a));
   StrataZoomGeometry ga, gb;
@@ -1295,7 +1297,8 @@ assert_trees_equal (StrataZoomTree *a,
           g_assert_cmpint (x->index, ==, y->index);
           g_assert_cmpuint (x->n_items, ==, y->n_items);
           g_assert_cmpuint (x->n_channels, ==, y->n_channels);
-          g_assert_cmpint (x->at_end, ==, y->at_end);
+          if (at_end)
+            g_assert_cmpint (x->at_end, ==, y->at_end);
           for (guint32 c = 0; c < n_channels; c++)
             {
               g_autoptr(GArray) ia = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
@@ -1308,6 +1311,13 @@ assert_trees_equal (StrataZoomTree *a,
             }
         }
     }
+}
+
+static void
+assert_trees_equal (StrataZoomTree *a,
+                    StrataZoomTree *b)
+{
+  assert_trees_equal_full (a, b, TRUE);
 }
 
 /* The same viewports of @a and @b, at every level, at @t: the same items. */
@@ -2188,7 +2198,15 @@ test_fixtures_closed (void)
       g_array_append_vals (sorted, all, n);
       g_array_sort (sorted, by_start);
 
+      /* With the span hint the trace's tree had from its file, so both
+       * make their first chunks the same way. */
       plain = strata_zoom_tree_new (&params, NULL);
+      {
+        const StrataSourceInfo *info = strata_trace_get_info (trace);
+
+        if (info->span_first <= info->span_last)
+          strata_zoom_tree_set_span_hint (plain, info->span_first, info->span_last);
+      }
       strata_test_stream_build (plain, (const StrataActivity *)(gpointer) sorted->data, sorted->len);
       assert_trees_equal (plain, tree);
 
@@ -2201,6 +2219,84 @@ test_fixtures_closed (void)
     }
   /* The fixtures' threads do exit. */
   g_assert_cmpuint (fewer, >, 0);
+}
+
+/* The span hint (strata_zoom_tree_set_span_hint()): level 0 and the finer
+ * levels then aggregate their first chunk in the pass, as every later
+ * chunk. The tree is the one built without a hint whatever the hint says
+ * (only how its first chunks were made differs): right, too short (the
+ * levels it missed compute their first chunk when the pass ends), too
+ * long (the ranks that turn out coarser than level 0 let go of what they
+ * made, and the tree's size says so), or starting late; and the one with
+ * the right hint holds up against the oracles. */
+static void
+test_span_hint (void)
+{
+  guint in_pass = 0;
+
+  for (guint k = 0; k < STRATA_TEST_N_STREAMS; k++)
+    for (guint reduction = 1; reduction <= 2; reduction++)
+      {
+        g_autoptr(GArray) acts = strata_test_stream_collect (k, 20000, 300 + k);
+        const StrataActivity *a = (const StrataActivity *)(gpointer) acts->data;
+        g_autoptr(StrataZoomTree) plain = NULL;
+        gint64 first = G_MAXINT64, last = G_MININT64, span;
+        StrataZoomParams params;
+
+        params_for_tests (&params, GPOINTER_TO_UINT (CASE (STRATA_BUFFER_ADAPTIVE, reduction)));
+        plain = strata_zoom_tree_new (&params, NULL);
+        strata_test_stream_build (plain, a, acts->len);
+
+        for (guint i = 0; i < acts->len; i++)
+          {
+            first = MIN (first, a[i].start);
+            last = MAX (last, a[i].end > a[i].start ? a[i].end - 1 : a[i].start);
+          }
+        span = last - first + 1;
+
+        {
+          const struct { gint64 first, last; } hints[] = {
+            { first, last },
+            { first, first + span / 5 },
+            { first, last + 200 * span },
+            { first + span / 2, last },
+          };
+
+          for (guint h = 0; h < G_N_ELEMENTS (hints); h++)
+            {
+              g_autoptr(StrataZoomTree) tree = strata_zoom_tree_new (&params, NULL);
+              StrataZoomGeometry g;
+
+              strata_zoom_tree_set_span_hint (tree, hints[h].first, hints[h].last);
+              strata_test_stream_build (tree, a, acts->len);
+              assert_trees_equal_full (plain, tree, FALSE);
+
+              /* No rank coarser than level 0 keeps a chunk: the index
+               * writes every rank's. */
+              strata_zoom_tree_get_rank_geometry (tree, &g);
+              for (guint r = 0; r < g.n_levels && strata_zoom_tree_level_of_rank (tree, r) == G_MAXUINT; r++)
+                {
+                  guint n_plain = 0;
+
+                  g_assert_cmpuint (strata_zoom_tree_get_n_rank_chunks (tree, r, &n_plain), ==, 0);
+                  g_assert_cmpuint (n_plain, ==, 0);
+                }
+
+              if (h == 0)
+                {
+                  g_autoptr(GArray) chunks = strata_zoom_tree_list_chunks (tree, 0);
+                  Checked checked;
+
+                  check_tree (tree, a, acts->len, &checked);
+                  for (guint i = 0; i < chunks->len; i++)
+                    in_pass += !g_array_index (chunks, StrataZoomChunkInfo, i).at_end;
+                }
+            }
+        }
+      }
+
+  /* Level 0's one chunk was made in the pass somewhere. */
+  g_assert_cmpuint (in_pass, >, 0);
 }
 
 static void
@@ -2516,6 +2612,7 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/spilled/live", test_spilled_live);
   g_test_add_func ("/strata/zoom-build/spilled/spans-flat", test_spilled_spans_flat);
   g_test_add_func ("/strata/zoom-build/spilled/damaged", test_spilled_damaged);
+  g_test_add_func ("/strata/zoom-build/span-hint", test_span_hint);
   g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);
   g_test_add_func ("/strata/zoom-build/pools/bounded", test_pools_bounded);
   g_test_add_func ("/strata/zoom-build/pools/index-bytes", test_pools_index_bytes);

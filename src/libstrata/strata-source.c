@@ -96,6 +96,8 @@ strata_source_init (StrataSource *self)
   priv->info.lost_per_cpu = g_array_new (FALSE, TRUE, sizeof (guint64));
   priv->info.first_ts = G_MAXINT64;
   priv->info.last_ts = G_MININT64;
+  priv->info.span_first = G_MAXINT64;
+  priv->info.span_last = G_MININT64;
 }
 
 const char *

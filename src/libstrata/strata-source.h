@@ -35,6 +35,13 @@ typedef struct
   gboolean   lost_unknown;    /* events were lost but the count is not known */
   gint64     first_ts;        /* G_MAXINT64 until an event was read */
   gint64     last_ts;         /* G_MININT64 until an event was read */
+  /* What the file says of its time span before it is read (the times of
+   * its first and last events, from its headers or its two ends), or
+   * G_MAXINT64 and G_MININT64 when it says nothing. A hint, set at open:
+   * the zoom tree builds its level 0 in the pass when it has one
+   * (strata_zoom_tree_set_span_hint()), and is right without it. */
+  gint64     span_first;
+  gint64     span_last;
   char      *hostname;        /* may be NULL */
   char      *kernel_release;  /* may be NULL */
 } StrataSourceInfo;

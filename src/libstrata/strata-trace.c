@@ -556,6 +556,8 @@ strata_trace_load_with_progress (const char              *path,
 
   self->strings = strata_string_pool_ref (strata_source_get_strings (self->source));
   info = strata_source_get_info (self->source);
+  if (self->tree != NULL && info->span_first <= info->span_last)
+    strata_zoom_tree_set_span_hint (self->tree, info->span_first, info->span_last);
 
   model = strata_kernel_model_new (self->strings, info->lost_per_cpu);
   strata_kernel_model_set_sink (model, collect_activity, self);

@@ -34,6 +34,9 @@
  * began before the stream did; it is computed from the raw store when the
  * pass ends, with the on-demand code. (For the coarsest levels that chunk
  * is the whole trace, and which of them is level 0 is known only then.)
+ * A source that says its span when it opens lets level 0 and the finer
+ * levels aggregate their first chunk in the pass instead
+ * (strata_zoom_tree_set_span_hint()).
  *
  * What the build costs. Every active level sees every piece, so the work
  * per piece and level is kept small: a piece's lane is found once per
@@ -421,6 +424,9 @@ struct _StrataZoomTree
   gint64               last;      /* latest point covered */
   guint64              n_buffers;
   gint                 first_top;  /* the stack's top at the first cut, or -1 */
+  gint64               hint_last;  /* strata_zoom_tree_set_span_hint(), or G_MININT64 */
+  guint                hint_root;  /* the ranks from it on aggregate their first chunk in
+                                    * the pass; n_ranks when there was no hint */
   guint                span_cut_from;  /* spans longer are answered in part (span_in_view()) */
   guint64              serial;     /* unique in the process: a result's blocks are this tree's */
   guint64              n_left_out;  /* activities outside 0..2^62 ns */
@@ -556,6 +562,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->ranks = g;
   self->ranks.root_log2 = root;
   self->ranks.n_levels = self->n_ranks = (root - g.pixels_log2) / g.factor_log2 + 1;
+  self->hint_root = self->n_ranks;
   g_assert (self->n_ranks <= MAX_RANKS);
 
   for (guint r = 0; r < self->n_ranks; r++)
@@ -626,6 +633,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->first = G_MAXINT64;
   self->last = G_MININT64;
   self->first_top = -1;
+  self->hint_last = G_MININT64;
   {
     static guint64 serials;
 
@@ -791,6 +799,36 @@ strata_zoom_tree_set_buffer_func (StrataZoomTree       *self,
 
   self->buffer_func = func;
   self->buffer_data = user_data;
+}
+
+/**
+ * strata_zoom_tree_set_span_hint:
+ * @first: when the stream's first activity is expected to start
+ * @last: the last instant it is expected to cover
+ *
+ * Says, before the first activity is added, what the source says of the
+ * stream's span (#StrataSourceInfo's span_first and span_last). Level 0,
+ * the finest rank whose one chunk holds the whole stream, is then known
+ * from the start, so it and the finer levels aggregate their first chunk
+ * in the pass, as every later chunk, instead of computing it from the raw
+ * store when the pass ends (on a big trace, level 0's one chunk is a
+ * second pass over every activity). The tree is the same, byte for byte,
+ * whatever the hint: where the stream turns out longer, the levels the
+ * hint missed compute their first chunk at the end as without one; where
+ * shorter, the ranks that turn out coarser than level 0 drop what they
+ * made (strata_zoom_tree_finish()).
+ */
+void
+strata_zoom_tree_set_span_hint (StrataZoomTree *self,
+                                gint64          first,
+                                gint64          last)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->started);
+
+  if (first > last || first < 0 || last >= TIME_LIMIT)
+    return;
+  self->hint_last = last;
 }
 
 /**
@@ -2910,6 +2948,23 @@ collect_starts (StrataZoomTree *self)
   g_array_set_size (self->starts, n);
 }
 
+/* The rank that will be level 0 if the stream, which starts at @first,
+ * ends where the span hint says; n_ranks without a hint. */
+static guint
+hinted_root (StrataZoomTree *self,
+             gint64          first)
+{
+  guint r = self->n_ranks - 1;
+
+  if (self->hint_last == G_MININT64)
+    return self->n_ranks;
+  while (r > 0 &&
+         strata_zoom_geometry_chunk_index (&self->ranks, r, first) !=
+         strata_zoom_geometry_chunk_index (&self->ranks, r, MAX (first, self->hint_last)))
+    r--;
+  return r;
+}
+
 static void
 form_buffers (StrataZoomTree *self)
 {
@@ -2931,8 +2986,10 @@ form_buffers (StrataZoomTree *self)
       self->started = TRUE;
       start_workers (self);
       start_aggregator (self);
+      self->hint_root = hinted_root (self, first);
       for (guint r = 0; r < self->n_ranks; r++)
-        self->levels[r].first_chunk = strata_zoom_geometry_chunk_index (&self->ranks, r, first);
+        if (r < self->hint_root)
+          self->levels[r].first_chunk = strata_zoom_geometry_chunk_index (&self->ranks, r, first);
     }
 
   collect_starts (self);
@@ -3091,6 +3148,49 @@ compute_stored_chunk (StrataZoomTree *self,
   return chunk;
 }
 
+/* The inverse of chunk_count(), for a chunk that is let go. */
+static void
+chunk_uncount (StrataZoomTree *self,
+               const Chunk    *chunk)
+{
+  self->size -= chunk_size (chunk);
+  self->n_chunks--;
+  self->chunk_index -= sizeof (Chunk);
+  if (chunk->piece_offset == G_MAXUINT64)
+    {
+      gsize spans = chunk->n_channels * sizeof (ChannelSpan);
+
+      if (chunk->keys != NULL)
+        spans += strata_index_n_keys (chunk->n_items) * sizeof (StrataIndexItemKey) +
+                 chunk->n_changes * sizeof (guint32);
+      self->spans -= spans;
+      self->chunk_index -= spans;
+    }
+  if (chunk->spilled != NULL)
+    self->n_spilled--;
+  else
+    self->in_memory -= chunk->n_items * sizeof (StrataZoomItem);
+}
+
+/* A rank the span hint took for level 0 or finer, which the stream, being
+ * shorter, left coarser than level 0: without the hint its one chunk
+ * would have waited for the end, and a rank coarser than level 0 computes
+ * none then. What it made in the pass is let go, so the tree is the one
+ * made without the hint. (Its chunks' items stay where they are, in the
+ * arena or unused in the spill file, until the tree goes.) */
+static void
+level_drop (StrataZoomTree *self,
+            Level          *level)
+{
+  for (guint i = 0; i < level->chunks->len; i++)
+    chunk_uncount (self, g_ptr_array_index (level->chunks, i));
+  g_ptr_array_set_size (level->chunks, 0);
+  for (guint i = 0; i < level->deferred->len; i++)
+    g_clear_pointer (&g_array_index (level->deferred, Deferred, i).channels, g_array_unref);
+  g_array_set_size (level->deferred, 0);
+  level->n_plain = 0;
+}
+
 /* A level's first chunk began before the stream did: compute it from the
  * raw store, with the on-demand code, and keep it if it is dense. */
 static void
@@ -3199,6 +3299,8 @@ strata_zoom_tree_finish (StrataZoomTree *self)
 
   root = root_rank (self);
   g_rw_lock_writer_lock (&self->lock);
+  for (guint r = self->hint_root; r < root; r++)
+    level_drop (self, &self->levels[r]);
   for (guint r = 0; r < self->n_ranks; r++)
     compute_deferred_chunks (self, r);
   for (guint r = root; r < self->n_ranks; r++)

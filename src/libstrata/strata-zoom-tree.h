@@ -110,6 +110,9 @@ void            strata_zoom_tree_free           (StrataZoomTree         *self);
 void            strata_zoom_tree_set_buffer_func (StrataZoomTree        *self,
                                                   StrataZoomBufferFunc   func,
                                                   gpointer               user_data);
+void            strata_zoom_tree_set_span_hint  (StrataZoomTree         *self,
+                                                 gint64                  first,
+                                                 gint64                  last);
 
 void            strata_zoom_tree_add            (const StrataActivity   *activity,
                                                  gpointer                tree);
