@@ -15,6 +15,11 @@
  * options make libtracecmd change the timestamps (a date or offset, guest
  * time sync, TSC conversion) is still read through libtracecmd.
  *
+ * The pages read here also give the span hint at open: each CPU's first
+ * event is read then anyway, and its last one is found in its last page
+ * with events (with compression, in its last chunk), read apart from the
+ * stream. A file read through libtracecmd has no hint.
+ *
  * The file is hostile until proven otherwise: its structure is checked by
  * strata-ftrace-dat-layout.c before libtracecmd touches it, every page
  * header is checked before kbuffer sees the page, every event must end
@@ -1242,6 +1247,23 @@ buffer_cpu (const StrataFtraceDatBuffer *buffer,
   return NULL;
 }
 
+/* A kbuffer that reads the file's pages as libtracecmd's would. */
+static struct kbuffer *
+new_kbuffer (StrataFtraceDatSource *self)
+{
+  struct kbuffer *kbuf;
+
+  kbuf = kbuffer_alloc (self->layout->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+                        tep_is_file_bigendian (self->tep) ? KBUFFER_ENDIAN_BIG
+                                                           : KBUFFER_ENDIAN_LITTLE);
+  if (kbuf == NULL)
+    g_error ("out of memory");
+  if (tep_is_old_format (self->tep))
+    kbuffer_set_old_format (kbuf);
+
+  return kbuf;
+}
+
 /* Sets @stream up to read @cpu's pages itself. A record's offset is where
  * libtracecmd says it is: its file offset, or with compression an offset in
  * the space libtracecmd lays the decompressed CPUs out in one after the
@@ -1257,14 +1279,7 @@ stream_init_direct (StrataFtraceDatSource       *self,
 {
   StrataFtraceDatLayout *layout = self->layout;
 
-  stream->kbuf = kbuffer_alloc (layout->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-                                tep_is_file_bigendian (self->tep) ? KBUFFER_ENDIAN_BIG
-                                                                   : KBUFFER_ENDIAN_LITTLE);
-  if (stream->kbuf == NULL)
-    g_error ("out of memory");
-  if (tep_is_old_format (self->tep))
-    kbuffer_set_old_format (stream->kbuf);
-
+  stream->kbuf = new_kbuffer (self);
   stream->cut = cut;
   if (cpu == NULL || cpu->size == 0)
     return;
@@ -1293,6 +1308,175 @@ stream_init_direct (StrataFtraceDatSource       *self,
       end = end < cpu->offset ? cpu->offset : end;
       stream->data_end = cpu->offset + (end - cpu->offset) / layout->page_size * layout->page_size;
     }
+}
+
+/* The span hint ---------------------------------------------------------- */
+
+/* How far back from the end of a CPU's data its last event is looked for,
+ * past empty or damaged pages: a few chunks with compression, this many
+ * pages without. Further back than that, the hint is left unset rather
+ * than the open made to read much of the file. */
+#define SPAN_MAX_CHUNKS 4
+#define SPAN_MAX_PAGES  256
+
+/* What the CPUs' two ends say of the file's span, gathered at open. */
+typedef struct
+{
+  gint64   first;
+  gint64   last;
+  gint64   cut_last;   /* the earliest last event of a cut CPU */
+  gboolean unknown;    /* a CPU's end was not found */
+} SpanHint;
+
+/* The time of the last event of @page, of which @avail bytes are the
+ * CPU's data, read as stream_read_next() reads it, with the same checks.
+ * FALSE if it has no event or would stop the reader as damaged. */
+static gboolean
+page_last_ts (StrataFtraceDatSource *self,
+              struct kbuffer        *kbuf,
+              guint8                *page,
+              gsize                  avail,
+              gint64                *last)
+{
+  StrataFtraceDatLayout *layout = self->layout;
+  guint header = 8 + layout->commit_size;
+  unsigned long long ts;
+  gboolean found = FALSE;
+  guint64 commit;
+  guint8 *data;
+
+  if (!strata_ftrace_dat_layout_check_page (layout, page, &commit) ||
+      header + commit > avail ||
+      kbuffer_load_subbuffer (kbuf, page) < 0)
+    return FALSE;
+
+  while ((data = kbuffer_read_event (kbuf, &ts)) != NULL)
+    {
+      int size = kbuffer_event_size (kbuf);
+
+      if (data < page || size < 0 || (gsize) (data - page) + (gsize) size > header + commit)
+        return FALSE;
+      *last = (gint64) ts;
+      found = TRUE;
+      kbuffer_next_event (kbuf, NULL);
+    }
+
+  return found;
+}
+
+/* The time of the last event of @stream's CPU, from its last pages (with
+ * compression, its last chunk inflated), read with a kbuffer and buffers
+ * of its own so that the stream's reading, not begun yet, is untouched.
+ * FALSE if no event is found near the end of the CPU's data. */
+static gboolean
+stream_last_ts (StrataFtraceDatSource *self,
+                const Stream          *stream,
+                gint64                *last)
+{
+  gsize page_size = self->layout->page_size;
+  g_autofree guint8 *buf = NULL;
+  struct kbuffer *kbuf;
+  gboolean found = FALSE;
+
+  g_assert (!stream->started);
+
+  kbuf = new_kbuffer (self);
+
+  if (stream->chunks != NULL)
+    {
+      for (guint i = stream->n_chunks; i > 0 && stream->n_chunks - i < SPAN_MAX_CHUNKS; i--)
+        {
+          const StrataFtraceDatChunk *chunk = &stream->chunks[i - 1];
+          g_autoptr(GError) error = NULL;
+
+          /* The layout walk bounded usize and made it whole pages. */
+          g_free (buf);
+          buf = g_malloc (chunk->usize + PAGE_SLACK);
+          if (!strata_ftrace_dat_layout_inflate (self->layout, self->fd, chunk, stream->cpu,
+                                                 i - 1, &self->inflater, buf, &error))
+            continue;
+          memset (buf + chunk->usize, 0, PAGE_SLACK);
+
+          for (gsize o = chunk->usize; o >= page_size && !found; o -= page_size)
+            found = page_last_ts (self, kbuf, buf + o - page_size, page_size, last);
+          if (found)
+            break;
+        }
+    }
+  else if (stream->data_end > stream->data_offset)
+    {
+      guint64 n_pages = (stream->data_end - stream->data_offset + page_size - 1) / page_size;
+
+      buf = g_malloc (page_size + PAGE_SLACK);
+      for (guint64 k = n_pages; k > 0 && n_pages - k < SPAN_MAX_PAGES && !found; k--)
+        {
+          guint64 at = stream->data_offset + (k - 1) * page_size;
+          gsize avail = MIN (page_size, stream->data_end - at);
+          int errsv = 0;
+
+          memset (buf, 0, page_size + PAGE_SLACK);
+          if (!pread_all (self->fd, buf, avail, at, &errsv))
+            break;
+          found = page_last_ts (self, kbuf, buf, avail, last);
+        }
+    }
+
+  kbuffer_free (kbuf);
+
+  return found;
+}
+
+static void
+span_hint_init (SpanHint *span)
+{
+  span->first = G_MAXINT64;
+  span->last = G_MININT64;
+  span->cut_last = G_MAXINT64;
+  span->unknown = FALSE;
+}
+
+/* Takes in @stream once its first record has been read at open, with
+ * what stream_last_ts() found before that. */
+static void
+span_hint_add (SpanHint     *span,
+               const Stream *stream,
+               gboolean      have_last,
+               gint64        last)
+{
+  /* A CPU without events was read to its end at open, unless it was cut
+   * before its first whole page, which stops all reading. */
+  if (stream->next == NULL)
+    {
+      span->unknown |= stream->cut;
+      return;
+    }
+
+  if (!have_last)
+    {
+      span->unknown = TRUE;
+      return;
+    }
+
+  span->first = MIN (span->first, (gint64) stream->next->ts);
+  span->last = MAX (span->last, last);
+  /* Reading stops at the end of the first cut CPU's pages: nothing
+   * later than its last event is read. */
+  if (stream->cut)
+    span->cut_last = MIN (span->cut_last, last);
+}
+
+static void
+span_hint_apply (const SpanHint   *span,
+                 StrataSourceInfo *info)
+{
+  gint64 last = MIN (span->last, span->cut_last);
+
+  /* Times that run backwards are no span to hint at. */
+  if (span->unknown || span->first == G_MAXINT64 || last < span->first)
+    return;
+
+  info->span_first = span->first;
+  info->span_last = last;
 }
 
 /* The layout's buffer for libtracecmd's handle @index: 0 is the top
@@ -1417,6 +1601,11 @@ open_with_library (StrataFtraceDatSource  *self,
   GPtrArray *inputs;
   gboolean direct;
   guint64 top_virtual_end = self->layout->page_size;
+  SpanHint span;
+  gboolean have_last;
+  gint64 last = 0;
+
+  span_hint_init (&span);
 
   if (!probe_in_child (self, path, TRACECMD_FL_LOAD_NO_PLUGINS |
                                     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS, FALSE, error))
@@ -1520,8 +1709,10 @@ open_with_library (StrataFtraceDatSource  *self,
               if (buffer->compressed && lc != NULL && lc->size > 0)
                 virtual_end = (virtual_end + lc->usize + self->layout->page_size - 1) /
                               self->layout->page_size * self->layout->page_size;
+              have_last = stream_last_ts (self, stream, &last);
               if (!stream_read_next (self, stream, error))
                 return FALSE;
+              span_hint_add (&span, stream, have_last, last);
               if (stream->next != NULL)
                 heap_push (self, s);
               continue;
@@ -1561,6 +1752,11 @@ open_with_library (StrataFtraceDatSource  *self,
         top_virtual_end = virtual_end;
     }
 
+  /* Read through libtracecmd, the times are its adjusted ones, known only
+   * as it reads: no hint then. */
+  if (direct)
+    span_hint_apply (&span, info);
+
   info->clock = g_strdup (tracecmd_get_trace_clock (self->input));
   info->n_cpus = MAX ((guint) MAX (tracecmd_cpus (self->input), 0), self->layout->n_cpus);
   fill_uname (info, tracecmd_get_uname (self->input));
@@ -1581,6 +1777,11 @@ open_salvage (StrataFtraceDatSource  *self,
   StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
   g_autoptr(GHashTable) known = g_hash_table_new (NULL, NULL);
   guint n_streams = 0;
+  SpanHint span;
+  gboolean have_last;
+  gint64 last = 0;
+
+  span_hint_init (&span);
 
   if (!probe_in_child (self, path, TRACECMD_FL_LOAD_NO_PLUGINS |
                                     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS, TRUE, error))
@@ -1631,8 +1832,10 @@ open_salvage (StrataFtraceDatSource  *self,
                               cpu->size > 0 && (cpu->offset > layout->file_size ||
                                                 cpu->size > layout->file_size - cpu->offset));
 
+          have_last = stream_last_ts (self, stream, &last);
           if (!stream_read_next (self, stream, error))
             return FALSE;
+          span_hint_add (&span, stream, have_last, last);
           if (stream->next != NULL)
             heap_push (self, s);
         }
@@ -1642,6 +1845,8 @@ open_salvage (StrataFtraceDatSource  *self,
   for (guint s = 0; s < self->n_streams; s++)
     if (self->streams[s].cut && self->streams[s].next == NULL)
       self->heap_len = 0;
+
+  span_hint_apply (&span, info);
 
   info->clock = g_strdup (tracecmd_get_trace_clock (self->input));
   info->n_cpus = layout->n_cpus;

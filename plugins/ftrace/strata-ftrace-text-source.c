@@ -12,6 +12,8 @@
  * names the kernel prints, so a comm containing spaces, dashes or '=' cannot
  * shift a field. Everything it does not understand is refused with the
  * file, the offset and the line number, after the events before it.
+ * The span hint comes from the two ends of a regular file: its first and
+ * last event lines, parsed at open as the reader will parse them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -1506,6 +1508,145 @@ strata_ftrace_text_source_read_batch (StrataSource  *source,
   return n;
 }
 
+/* The span hint ------------------------------------------------------------- */
+
+/* How much of each end of the file is read for the times of its first and
+ * last event lines. */
+#define SPAN_WINDOW (64 * 1024)
+
+typedef enum
+{
+  SPAN_LINE_EVENT,  /* an event, its time is known */
+  SPAN_LINE_PASS,   /* a comment, marker or blank line: no event */
+  SPAN_LINE_STOP,   /* the reader stops here as damage */
+} SpanLine;
+
+/* What process_line() will make of a line, without taking it in. */
+static SpanLine
+span_classify_line (StrataFtraceTextSource *self,
+                    const char             *line,
+                    const char             *end,
+                    gint64                 *ts)
+{
+  TextLine tl;
+  guint cpu;
+  guint64 count;
+
+  if (line < end && line[0] == '#')
+    return SPAN_LINE_PASS;
+
+  if (parse_event_line (line, end, &self->layout, &tl) == NULL)
+    {
+      *ts = tl.ts;
+      return SPAN_LINE_EVENT;
+    }
+
+  if (parse_lost_line (line, end, &cpu, &count) || is_ignorable (line, end))
+    return SPAN_LINE_PASS;
+
+  return SPAN_LINE_STOP;
+}
+
+/* @len bytes at @offset, or fewer at the end of the file; NULL if they
+ * cannot be read. */
+static char *
+span_read (StrataFtraceTextSource *self,
+           guint64                 offset,
+           gsize                   len,
+           gsize                  *got)
+{
+  g_autofree char *buf = g_malloc (MAX (len, 1));
+
+  *got = 0;
+  while (*got < len)
+    {
+      gssize n = pread (self->fd, buf + *got, len - *got, offset + *got);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return NULL;
+      if (n == 0)
+        break;
+      *got += n;
+    }
+
+  return g_steal_pointer (&buf);
+}
+
+/* The times of the first and the last event line of a regular file of
+ * @size bytes whose event lines start at @start, from a window at each
+ * end read with pread() (the reader's position is left as it is). The
+ * hint stays unset when either is not found there, or a line the reader
+ * would stop at comes before the first or after the last. */
+static void
+span_hint_read (StrataFtraceTextSource *self,
+                guint64                 start,
+                guint64                 size)
+{
+  g_autofree char *head = NULL;
+  g_autofree char *tail = NULL;
+  gint64 first = 0, last = 0;
+  gboolean have_first = FALSE, have_last = FALSE;
+  guint64 from;
+  const char *p, *end;
+  gsize got;
+
+  if (start >= size)
+    return;
+
+  /* Forwards over whole lines from the first one. */
+  head = span_read (self, start, MIN (size - start, SPAN_WINDOW), &got);
+  if (head == NULL)
+    return;
+  for (p = head, end = head + got; p < end && !have_first;)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      const char *line_end;
+      SpanLine kind;
+
+      if (nl == NULL)
+        break;
+      line_end = (nl > p && nl[-1] == '\r') ? nl - 1 : nl;
+      kind = span_classify_line (self, p, line_end, &first);
+      if (kind == SPAN_LINE_STOP)
+        return;
+      have_first = kind == SPAN_LINE_EVENT;
+      p = nl + 1;
+    }
+  if (!have_first)
+    return;
+
+  /* Backwards over the whole lines of the last window: what follows the
+   * last newline is a cut line, which has no event. The window's first
+   * line may be cut too, unless the window starts at the first line. */
+  from = size - start > SPAN_WINDOW ? size - SPAN_WINDOW : start;
+  tail = span_read (self, from, size - from, &got);
+  if (tail == NULL)
+    return;
+  end = memrchr (tail, '\n', got);
+  while (end != NULL && !have_last)
+    {
+      const char *nl = end > tail ? memrchr (tail, '\n', end - tail) : NULL;
+      const char *line = nl != NULL ? nl + 1 : tail;
+      const char *line_end = (end > line && end[-1] == '\r') ? end - 1 : end;
+      SpanLine kind;
+
+      if (nl == NULL && from > start)
+        break;
+      kind = span_classify_line (self, line, line_end, &last);
+      if (kind == SPAN_LINE_STOP)
+        return;
+      have_last = kind == SPAN_LINE_EVENT;
+      end = nl;
+    }
+  if (!have_last || last < first)
+    return;
+
+  self->info->span_first = first;
+  self->info->span_last = last;
+}
+
 /* Opening and probing ---------------------------------------------------------- */
 
 static gboolean
@@ -1517,6 +1658,7 @@ strata_ftrace_text_source_open (StrataSource  *source,
   StrataSourceInfo *info = strata_source_get_info_mutable (source);
   gboolean saw_columns = FALSE;
   gboolean saw_other_layout = FALSE;
+  gboolean regular;
   struct stat st;
 
   self->path = g_strdup (path);
@@ -1549,9 +1691,11 @@ strata_ftrace_text_source_open (StrataSource  *source,
       return FALSE;
     }
 
+  regular = fstat (self->fd, &st) == 0 && S_ISREG (st.st_mode);
+
   /* Most fixtures and pasted traces are small; do not hold a megabyte for
    * them. */
-  if (fstat (self->fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size < BLOCK_SIZE)
+  if (regular && st.st_size < BLOCK_SIZE)
     self->buf_alloc = MAX (st.st_size + 1, 4096);
   else
     self->buf_alloc = BLOCK_SIZE;
@@ -1600,6 +1744,10 @@ strata_ftrace_text_source_open (StrataSource  *source,
                    path, self->tracer ? self->tracer : "unknown");
       return FALSE;
     }
+
+  /* The ends of a pipe cannot be read ahead of the reader. */
+  if (regular && !self->done)
+    span_hint_read (self, self->buf_offset + self->buf_pos, st.st_size);
 
   return TRUE;
 }

@@ -29,6 +29,10 @@
  * PERF_RECORD_SWITCH(_CPU_WIDE) records stand in for it, and FORK, COMM
  * (exec) and EXIT records for the sched_process_* tracepoints.
  *
+ * The span hint is the samples' span that perf record writes in the
+ * HEADER_SAMPLE_TIME feature of a file (not of a pipe); the other records'
+ * times (COMM, FORK, EXIT, SWITCH ...) may lie outside it.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -2824,6 +2828,26 @@ parse_feature (StrataPerfSource  *self,
         {
           g_free (info->clock);
           info->clock = g_strdup (clock_name ((gint32) rd32 (self, p + 4)));
+        }
+      break;
+
+    case PERF_FEAT_SAMPLE_TIME:
+      /* The times of the first and last samples, which perf record finds
+       * by processing the file once it is written (for build ids), so a
+       * file it did not process (-z, --no-buildid) says 0 and 0. A pipe
+       * has its features before its samples: it can say nothing. The
+       * reader gives an event its sample's time as it is, so the hint is
+       * in the same clock. */
+      if (!self->pipe && len >= 16)
+        {
+          guint64 first = rd64 (self, p);
+          guint64 last = rd64 (self, p + 8);
+
+          if ((first != 0 || last != 0) && first <= last)
+            {
+              info->span_first = (gint64) MIN (first, (guint64) G_MAXINT64);
+              info->span_last = (gint64) MIN (last, (guint64) G_MAXINT64);
+            }
         }
       break;
 

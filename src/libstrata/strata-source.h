@@ -36,8 +36,9 @@ typedef struct
   gint64     first_ts;        /* G_MAXINT64 until an event was read */
   gint64     last_ts;         /* G_MININT64 until an event was read */
   /* What the file says of its time span before it is read (the times of
-   * its first and last events, from its headers or its two ends), or
-   * G_MAXINT64 and G_MININT64 when it says nothing. A hint, set at open:
+   * its first and last events, from its two ends; for perf.data, of its
+   * first and last samples, from HEADER_SAMPLE_TIME), or G_MAXINT64 and
+   * G_MININT64 when it says nothing. A hint, set at open:
    * the zoom tree builds its level 0 in the pass when it has one
    * (strata_zoom_tree_set_span_hint()), and is right without it. */
   gint64     span_first;
