@@ -179,9 +179,13 @@ test_trace_dat_generated (void)
   const char *gen = g_getenv ("STRATA_GEN_TRACE");
   static const char * const compressions[] = { "zstd", "none" };
 
-  if (gen == NULL || !g_file_test (gen, G_FILE_TEST_IS_EXECUTABLE))
+  g_assert_nonnull (gen);
+  g_assert_true (g_file_test (gen, G_FILE_TEST_IS_EXECUTABLE));
+  /* It takes the event formats from this machine's tracefs. */
+  if (!g_file_test ("/sys/kernel/tracing/events/header_page", G_FILE_TEST_EXISTS) &&
+      !g_file_test ("/sys/kernel/debug/tracing/events/header_page", G_FILE_TEST_EXISTS))
     {
-      g_test_skip ("strata-gen-trace is not built (-Dbench=false)");
+      g_test_skip ("no tracefs here: strata-gen-trace takes its event formats from it");
       return;
     }
 
@@ -197,17 +201,15 @@ test_trace_dat_generated (void)
       int status = 0;
       Reading r = { 0 };
 
-      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+      /* In the sanitizer build the generator is sanitized too, and
+       * libtraceevent keeps a few bytes until exit. */
+      g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+
+      g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
                     NULL, &err, &status, &error);
       g_assert_no_error (error);
       if (!g_spawn_check_wait_status (status, NULL))
-        {
-          g_autofree char *why = g_strdup_printf ("strata-gen-trace failed: %s", err);
-
-          /* It takes the event formats from this machine's tracefs. */
-          g_test_skip (why);
-          return;
-        }
+        g_error ("strata-gen-trace failed: %s", err);
 
       read_file (path, &r);
       g_assert_no_error (r.error);
