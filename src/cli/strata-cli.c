@@ -119,8 +119,6 @@ strata_cli_zoom_option_group (StrataCliZoomOptions *options)
       "Activities that make a chunk dense enough to pre-calculate (default 1000)", "T" },
     { "buffers", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How buffers are cut: adaptive (default), interval:NS or count:N", "HOW" },
-    { "threads", 0, 0, G_OPTION_ARG_INT, NULL,
-      "Threads for the levels' aggregators (0: one per core, at most 4; default 1)", "N" },
     { "min-reduction", 0, 0, G_OPTION_ARG_INT, NULL,
       "Store a dense chunk only if aggregation divides its items by R (default 2; 1 stores all)", "R" },
     { NULL }
@@ -133,7 +131,6 @@ strata_cli_zoom_option_group (StrataCliZoomOptions *options)
   options->chunk_pixels = defaults.pixels_per_chunk;
   options->density = defaults.density_threshold;
   options->buffers = NULL;
-  options->threads = defaults.n_threads;
   options->min_reduction = defaults.min_reduction;
 
   target = options;
@@ -141,8 +138,7 @@ strata_cli_zoom_option_group (StrataCliZoomOptions *options)
   entries[1].arg_data = &target->chunk_pixels;
   entries[2].arg_data = &target->density;
   entries[3].arg_data = &target->buffers;
-  entries[4].arg_data = &target->threads;
-  entries[5].arg_data = &target->min_reduction;
+  entries[4].arg_data = &target->min_reduction;
 
   group = g_option_group_new ("zoom", "Zoom tree options:", "Show the zoom tree's options", NULL, NULL);
   g_option_group_add_entries (group, entries);
@@ -161,14 +157,12 @@ zoom_params_from_options (const StrataCliZoomOptions  *options,
     return TRUE;
 
   if (options->zoom_factor <= 0 || options->chunk_pixels <= 0 || options->density <= 0 ||
-      options->threads < 0 || options->min_reduction <= 0)
+      options->min_reduction <= 0)
     {
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
-                   "--zoom-factor, --chunk-pixels, --density and --min-reduction must be positive, "
-                   "--threads not negative");
+                   "--zoom-factor, --chunk-pixels, --density and --min-reduction must be positive");
       return FALSE;
     }
-  params->n_threads = options->threads;
   params->min_reduction = options->min_reduction;
   params->zoom_factor = options->zoom_factor;
   params->pixels_per_chunk = options->chunk_pixels;

@@ -39,14 +39,13 @@ const char  *strata_cli_parse_file_args (const char         *command,
 StrataTrace *strata_cli_load_trace (const char   *path);
 
 /* The zoom-tree parameters every command that builds a tree accepts:
- * --zoom-factor, --chunk-pixels, --density, --buffers, --threads, --min-reduction. */
+ * --zoom-factor, --chunk-pixels, --density, --buffers, --min-reduction. */
 typedef struct
 {
   int   zoom_factor;
   int   chunk_pixels;
   int   density;
   char *buffers;
-  int   threads;
   int   min_reduction;
 } StrataCliZoomOptions;
 

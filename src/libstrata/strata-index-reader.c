@@ -464,7 +464,6 @@ strata_index_open_map (StrataIndexMap             *map,
   tree_params.buffer_count = h->buffer_count;
   tree_params.min_reduction = h->min_reduction;
   if (params != NULL)
-    tree_params.n_threads = params->n_threads;
 
   if (h->first <= h->last &&
       (h->first < 0 || h->last >= (G_GINT64_CONSTANT (1) << 62)))

@@ -39,9 +39,10 @@
  * (strata_zoom_tree_set_span_hint()).
  *
  * What the build costs. Every active level sees every piece, so the work
- * per piece and level is kept small: a piece's lane is found once per
- * buffer (a dense id; each level finds its state for the id in a small
- * table of the lanes its current chunk touched, the states recycled from
+ * per piece and level is kept small: a buffer's pieces go to all the
+ * active levels in one walk (consume()), a piece's lane found once, as
+ * the slot its id has while some level has it open; each level finds its
+ * state at that slot of a small array of places, the states recycled from
  * chunk to chunk, so they follow one chunk's lanes and not every lane
  * ever seen; and when the model says a thread is gone, its lanes are
  * flushed into the chunk's output at once and their states recycled, so a
@@ -248,7 +249,8 @@ typedef struct
   guint32            channel;
   guint8             lane;
   guint32            id;        /* its lane id, while it holds one */
-  guint32            entry;     /* its place in the level's lane table */
+  guint32            slot;      /* its id's slot (slot_for()) */
+  guint32            place;     /* where it is in the level's blocks */
   guint32            pos;       /* its place in the level's touched array */
   /* A counting chunk's: what its items would be. */
   gboolean           starts;
@@ -283,13 +285,6 @@ typedef struct
   GArray *channels;   /* guint32, the channels it stores */
 } Deferred;
 
-/* A level's lane table: lane id + 1 (0: empty) -> its state. */
-typedef struct
-{
-  guint32  key;
-  Lane    *lane;
-} LaneEntry;
-
 typedef struct
 {
   gint64     threshold;
@@ -301,15 +296,14 @@ typedef struct
    * for the next chunk's lanes, and a level holds as many as one chunk
    * touches, not one per lane ever seen (a lane per thread generation per
    * level was a hundred MB on 5M events). In blocks of LANE_BLOCK, so
-   * they do not move; a lane id finds its state through the table (open
-   * addressing, at most half full, emptied as the chunk ends). */
-  Lane     **lane_blocks;    /* by slot / LANE_BLOCK */
+   * they do not move; a lane finds its state through the slot the tree
+   * gave its id (slot_for()): the state's place + 1 by slot, 0: none. */
+  Lane     **lane_blocks;    /* by place / LANE_BLOCK */
   guint      n_lane_blocks;
-  LaneEntry *lane_table;
-  guint      lane_table_bits;
   guint      n_lane_states;  /* made so far: the most open at once */
-  guint      n_taken;        /* slots handed out in the current chunk */
+  guint      n_taken;        /* places handed out in the current chunk */
   GPtrArray *free_lanes;     /* Lane *, closed in the current chunk, free */
+  GArray    *place_of;       /* guint32 by slot */
   GArray    *closed;         /* ClosedLane, of the current chunk */
   /* The lanes' output for the current chunk, emptied when it ends: the
    * same memory serves every chunk (vectors of their own per lane grew
@@ -351,9 +345,6 @@ typedef struct
   StrataPackedArray **record_items;
   gint64     max_index;        /* the last chunk index inside 0..2^62 ns */
 } Level;
-
-static void lane_table_reserve (Level *level,
-                                guint  n);
 
 /* A buffer on its way to the aggregators: every piece overlapping [b, e),
  * clipped, and each one's lane id. */
@@ -415,6 +406,14 @@ struct _StrataZoomTree
                                    * channel's place * N_LANES + lane: id + 1, or 0 */
   GArray              *ids_closed; /* guint16 per page: its channels closed */
   guint32              n_lane_ids;
+
+  /* The levels' side of the lane ids (the thread that runs the levels
+   * alone touches them): the slot where each id's states are, while a
+   * level has the lane open (slot + 1 by id, 0: none), how many levels
+   * have each slot's lane open, and the slots free again. */
+  GArray              *slot_of;     /* guint32 by lane id */
+  GArray              *slot_refs;   /* guint32 by slot */
+  GArray              *free_slots;  /* guint32 */
   gint64               horizon;
   gint64               cut;
   gint64               first_cut;
@@ -434,17 +433,6 @@ struct _StrataZoomTree
   StrataZoomBufferFunc buffer_func;
   gpointer             buffer_data;
 
-  /* Aggregator threads: each takes every n_workers-th active level of a
-   * buffer; the builder thread is worker 0. */
-  guint                n_workers;
-  GThread            **workers;
-  GMutex               work_lock;
-  GCond                work_cond;
-  GCond                done_cond;
-  guint64              work_generation;
-  guint                work_pending;
-  gboolean             work_quit;
-  const Buffer        *work_buffer;
   GMutex               arena_lock;
 
   /* Chunks spilled during the pass (chunk_alloc(), chunk_count()): once
@@ -480,7 +468,6 @@ struct _StrataZoomTree
   Buffer               quit;
 };
 
-static void stop_workers (StrataZoomTree *self);
 static void release_build_state (StrataZoomTree *self);
 static void stop_aggregator (StrataZoomTree *self);
 
@@ -504,7 +491,6 @@ strata_zoom_params_init (StrataZoomParams *params)
   params->buffer_interval = 25 * G_GINT64_CONSTANT (1000000);
   params->buffer_count = STRATA_ZOOM_DEFAULT_DENSITY;
   /* Two threads did not pay on a 2-core machine: see bench/RESULTS-zoom-tree.md. */
-  params->n_threads = 1;
   params->min_reduction = 2;
   /* The levels take a buffer while the model makes the next, so the pass
    * costs the larger of the two stages, not their sum, where a core is
@@ -572,8 +558,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->threshold = strata_zoom_geometry_pixel (&self->ranks, r);
       level->touched = g_ptr_array_new ();
       level->free_lanes = g_ptr_array_new ();
+      level->place_of = g_array_new (FALSE, TRUE, sizeof (guint32));
       level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
-      lane_table_reserve (level, 0);
       level->chunk = -1;
       level->first_chunk = -1;
       level->memo_index = -1;
@@ -589,12 +575,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint32));
     }
 
-  g_mutex_init (&self->work_lock);
-  g_cond_init (&self->work_cond);
-  g_cond_init (&self->done_cond);
   g_mutex_init (&self->arena_lock);
   g_mutex_init (&self->piece_lock);
-  self->n_workers = 1;
   self->arena = g_ptr_array_new_with_free_func (free);
   self->big = g_ptr_array_new_with_free_func (g_free);
   self->raw = strata_raw_store_new ();
@@ -628,6 +610,9 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->buffer = &self->buffers[0];
   self->lane_ids = g_ptr_array_new_with_free_func (g_free);
   self->ids_closed = g_array_new (FALSE, TRUE, sizeof (guint16));
+  self->slot_of = g_array_new (FALSE, TRUE, sizeof (guint32));
+  self->slot_refs = g_array_new (FALSE, TRUE, sizeof (guint32));
+  self->free_slots = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->horizon = G_MININT64;
   self->wait_horizon = G_MAXINT64;
   self->first = G_MAXINT64;
@@ -712,8 +697,6 @@ lane_blocks_free (Level *level)
     }
   g_clear_pointer (&level->lane_blocks, g_free);
   level->n_lane_blocks = 0;
-  g_clear_pointer (&level->lane_table, g_free);
-  level->lane_table_bits = 0;
 }
 
 void
@@ -723,10 +706,6 @@ strata_zoom_tree_free (StrataZoomTree *self)
     return;
 
   stop_aggregator (self);
-  stop_workers (self);
-  g_mutex_clear (&self->work_lock);
-  g_cond_clear (&self->work_cond);
-  g_cond_clear (&self->done_cond);
   g_mutex_clear (&self->arena_lock);
 
   for (guint r = 0; r < self->n_ranks; r++)
@@ -743,6 +722,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
         close (level->spill_fd);
       g_ptr_array_unref (level->touched);
       g_ptr_array_unref (level->free_lanes);
+      g_array_unref (level->place_of);
       g_array_unref (level->closed);
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
@@ -785,6 +765,9 @@ strata_zoom_tree_free (StrataZoomTree *self)
     }
   g_clear_pointer (&self->lane_ids, g_ptr_array_unref);
   g_clear_pointer (&self->ids_closed, g_array_unref);
+  g_clear_pointer (&self->slot_of, g_array_unref);
+  g_clear_pointer (&self->slot_refs, g_array_unref);
+  g_clear_pointer (&self->free_slots, g_array_unref);
   g_clear_pointer (&self->closing, g_array_unref);
   g_clear_pointer (&self->sealing, g_array_unref);
   g_free (self);
@@ -977,50 +960,58 @@ remember (StrataZoomTree *self,
   self->levels[rank].memo = decision;
 }
 
-static inline guint
-lane_hash (guint32 id,
-           guint   bits)
+/* The slot of lane @id's states, handed out the first time a level
+ * takes the lane (slots are dense, so the levels' states are in a few
+ * blocks, and every level finds a lane's state at the same place: a
+ * piece's lane is found once for all the levels, not in a table of each
+ * level's, whose probes missed the cache once per piece and level). */
+static inline guint32
+slot_for (StrataZoomTree *self,
+          guint32         id)
 {
-  return (guint) ((id * 2654435761u) >> (32 - bits));
-}
+  guint32 *slot_of;
 
-/* The table grown to stay at most half full with @n lanes. */
-static void
-lane_table_reserve (Level *level,
-                    guint  n)
-{
-  guint bits = MAX (level->lane_table_bits, 6);
-  Lane **touched = (Lane **) level->touched->pdata;
-
-  while ((G_GUINT64_CONSTANT (1) << bits) < 2 * (guint64) n)
-    bits++;
-  if (bits == level->lane_table_bits)
-    return;
-
-  g_free (level->lane_table);
-  level->lane_table = g_new0 (LaneEntry, (gsize) 1 << bits);
-  level->lane_table_bits = bits;
-  for (guint i = 0; i < level->touched->len; i++)
+  if G_UNLIKELY (id >= self->slot_of->len)
+    g_array_set_size (self->slot_of, MAX (id + 1, 2 * self->slot_of->len));
+  slot_of = (guint32 *)(gpointer) self->slot_of->data;
+  if G_UNLIKELY (slot_of[id] == 0)
     {
-      guint mask = (1u << bits) - 1;
-      guint h = lane_hash (touched[i]->id, bits);
+      guint32 slot;
 
-      while (level->lane_table[h].key != 0)
-        h = (h + 1) & mask;
-      level->lane_table[h].key = touched[i]->id + 1;
-      level->lane_table[h].lane = touched[i];
-      touched[i]->entry = h;
+      if (self->free_slots->len > 0)
+        {
+          slot = g_array_index (self->free_slots, guint32, self->free_slots->len - 1);
+          g_array_set_size (self->free_slots, self->free_slots->len - 1);
+        }
+      else
+        {
+          slot = self->slot_refs->len;
+          g_array_set_size (self->slot_refs, slot + 1);
+        }
+      slot_of[id] = slot + 1;
     }
+  return slot_of[id] - 1;
 }
 
-/* The state for lane @id, which the current chunk has not touched yet:
- * the next free one (one a closed lane gave back, a lane of an earlier
- * chunk, its run flushed, or a fresh one), at @entry of the table. */
+/* The slot that lane @id has, or G_MAXUINT32 when no level has it open. */
+static inline guint32
+slot_known (StrataZoomTree *self,
+            guint32         id)
+{
+  if (id >= self->slot_of->len || g_array_index (self->slot_of, guint32, id) == 0)
+    return G_MAXUINT32;
+  return g_array_index (self->slot_of, guint32, id) - 1;
+}
+
+/* The state for lane @id, at @slot, which the current chunk has not
+ * touched yet: the next free one (one a closed lane gave back, a lane of
+ * an earlier chunk, its run flushed, or a fresh one). */
 static Lane *
-take_lane (Level                *level,
+take_lane (StrataZoomTree       *self,
+           Level                *level,
+           guint32               slot,
            guint32               id,
-           const StrataActivity *piece,
-           guint                 entry)
+           const StrataActivity *piece)
 {
   Lane *lane;
 
@@ -1028,8 +1019,8 @@ take_lane (Level                *level,
     lane = g_ptr_array_steal_index_fast (level->free_lanes, level->free_lanes->len - 1);
   else
     {
-      guint slot = level->n_taken++;
-      guint b = slot / LANE_BLOCK;
+      guint place = level->n_taken++;
+      guint b = place / LANE_BLOCK;
 
       if (b >= level->n_lane_blocks)
         {
@@ -1042,95 +1033,75 @@ take_lane (Level                *level,
       if (level->lane_blocks[b] == NULL)
         level->lane_blocks[b] = g_new0 (Lane, LANE_BLOCK);
 
-      lane = &level->lane_blocks[b][slot % LANE_BLOCK];
+      lane = &level->lane_blocks[b][place % LANE_BLOCK];
+      lane->place = place;
       if (lane->run.threshold == 0)
         {
           strata_aggregate_run_init (&lane->run, level->threshold);
           level->n_lane_states++;
         }
     }
-  g_assert (!lane->has_held && !lane->run.open && lane->first_seg == NULL && lane->n_items == 0);
+  g_assert (!lane->touched && !lane->has_held && !lane->run.open && lane->first_seg == NULL && lane->n_items == 0);
   lane->channel = piece->channel;
   lane->lane = strata_zoom_lane_of (piece);
   lane->id = id;
-  lane->entry = entry;
+  lane->slot = slot;
   lane->pos = level->touched->len;
   lane->touched = TRUE;
-  level->lane_table[entry].key = id + 1;
-  level->lane_table[entry].lane = lane;
   g_ptr_array_add (level->touched, lane);
-
-  if G_UNLIKELY (2 * (guint64) level->touched->len > (G_GUINT64_CONSTANT (1) << level->lane_table_bits))
-    lane_table_reserve (level, level->touched->len);
+  if (slot >= level->place_of->len)
+    g_array_set_size (level->place_of, MAX (slot + 1, 2 * level->place_of->len));
+  g_array_index (level->place_of, guint32, slot) = lane->place + 1;
+  g_array_index (self->slot_refs, guint32, slot)++;
 
   return lane;
 }
 
-/* The lane with id @id at @level, its state taken the first time the
+/* The lane with id @id at @level, at @slot, taken the first time the
  * current chunk touches it. */
 static inline Lane *
-get_lane (Level                *level,
+get_lane (StrataZoomTree       *self,
+          Level                *level,
+          guint32               slot,
           guint32               id,
           const StrataActivity *piece)
 {
-  guint mask = (1u << level->lane_table_bits) - 1;
-  guint h = lane_hash (id, level->lane_table_bits);
+  guint32 place;
 
-  for (;;)
-    {
-      const LaneEntry *e = &level->lane_table[h];
-
-      if G_LIKELY (e->key == id + 1)
-        return e->lane;
-      if (e->key == 0)
-        return take_lane (level, id, piece, h);
-      h = (h + 1) & mask;
-    }
+  if G_LIKELY (slot < level->place_of->len &&
+               (place = g_array_index (level->place_of, guint32, slot)) != 0)
+    return &level->lane_blocks[(place - 1) / LANE_BLOCK][(place - 1) % LANE_BLOCK];
+  return take_lane (self, level, slot, id, piece);
 }
 
 /* The open lane with id @id in the current chunk, or NULL. */
 static Lane *
-find_lane (Level   *level,
-           guint32  id)
+find_lane (StrataZoomTree *self,
+           Level          *level,
+           guint32         id)
 {
-  guint mask = (1u << level->lane_table_bits) - 1;
-  guint h = lane_hash (id, level->lane_table_bits);
+  guint32 slot = slot_known (self, id), place;
 
-  for (;;)
-    {
-      const LaneEntry *e = &level->lane_table[h];
-
-      if (e->key == id + 1)
-        return e->lane;
-      if (e->key == 0)
-        return NULL;
-      h = (h + 1) & mask;
-    }
+  if (slot == G_MAXUINT32 || slot >= level->place_of->len ||
+      (place = g_array_index (level->place_of, guint32, slot)) == 0)
+    return NULL;
+  return &level->lane_blocks[(place - 1) / LANE_BLOCK][(place - 1) % LANE_BLOCK];
 }
 
-/* @lane leaves the table (linear probing: the entries after it that
- * hashed at or before its place move back, so no look-up stops short). */
+/* A level let go of the lane at @slot: when none holds it, the slot is
+ * free for another lane id. */
 static void
-lane_table_remove (Level *level,
-                   Lane  *lane)
+slot_release (StrataZoomTree *self,
+              guint32         slot,
+              guint32         id)
 {
-  guint bits = level->lane_table_bits;
-  guint mask = (1u << bits) - 1;
-  guint i = lane->entry;
+  guint32 *refs = &g_array_index (self->slot_refs, guint32, slot);
 
-  level->lane_table[i].key = 0;
-  for (guint j = (i + 1) & mask; level->lane_table[j].key != 0; j = (j + 1) & mask)
-    {
-      guint h = lane_hash (level->lane_table[j].key - 1, bits);
-
-      if (((j - h) & mask) >= ((j - i) & mask))
-        {
-          level->lane_table[i] = level->lane_table[j];
-          level->lane_table[i].lane->entry = i;
-          level->lane_table[j].key = 0;
-          i = j;
-        }
-    }
+  g_assert (*refs > 0);
+  if (--*refs > 0)
+    return;
+  g_array_index (self->slot_of, guint32, id) = 0;
+  g_array_append_val (self->free_slots, slot);
 }
 
 /* The id of @channel's lane @l: ids are dense, in the order lanes are
@@ -1592,8 +1563,9 @@ lane_empty (Lane *lane)
  * counted chunk), what it made is kept as a ClosedLane, and its state is
  * free for another lane. */
 static void
-lane_close (Level *level,
-            Lane  *lane)
+lane_close (StrataZoomTree *self,
+            Level          *level,
+            Lane           *lane)
 {
   ClosedLane c = { NULL, 0, lane->channel, 0, 0, 0, lane->lane, FALSE };
   Lane *last;
@@ -1625,7 +1597,6 @@ lane_close (Level *level,
     }
   g_array_append_val (level->closed, c);
 
-  lane_table_remove (level, lane);
   last = g_ptr_array_index (level->touched, level->touched->len - 1);
   g_ptr_array_index (level->touched, lane->pos) = last;
   last->pos = lane->pos;
@@ -1639,6 +1610,8 @@ lane_close (Level *level,
   lane_empty (lane);
   if (lane->run.keys_alloc > LANE_KEEP_KEYS || lane->run.n_slots > 0)
     strata_aggregate_run_clear (&lane->run);
+  g_array_index (level->place_of, guint32, lane->slot) = 0;
+  slot_release (self, lane->slot, lane->id);
   g_ptr_array_add (level->free_lanes, lane);
 }
 
@@ -1655,10 +1628,11 @@ by_closed_channel_then_lane (gconstpointer pa,
 }
 
 static void
-lanes_close_all (Level *level)
+lanes_close_all (StrataZoomTree *self,
+                 Level          *level)
 {
   while (level->touched->len > 0)
-    lane_close (level, g_ptr_array_index (level->touched, level->touched->len - 1));
+    lane_close (self, level, g_ptr_array_index (level->touched, level->touched->len - 1));
   if (level->closed->len > 1)
     g_array_sort (level->closed, by_closed_channel_then_lane);
 }
@@ -2010,7 +1984,7 @@ level_finish_count (StrataZoomTree *self,
   guint64 members = 0, n_items = 0;
   guint i = 0;
 
-  lanes_close_all (level);
+  lanes_close_all (self, level);
   closed = (const ClosedLane *)(gpointer) level->closed->data;
   n_closed = level->closed->len;
 
@@ -2084,7 +2058,7 @@ level_finish_chunk (StrataZoomTree *self,
     }
 
   g_array_set_size (spans, 0);
-  lanes_close_all (level);
+  lanes_close_all (self, level);
   closed = (ClosedLane *)(gpointer) level->closed->data;
   n_closed = level->closed->len;
 
@@ -2219,12 +2193,10 @@ level_finish_chunk (StrataZoomTree *self,
  * piece that a buffer cut split from its beginning is joined to it first,
  * so the triviality rule sees the activity's whole length in the chunk. */
 static inline void
-level_offer (Level                *level,
-             const StrataActivity *piece,
-             guint32               id)
+lane_offer (Level                *level,
+            Lane                 *lane,
+            const StrataActivity *piece)
 {
-  Lane *lane = get_lane (level, id, piece);
-
   if (lane->has_held)
     {
       if ((lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) &&
@@ -2251,6 +2223,15 @@ level_offer (Level                *level,
 
   lane->held = *piece;
   lane->has_held = TRUE;
+}
+
+static inline void
+level_offer (StrataZoomTree       *self,
+             Level                *level,
+             const StrataActivity *piece,
+             guint32               id)
+{
+  lane_offer (level, get_lane (self, level, slot_for (self, id), id, piece), piece);
 }
 
 /* One level's aggregator consumes the buffer [b, e): chunk by chunk, the
@@ -2318,7 +2299,7 @@ level_consume (StrataZoomTree *self,
           /* The whole buffer lies in the chunk (always so for adaptive
            * buffers): its pieces, clipped to the buffer, need no more. */
           for (guint i = 0; i < n; i++)
-            level_offer (level, &pieces[i], lanes[i]);
+            level_offer (self, level, &pieces[i], lanes[i]);
         }
       else if (level->chunk_active)
         {
@@ -2329,7 +2310,7 @@ level_consume (StrataZoomTree *self,
               if (!strata_activity_overlaps (&piece, MAX (t, cs), seg_end))
                 continue;
               strata_activity_clip (&piece, cs, ce);
-              level_offer (level, &piece, lanes[i]);
+              level_offer (self, level, &piece, lanes[i]);
             }
         }
 
@@ -2343,10 +2324,10 @@ level_consume (StrataZoomTree *self,
   if (level->chunk >= 0 && level->touched->len > 0)
     for (guint i = 0; i < buffer->closes->len; i++)
       {
-        Lane *lane = find_lane (level, g_array_index (buffer->closes, guint32, i));
+        Lane *lane = find_lane (self, level, g_array_index (buffer->closes, guint32, i));
 
         if (lane != NULL)
-          lane_close (level, lane);
+          lane_close (self, level, lane);
       }
 }
 
@@ -2462,122 +2443,101 @@ next_cut (StrataZoomTree *self,
   return e;
 }
 
-/* Worker @w's share of a buffer: every n_workers-th rank. */
+/* The levels' share of an adaptive buffer, a rank at a time: where a
+ * rank's chunk changes, where it ends, and the lanes that close. */
 static void
-consume_share (StrataZoomTree *self,
-               guint           w,
-               const Buffer   *buffer)
+adaptive_begin (StrataZoomTree *self,
+                guint           rank,
+                const Buffer   *buffer)
 {
-  for (guint r = w; r < self->n_ranks; r += self->n_workers)
-    level_consume (self, r, buffer);
-}
+  Level *level = &self->levels[rank];
+  gint64 index = strata_zoom_geometry_chunk_index (&self->ranks, rank, buffer->b);
 
-typedef struct
-{
-  StrataZoomTree *tree;
-  guint           id;
-} Worker;
-
-static gpointer
-worker_main (gpointer data)
-{
-  Worker *worker = data;
-  StrataZoomTree *self = worker->tree;
-  guint64 seen = 0;
-
-  g_mutex_lock (&self->work_lock);
-  for (;;)
+  /* An adaptive buffer lies inside one sparse chunk of the stack's top
+   * rank, so every finer chunk in it is sparse too; inside one dense
+   * chunk of each rank above it, which find_stack_top() found dense. */
+  if ((gint) rank >= buffer->stack_top)
     {
-      const Buffer *buffer;
-
-      while (!self->work_quit && self->work_generation == seen)
-        g_cond_wait (&self->work_cond, &self->work_lock);
-      if (self->work_quit)
-        break;
-      seen = self->work_generation;
-      buffer = self->work_buffer;
-      g_mutex_unlock (&self->work_lock);
-
-      consume_share (self, worker->id, buffer);
-
-      g_mutex_lock (&self->work_lock);
-      if (--self->work_pending == 0)
-        g_cond_signal (&self->done_cond);
+      level_finish_chunk (self, level);
+      return;
     }
-  g_mutex_unlock (&self->work_lock);
+  if (level->chunk == index)
+    return;
 
-  g_free (worker);
-  return NULL;
+  level_finish_chunk (self, level);
+  g_assert (self->pipelined || decide (self, rank, index) == DECISION_DENSE);
+  if (!self->pipelined)
+    remember (self, rank, index, DECISION_DENSE);
+  level->chunk = index;
+  level->chunk_active = index != level->first_chunk;
+  /* Where the level's last chunk did not pay, it is likely this one will
+   * not either: count it only (level_finish_count()). */
+  level->counting = level->chunk_active && level->last_plain;
 }
 
-/* Every level consumes the buffer. The levels are independent in adaptive
- * mode (each rank's decision at the cut is remembered before they start,
- * and a buffer lies inside one chunk of every active rank), so they run in
- * parallel there; the fixed criteria, whose levels look at their parents'
- * decisions, run them in order. */
 static void
-consume_in_parallel (StrataZoomTree *self,
-                     const Buffer   *buffer)
+adaptive_end (StrataZoomTree *self,
+              guint           rank,
+              const Buffer   *buffer)
 {
-  guint active = buffer->stack_top < 0 ? self->n_ranks : (guint) buffer->stack_top;
+  Level *level = &self->levels[rank];
 
-  if (self->n_workers <= 1 || self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE ||
-      active < 2 || buffer->pieces->len < 64)
+  if (level->chunk >= 0 &&
+      buffer->e == strata_zoom_geometry_chunk_start (&self->ranks, rank, level->chunk + 1))
+    level_finish_chunk (self, level);
+
+  /* The lanes of channels that get nothing after this buffer: their
+   * output in the chunk is final, their states free. */
+  if (level->chunk >= 0 && level->touched->len > 0)
+    for (guint i = 0; i < buffer->closes->len; i++)
+      {
+        Lane *lane = find_lane (self, level, g_array_index (buffer->closes, guint32, i));
+
+        if (lane != NULL)
+          lane_close (self, level, lane);
+      }
+}
+
+/* Every level consumes the buffer. An adaptive buffer lies inside one
+ * chunk of every active rank, so its pieces go to every such rank in one
+ * walk: each piece's lane is found once, and its states at the ranks are
+ * at one slot of each (the ranks are independent, so this is what each
+ * consuming the buffer in turn would make). The fixed criteria, whose
+ * buffers can cross chunks, run the ranks in turn. */
+static void
+consume (StrataZoomTree *self,
+         const Buffer   *buffer)
+{
+  const StrataActivity *pieces = (const StrataActivity *)(gpointer) buffer->pieces->data;
+  const guint32 *ids = (const guint32 *)(gpointer) buffer->lanes->data;
+  Level *active[MAX_RANKS];
+  guint n_active = 0, n = buffer->pieces->len;
+
+  if (self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE)
     {
       for (guint r = 0; r < self->n_ranks; r++)
         level_consume (self, r, buffer);
       return;
     }
 
-  g_mutex_lock (&self->work_lock);
-  self->work_buffer = buffer;
-  self->work_pending = self->n_workers - 1;
-  self->work_generation++;
-  g_cond_broadcast (&self->work_cond);
-  g_mutex_unlock (&self->work_lock);
-
-  consume_share (self, 0, buffer);
-
-  g_mutex_lock (&self->work_lock);
-  while (self->work_pending > 0)
-    g_cond_wait (&self->done_cond, &self->work_lock);
-  g_mutex_unlock (&self->work_lock);
-}
-
-static void
-start_workers (StrataZoomTree *self)
-{
-  guint n = self->params.n_threads;
-
-  if (n == 0)
-    n = CLAMP (g_get_num_processors (), 1, 4);
-  self->n_workers = n;
-  self->workers = g_new0 (GThread *, n);
-  for (guint w = 1; w < n; w++)
+  for (guint r = 0; r < self->n_ranks; r++)
     {
-      Worker *worker = g_new (Worker, 1);
-
-      worker->tree = self;
-      worker->id = w;
-      self->workers[w] = g_thread_new ("strata-aggregator", worker_main, worker);
+      adaptive_begin (self, r, buffer);
+      if ((gint) r < buffer->stack_top && self->levels[r].chunk_active)
+        active[n_active++] = &self->levels[r];
     }
-}
 
-static void
-stop_workers (StrataZoomTree *self)
-{
-  if (self->workers == NULL)
-    return;
+  if (n_active > 0)
+    for (guint i = 0; i < n; i++)
+      {
+        guint32 slot = slot_for (self, ids[i]);
 
-  g_mutex_lock (&self->work_lock);
-  self->work_quit = TRUE;
-  g_cond_broadcast (&self->work_cond);
-  g_mutex_unlock (&self->work_lock);
+        for (guint k = 0; k < n_active; k++)
+          lane_offer (active[k], get_lane (self, active[k], slot, ids[i], &pieces[i]), &pieces[i]);
+      }
 
-  for (guint w = 1; w < self->n_workers; w++)
-    g_thread_join (self->workers[w]);
-  g_clear_pointer (&self->workers, g_free);
-  self->n_workers = 1;
+  for (guint r = 0; r < self->n_ranks; r++)
+    adaptive_end (self, r, buffer);
 }
 
 static gpointer
@@ -2591,8 +2551,7 @@ aggregator_main (gpointer data)
 
       if (buffer == &self->quit)
         break;
-      for (guint r = 0; r < self->n_ranks; r++)
-        level_consume (self, r, buffer);
+      consume (self, buffer);
       g_async_queue_push (self->free, buffer);
     }
 
@@ -2608,7 +2567,7 @@ static void
 start_aggregator (StrataZoomTree *self)
 {
   if (!self->params.pipelined || self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE ||
-      self->n_workers > 1 || self->buffer_func != NULL)
+      self->buffer_func != NULL)
     return;
 
   self->pipelined = TRUE;
@@ -2743,7 +2702,7 @@ deliver (StrataZoomTree *self,
       self->buffer = NULL;
     }
   else
-    consume_in_parallel (self, self->buffer);
+    consume (self, self->buffer);
 
   /* At the first cut every rank's first chunk was decided: those from the
    * stack's top on hold fewer than T starts. */
@@ -2984,7 +2943,6 @@ form_buffers (StrataZoomTree *self)
         return;
       self->cut = self->first_cut = first;
       self->started = TRUE;
-      start_workers (self);
       start_aggregator (self);
       self->hint_root = hinted_root (self, first);
       for (guint r = 0; r < self->n_ranks; r++)
@@ -3285,7 +3243,6 @@ strata_zoom_tree_finish (StrataZoomTree *self)
 
   form_buffers (self);
   stop_aggregator (self);
-  stop_workers (self);
 
   for (guint r = 0; r < self->n_ranks; r++)
     {
@@ -3345,9 +3302,10 @@ release_build_state (StrataZoomTree *self)
 
       g_assert (level->touched->len == 0 && level->closed->len == 0);
       lane_blocks_free (level);
-      lane_table_reserve (level, 0);
       g_ptr_array_set_size (level->free_lanes, 0);
       level->n_taken = 0;
+      g_array_unref (level->place_of);
+      level->place_of = g_array_new (FALSE, TRUE, sizeof (guint32));
       g_ptr_array_set_size (level->pool, 0);
       level->pool_block = 0;
       level->pool_used = 0;
@@ -3395,6 +3353,11 @@ release_build_state (StrataZoomTree *self)
   g_ptr_array_set_size (self->lane_ids, 0);
   g_array_set_size (self->ids_closed, 0);
   self->closing_head = 0;
+  g_array_unref (self->slot_of);
+  self->slot_of = g_array_new (FALSE, TRUE, sizeof (guint32));
+  g_array_unref (self->slot_refs);
+  self->slot_refs = g_array_new (FALSE, TRUE, sizeof (guint32));
+  g_array_set_size (self->free_slots, 0);
 }
 
 gboolean
@@ -3484,7 +3447,7 @@ strata_zoom_tree_note_build_memory (StrataZoomTree *self,
       keys += k;
       states += level->n_lane_states;
       touched += level->touched->len;
-      tables += level->lane_table != NULL ? ((guint64) sizeof (LaneEntry) << level->lane_table_bits) : 0;
+      tables += (guint64) level->place_of->len * sizeof (guint32);
       runs += level->runs != NULL ? (guint64) level->runs->len * sizeof (PoolRun) : 0;
       closed += level->closed != NULL ? (guint64) level->closed->len * sizeof (ClosedLane) : 0;
       pools += level->pool != NULL ? (guint64) level->pool->len * POOL_BLOCK : 0;
@@ -3496,7 +3459,7 @@ strata_zoom_tree_note_build_memory (StrataZoomTree *self,
     }
   g_message ("zoom tree at %s: %" G_GUINT64_FORMAT " lane states (%" G_GUINT64_FORMAT " open now), "
              "%" G_GUINT64_FORMAT " kB of them, %" G_GUINT64_FORMAT " kB candidates, %" G_GUINT64_FORMAT
-             " kB lane tables, %" G_GUINT64_FORMAT " kB runs, %" G_GUINT64_FORMAT " kB closed lanes, %"
+             " kB lane places by slot, %" G_GUINT64_FORMAT " kB runs, %" G_GUINT64_FORMAT " kB closed lanes, %"
              G_GUINT64_FORMAT " kB pools, %u lane ids; "
              "raw store %" G_GUINT64_FORMAT " kB resident, %u channels",
              where, states, touched, lane_bytes >> 10, keys >> 10, tables >> 10, runs >> 10, closed >> 10, pools >> 10,

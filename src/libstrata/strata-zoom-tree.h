@@ -44,7 +44,6 @@ typedef struct
   StrataBufferCriterion buffer_criterion;
   gint64                buffer_interval;    /* ns, for FIXED_INTERVAL */
   guint                 buffer_count;       /* for FIXED_COUNT */
-  guint                 n_threads;          /* aggregator threads: 0 for one per core (at most 4) */
   guint                 min_reduction;      /* store a dense chunk only if it has at most
                                              * 1/min_reduction items per member; 1 stores all */
   gboolean              pipelined;          /* the levels in a thread of their own, behind the
