@@ -41,17 +41,19 @@ typedef struct _StrataAggregateKey StrataAggregateKey;
 
 typedef struct
 {
-  gint64              threshold;
-  gboolean            open;
+  /* The part an offer reads first: the build keeps a run per lane and
+   * level, and touches thousands of them per buffer. */
+  guint32             open;
+  guint32             n_keys;
+  guint32             last_key;  /* the candidate found last: members repeat */
+  guint32             keys_alloc;
   StrataZoomItem      item;
+  gint64              threshold;
   /* Candidates for the dominant member, in the order they joined. An
    * aggregate at a coarse level can have thousands of distinct members
    * (the tasks of a CPU, the targets of wakeups), so past a few they are
    * found through a hash of slot numbers instead of a scan. */
   StrataAggregateKey *keys;
-  guint               n_keys;
-  guint               keys_alloc;
-  guint               last_key;  /* the one found last: members repeat */
   guint64            *slots;     /* generation << 32 | key index; n_slots a power of 2 */
   guint               n_slots;
   guint32             generation; /* slots of another generation are empty */

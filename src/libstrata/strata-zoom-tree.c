@@ -234,28 +234,30 @@ typedef struct
 
 typedef struct
 {
+  /* What every offer reads comes first: for a counting level, the held
+   * piece, the counts and the run's own start (strata-aggregator.h lays
+   * out the run's hot part first too), in the first two cache lines. */
+  StrataActivity     held;      /* last piece, may continue in the next buffer */
+  guint8             has_held;
+  guint8             touched;
+  guint8             starts;    /* counting */
+  guint8             lane;
+  guint32            n_items;   /* counting: what its items would be */
+  guint64            n_members;
   StrataAggregateRun run;
+  StrataZoomItemVec  items;
   /* This chunk's output: runs spilled from the pool so far (indices + 1
    * in the level's runs, 0: none), then segments in the level's pool, the
-   * last one's room seen as a vector the aggregator writes into. */
+   * last one's room seen as the vector above the aggregator writes into. */
   guint32            first_run;
   guint32            last_run;
   Segment           *first_seg;
   Segment           *last_seg;
-  StrataZoomItemVec  items;
-  StrataActivity     held;      /* last piece, may continue in the next buffer */
-  gboolean           has_held;
-  gboolean           touched;
   guint32            channel;
-  guint8             lane;
   guint32            id;        /* its lane id, while it holds one */
   guint32            slot;      /* its id's slot (slot_for()) */
   guint32            place;     /* where it is in the level's blocks */
   guint32            pos;       /* its place in the level's touched array */
-  /* A counting chunk's: what its items would be. */
-  gboolean           starts;
-  guint              n_items;
-  guint64            n_members;
 } Lane;
 
 /* A lane whose output for the level's current chunk is final: the chunk
@@ -323,7 +325,7 @@ typedef struct
   GArray    *runs;           /* PoolRun, of the open chunk */
   GArray    *spill_io;       /* guint8, the buffer the spills go through */
   GArray    *spill_starts;   /* guint64: where each spill of the open chunk begins */
-  GArray    *spill_order;    /* guint32: the lanes in the order a spill writes them */
+  GArray    *spill_order;    /* guint64: the lanes a spill writes, in its order (spill_key()) */
   GPtrArray *touched;        /* Lane *, open in the current chunk */
   gint64     chunk;          /* index being aggregated, or -1 */
   gboolean   chunk_active;
@@ -572,7 +574,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->runs = g_array_new (FALSE, FALSE, sizeof (PoolRun));
       level->spill_io = g_array_new (FALSE, FALSE, 1);
       level->spill_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
-      level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint32));
+      level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint64));
     }
 
   g_mutex_init (&self->arena_lock);
@@ -1692,30 +1694,27 @@ spill_read (Level   *level,
   return TRUE;
 }
 
-typedef struct
-{
-  Lane      **touched;
-  guint       n_touched;
-  ClosedLane *closed;
-} SpillLanes;
+/* A lane of a spill, by its channel, then its lane, then its place among
+ * the touched and then the closed lanes (the order the chunk is
+ * assembled in; a lane is there once, but the place keeps it whole). */
+#define SPILL_KEY_PLACE_BITS 27
 
-/* Lanes @pa and @pb of a spill (their places among the touched, then the
- * closed lanes) in the order the chunk is assembled: channel, then lane. */
+static inline guint64
+spill_key (guint32 channel,
+           guint8  lane,
+           guint   place)
+{
+  G_STATIC_ASSERT (N_LANES <= (1u << (32 - SPILL_KEY_PLACE_BITS)));
+  return (guint64) channel << 32 | (guint64) lane << SPILL_KEY_PLACE_BITS | place;
+}
+
 static int
-by_spill_channel_then_lane (gconstpointer pa,
-                            gconstpointer pb,
-                            gpointer      data)
+by_spill_key (gconstpointer pa,
+              gconstpointer pb)
 {
-  const SpillLanes *l = data;
-  guint a = *(const guint32 *) pa, b = *(const guint32 *) pb;
-  guint32 ca = a < l->n_touched ? l->touched[a]->channel : l->closed[a - l->n_touched].channel;
-  guint32 cb = b < l->n_touched ? l->touched[b]->channel : l->closed[b - l->n_touched].channel;
-  guint8 la = a < l->n_touched ? l->touched[a]->lane : l->closed[a - l->n_touched].lane;
-  guint8 lb = b < l->n_touched ? l->touched[b]->lane : l->closed[b - l->n_touched].lane;
+  guint64 a = *(const guint64 *) pa, b = *(const guint64 *) pb;
 
-  if (ca != cb)
-    return ca < cb ? -1 : 1;
-  return la < lb ? -1 : la > lb;
+  return a < b ? -1 : a > b;
 }
 
 /* The open chunk's pool is over its budget: every lane's items so far go
@@ -1737,8 +1736,8 @@ level_spill (Level *level)
   guint first = level->runs->len;
   guint64 offset = level->spill_end;
   guint64 written = offset;
-  SpillLanes lanes = { touched, n_touched, (ClosedLane *)(gpointer) level->closed->data };
-  const guint32 *order;
+  const guint64 *order;
+  guint n_order = 0;
 
   if (level->spill_fd < 0)
     {
@@ -1753,24 +1752,32 @@ level_spill (Level *level)
         }
     }
 
-  /* The open lanes' output and the closed ones' (a run's next is the
-   * lane's place among them until it is written). */
+  /* The open lanes with output in the pool, and the closed ones (a run's
+   * next is the lane's place among them until it is written). The
+   * lanes closed before the last spill have nothing here: only the
+   * others are sorted, by a key made once. */
+  g_assert (n_touched + (guint64) level->closed->len < (1u << SPILL_KEY_PLACE_BITS));
   g_array_set_size (level->spill_order, n_touched + level->closed->len);
-  for (guint k = 0; k < level->spill_order->len; k++)
-    g_array_index (level->spill_order, guint32, k) = k;
-  g_array_sort_with_data (level->spill_order, by_spill_channel_then_lane, &lanes);
-  order = (const guint32 *)(gpointer) level->spill_order->data;
+  for (guint k = 0; k < n_touched + level->closed->len; k++)
+    {
+      const ClosedLane *closed = k >= n_touched ? &g_array_index (level->closed, ClosedLane, k - n_touched) : NULL;
+
+      if ((closed != NULL ? closed->first_seg : touched[k]->first_seg) != NULL)
+        g_array_index (level->spill_order, guint64, n_order++) =
+          closed != NULL ? spill_key (closed->channel, closed->lane, k) : spill_key (touched[k]->channel, touched[k]->lane, k);
+    }
+  g_array_set_size (level->spill_order, n_order);
+  g_array_sort (level->spill_order, by_spill_key);
+  order = (const guint64 *)(gpointer) level->spill_order->data;
 
   g_array_set_size (level->spill_io, 0);
-  for (guint o = 0; o < level->spill_order->len; o++)
+  for (guint o = 0; o < n_order; o++)
     {
-      guint k = order[o];
+      guint k = order[o] & ((1u << SPILL_KEY_PLACE_BITS) - 1);
       ClosedLane *closed = k >= n_touched ? &g_array_index (level->closed, ClosedLane, k - n_touched) : NULL;
       const Segment *first_seg = closed != NULL ? closed->first_seg : touched[k]->first_seg;
       PoolRun run = { offset, 0, 0, k, level->spill_starts->len, FALSE };
 
-      if (first_seg == NULL)
-        continue;
       if (closed == NULL)
         touched[k]->last_seg->n = touched[k]->items.len;
       for (const Segment *seg = first_seg; seg != NULL; seg = seg->next)
@@ -3346,7 +3353,7 @@ release_build_state (StrataZoomTree *self)
       g_array_unref (level->spill_io);
       level->spill_io = g_array_new (FALSE, FALSE, 1);
       g_array_unref (level->spill_order);
-      level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint32));
+      level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint64));
       g_array_unref (level->closed);
       level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
     }
