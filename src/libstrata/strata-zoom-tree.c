@@ -367,8 +367,10 @@ typedef struct
   guint32 channel;
 } ChannelClose;
 
-/* Buffers the buffer former may be ahead of the aggregator thread. */
-#define N_BUFFERS 4
+/* Buffers the buffer former may be ahead of the aggregator thread: with
+ * four, on two cores, the two stages waited for each other at every other
+ * buffer; past sixteen nothing changed but the memory. */
+#define N_BUFFERS 16
 
 struct _StrataZoomTree
 {
@@ -496,13 +498,15 @@ strata_zoom_params_init (StrataZoomParams *params)
   params->min_reduction = 2;
   /* The levels take a buffer while the model makes the next, so the pass
    * costs the larger of the two stages, not their sum, where a core is
-   * free for it. On this project's 2-core machine, shared with other
-   * builds, it did not pay (bench/RESULTS-zoom-tree.md), so it is the
-   * default only with more cores. STRATA_ZOOM_PIPELINED=0 or 1 says. */
+   * free for it: on two cores, with the reader and the packer's threads
+   * beside them, 12-14% less time (bench/RESULTS-index.md), once the
+   * levels could be N_BUFFERS behind (four were too few: the two stages
+   * waited for each other at every other buffer). Not on one core.
+   * STRATA_ZOOM_PIPELINED=0 or 1 says. */
   {
     const char *env = g_getenv ("STRATA_ZOOM_PIPELINED");
 
-    params->pipelined = env != NULL ? g_strcmp0 (env, "0") != 0 : g_get_num_processors () > 2;
+    params->pipelined = env != NULL ? g_strcmp0 (env, "0") != 0 : g_get_num_processors () > 1;
   }
 }
 
