@@ -2074,11 +2074,20 @@ test_short_threads_closed (void)
 {
   const struct
   {
-    gsize    budget;
-    gboolean pipelined;
+    gsize       budget;
+    gboolean    pipelined;
+    const char *page;       /* STRATA_ZOOM_CLOSED_PAGE */
+    guint       reduction;
   } cases[] = {
-    { G_MAXSIZE, FALSE },
-    { 1, TRUE },
+    { G_MAXSIZE, FALSE, NULL, 1 },
+    { 1, TRUE, NULL, 1 },
+    /* The closed lanes paged out three at a time, their pages merged
+     * past sixteen: after each spill of a stored level's pool, and as
+     * they close at a counted level's (the levels below the stored ones
+     * with min_reduction 2). */
+    { 1, TRUE, "3", 1 },
+    { 1, FALSE, "3", 2 },
+    { G_MAXSIZE, TRUE, "1", 2 },
   };
   guint n_channels = 0;
   g_autoptr(GArray) acts = short_threads_stream (40000, 5, &n_channels);
@@ -2109,12 +2118,18 @@ test_short_threads_closed (void)
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
     {
       g_autoptr(StrataZoomTree) tree = NULL;
+      g_autoptr(StrataZoomTree) reduced = NULL;
       StrataZoomGeometry ranks;
+      StrataZoomPoolMemory pools;
       Checked checked;
       guint64 states, closes = 0;
 
       params.pipelined = cases[k].pipelined;
+      params.min_reduction = cases[k].reduction;
+      if (cases[k].page != NULL)
+        g_setenv ("STRATA_ZOOM_CLOSED_PAGE", cases[k].page, TRUE);
       tree = strata_zoom_tree_new (&params, NULL);
+      g_unsetenv ("STRATA_ZOOM_CLOSED_PAGE");
       strata_zoom_tree_set_pool_budget (tree, cases[k].budget);
       for (gsize i = 0; i < acts->len; i++)
         {
@@ -2148,22 +2163,40 @@ test_short_threads_closed (void)
       g_assert_cmpuint (states, <=, (guint64) ranks.n_levels * 2 * 2 * 16);
       g_assert_cmpuint (unclosed, >, (guint64) ranks.n_levels * 2 * 2 * 16);
       g_assert_cmpuint (states * 4, <, unclosed);
+      strata_zoom_tree_get_pool_memory (tree, &pools);
+      g_test_message ("%" G_GUINT64_FORMAT " spills, %" G_GUINT64_FORMAT " pages of %" G_GUINT64_FORMAT
+                      " closed lanes, at most %" G_GUINT64_FORMAT " closed lanes in memory at a level",
+                      pools.n_spills, pools.n_pages, pools.paged, pools.closed_peak);
+      /* The closed lanes' output went through the levels' files too. */
       if (cases[k].budget < G_MAXSIZE)
+        g_assert_cmpuint (pools.n_spills, >, 10);
+      if (cases[k].page != NULL)
         {
-          StrataZoomPoolMemory pools;
-
-          /* The closed lanes' output went through the levels' files too. */
-          strata_zoom_tree_get_pool_memory (tree, &pools);
-          g_assert_cmpuint (pools.n_spills, >, 10);
+          /* And the closed lanes themselves: those of the counted levels
+           * as they close, a stored level's after its spills, so then
+           * never more than a page and the lanes a chunk's end closes at
+           * once are in memory. */
+          g_assert_cmpuint (pools.n_pages, >, 16);
+          g_assert_cmpuint (pools.paged, >=, n_channels);
+          if (cases[k].budget < G_MAXSIZE)
+            g_assert_cmpuint (pools.closed_peak, <, n_channels / 4);
         }
 
-      /* The same chunks as without the closes; the oracles once (the
-       * other cases equal the first). */
-      assert_trees_equal (plain, tree);
-      if (k == 0)
+      /* The same chunks as without the closes (or, at another
+       * min_reduction, as with the closes unpaged); the oracles for the
+       * first of each. */
+      if (cases[k].reduction == 1)
+        assert_trees_equal (plain, tree);
+      else
+        {
+          reduced = strata_zoom_tree_new (&params, NULL);
+          strata_test_stream_build (reduced, all, acts->len);
+          assert_trees_equal (reduced, tree);
+        }
+      if (k == 0 || k == 3)
         {
           check_tree (tree, all, acts->len, &checked);
-          g_assert_cmpuint (checked.chunks, >, 10);
+          g_assert_cmpuint (checked.chunks, >, cases[k].reduction == 1 ? 10 : 2);
           check_queries (tree, all, acts->len, 30);
         }
     }

@@ -515,6 +515,9 @@ typedef struct
   gsize   peak_sum;       /* the levels' peaks, summed */
   guint64 n_spills;       /* times a level moved its open chunk's items to its file */
   guint64 spilled;        /* items moved so */
+  guint64 n_pages;        /* pages of closed lanes written to the levels' files */
+  guint64 paged;          /* closed lanes in them (a merge of pages counts its lanes again) */
+  guint64 closed_peak;    /* the most closed lanes a level held in memory */
 } StrataZoomPoolMemory;
 
 void     strata_zoom_tree_get_pool_memory  (StrataZoomTree        *self,

@@ -72,7 +72,11 @@
  * and a coarse level's chunk can stay open for the whole trace, so past
  * a budget of pool bytes the items made so far move to a spill file of
  * the level's own (level_spill()) and are read back, lane by lane, into
- * the stored chunk when it ends; queries never see a chunk before.
+ * the stored chunk when it ends; queries never see a chunk before. Such a
+ * chunk also sees every thread that exits in it, each leaving a closed
+ * lane and its runs: past CLOSED_PAGE_LANES of them they go to the same
+ * file as a sorted page (closed_page_out()), and the chunk is assembled
+ * from its pages merged (ClosedIter).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -279,12 +283,54 @@ typedef struct
   guint8   starts;      /* counted */
 } ClosedLane;
 
+/* Closed lanes out of memory. A coarse level's chunk can last the whole
+ * trace, and every thread that exited in it leaves a closed lane (two,
+ * with its instants) and its runs: 88 bytes a lane, 13 MB of 20M generated
+ * events and growing with them. So once CLOSED_PAGE_LANES of them have
+ * their output in the spill file, they go there too, as a page: their
+ * records in (channel, lane) order, then their runs, lane by lane. The
+ * chunk is assembled from the pages and the lanes still in memory merged
+ * in that order (ClosedIter); past CLOSED_PAGES_MAX pages, the pages are
+ * merged into one, so the merge reads a bounded number at once. */
+#define CLOSED_PAGE_LANES 4096
+#define CLOSED_PAGES_MAX  16
+
+typedef struct
+{
+  guint32 channel;
+  guint8  lane;
+  guint8  starts;
+  guint16 reserved;
+  guint32 n_items;      /* counted, or its runs' */
+  guint32 n_runs;
+  guint64 members;
+} PagedLane;
+
+typedef struct
+{
+  guint64 offset;
+  guint32 n;
+  guint32 spill;
+} PagedRun;
+
+G_STATIC_ASSERT (sizeof (PagedLane) == 24);
+G_STATIC_ASSERT (sizeof (PagedRun) == 16);
+
+typedef struct
+{
+  guint64 offset;       /* its lanes, then at runs_offset its runs */
+  guint64 runs_offset;
+  guint32 n_lanes;
+  guint32 n_runs;
+} ClosedPage;
+
 /* A chunk a counting level found worth storing after all: computed from
  * the raw store when the pass ends. */
 typedef struct
 {
   gint64  index;
-  GArray *channels;   /* guint32, the channels it stores */
+  GArray *channels;   /* guint32, the channels it stores; NULL when its
+                       * closed lanes could not be read back: decided then */
 } Deferred;
 
 typedef struct
@@ -323,6 +369,11 @@ typedef struct
   guint64    n_pool_spills;
   guint64    pool_spilled;   /* items spilled, in all */
   GArray    *runs;           /* PoolRun, of the open chunk */
+  GArray    *pages;          /* ClosedPage, of the open chunk (closed_page_out()) */
+  guint      page_lanes;     /* CLOSED_PAGE_LANES, or what the environment says */
+  guint64    n_pages;        /* written, in all, merges too */
+  guint64    paged;          /* lanes written in them */
+  guint      closed_peak;    /* the most closed lanes held in memory */
   GArray    *spill_io;       /* guint8, the buffer the spills go through */
   GArray    *spill_starts;   /* guint64: where each spill of the open chunk begins */
   GArray    *spill_order;    /* guint64: the lanes a spill writes, in its order (spill_key()) */
@@ -519,11 +570,16 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   guint root;
   gsize pool_budget = POOL_BUDGET;
   const char *budget_env = g_getenv ("STRATA_ZOOM_POOL_BUDGET");
+  const char *page_env = g_getenv ("STRATA_ZOOM_CLOSED_PAGE");
+  guint page_lanes = CLOSED_PAGE_LANES;
 
   g_return_val_if_fail (params != NULL, NULL);
 
   if (budget_env != NULL && *budget_env != '\0')
     pool_budget = g_ascii_strtoull (budget_env, NULL, 10);
+  /* The tests page every few closed lanes (0: never). */
+  if (page_env != NULL && *page_env != '\0')
+    page_lanes = (guint) MIN (g_ascii_strtoull (page_env, NULL, 10), G_MAXUINT);
 
   if (!strata_zoom_geometry_init (&g, 0, 0, params->zoom_factor, params->pixels_per_chunk,
                                   params->density_threshold, error))
@@ -576,6 +632,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->pool_budget = pool_budget;
       level->spill_fd = -1;
       level->runs = g_array_new (FALSE, FALSE, sizeof (PoolRun));
+      level->pages = g_array_new (FALSE, FALSE, sizeof (ClosedPage));
+      level->page_lanes = page_lanes;
       level->spill_io = g_array_new (FALSE, FALSE, 1);
       level->spill_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
       level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -721,6 +779,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
       lane_blocks_free (level);
       g_ptr_array_unref (level->pool);
       g_array_unref (level->runs);
+      g_array_unref (level->pages);
       g_array_unref (level->spill_io);
       g_array_unref (level->spill_starts);
       g_array_unref (level->spill_order);
@@ -733,7 +792,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
       for (guint i = 0; i < level->deferred->len; i++)
-        g_array_unref (g_array_index (level->deferred, Deferred, i).channels);
+        g_clear_pointer (&g_array_index (level->deferred, Deferred, i).channels, g_array_unref);
       g_array_unref (level->deferred);
       strata_checked_array_clear (&level->records);
       for (guint i = 0; level->record_items != NULL && i < level->records.n; i++)
@@ -1490,6 +1549,7 @@ pool_reset (Level *level)
 }
 
 static void level_spill (Level *level);
+static void closed_page_out (Level *level);
 
 static inline guint
 lane_next_cap (const Lane *lane)
@@ -1602,6 +1662,11 @@ lane_close (StrataZoomTree *self,
       c.last_run = lane->last_run;
     }
   g_array_append_val (level->closed, c);
+  level->closed_peak = MAX (level->closed_peak, level->closed->len);
+  /* A counted lane has no output, only its counts: past page_lanes of
+   * them, they go to the spill file. */
+  if (level->counting)
+    closed_page_out (level);
 
   last = g_ptr_array_index (level->touched, level->touched->len - 1);
   g_ptr_array_index (level->touched, lane->pos) = last;
@@ -1654,25 +1719,58 @@ lanes_release (Level *level)
   level->n_taken = 0;
 }
 
+/* The level's spill file, made when first needed. FALSE (and the level's
+ * open chunk stays in memory from then on) if it cannot be made. */
 static gboolean
-spill_write (Level *level,
-             guint64 offset)
+spill_file_open (Level *level)
 {
-  const guint8 *p = (const guint8 *) level->spill_io->data;
-  gsize left = level->spill_io->len;
+  g_autoptr(GError) error = NULL;
 
-  while (left > 0)
+  if (level->spill_fd >= 0)
+    return TRUE;
+  if (level->spill_failed)
+    return FALSE;
+  level->spill_fd = strata_block_packer_open_spill_file (&error);
+  if (level->spill_fd < 0)
     {
-      gssize w = pwrite (level->spill_fd, p, left, offset);
+      g_debug ("zoom tree: a level's open chunk stays in memory: %s", error->message);
+      level->spill_failed = TRUE;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Writes @size bytes at @offset of the level's spill file. */
+static gboolean
+spill_pwrite (Level         *level,
+              gconstpointer  data,
+              gsize          size,
+              guint64        offset)
+{
+  const guint8 *p = data;
+
+  while (size > 0)
+    {
+      gssize w = pwrite (level->spill_fd, p, size, offset);
 
       if (w < 0 && errno == EINTR)
         continue;
       if (w <= 0)
         return FALSE;
       p += w;
-      left -= w;
+      size -= w;
       offset += w;
     }
+  return TRUE;
+}
+
+/* Writes the spill buffer at @offset, and empties it. */
+static gboolean
+spill_write (Level *level,
+             guint64 offset)
+{
+  if (!spill_pwrite (level, level->spill_io->data, level->spill_io->len, offset))
+    return FALSE;
   g_array_set_size (level->spill_io, 0);
   return TRUE;
 }
@@ -1743,18 +1841,8 @@ level_spill (Level *level)
   const guint64 *order;
   guint n_order = 0;
 
-  if (level->spill_fd < 0)
-    {
-      g_autoptr(GError) error = NULL;
-
-      level->spill_fd = strata_block_packer_open_spill_file (&error);
-      if (level->spill_fd < 0)
-        {
-          g_debug ("zoom tree: a level's open chunk stays in memory: %s", error->message);
-          level->spill_failed = TRUE;
-          return;
-        }
-    }
+  if (!spill_file_open (level))
+    return;
 
   /* The open lanes with output in the pool, and the closed ones (a run's
    * next is the lane's place among them until it is written). The
@@ -1851,6 +1939,9 @@ level_spill (Level *level)
   g_array_append_val (level->spill_starts, level->spill_end);
   level->spill_end = offset;
   level->n_pool_spills++;
+  /* Every closed lane's output is in the file now: past page_lanes of
+   * them, they follow it there. */
+  closed_page_out (level);
   return;
 
 failed:
@@ -1945,7 +2036,7 @@ spill_reader_clear (SpillReader *r)
  * FALSE if they cannot be read. */
 static gboolean
 spill_reader_copy (SpillReader        *r,
-                   const PoolRun      *run,
+                   const PagedRun     *run,
                    ItemStream         *stream,
                    StrataZoomItem    **out)
 {
@@ -1982,6 +2073,361 @@ spill_reader_copy (SpillReader        *r,
   return TRUE;
 }
 
+/* Closed lanes out of memory (CLOSED_PAGE_LANES) ----------------------- */
+
+/* @c as a page keeps it, its runs appended to @runs: its totals are its
+ * counts (a counted chunk's) or its runs' (it has no segment left). */
+static PagedLane
+paged_lane (Level            *level,
+            const ClosedLane *c,
+            GArray           *runs)
+{
+  PagedLane pl = { c->channel, c->lane, c->starts, 0, c->n_items, 0, c->n_members };
+
+  for (guint32 r = c->first_run; r != 0; )
+    {
+      const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
+      PagedRun pr = { run->offset, run->n, run->spill };
+
+      g_array_append_val (runs, pr);
+      pl.n_items += run->n;
+      pl.members += run->members;
+      pl.starts |= run->starts;
+      pl.n_runs++;
+      r = run->next;
+    }
+  return pl;
+}
+
+/* The closed lanes went out: the runs left are the open lanes', which
+ * keep them, renumbered, in a fresh array. */
+static void
+runs_compact (Level *level)
+{
+  Lane **touched = (Lane **) level->touched->pdata;
+  GArray *old = level->runs;
+  GArray *kept = g_array_new (FALSE, FALSE, sizeof (PoolRun));
+
+  for (guint k = 0; k < level->touched->len; k++)
+    {
+      Lane *lane = touched[k];
+      guint32 r = lane->first_run;
+
+      lane->first_run = lane->last_run = 0;
+      while (r != 0)
+        {
+          PoolRun run = g_array_index (old, PoolRun, r - 1);
+
+          r = run.next;
+          run.next = 0;
+          g_array_append_val (kept, run);
+          if (lane->last_run != 0)
+            g_array_index (kept, PoolRun, lane->last_run - 1).next = kept->len;
+          else
+            lane->first_run = kept->len;
+          lane->last_run = kept->len;
+        }
+    }
+  level->runs = kept;
+  g_array_unref (old);
+}
+
+/* Reading a page back: its lanes and their runs through windows of these
+ * many, so merging a level's pages holds a bounded number of records. */
+#define PAGE_WINDOW_LANES 256
+#define PAGE_WINDOW_RUNS  512
+
+typedef struct
+{
+  ClosedPage page;
+  guint      next;       /* the lane handed out next */
+  guint64    next_run;   /* its first run */
+  GArray    *lanes;      /* PagedLane: the window, from lanes_at */
+  guint      lanes_at;
+  GArray    *runs;       /* PagedRun: the window, from runs_at */
+  guint64    runs_at;
+} PageCursor;
+
+/* The lanes of a chunk closed so far in (channel, lane) order: its pages'
+ * and those still in memory (sorted: a lane closed twice, by a misuse,
+ * comes in the order it closed, earlier pages first). */
+typedef struct
+{
+  Level      *level;
+  PageCursor *cursors;
+  guint       n_cursors;
+  guint       mem;        /* next of level->closed */
+  GArray     *mem_runs;   /* PagedRun: an in-memory lane's */
+  gboolean    failed;     /* a page could not be read back */
+} ClosedIter;
+
+typedef struct
+{
+  PagedLane       lane;   /* for a lane in memory of a stored chunk, its runs' totals only */
+  const PagedRun *runs;
+  ClosedLane     *mem;    /* a lane in memory (its segments), or NULL */
+} ClosedView;
+
+static void
+closed_iter_init (ClosedIter *it,
+                  Level      *level)
+{
+  memset (it, 0, sizeof *it);
+  it->level = level;
+  it->n_cursors = level->pages->len;
+  it->cursors = g_new0 (PageCursor, it->n_cursors);
+  for (guint p = 0; p < it->n_cursors; p++)
+    {
+      it->cursors[p].page = g_array_index (level->pages, ClosedPage, p);
+      it->cursors[p].lanes = g_array_new (FALSE, FALSE, sizeof (PagedLane));
+      it->cursors[p].runs = g_array_new (FALSE, FALSE, sizeof (PagedRun));
+    }
+  it->mem_runs = g_array_new (FALSE, FALSE, sizeof (PagedRun));
+}
+
+static void
+closed_iter_clear (ClosedIter *it)
+{
+  for (guint p = 0; p < it->n_cursors; p++)
+    {
+      g_array_unref (it->cursors[p].lanes);
+      g_array_unref (it->cursors[p].runs);
+    }
+  g_free (it->cursors);
+  g_array_unref (it->mem_runs);
+}
+
+/* The cursor's next lane, its window read where needed; NULL at the
+ * page's end or if it cannot be read (it->failed). */
+static const PagedLane *
+page_cursor_peek (ClosedIter *it,
+                  PageCursor *c)
+{
+  guint n;
+
+  if (c->next >= c->page.n_lanes)
+    return NULL;
+  if (c->next < c->lanes_at || c->next >= c->lanes_at + c->lanes->len)
+    {
+      n = MIN (PAGE_WINDOW_LANES, c->page.n_lanes - c->next);
+      g_array_set_size (c->lanes, n);
+      if (!spill_read (it->level, (guint8 *) c->lanes->data, (gsize) n * sizeof (PagedLane),
+                        c->page.offset + (guint64) c->next * sizeof (PagedLane)))
+        {
+          it->failed = TRUE;
+          g_array_set_size (c->lanes, 0);
+          return NULL;
+        }
+      c->lanes_at = c->next;
+    }
+  return &g_array_index (c->lanes, PagedLane, c->next - c->lanes_at);
+}
+
+/* The runs of the cursor's next lane (@n of them), read where needed. */
+static const PagedRun *
+page_cursor_runs (ClosedIter *it,
+                  PageCursor *c,
+                  guint       n)
+{
+  if (n == 0)
+    return NULL;
+  if (c->next_run < c->runs_at || c->next_run + n > c->runs_at + c->runs->len)
+    {
+      guint64 want = MAX ((guint64) n, MIN ((guint64) PAGE_WINDOW_RUNS, c->page.n_runs - c->next_run));
+
+      if (c->next_run + n > c->page.n_runs)
+        {
+          it->failed = TRUE;
+          return NULL;
+        }
+      g_array_set_size (c->runs, (guint) want);
+      if (!spill_read (it->level, (guint8 *) c->runs->data, (gsize) want * sizeof (PagedRun),
+                        c->page.runs_offset + c->next_run * sizeof (PagedRun)))
+        {
+          it->failed = TRUE;
+          g_array_set_size (c->runs, 0);
+          return NULL;
+        }
+      c->runs_at = c->next_run;
+    }
+  return &g_array_index (c->runs, PagedRun, (guint) (c->next_run - c->runs_at));
+}
+
+static inline gboolean
+paged_before (const PagedLane *a,
+              const PagedLane *b)
+{
+  return a->channel != b->channel ? a->channel < b->channel : a->lane < b->lane;
+}
+
+/* The next closed lane into @view; FALSE at the end, or if a page could
+ * not be read back (it->failed). */
+static gboolean
+closed_iter_next (ClosedIter *it,
+                  ClosedView *view)
+{
+  Level *level = it->level;
+  const PagedLane *best = NULL;
+  PagedLane mem_lane;
+  gint from = -1;
+
+  for (guint p = 0; p < it->n_cursors; p++)
+    {
+      const PagedLane *l = page_cursor_peek (it, &it->cursors[p]);
+
+      if (it->failed)
+        return FALSE;
+      if (l != NULL && (best == NULL || paged_before (l, best)))
+        {
+          best = l;
+          from = p;
+        }
+    }
+  if (it->mem < level->closed->len)
+    {
+      ClosedLane *c = &g_array_index (level->closed, ClosedLane, it->mem);
+
+      g_array_set_size (it->mem_runs, 0);
+      mem_lane = paged_lane (level, c, it->mem_runs);
+      if (best == NULL || paged_before (&mem_lane, best))
+        {
+          view->lane = mem_lane;
+          view->runs = (const PagedRun *)(gpointer) it->mem_runs->data;
+          view->mem = c;
+          it->mem++;
+          return TRUE;
+        }
+    }
+  if (best == NULL)
+    return FALSE;
+
+  {
+    PageCursor *c = &it->cursors[from];
+
+    view->lane = *best;
+    view->runs = page_cursor_runs (it, c, best->n_runs);
+    view->mem = NULL;
+    if (it->failed)
+      return FALSE;
+    c->next++;
+    c->next_run += view->lane.n_runs;
+  }
+  return TRUE;
+}
+
+/* A page's worth of lanes merged into one page (the pages past
+ * CLOSED_PAGES_MAX): their lanes in order, then their runs. FALSE if the
+ * spill file failed us; the pages are then as they were. */
+static gboolean
+closed_pages_merge (Level *level)
+{
+  ClosedIter it;
+  ClosedView view;
+  g_autoptr(GArray) lanes = g_array_new (FALSE, FALSE, sizeof (PagedLane));
+  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (PagedRun));
+  ClosedPage merged = { level->spill_end, 0, 0, 0 };
+  guint64 lanes_at, runs_at;
+  GArray *in_memory = level->closed;
+  gboolean ok = TRUE;
+
+  for (guint p = 0; p < level->pages->len; p++)
+    {
+      const ClosedPage *page = &g_array_index (level->pages, ClosedPage, p);
+
+      merged.n_lanes += page->n_lanes;
+      merged.n_runs += page->n_runs;
+    }
+  merged.runs_offset = merged.offset + (guint64) merged.n_lanes * sizeof (PagedLane);
+  lanes_at = merged.offset;
+  runs_at = merged.runs_offset;
+
+  /* Only the pages: the lanes in memory are not part of this. */
+  level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
+  closed_iter_init (&it, level);
+  while (ok && closed_iter_next (&it, &view))
+    {
+      g_array_append_val (lanes, view.lane);
+      g_array_append_vals (runs, view.runs, view.lane.n_runs);
+      if (lanes->len >= PAGE_WINDOW_LANES * 4)
+        {
+          ok = spill_pwrite (level, lanes->data, lanes->len * sizeof (PagedLane), lanes_at);
+          lanes_at += lanes->len * sizeof (PagedLane);
+          g_array_set_size (lanes, 0);
+        }
+      if (ok && runs->len >= PAGE_WINDOW_RUNS * 4)
+        {
+          ok = spill_pwrite (level, runs->data, runs->len * sizeof (PagedRun), runs_at);
+          runs_at += runs->len * sizeof (PagedRun);
+          g_array_set_size (runs, 0);
+        }
+    }
+  ok = ok && !it.failed &&
+       spill_pwrite (level, lanes->data, lanes->len * sizeof (PagedLane), lanes_at) &&
+       spill_pwrite (level, runs->data, runs->len * sizeof (PagedRun), runs_at);
+  closed_iter_clear (&it);
+  g_array_unref (level->closed);
+  level->closed = in_memory;
+
+  if (!ok)
+    {
+      g_debug ("zoom tree: a level's closed lanes' pages could not be merged: %s", g_strerror (errno));
+      return FALSE;
+    }
+  level->spill_end = merged.runs_offset + merged.n_runs * sizeof (PagedRun);
+  g_array_set_size (level->pages, 0);
+  g_array_append_val (level->pages, merged);
+  level->n_pages++;
+  level->paged += merged.n_lanes;
+  return TRUE;
+}
+
+/* Past the level's page_lanes closed lanes, every one of them with its
+ * output out of the pool (after a spill, or counted), they go to the
+ * spill file as a page. If it cannot be written they stay. */
+static void
+closed_page_out (Level *level)
+{
+  g_autoptr(GArray) lanes = NULL;
+  g_autoptr(GArray) runs = NULL;
+  ClosedPage page;
+
+  if (level->page_lanes == 0 || level->closed->len < level->page_lanes || !spill_file_open (level))
+    return;
+
+  g_array_sort (level->closed, by_closed_channel_then_lane);
+  lanes = g_array_sized_new (FALSE, FALSE, sizeof (PagedLane), level->closed->len);
+  runs = g_array_new (FALSE, FALSE, sizeof (PagedRun));
+  for (guint i = 0; i < level->closed->len; i++)
+    {
+      const ClosedLane *c = &g_array_index (level->closed, ClosedLane, i);
+      PagedLane pl;
+
+      g_assert (c->first_seg == NULL);
+      pl = paged_lane (level, c, runs);
+      g_array_append_val (lanes, pl);
+    }
+
+  page.offset = level->spill_end;
+  page.runs_offset = page.offset + (guint64) lanes->len * sizeof (PagedLane);
+  page.n_lanes = lanes->len;
+  page.n_runs = runs->len;
+  if (!spill_pwrite (level, lanes->data, lanes->len * sizeof (PagedLane), page.offset) ||
+      !spill_pwrite (level, runs->data, runs->len * sizeof (PagedRun), page.runs_offset))
+    {
+      g_debug ("zoom tree: a level's closed lanes stay in memory: %s", g_strerror (errno));
+      return;
+    }
+  level->spill_end = page.runs_offset + (guint64) runs->len * sizeof (PagedRun);
+  g_array_append_val (level->pages, page);
+  level->n_pages++;
+  level->paged += page.n_lanes;
+  g_array_set_size (level->closed, 0);
+  runs_compact (level);
+
+  if (level->pages->len > CLOSED_PAGES_MAX)
+    closed_pages_merge (level);
+}
+
 /* The end of a counted chunk: the same decisions as level_finish_chunk()
  * from the lanes' counts. A chunk worth storing after all is remembered
  * and computed at the end. */
@@ -1989,29 +2435,29 @@ static void
 level_finish_count (StrataZoomTree *self,
                     Level          *level)
 {
-  const ClosedLane *closed;
-  guint n_closed;
   g_autoptr(GArray) channels = NULL;
   guint64 members = 0, n_items = 0;
-  guint i = 0;
+  ClosedIter it;
+  ClosedView v;
+  gboolean more, failed;
 
   lanes_close_all (self, level);
-  closed = (const ClosedLane *)(gpointer) level->closed->data;
-  n_closed = level->closed->len;
-
-  while (i < n_closed)
+  closed_iter_init (&it, level);
+  more = closed_iter_next (&it, &v);
+  while (more)
     {
-      guint32 channel = closed[i].channel;
+      guint32 channel = v.lane.channel;
       gboolean starts = FALSE;
       guint64 n = 0, m = 0;
-      guint j;
 
-      for (j = i; j < n_closed && closed[j].channel == channel; j++)
+      do
         {
-          n += closed[j].n_items;
-          m += closed[j].n_members;
-          starts |= closed[j].starts;
+          n += v.lane.n_items;
+          m += v.lane.members;
+          starts |= v.lane.starts;
+          more = closed_iter_next (&it, &v);
         }
+      while (more && v.lane.channel == channel);
 
       if (n > 0 && starts)
         {
@@ -2021,11 +2467,26 @@ level_finish_count (StrataZoomTree *self,
           n_items += n;
           members += m;
         }
-      i = j;
     }
+  failed = it.failed;
+  closed_iter_clear (&it);
   lanes_release (level);
+  g_array_set_size (level->pages, 0);
+  g_array_set_size (level->runs, 0);
+  level->spill_end = 0;
 
-  if (channels == NULL || n_items * MAX (self->params.min_reduction, 1) > members)
+  if (failed)
+    {
+      /* Its counts are lost with the page: the chunk is decided and, if
+       * worth it, computed from the raw store at the end. */
+      Deferred d = { level->chunk, NULL };
+
+      g_warning ("zoom tree: cannot read a chunk's closed lanes back from the spill file: %s",
+                 g_strerror (errno));
+      g_array_append_val (level->deferred, d);
+      level->last_plain = FALSE;
+    }
+  else if (channels == NULL || n_items * MAX (self->params.min_reduction, 1) > members)
     {
       level->n_plain++;
       level->last_plain = TRUE;
@@ -2053,11 +2514,11 @@ level_finish_chunk (StrataZoomTree *self,
                     Level          *level)
 {
   GArray *spans = level->spans;
-  ClosedLane *closed;
-  guint n_closed;
   guint64 members = 0;
   guint n_items = 0;
-  guint i = 0;
+  ClosedIter it;
+  ClosedView v;
+  gboolean more, read_ok;
 
   if (level->chunk < 0)
     return;
@@ -2070,29 +2531,23 @@ level_finish_chunk (StrataZoomTree *self,
 
   g_array_set_size (spans, 0);
   lanes_close_all (self, level);
-  closed = (ClosedLane *)(gpointer) level->closed->data;
-  n_closed = level->closed->len;
 
-  while (i < n_closed)
+  /* The channels it stores and their items' count, from every lane it
+   * closed, in (channel, lane) order. */
+  closed_iter_init (&it, level);
+  more = closed_iter_next (&it, &v);
+  while (more)
     {
-      guint32 channel = closed[i].channel;
-      ChannelSpan span = { channel, n_items, 0 };
+      ChannelSpan span = { v.lane.channel, n_items, 0 };
       gboolean starts = FALSE;
       guint64 m = 0;
-      guint j;
 
-      for (j = i; j < n_closed && closed[j].channel == channel; j++)
+      do
         {
-          for (guint32 r = closed[j].first_run; r != 0; )
-            {
-              const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
-
-              starts |= run->starts;
-              m += run->members;
-              span.n_items += run->n;
-              r = run->next;
-            }
-          for (const Segment *seg = closed[j].first_seg; seg != NULL; seg = seg->next)
+          starts |= v.lane.starts;
+          m += v.lane.members;
+          span.n_items += v.lane.n_items;
+          for (const Segment *seg = v.mem != NULL ? v.mem->first_seg : NULL; seg != NULL; seg = seg->next)
             {
               for (guint k = 0; k < seg->n; k++)
                 {
@@ -2101,29 +2556,36 @@ level_finish_chunk (StrataZoomTree *self,
                 }
               span.n_items += seg->n;
             }
+          more = closed_iter_next (&it, &v);
         }
+      while (more && v.lane.channel == span.channel);
 
       /* A channel is stored when one of its activities starts here
-       * (has_start()); the lanes of one that is not are emptied now. */
+       * (has_start()). */
       if (span.n_items > 0 && starts && level->chunk_active)
         {
           g_array_append_val (spans, span);
           n_items += span.n_items;
           members += m;
         }
-      else
-        for (guint k = i; k < j; k++)
-          {
-            closed[k].first_run = closed[k].last_run = 0;
-            closed[k].first_seg = NULL;
-          }
-      i = j;
     }
+  read_ok = !it.failed;
+  closed_iter_clear (&it);
 
   /* worth_storing(), counted on the way. */
   level->last_plain = FALSE;
-  if (level->chunk_active &&
-      (spans->len == 0 || (guint64) n_items * MAX (self->params.min_reduction, 1) > members))
+  if (!read_ok && level->chunk_active)
+    {
+      /* A page of its closed lanes is lost: the chunk is decided and, if
+       * worth it, computed from the raw store when the pass ends. */
+      Deferred d = { level->chunk, NULL };
+
+      g_warning ("zoom tree: cannot read a chunk's closed lanes back from the spill file: %s",
+                 g_strerror (errno));
+      g_array_append_val (level->deferred, d);
+    }
+  else if (level->chunk_active &&
+           (spans->len == 0 || (guint64) n_items * MAX (self->params.min_reduction, 1) > members))
     {
       level->n_plain++;
       level->last_plain = TRUE;
@@ -2132,27 +2594,27 @@ level_finish_chunk (StrataZoomTree *self,
     {
       StrataBlockPacker *packer = chunk_spill_target (self);
       Chunk *chunk = chunk_alloc (self, level->chunk, spans->len, n_items, packer);
+      const ChannelSpan *stored = (const ChannelSpan *)(gpointer) spans->data;
       ItemStream stream;
       StrataZoomItem *out = chunk->items;
-      gboolean read_ok = TRUE;
       SpillReader reader;
+      guint s = 0;
 
       item_stream_begin (&stream, packer);
       spill_reader_init (&reader, level, self->spill_windows);
 
-      for (guint k = 0; k < n_closed; k++)
+      closed_iter_init (&it, level);
+      while (read_ok && closed_iter_next (&it, &v))
         {
-          /* A lane's items spilled from the pool come first, in the
-           * order they were made; the lanes of a channel not stored have
-           * neither runs nor segments left. */
-          for (guint32 r = closed[k].first_run; r != 0 && read_ok; )
-            {
-              const PoolRun *run = &g_array_index (level->runs, PoolRun, r - 1);
-
-              read_ok = spill_reader_copy (&reader, run, &stream, &out);
-              r = run->next;
-            }
-          for (const Segment *seg = closed[k].first_seg; seg != NULL; seg = seg->next)
+          /* Only the channels stored. A lane's items spilled from the
+           * pool come first, in the order they were made. */
+          while (s < spans->len && stored[s].channel < v.lane.channel)
+            s++;
+          if (s == spans->len || stored[s].channel != v.lane.channel)
+            continue;
+          for (guint r = 0; r < v.lane.n_runs && read_ok; r++)
+            read_ok = spill_reader_copy (&reader, &v.runs[r], &stream, &out);
+          for (const Segment *seg = v.mem != NULL ? v.mem->first_seg : NULL; seg != NULL; seg = seg->next)
             if (seg->n > 0 && stream.stream != NULL)
               item_stream_add (&stream, seg->items, seg->n);
             else if (seg->n > 0)
@@ -2161,12 +2623,14 @@ level_finish_chunk (StrataZoomTree *self,
                 out += seg->n;
               }
         }
+      read_ok = read_ok && !it.failed;
+      closed_iter_clear (&it);
       spill_reader_clear (&reader);
       if (stream.stream != NULL)
         chunk->first_block = strata_block_stream_end (stream.stream, NULL);
       else if (read_ok)
         g_assert (out == chunk->items + n_items);
-      chunk_take_spans (self, &stream, read_ok ? chunk : NULL, (const ChannelSpan *)(gpointer) spans->data);
+      chunk_take_spans (self, &stream, read_ok ? chunk : NULL, stored);
 
       if (read_ok)
         {
@@ -2193,6 +2657,7 @@ level_finish_chunk (StrataZoomTree *self,
   lanes_release (level);
   pool_reset (level);
   g_array_set_size (level->runs, 0);
+  g_array_set_size (level->pages, 0);
   g_array_set_size (level->spill_starts, 0);
   level->spill_end = 0;
 
@@ -3205,11 +3670,13 @@ compute_deferred_chunks (StrataZoomTree *self,
   for (guint i = 0; i < level->deferred->len; i++)
     {
       Deferred *d = &g_array_index (level->deferred, Deferred, i);
-      Chunk *chunk = compute_stored_chunk (self, rank, d->index, d->channels, FALSE);
+      /* Without its channels (its count was lost), it is decided here. */
+      Chunk *chunk = compute_stored_chunk (self, rank, d->index, d->channels, d->channels == NULL);
 
       /* Counted as worth storing, so it is. */
-      g_assert (chunk != NULL);
-      g_ptr_array_add (level->chunks, chunk);
+      g_assert (chunk != NULL || d->channels == NULL);
+      if (chunk != NULL)
+        g_ptr_array_add (level->chunks, chunk);
       g_clear_pointer (&d->channels, g_array_unref);
     }
   g_array_set_size (level->deferred, 0);
@@ -4887,6 +5354,9 @@ strata_zoom_tree_get_pool_memory (StrataZoomTree       *self,
       memory->peak_sum += level->pool_peak;
       memory->n_spills += level->n_pool_spills;
       memory->spilled += level->pool_spilled;
+      memory->n_pages += level->n_pages;
+      memory->paged += level->paged;
+      memory->closed_peak = MAX (memory->closed_peak, level->closed_peak);
     }
 }
 
