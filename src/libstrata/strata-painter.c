@@ -1950,6 +1950,7 @@ classify (StrataPainter        *self,
   guint depth = (item->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
 
   *lane = depth > 0 ? LANE_NESTED : LANE_MAIN;
+  *rgba = 0;
   *weight = 1;
 
   switch (item->kind)
