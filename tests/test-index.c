@@ -1512,12 +1512,12 @@ test_codec_edge_values (void)
       }
 
       /* What the writer stores, either way. */
-      for (int level = 0; level <= 1; level++)
+      for (int level = -1; level <= 1; level++)
         {
           guint8 codec;
 
           strata_index_pack_block (items, n, sizeof (StrataZoomItem), level, packed, &codec);
-          g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level > 0 && codec == STRATA_INDEX_CODEC_ZSTD));
+          g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level != 0 && codec == STRATA_INDEX_CODEC_ZSTD));
         }
     }
 }
@@ -1591,12 +1591,15 @@ test_codec_packed_edges (void)
           const void *elems = kind == 0 ? (const void *) acts : (const void *) items;
           guint32 size = kind == 0 ? sizeof (StrataActivity) : sizeof (StrataZoomItem);
 
-          for (int level = 0; level <= STRATA_INDEX_ZSTD_LEVEL; level += STRATA_INDEX_ZSTD_LEVEL)
+          static const int levels[] = { 0, STRATA_INDEX_ZSTD_LEVEL, 3 };
+
+          for (guint l = 0; l < G_N_ELEMENTS (levels); l++)
             {
+              int level = levels[l];
               guint8 codec;
 
               strata_index_pack_block (elems, n, size, level, packed, &codec);
-              g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level > 0 && codec == STRATA_INDEX_CODEC_ZSTD));
+              g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level != 0 && codec == STRATA_INDEX_CODEC_ZSTD));
               n_zstd += codec == STRATA_INDEX_CODEC_ZSTD;
               if (!edges && n == STRATA_INDEX_ITEM_BLOCK && level > 0)
                 g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
@@ -1654,7 +1657,7 @@ test_codec_reused_context (void)
   g_autoptr(GByteArray) packed = g_byte_array_new ();
   g_autoptr(GByteArray) fresh = g_byte_array_new ();
   StrataActivity acts[STRATA_INDEX_ACTIVITY_BLOCK];
-  static const int levels[] = { 3, 1, 3, 3, 5, 1, 2, 3 };
+  static const int levels[] = { 3, 1, -1, 3, 5, -1, 2, -3 };
 
   for (guint round = 0; round < 40; round++)
     {

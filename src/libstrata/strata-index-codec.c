@@ -458,7 +458,8 @@ get_cctx (int level)
 
 /**
  * strata_index_pack_block:
- * @zstd_level: 0 for varints only
+ * @zstd_level: 0 for varints only; otherwise zstd's level (negative:
+ *   its fast levels)
  * @codec: (out): how @out is coded
  *
  * One block as the file stores it: its varint columns, squeezed with
@@ -485,7 +486,7 @@ strata_index_pack_block (const void *elems,
     plain = heap = g_malloc ((gsize) n * MAX_ENCODED_ITEM);
   plain_len = (gsize) (encode_columns (elems, n, elem_size, plain) - plain);
 
-  if (zstd_level > 0 && plain_len >= 64)
+  if (zstd_level != 0 && plain_len >= 64)
     {
       bound = ZSTD_compressBound (plain_len);
       g_byte_array_set_size (out, (guint) bound);

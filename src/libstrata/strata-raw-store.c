@@ -904,7 +904,7 @@ spill_zstd_level (void)
 {
   const char *env = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
 
-  return env != NULL ? CLAMP (atoi (env), 0, 19) : STRATA_INDEX_ZSTD_LEVEL;
+  return env != NULL ? CLAMP (atoi (env), -7, 19) : STRATA_INDEX_ZSTD_LEVEL;
 }
 
 /* The lane's first page_blocks tickets in memory (of full blocks: a

@@ -1234,7 +1234,7 @@ spill_packer (StrataZoomTree *self)
     {
       g_autoptr(GError) error = NULL;
       const char *env = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
-      int level = env != NULL ? CLAMP (atoi (env), 0, 19) : STRATA_INDEX_ZSTD_LEVEL;
+      int level = env != NULL ? CLAMP (atoi (env), -7, 19) : STRATA_INDEX_ZSTD_LEVEL;
 
       /* The level the index writer packs with, so it copies the blocks. */
       self->packer = strata_block_packer_new (self->spill_queue, level, &error);
