@@ -499,3 +499,29 @@ strata_test_assert_stats_equal (const StrataStats *a,
       g_assert_cmpmem (x, sizeof *x, y, sizeof *y);
     }
 }
+
+/* The CPU table of a version 6 file: after "flyrecord\0", each CPU's data
+ * offset and size, at most @max of them; returns how many are sound. */
+guint
+strata_test_v6_cpus (const guint8 *data,
+                     gsize         len,
+                     guint64      *offsets,
+                     guint64      *sizes,
+                     guint         max)
+{
+  const guint8 *tag = memmem (data, len, "flyrecord", 10);
+  guint n = 0;
+
+  g_assert_nonnull (tag);
+  for (const guint8 *p = tag + 10; n < max && p + 16 <= data + len; p += 16, n++)
+    {
+      memcpy (&offsets[n], p, 8);
+      memcpy (&sizes[n], p + 8, 8);
+      offsets[n] = GUINT64_FROM_LE (offsets[n]);
+      sizes[n] = GUINT64_FROM_LE (sizes[n]);
+      if (offsets[n] < (guint64) (p + 16 - data) || offsets[n] > len || sizes[n] > len - offsets[n])
+        break;
+    }
+
+  return n;
+}

@@ -41,5 +41,10 @@ GArray     *strata_test_brute_force_chunk  (const StrataActivity *all,
                                             gint64                s,
                                             gint64                e,
                                             gint64                pixel);
+guint       strata_test_v6_cpus            (const guint8         *data,
+                                            gsize                 len,
+                                            guint64              *offsets,
+                                            guint64              *sizes,
+                                            guint                 max);
 
 G_END_DECLS

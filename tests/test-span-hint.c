@@ -262,32 +262,6 @@ test_trace_dat_time_adjusted (void)
   reading_clear (&shifted);
 }
 
-/* The CPU table of a version 6 file: after "flyrecord\0", each CPU's data
- * offset and size. */
-static guint
-v6_cpus (const guint8 *data,
-         gsize         len,
-         guint64      *offsets,
-         guint64      *sizes,
-         guint         max)
-{
-  const guint8 *tag = memmem (data, len, "flyrecord", 10);
-  guint n = 0;
-
-  g_assert_nonnull (tag);
-  for (const guint8 *p = tag + 10; n < max && p + 16 <= data + len; p += 16, n++)
-    {
-      memcpy (&offsets[n], p, 8);
-      memcpy (&sizes[n], p + 8, 8);
-      offsets[n] = GUINT64_FROM_LE (offsets[n]);
-      sizes[n] = GUINT64_FROM_LE (sizes[n]);
-      if (offsets[n] < (guint64) (p + 16 - data) || offsets[n] > len || sizes[n] > len - offsets[n])
-        break;
-    }
-
-  return n;
-}
-
 /* A version 6 file cut inside its CPU data is read up to the end of the
  * first cut CPU's whole pages: the hint says where that is. */
 static void
@@ -300,7 +274,7 @@ test_trace_dat_cut (void)
   gsize len, from;
 
   data = g_bytes_get_data (v6, &len);
-  n_cpus = v6_cpus (data, len, offsets, sizes, G_N_ELEMENTS (offsets));
+  n_cpus = strata_test_v6_cpus (data, len, offsets, sizes, G_N_ELEMENTS (offsets));
   g_assert_cmpuint (n_cpus, ==, 2);
 
   from = offsets[0];
@@ -392,7 +366,7 @@ test_trace_dat_damaged_last_page (void)
   read_file (whole_path, &whole);
   g_assert_no_error (whole.error);
 
-  g_assert_cmpuint (v6_cpus (data, len, offsets, sizes, G_N_ELEMENTS (offsets)), ==, 2);
+  g_assert_cmpuint (strata_test_v6_cpus (data, len, offsets, sizes, G_N_ELEMENTS (offsets)), ==, 2);
   for (guint c = 0; c < 2; c++)
     {
       g_autofree guint8 *copy = g_memdup2 (data, len);

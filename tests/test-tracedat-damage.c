@@ -218,15 +218,12 @@ test_bad_page (void)
   g_autofree char *bad_path = NULL;
   g_autofree guint8 *copy = NULL;
   Outcome full = { 0 }, bad = { 0 };
-  const guint8 *data, *tag;
-  guint64 cpu0;
+  const guint8 *data;
+  guint64 cpu0, size0;
   gsize len;
 
   data = g_bytes_get_data (v6, &len);
-  tag = memmem (data, len, "flyrecord", 10);
-  g_assert_nonnull (tag);
-  memcpy (&cpu0, tag + 10, 8);
-  cpu0 = GUINT64_FROM_LE (cpu0);
+  g_assert_cmpuint (strata_test_v6_cpus (data, len, &cpu0, &size0, 1), ==, 1);
   g_assert_cmpuint (cpu0 + 4 * 4096, <, len);
 
   copy = g_memdup2 (data, len);

@@ -856,12 +856,9 @@ test_damaged_trace_has_no_fields (void)
   /* The fourth page of CPU 0 says it holds more than a page (as
    * test-tracedat-damage's bad page): the events before it are read. */
   {
-    const char *tag = memmem (contents, len, "flyrecord", 10);
-    guint64 cpu0;
+    guint64 cpu0, size0;
 
-    g_assert_nonnull (tag);
-    memcpy (&cpu0, tag + 10, 8);
-    cpu0 = GUINT64_FROM_LE (cpu0);
+    g_assert_cmpuint (strata_test_v6_cpus ((const guint8 *) contents, len, &cpu0, &size0, 1), ==, 1);
     g_assert_cmpuint (cpu0 + 4 * 4096, <, len);
     memset (contents + cpu0 + 3 * 4096 + 8, 0x7f, 4);
   }
