@@ -1,8 +1,9 @@
 #!/bin/sh
 # Strata's whole test suite: set up, build, run every test in a normal
-# build, the unit suite again in a release build, and the unit and
+# build, the unit suite again in a release build, the unit and
 # integration suites again under AddressSanitizer and
-# UndefinedBehaviorSanitizer. Ends with the line "N passed, N failed".
+# UndefinedBehaviorSanitizer, then each libFuzzer harness for a minute
+# (tests/fuzz/README.md). Ends with the line "N passed, N failed".
 #   scripts/test.sh
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,5 +46,17 @@ meson test -C _build-asan --print-errorlogs --num-processes 2 --timeout-multipli
 meson test -C _build-asan --print-errorlogs --timeout-multiplier 3 --suite ui \
   --logbase testlog-ui || status=1
 
-python3 scripts/count-tests.py _build/meson-logs/testlog.json _build-release/meson-logs/testlog.json _build-asan/meson-logs/testlog.json _build-asan/meson-logs/testlog-ui.json || status=1
+# The fuzzing build (clang, ASan + UBSan, libFuzzer): each harness fuzzes
+# for a minute from a copy of its committed corpus; what it finds fails
+# the run and goes to tests/fuzz/regressions/ (the replay tests above run
+# those in every build). One test each in the count below.
+CC=clang meson setup _build-fuzz --buildtype=debugoptimized -Dfuzzing=true \
+  -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false >/dev/null 2>&1 ||
+  meson setup --reconfigure _build-fuzz >/dev/null || exit 1
+ninja -C _build-fuzz || exit 1
+meson test -C _build-fuzz --print-errorlogs --num-processes 2 --suite fuzz || status=1
+
+python3 scripts/count-tests.py _build/meson-logs/testlog.json _build-release/meson-logs/testlog.json \
+  _build-asan/meson-logs/testlog.json _build-asan/meson-logs/testlog-ui.json \
+  _build-fuzz/meson-logs/testlog.json || status=1
 exit $status

@@ -49,6 +49,7 @@ enum
   PERF_RECORD_CGROUP = 19,
   PERF_RECORD_TEXT_POKE = 20,
   PERF_RECORD_AUX_OUTPUT_HW_ID = 21,
+  PERF_RECORD_CALLCHAIN_DEFERRED = 22,
 
   /* Records perf itself writes. */
   PERF_RECORD_HEADER_ATTR = 64,
@@ -71,9 +72,31 @@ enum
   PERF_RECORD_COMPRESSED = 81,
   PERF_RECORD_FINISHED_INIT = 82,
   PERF_RECORD_COMPRESSED2 = 83,
+  PERF_RECORD_BPF_METADATA = 84,
+  PERF_RECORD_SCHEDSTAT_CPU = 85,
+  PERF_RECORD_SCHEDSTAT_DOMAIN = 86,
 
-  PERF_RECORD_MAX_TYPE = 84,
+  PERF_RECORD_MAX_TYPE = 87,
 };
+
+/* AUXTRACE_INFO's type: which PMU wrote the AUX area data. */
+enum
+{
+  PERF_AUXTRACE_UNKNOWN = 0,
+  PERF_AUXTRACE_INTEL_PT = 1,
+  PERF_AUXTRACE_INTEL_BTS = 2,
+  PERF_AUXTRACE_CS_ETM = 3,
+  PERF_AUXTRACE_ARM_SPE = 4,
+  PERF_AUXTRACE_S390_CPUMSF = 5,
+  PERF_AUXTRACE_HISI_PTT = 6,
+  PERF_AUXTRACE_VPA_DTL = 7,
+};
+
+/* AUXTRACE: size, offset, reference (u64), idx, tid, cpu, reserved (u32),
+ * then size bytes of AUX area data after the record. */
+#define PERF_AUXTRACE_BODY_SIZE     40
+#define PERF_AUXTRACE_OFF_SIZE       0
+#define PERF_AUXTRACE_OFF_CPU       32
 
 /* header.misc bits. */
 #define PERF_RECORD_MISC_CPUMODE_MASK       7

@@ -12,7 +12,8 @@
  *   strata-perf-attrs.c         perf_event_attrs and the sample ids that name them
  *   strata-perf-tracing-data.c  the tracepoint formats (HEADER_TRACING_DATA)
  *   strata-perf-tokenizer.c     the record stream: the mapped file, COMPRESSED
- *                               records inflated
+ *                               records inflated, AUXTRACE data stepped over
+ *   strata-perf-record-types.c  every record type: its name and fixed size
  *   strata-perf-records.c       one record: what it means for the model
  *   strata-perf-sample.c        SAMPLE records and sample_id trailers; call chains
  *   strata-perf-reorder.c       the reorder buffer and its read-ahead thread
@@ -128,6 +129,9 @@ typedef struct
   gsize         body_len;
   guint64       offset;    /* in the file; the COMPRESSED record for inflated ones */
   gboolean      inflated;
+  const guint8 *payload;   /* the data after the record (AUXTRACE, a pipe's
+                            * TRACING_DATA), or NULL */
+  guint64       payload_len;
 } Record;
 
 /* A run of records' events in the reorder buffer (strata-perf-reorder.c). */
@@ -263,6 +267,13 @@ struct _StrataPerfSource
   StrataSymbolizer  *symbolizer;
 
   guint64            record_counts[PERF_RECORD_MAX_TYPE];
+  GHashTable        *unknown_counts;    /* type → guint64[2]: records and bytes of a
+                                         * type no one defines */
+
+  /* AUX area data (a processor trace), stepped over and counted. */
+  guint32            auxtrace_type;     /* AUXTRACE_INFO's: which PMU */
+  GArray            *aux_records;       /* guint64 by CPU + 1 (0: no CPU) */
+  GArray            *aux_bytes;         /* the same, bytes */
   guint64            inexact_samples;   /* whose fields do not fill the record */
   guint64            unclaimed_samples; /* of an id no attr has */
 
@@ -362,6 +373,12 @@ gboolean     strata_perf_parse_tracing_data    (StrataPerfSource  *self,
                                                 guint64            base,
                                                 GError           **error);
 void         strata_perf_resolve_attr_names    (StrataPerfSource  *self);
+
+/* strata-perf-record-types.c */
+const char  *strata_perf_record_type_name      (guint32            type);
+gboolean     strata_perf_record_check_size     (StrataPerfSource  *self,
+                                                const Record      *rec,
+                                                GError           **error);
 
 /* strata-perf-tokenizer.c */
 gboolean     strata_perf_next_record           (StrataPerfSource  *self,

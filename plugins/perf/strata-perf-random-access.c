@@ -130,20 +130,6 @@ strata_perf_source_next_record_head (StrataPerfSource     *self,
               return FALSE;
           continue;
 
-        case PERF_RECORD_HEADER_TRACING_DATA:
-          /* Pipe mode's data after the record: the open read it. */
-          if (self->pipe && !rec.inflated && rec.body_len >= 4)
-            {
-              guint64 padded = ((guint64) rd32 (self, rec.body) + 7) & ~(guint64) 7;
-
-              if (padded > self->data_end - self->pos)
-                return strata_perf_fail (self, error, STRATA_ERROR_TRUNCATED, rec.offset,
-                                         "the tracing data runs past the end of the file");
-              self->pos += padded;
-              self->rr_frontier = MAX (self->rr_frontier, self->pos);
-            }
-          continue;
-
         default:
           continue;
         }
@@ -281,15 +267,6 @@ strata_perf_source_seek_record (StrataPerfSource          *self,
             g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
                          "the records end before the position");
           return FALSE;
-        }
-      if (rec.type == PERF_RECORD_HEADER_TRACING_DATA && self->pipe && !rec.inflated && rec.body_len >= 4)
-        {
-          guint64 padded = ((guint64) rd32 (self, rec.body) + 7) & ~(guint64) 7;
-
-          if (padded > self->data_end - self->pos)
-            return strata_perf_fail (self, error, STRATA_ERROR_TRUNCATED, rec.offset,
-                                     "the tracing data runs past the end of the file");
-          self->pos += padded;
         }
     }
   return TRUE;

@@ -342,6 +342,126 @@ note_mmap (StrataPerfSource *self,
                                  rd64 (self, b + 24), path, path_len);
 }
 
+/* The records perf writes about the recording itself (a pipe's attrs,
+ * tracing data and features; event names; the threads and ids). */
+static gboolean
+process_perf_record (StrataPerfSource  *self,
+                     const Record      *rec,
+                     GError           **error)
+{
+  guint64 nr;
+
+  switch (rec->type)
+    {
+    case PERF_RECORD_HEADER_ATTR:
+      return strata_perf_handle_header_attr (self, rec, error);
+
+    case PERF_RECORD_HEADER_TRACING_DATA:
+      if (rec->body_len < 4)
+        return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, rec->offset,
+                                 "a TRACING_DATA record without its size");
+      /* Only pipe mode puts the data after the record (the tokenizer
+       * stepped over it). */
+      if (rec->payload == NULL)
+        return TRUE;
+      if (!strata_perf_parse_tracing_data (self, rec->payload, rec->payload_len,
+                                           rec->offset + rec->size, error))
+        return FALSE;
+      strata_perf_resolve_attr_names (self);
+      return TRUE;
+
+    case PERF_RECORD_HEADER_FEATURE:
+      if (rec->body_len < 8)
+        return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, rec->offset,
+                                 "a FEATURE record without its feature id");
+      return strata_perf_parse_feature (self, (guint) MIN (rd64 (self, rec->body), G_MAXUINT),
+                                        rec->body + 8, rec->body_len - 8, rec->offset, error);
+
+    case PERF_RECORD_EVENT_UPDATE:
+      if (rd64 (self, rec->body) == PERF_EVENT_UPDATE_NAME)
+        {
+          g_autofree char *name = g_strndup ((const char *) rec->body + 16, rec->body_len - 16);
+
+          strata_perf_name_attrs_by_id (self, rd64 (self, rec->body + 8), name);
+        }
+      return TRUE;
+
+    case PERF_RECORD_THREAD_MAP:
+      nr = rd64 (self, rec->body);
+      if (nr > (rec->body_len - 8) / 24)
+        return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, rec->offset,
+                                 "a THREAD_MAP of %" G_GUINT64_FORMAT " entries in %u bytes",
+                                 nr, rec->size);
+      for (guint64 i = 0; i < nr; i++)
+        {
+          const guint8 *e = rec->body + 8 + 24 * i;
+          gint32 pid = (gint32) rd64 (self, e);
+
+          if (e[8] != '\0' && strata_perf_comm_of (self, pid) == STRATA_STRING_NONE)
+            set_comm (self, pid, e + 8, 16);
+        }
+      return TRUE;
+
+    case PERF_RECORD_ID_INDEX:
+      nr = rd64 (self, rec->body);
+      if (nr > (rec->body_len - 8) / 32)
+        return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, rec->offset,
+                                 "an ID_INDEX of %" G_GUINT64_FORMAT " entries in %u bytes",
+                                 nr, rec->size);
+      return TRUE;
+
+    default:
+      return TRUE;
+    }
+}
+
+/* A processor trace's data: which PMU wrote it (AUXTRACE_INFO), and how
+ * much there is on each CPU (AUXTRACE, its data stepped over by the
+ * tokenizer). It is not decoded; strata-cli info says it is there. */
+static void
+note_aux (StrataPerfSource *self,
+          const Record     *rec)
+{
+  guint index;
+
+  if (rec->type == PERF_RECORD_AUXTRACE_INFO)
+    {
+      self->auxtrace_type = rd32 (self, rec->body);
+      return;
+    }
+
+  /* A per-thread recording's data has no CPU: (u32) -1. */
+  index = rd32 (self, rec->body + PERF_AUXTRACE_OFF_CPU) + 1;
+  if (index > MAX_CPU)
+    index = 0;
+  if (index >= self->aux_bytes->len)
+    {
+      g_array_set_size (self->aux_bytes, index + 1);
+      g_array_set_size (self->aux_records, index + 1);
+    }
+  g_array_index (self->aux_bytes, guint64, index) += rec->payload_len;
+  g_array_index (self->aux_records, guint64, index)++;
+}
+
+/* A type neither the kernel nor perf defines (a newer perf's): its size
+ * is all there is to know, and it is plausible (the tokenizer checked it
+ * against what is left), so it is stepped over and counted. */
+static void
+note_unknown (StrataPerfSource *self,
+              const Record     *rec)
+{
+  gpointer key = GUINT_TO_POINTER (rec->type);
+  guint64 *n = g_hash_table_lookup (self->unknown_counts, key);
+
+  if (n == NULL)
+    {
+      n = g_new0 (guint64, 2);
+      g_hash_table_insert (self->unknown_counts, key, n);
+    }
+  n[0]++;
+  n[1] += rec->size;
+}
+
 gboolean
 strata_perf_process_record (StrataPerfSource  *self,
                             const Record      *rec,
@@ -379,83 +499,25 @@ strata_perf_process_record (StrataPerfSource  *self,
       self->cut = TRUE;
       return TRUE;
 
+    case PERF_RECORD_AUXTRACE_INFO:
+    case PERF_RECORD_AUXTRACE:
+      note_aux (self, rec);
+      return TRUE;
+
     case PERF_RECORD_HEADER_ATTR:
-      return strata_perf_handle_header_attr (self, rec, error);
-
     case PERF_RECORD_HEADER_TRACING_DATA:
-      {
-        guint32 size;
-        guint64 padded;
-
-        if (rec->body_len < 4)
-          return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, rec->offset,
-                                   "a TRACING_DATA record without its size");
-        size = rd32 (self, rec->body);
-        if (!self->pipe || rec->inflated)
-          return TRUE;  /* only pipe mode puts the data after the record */
-        padded = ((guint64) size + 7) & ~(guint64) 7;
-        if (padded > self->data_end - self->pos)
-          return strata_perf_fail (self, error, STRATA_ERROR_TRUNCATED, rec->offset,
-                                   "the tracing data of %u bytes runs past the end of the file", size);
-        if (!strata_perf_parse_tracing_data (self, self->map + self->pos, size, self->pos, error))
-          return FALSE;
-        self->pos += padded;
-        strata_perf_resolve_attr_names (self);
-      }
-      return TRUE;
-
     case PERF_RECORD_HEADER_FEATURE:
-      if (rec->body_len < 8)
-        return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, rec->offset,
-                                 "a FEATURE record without its feature id");
-      return strata_perf_parse_feature (self, (guint) MIN (rd64 (self, rec->body), G_MAXUINT),
-                                        rec->body + 8, rec->body_len - 8, rec->offset, error);
-
     case PERF_RECORD_EVENT_UPDATE:
-      if (rec->body_len >= 16 && rd64 (self, rec->body) == PERF_EVENT_UPDATE_NAME)
-        {
-          g_autofree char *name = g_strndup ((const char *) rec->body + 16, rec->body_len - 16);
-
-          strata_perf_name_attrs_by_id (self, rd64 (self, rec->body + 8), name);
-        }
-      return TRUE;
-
     case PERF_RECORD_THREAD_MAP:
-      if (rec->body_len >= 8)
-        {
-          guint64 nr = rd64 (self, rec->body);
-
-          if (nr > (rec->body_len - 8) / 24)
-            return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, rec->offset,
-                                     "a THREAD_MAP of %" G_GUINT64_FORMAT " entries in %u bytes",
-                                     nr, rec->size);
-          for (guint64 i = 0; i < nr; i++)
-            {
-              const guint8 *e = rec->body + 8 + 24 * i;
-              gint32 pid = (gint32) rd64 (self, e);
-
-              if (e[8] != '\0' && strata_perf_comm_of (self, pid) == STRATA_STRING_NONE)
-                set_comm (self, pid, e + 8, 16);
-            }
-        }
-      return TRUE;
-
     case PERF_RECORD_ID_INDEX:
-      if (rec->body_len >= 8)
-        {
-          guint64 nr = rd64 (self, rec->body);
-
-          if (nr > (rec->body_len - 8) / 32)
-            return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, rec->offset,
-                                     "an ID_INDEX of %" G_GUINT64_FORMAT " entries in %u bytes",
-                                     nr, rec->size);
-        }
-      return TRUE;
+      return process_perf_record (self, rec, error);
 
     default:
-      /* MMAP, MMAP2, THROTTLE, UNTHROTTLE, CPU_MAP, TIME_CONV,
-       * FINISHED_INIT, BUILD_ID, AUX ... are counted; nothing in the
-       * kernel model depends on them. */
+      /* THROTTLE, CPU_MAP, TIME_CONV, FINISHED_INIT, BUILD_ID, AUX,
+       * KSYMBOL, CGROUP, TEXT_POKE ... are counted (their sizes checked
+       * by the tokenizer); nothing in the kernel model depends on them. */
+      if (strata_perf_record_type_name (rec->type) == NULL)
+        note_unknown (self, rec);
       return TRUE;
     }
 }

@@ -60,6 +60,56 @@ strata_perf_fail (StrataPerfSource  *self,
 
 G_DEFINE_FINAL_TYPE (StrataPerfSource, strata_perf_source, STRATA_TYPE_SOURCE)
 
+static const char *
+auxtrace_pmu (guint32 type)
+{
+  switch (type)
+    {
+    case PERF_AUXTRACE_INTEL_PT: return "intel_pt";
+    case PERF_AUXTRACE_INTEL_BTS: return "intel_bts";
+    case PERF_AUXTRACE_CS_ETM: return "cs_etm";
+    case PERF_AUXTRACE_ARM_SPE: return "arm_spe";
+    case PERF_AUXTRACE_S390_CPUMSF: return "cpum_sf";
+    case PERF_AUXTRACE_HISI_PTT: return "hisi_ptt";
+    case PERF_AUXTRACE_VPA_DTL: return "vpa_dtl";
+    default: return NULL;
+    }
+}
+
+/* Once every record is read (the read-ahead thread, if any, is gone):
+ * what was stepped over goes into the info. */
+static void
+publish_undecoded (StrataPerfSource *self)
+{
+  StrataSource *source = STRATA_SOURCE (self);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (self->aux_bytes->len > 0)
+    {
+      const char *pmu = auxtrace_pmu (self->auxtrace_type);
+      g_autofree char *what = pmu != NULL
+        ? g_strdup_printf ("%s AUX area data", pmu)
+        : g_strdup_printf ("AUX area data of an unknown PMU (AUXTRACE_INFO type %u)", self->auxtrace_type);
+
+      for (guint i = 0; i < self->aux_bytes->len; i++)
+        if (g_array_index (self->aux_records, guint64, i) > 0)
+          strata_source_note_undecoded (source, what, (gint) i - 1,
+                                        g_array_index (self->aux_records, guint64, i),
+                                        g_array_index (self->aux_bytes, guint64, i));
+    }
+
+  g_hash_table_iter_init (&iter, self->unknown_counts);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_autofree char *what = g_strdup_printf ("records of unknown type %u", GPOINTER_TO_UINT (key));
+
+      const guint64 *n = value;
+
+      strata_source_note_undecoded (source, what, -1, n[0], n[1]);
+    }
+}
+
 static gssize
 strata_perf_source_read_batch (StrataSource  *source,
                                StrataEvent   *events,
@@ -89,6 +139,8 @@ strata_perf_source_read_batch (StrataSource  *source,
                        "reorder window allows: they are out of time order (the kernel model "
                        "clamps them)",
                        self->display_name, self->out_of_order);
+          if (!self->reported)
+            publish_undecoded (self);
           self->reported = TRUE;
           break;
         }
@@ -202,6 +254,9 @@ strata_perf_source_finalize (GObject *object)
   g_clear_pointer (&self->comm_cache, strata_comm_cache_free);
   g_clear_pointer (&self->comms, g_hash_table_unref);
   g_clear_pointer (&self->symbolizer, strata_symbolizer_free);
+  g_clear_pointer (&self->unknown_counts, g_hash_table_unref);
+  g_clear_pointer (&self->aux_bytes, g_array_unref);
+  g_clear_pointer (&self->aux_records, g_array_unref);
   g_clear_error (&self->deferred_error);
   g_clear_error (&self->feature_damage);
   g_clear_pointer (&self->frames, g_array_unref);
@@ -272,6 +327,9 @@ strata_perf_source_init (StrataPerfSource *self)
   self->comm_cache = strata_comm_cache_new (strings);
   self->comms = g_hash_table_new (NULL, NULL);
   self->symbolizer = strata_symbolizer_new ();
+  self->unknown_counts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->aux_bytes = g_array_new (FALSE, TRUE, sizeof (guint64));
+  self->aux_records = g_array_new (FALSE, TRUE, sizeof (guint64));
   self->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->chains = g_array_new (FALSE, FALSE, sizeof (Chain));
   self->chain_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
@@ -294,9 +352,14 @@ guint64
 strata_perf_source_get_record_count (StrataPerfSource *self,
                                      guint             type)
 {
+  const guint64 *counts;
+
   g_return_val_if_fail (STRATA_IS_PERF_SOURCE (self), 0);
 
-  return type < PERF_RECORD_MAX_TYPE ? self->record_counts[type] : 0;
+  if (type < PERF_RECORD_MAX_TYPE && strata_perf_record_type_name (type) != NULL)
+    return self->record_counts[type];
+  counts = g_hash_table_lookup (self->unknown_counts, GUINT_TO_POINTER (type));
+  return counts != NULL ? counts[0] : 0;
 }
 
 const guint64 *

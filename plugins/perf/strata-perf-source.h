@@ -24,8 +24,9 @@ G_DECLARE_FINAL_TYPE (StrataPerfSource, strata_perf_source, STRATA, PERF_SOURCE,
 
 void            strata_plugin_perf_register            (void);
 
-/* Records of @type (PERF_RECORD_*) read so far, including those inside
- * COMPRESSED records (which are counted too). */
+/* Records of @type (PERF_RECORD_*, or a type no one defines, which is
+ * stepped over) read so far, including those inside COMPRESSED records
+ * (which are counted too). */
 guint64         strata_perf_source_get_record_count    (StrataPerfSource *self,
                                                         guint             type);
 /* The frames of call chain @id (a sample activity's arg), innermost first,

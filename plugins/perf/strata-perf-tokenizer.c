@@ -3,8 +3,11 @@
  * The record stream of a perf.data: records read in place from the
  * mapped file, the pages behind given back as reading goes on, and
  * COMPRESSED records inflated as one zstd stream whose output is a run of
- * records that may straddle two compressed records. Every size is
- * checked against what is left before a record is handed out.
+ * records that may straddle two compressed records; the data some records
+ * carry after themselves (AUXTRACE's AUX area data, a pipe's tracing
+ * data) stepped over. Every size is checked against what is left, and
+ * against what the record's type needs (strata-perf-record-types.c),
+ * before a record is handed out.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -69,6 +72,64 @@ inflate_record (StrataPerfSource  *self,
   return TRUE;
 }
 
+/* The records whose data follows them, outside their own size: an
+ * AUXTRACE's AUX area data (as many bytes as its first field says, which
+ * perf pads to 8), and in a pipe the tracing data after its TRACING_DATA
+ * record (its size padded to 8). The data is stepped over here, wherever
+ * the record came from, and kept in the record for whoever reads it. */
+static gboolean
+take_payload (StrataPerfSource  *self,
+              Record            *rec,
+              GError           **error)
+{
+  guint64 len, step, left;
+  const guint8 *at;
+
+  rec->payload = NULL;
+  rec->payload_len = 0;
+  if (rec->type == PERF_RECORD_AUXTRACE)
+    step = len = rd64 (self, rec->body + PERF_AUXTRACE_OFF_SIZE);
+  else if (rec->type == PERF_RECORD_HEADER_TRACING_DATA && self->pipe && !rec->inflated &&
+           rec->body_len >= 4)
+    {
+      len = rd32 (self, rec->body);
+      step = (len + 7) & ~(guint64) 7;
+    }
+  else
+    return TRUE;
+
+  if (rec->inflated)
+    {
+      at = self->decomp + self->decomp_pos;
+      left = self->decomp_len - self->decomp_pos;
+    }
+  else
+    {
+      at = self->map + self->pos;
+      left = self->data_end - self->pos;
+    }
+
+  if (step > left && rec->type == PERF_RECORD_AUXTRACE)
+    return strata_perf_fail (self, error, rec->inflated ? STRATA_ERROR_CORRUPT : STRATA_ERROR_TRUNCATED,
+                             rec->offset,
+                             "the %" G_GUINT64_FORMAT " bytes of AUX area data after an AUXTRACE "
+                             "record run past the end of the %s (%" G_GUINT64_FORMAT " bytes left)",
+                             len, rec->inflated ? "data inflated from this COMPRESSED record"
+                                                : self->data_end < self->map_len ? "data section" : "file",
+                             left);
+  if (step > left)
+    return strata_perf_fail (self, error, STRATA_ERROR_TRUNCATED, rec->offset,
+                             "the tracing data of %u bytes runs past the end of the file", (guint) len);
+
+  rec->payload = at;
+  rec->payload_len = len;
+  if (rec->inflated)
+    self->decomp_pos += step;
+  else
+    self->pos += step;
+  return TRUE;
+}
+
 /* The next record: from the inflated bytes first, then the file. Returns
  * FALSE at the end (error unset) or on damage. */
 gboolean
@@ -99,7 +160,8 @@ strata_perf_next_record (StrataPerfSource  *self,
               rec->offset = self->decomp_from;
               rec->inflated = TRUE;
               self->decomp_pos += size;
-              return TRUE;
+              return strata_perf_record_check_size (self, rec, error) &&
+                     take_payload (self, rec, error);
             }
         }
 
@@ -183,7 +245,8 @@ strata_perf_next_record (StrataPerfSource  *self,
             continue;
           }
 
-        return TRUE;
+        return strata_perf_record_check_size (self, rec, error) &&
+               take_payload (self, rec, error);
       }
     }
 }

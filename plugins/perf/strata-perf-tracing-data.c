@@ -305,25 +305,26 @@ extern void __sanitizer_set_death_callback (void (*callback) (void)) __attribute
 
 #define PROBE_TIMEOUT_MS 5000
 
-/* libtraceevent trusts the event formats it parses: a damaged one can
- * crash it. So the tracing data is parsed first in a child process, and
- * only if that child survives, here. */
-/* libtraceevent trusts the event formats it parses: a damaged one can
- * crash it. So the tracing data is parsed first in a child process, and
- * only if that child survives, here. */
-gboolean
-strata_perf_parse_tracing_data (StrataPerfSource  *self,
-                                const guint8      *data,
-                                gsize              len,
-                                guint64            base,
-                                GError           **error)
+/* What became of the child that parsed the tracing data first. */
+typedef enum
+{
+  PROBE_SURVIVED,
+  PROBE_CRASHED,
+  PROBE_HUNG,
+} ProbeVerdict;
+
+/* Parses the tracing data, and resolves the tracepoint attrs, in a child
+ * process; @how is its wait status when it crashed. */
+static ProbeVerdict
+probe_in_child (StrataPerfSource *self,
+                const guint8     *data,
+                gsize             len,
+                guint64           base,
+                int              *how)
 {
   int status = 0;
   pid_t pid, done = 0;
   gint64 deadline;
-
-  if (self->tep != NULL)
-    return TRUE;
 
   pid = fork ();
   if (pid == 0)
@@ -348,31 +349,94 @@ strata_perf_parse_tracing_data (StrataPerfSource  *self,
         }
       _exit (0);
     }
+  if (pid < 0)
+    return PROBE_SURVIVED;  /* no child to spare: parsed here, as before the probe */
 
-  if (pid > 0)
+  deadline = g_get_monotonic_time () + PROBE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
+  while ((done = waitpid (pid, &status, WNOHANG)) == 0 || (done < 0 && errno == EINTR))
     {
-      deadline = g_get_monotonic_time () + PROBE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
-      while ((done = waitpid (pid, &status, WNOHANG)) == 0 || (done < 0 && errno == EINTR))
-        {
-          if (g_get_monotonic_time () > deadline)
-            break;
-          g_usleep (200);
-        }
-      if (done == 0)
-        {
-          kill (pid, SIGKILL);
-          waitpid (pid, &status, 0);
-          return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, base,
-                                   "libtraceevent did not finish parsing the tracing data's event formats");
-        }
-      if (done == pid && (WIFSIGNALED (status) || WEXITSTATUS (status) != 0))
-        return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, base,
-                                 "libtraceevent crashed (%s) parsing the tracing data: its event "
-                                 "formats are damaged",
-                                 WIFSIGNALED (status) ? g_strsignal (WTERMSIG (status)) : "exit status");
+      if (g_get_monotonic_time () > deadline)
+        break;
+      g_usleep (200);
     }
+  if (done == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &status, 0);
+      return PROBE_HUNG;
+    }
+  *how = status;
+  return done == pid && (WIFSIGNALED (status) || WEXITSTATUS (status) != 0) ? PROBE_CRASHED : PROBE_SURVIVED;
+}
 
-  return parse_tracing_data (self, data, len, base, error);
+/* probe_in_child(), whose verdict a fuzzing build remembers: a fuzzer
+ * hands the reader the same tracing data under countless mutations of
+ * everything else, and the fork is most of an input's time. The verdict
+ * on the same bytes and attrs is the same; a file is opened once
+ * otherwise, so nothing else remembers it. */
+static ProbeVerdict
+probe (StrataPerfSource *self,
+       const guint8     *data,
+       gsize             len,
+       guint64           base,
+       int              *how)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  static GHashTable *verdicts;   /* hash → verdict + 1, wait status << 2 */
+  guint64 hash = 1469598103934665603ull;
+  gpointer key, found;
+  ProbeVerdict verdict;
+
+  for (gsize i = 0; i < len; i++)
+    hash = (hash ^ data[i]) * 1099511628211ull;
+  for (guint i = 0; i < self->attrs->len; i++)
+    hash = (hash ^ g_array_index (self->attrs, Attr, i).config) * 1099511628211ull;
+
+  if (verdicts == NULL)
+    verdicts = g_hash_table_new (g_int64_hash, g_int64_equal);
+  key = &hash;
+  if ((found = g_hash_table_lookup (verdicts, key)) != NULL)
+    {
+      *how = GPOINTER_TO_INT (found) >> 2;
+      return (GPOINTER_TO_INT (found) & 3) - 1;
+    }
+  verdict = probe_in_child (self, data, len, base, how);
+  g_hash_table_insert (verdicts, g_memdup2 (&hash, sizeof hash),
+                       GINT_TO_POINTER ((verdict + 1) | (*how << 2)));
+  return verdict;
+#else
+  return probe_in_child (self, data, len, base, how);
+#endif
+}
+
+/* libtraceevent trusts the event formats it parses: a damaged one can
+ * crash it. So the tracing data is parsed first in a child process, and
+ * only if that child survives, here. */
+gboolean
+strata_perf_parse_tracing_data (StrataPerfSource  *self,
+                                const guint8      *data,
+                                gsize              len,
+                                guint64            base,
+                                GError           **error)
+{
+  int status = 0;
+
+  if (self->tep != NULL)
+    return TRUE;
+
+  switch (probe (self, data, len, base, &status))
+    {
+    case PROBE_HUNG:
+      return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, base,
+                               "libtraceevent did not finish parsing the tracing data's event formats");
+    case PROBE_CRASHED:
+      return strata_perf_fail (self, error, STRATA_ERROR_CORRUPT, base,
+                               "libtraceevent crashed (%s) parsing the tracing data: its event "
+                               "formats are damaged",
+                               WIFSIGNALED (status) ? g_strsignal (WTERMSIG (status)) : "exit status");
+    default:
+      return parse_tracing_data (self, data, len, base, error);
+    }
 }
 
 /* Once the attrs and the tracing data are both known. */

@@ -2,7 +2,8 @@
  *
  * `strata-cli info FILE`: what the file is (format, version, compression,
  * clock), what it covers (CPUs, time span, buffer instances), what is in it
- * (events per type, channels) and what is missing (lost events).
+ * (events per type, channels) and what is missing (lost events) or was
+ * read past without decoding (a processor trace's AUX area data).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -148,6 +149,28 @@ print_json (StrataTrace *trace,
     strata_json_writer_uint (w, g_array_index (info->lost_per_cpu, guint64, i));
   strata_json_writer_end_array (w);
 
+  strata_json_writer_key (w, "not_decoded");
+  strata_json_writer_begin_array (w);
+  for (guint i = 0; i < info->undecoded->len; i++)
+    {
+      const StrataUndecoded *u = g_ptr_array_index (info->undecoded, i);
+
+      strata_json_writer_begin_object (w);
+      strata_json_writer_key (w, "what");
+      strata_json_writer_string (w, u->what);
+      strata_json_writer_key (w, "records");
+      strata_json_writer_uint (w, u->records);
+      strata_json_writer_key (w, "bytes");
+      strata_json_writer_uint (w, u->bytes);
+      strata_json_writer_key (w, "bytes_per_cpu");
+      strata_json_writer_begin_array (w);
+      for (guint c = 0; c < u->bytes_per_cpu->len; c++)
+        strata_json_writer_uint (w, g_array_index (u->bytes_per_cpu, guint64, c));
+      strata_json_writer_end_array (w);
+      strata_json_writer_end_object (w);
+    }
+  strata_json_writer_end_array (w);
+
   strata_json_writer_key (w, "damage");
   if (damage != NULL)
     strata_json_writer_string (w, damage->message);
@@ -158,6 +181,26 @@ print_json (StrataTrace *trace,
 
   out = strata_json_writer_finish (w);
   fputs (out, stdout);
+}
+
+/* What the reader stepped over: said, so nobody takes it for absent. */
+static void
+print_undecoded (const StrataSourceInfo *info)
+{
+  for (guint i = 0; i < info->undecoded->len; i++)
+    {
+      const StrataUndecoded *u = g_ptr_array_index (info->undecoded, i);
+
+      printf ("%-14s %s: %" G_GUINT64_FORMAT " bytes in %" G_GUINT64_FORMAT " records\n",
+              i == 0 ? "Not decoded" : "", u->what, u->bytes, u->records);
+      for (guint c = 0; c < u->bytes_per_cpu->len; c++)
+        {
+          guint64 bytes = g_array_index (u->bytes_per_cpu, guint64, c);
+
+          if (bytes > 0)
+            printf ("%-14s   CPU %u: %" G_GUINT64_FORMAT " bytes\n", "", c, bytes);
+        }
+    }
 }
 
 static void
@@ -211,6 +254,7 @@ print_human (StrataTrace *trace,
     }
   printf ("%-14s %u CPUs, %u processes, %u threads\n", "Channels",
           channels.cpus, channels.processes, channels.threads);
+  print_undecoded (info);
 
   for (guint i = 0; i < counts->len; i++)
     {

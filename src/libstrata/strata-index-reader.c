@@ -32,7 +32,37 @@ strata_source_info_free (StrataSourceInfo *info)
   g_clear_pointer (&info->lost_per_cpu, g_array_unref);
   g_free (info->hostname);
   g_free (info->kernel_release);
+  g_clear_pointer (&info->undecoded, g_ptr_array_unref);
   g_free (info);
+}
+
+/* What the source read past without decoding (optional: an index of an
+ * older Strata has none). */
+static void
+read_undecoded (GVariantDict     *dict,
+                StrataSourceInfo *info)
+{
+  g_autoptr(GVariant) all = g_variant_dict_lookup_value (dict, "undecoded", G_VARIANT_TYPE ("a(sttat)"));
+  GVariantIter iter;
+  const char *what;
+  guint64 records, bytes;
+  GVariant *per_cpu;
+
+  if (all == NULL)
+    return;
+  g_variant_iter_init (&iter, all);
+  while (g_variant_iter_next (&iter, "(&stt@at)", &what, &records, &bytes, &per_cpu))
+    {
+      StrataUndecoded *u = strata_undecoded_new (what);
+      gsize n;
+      const guint64 *values = g_variant_get_fixed_array (per_cpu, &n, sizeof (guint64));
+
+      u->records = records;
+      u->bytes = bytes;
+      g_array_append_vals (u->bytes_per_cpu, values, n);
+      g_ptr_array_add (info->undecoded, u);
+      g_variant_unref (per_cpu);
+    }
 }
 
 static gboolean
@@ -173,6 +203,7 @@ read_meta (const guint8      *data,
   info = parts->info = g_new0 (StrataSourceInfo, 1);
   info->instances = g_ptr_array_new_with_free_func (g_free);
   info->lost_per_cpu = g_array_new (FALSE, TRUE, sizeof (guint64));
+  info->undecoded = g_ptr_array_new_with_free_func ((GDestroyNotify) strata_undecoded_free);
 
   instances = g_variant_dict_lookup_value (dict, "instances", G_VARIANT_TYPE ("as"));
   lost = g_variant_dict_lookup_value (dict, "lost-per-cpu", G_VARIANT_TYPE ("at"));
@@ -194,6 +225,7 @@ read_meta (const guint8      *data,
     return corrupt (error, "the metadata is incomplete");
   g_variant_dict_lookup (dict, "hostname", "s", &info->hostname);
   g_variant_dict_lookup (dict, "kernel-release", "s", &info->kernel_release);
+  read_undecoded (dict, info);
 
   g_variant_iter_init (&iter, instances);
   while (g_variant_iter_next (&iter, "&s", &s))

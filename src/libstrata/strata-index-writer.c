@@ -363,6 +363,19 @@ meta_variant (StrataTrace *trace)
                                g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, info->lost_per_cpu->data,
                                                           info->lost_per_cpu->len, sizeof (guint64)));
   g_variant_dict_insert (dict, "lost-events", "t", info->lost_events);
+  if (info->undecoded != NULL && info->undecoded->len > 0)
+    {
+      g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sttat)"));
+      for (guint i = 0; i < info->undecoded->len; i++)
+        {
+          const StrataUndecoded *u = g_ptr_array_index (info->undecoded, i);
+
+          g_variant_builder_add (&b, "(stt@at)", u->what, u->records, u->bytes,
+                                 g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, u->bytes_per_cpu->data,
+                                                            u->bytes_per_cpu->len, sizeof (guint64)));
+        }
+      g_variant_dict_insert_value (dict, "undecoded", g_variant_builder_end (&b));
+    }
   g_variant_dict_insert (dict, "lost-unknown", "b", info->lost_unknown);
   g_variant_dict_insert (dict, "first-ts", "x", info->first_ts);
   g_variant_dict_insert (dict, "last-ts", "x", info->last_ts);

@@ -43,6 +43,7 @@ strata_source_finalize (GObject *object)
   g_clear_pointer (&priv->info.lost_per_cpu, g_array_unref);
   g_clear_pointer (&priv->info.hostname, g_free);
   g_clear_pointer (&priv->info.kernel_release, g_free);
+  g_clear_pointer (&priv->info.undecoded, g_ptr_array_unref);
 
   G_OBJECT_CLASS (strata_source_parent_class)->finalize (object);
 }
@@ -94,6 +95,7 @@ strata_source_init (StrataSource *self)
   priv->info.instances = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (priv->info.instances, g_strdup (""));
   priv->info.lost_per_cpu = g_array_new (FALSE, TRUE, sizeof (guint64));
+  priv->info.undecoded = g_ptr_array_new_with_free_func ((GDestroyNotify) strata_undecoded_free);
   priv->info.first_ts = G_MAXINT64;
   priv->info.last_ts = G_MININT64;
   priv->info.span_first = G_MAXINT64;
@@ -159,6 +161,68 @@ strata_source_note_lost (StrataSource *self,
     g_array_set_size (lost, cpu + 1);
   g_array_index (lost, guint64, cpu) += count;
   priv->info.lost_events += count;
+}
+
+StrataUndecoded *
+strata_undecoded_new (const char *what)
+{
+  StrataUndecoded *u = g_new0 (StrataUndecoded, 1);
+
+  u->what = g_strdup (what);
+  u->bytes_per_cpu = g_array_new (FALSE, TRUE, sizeof (guint64));
+  return u;
+}
+
+void
+strata_undecoded_free (StrataUndecoded *undecoded)
+{
+  if (undecoded == NULL)
+    return;
+  g_free (undecoded->what);
+  g_array_unref (undecoded->bytes_per_cpu);
+  g_free (undecoded);
+}
+
+/**
+ * strata_source_note_undecoded:
+ * @what: what the data is, the same string for the same kind
+ * @cpu: the CPU it was recorded on, or -1 when it says none
+ * @records: how many records it took
+ * @bytes: how many bytes
+ *
+ * For plugins: data read past without decoding, added up by @what.
+ */
+void
+strata_source_note_undecoded (StrataSource *self,
+                              const char   *what,
+                              gint          cpu,
+                              guint64       records,
+                              guint64       bytes)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+  GPtrArray *all = priv->info.undecoded;
+  StrataUndecoded *u = NULL;
+
+  g_return_if_fail (STRATA_IS_SOURCE (self));
+  g_return_if_fail (what != NULL);
+
+  for (guint i = 0; i < all->len && u == NULL; i++)
+    if (g_str_equal (((StrataUndecoded *) g_ptr_array_index (all, i))->what, what))
+      u = g_ptr_array_index (all, i);
+  if (u == NULL)
+    {
+      u = strata_undecoded_new (what);
+      g_ptr_array_add (all, u);
+    }
+
+  u->records += records;
+  u->bytes += bytes;
+  if (cpu >= 0)
+    {
+      if ((guint) cpu >= u->bytes_per_cpu->len)
+        g_array_set_size (u->bytes_per_cpu, cpu + 1);
+      g_array_index (u->bytes_per_cpu, guint64, cpu) += bytes;
+    }
 }
 
 /**

@@ -22,6 +22,17 @@ G_BEGIN_DECLS
 #define STRATA_SOURCE_EXTENSION_POINT "strata-source"
 #define STRATA_SOURCE_PROBE_SIZE      4096
 
+/* Data a source read past without decoding it (a processor trace's AUX
+ * area data, records of a type it does not know), named so a user knows
+ * it is there. */
+typedef struct
+{
+  char      *what;            /* "intel_pt AUX area data", "records of unknown type 99" */
+  guint64    records;
+  guint64    bytes;
+  GArray    *bytes_per_cpu;   /* guint64, indexed by CPU; empty when not per CPU */
+} StrataUndecoded;
+
 typedef struct
 {
   char      *format;          /* "trace.dat", "ftrace text", "perf.data" */
@@ -45,6 +56,7 @@ typedef struct
   gint64     span_last;
   char      *hostname;        /* may be NULL */
   char      *kernel_release;  /* may be NULL */
+  GPtrArray *undecoded;       /* StrataUndecoded *; filled while reading */
 } StrataSourceInfo;
 
 #define STRATA_TYPE_SOURCE (strata_source_get_type ())
@@ -113,5 +125,13 @@ StrataSourceInfo       *strata_source_get_info_mutable (StrataSource *self);
 void                    strata_source_note_lost        (StrataSource *self,
                                                         guint         cpu,
                                                         guint64       count);
+void                    strata_source_note_undecoded   (StrataSource *self,
+                                                        const char   *what,
+                                                        gint          cpu,
+                                                        guint64       records,
+                                                        guint64       bytes);
+
+StrataUndecoded        *strata_undecoded_new           (const char   *what);
+void                    strata_undecoded_free          (StrataUndecoded *undecoded);
 
 G_END_DECLS
