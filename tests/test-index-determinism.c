@@ -26,7 +26,14 @@
 
 #include <glib/gstdio.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-support.h"
 
 /* A trace.dat, one with buffer instances, and a text trace: each load of
@@ -407,7 +414,7 @@ test_chunks_packed_again (void)
   /* The pass with chunks spilled at level 1 ... */
   g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", "0", TRUE);
   g_setenv ("STRATA_INDEX_ZSTD_LEVEL", "1", TRUE);
-  trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+  trace = strata_trace_load_for_index (path, strata_stats_builder_add, strata_stats_builder_close, stats, &params, NULL, NULL, &error);
   g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
   g_unsetenv ("STRATA_INDEX_ZSTD_LEVEL");
   g_assert_no_error (error);
@@ -472,7 +479,7 @@ test_raw_store_packed_again (void)
   g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
   g_setenv ("STRATA_RAW_STORE_BUDGET", "16384", TRUE);
   g_setenv ("STRATA_INDEX_ZSTD_LEVEL", "1", TRUE);
-  trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+  trace = strata_trace_load_for_index (path, strata_stats_builder_add, strata_stats_builder_close, stats, &params, NULL, NULL, &error);
   g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
   g_unsetenv ("STRATA_RAW_STORE_BUDGET");
   g_unsetenv ("STRATA_INDEX_ZSTD_LEVEL");

@@ -24,7 +24,14 @@
 #include <glib/gstdio.h>
 #include <zstd.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-streams.h"
 #include "strata-test-support.h"
 
@@ -1492,12 +1499,12 @@ test_codec_edge_values (void)
 
       /* Items. */
       g_byte_array_set_size (bytes, 0);
-      strata_index_encode_block (items, n, sizeof (StrataZoomItem), bytes);
-      g_assert_true (strata_index_decode_block (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
+      strata_block_encode (items, n, sizeof (StrataZoomItem), bytes);
+      g_assert_true (strata_block_decode (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
       g_assert_cmpmem (items, n * sizeof (StrataZoomItem), back, n * sizeof (StrataZoomItem));
-      g_assert_false (strata_index_decode_block (bytes->data, bytes->len - 1, n, sizeof (StrataZoomItem), back));
+      g_assert_false (strata_block_decode (bytes->data, bytes->len - 1, n, sizeof (StrataZoomItem), back));
       g_byte_array_append (bytes, (const guint8 *) "", 1);
-      g_assert_false (strata_index_decode_block (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
+      g_assert_false (strata_block_decode (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
       g_byte_array_set_size (bytes, bytes->len - 1);
 
       /* Activities, a block of them. */
@@ -1505,10 +1512,10 @@ test_codec_edge_values (void)
         guint na = MIN (2 * n, STRATA_INDEX_ACTIVITY_BLOCK);
 
         g_byte_array_set_size (bytes, 0);
-        strata_index_encode_block (acts, na, sizeof (StrataActivity), bytes);
-        g_assert_true (strata_index_decode_block (bytes->data, bytes->len, na, sizeof (StrataActivity), back));
+        strata_block_encode (acts, na, sizeof (StrataActivity), bytes);
+        g_assert_true (strata_block_decode (bytes->data, bytes->len, na, sizeof (StrataActivity), back));
         g_assert_cmpmem (acts, na * sizeof (StrataActivity), back, na * sizeof (StrataActivity));
-        g_assert_false (strata_index_decode_block (bytes->data, bytes->len, na + 1, sizeof (StrataActivity), back));
+        g_assert_false (strata_block_decode (bytes->data, bytes->len, na + 1, sizeof (StrataActivity), back));
       }
 
       /* What the writer stores, either way. */
@@ -1516,7 +1523,7 @@ test_codec_edge_values (void)
         {
           guint8 codec;
 
-          strata_index_pack_block (items, n, sizeof (StrataZoomItem), level, packed, &codec);
+          strata_block_pack (items, n, sizeof (StrataZoomItem), level, packed, &codec);
           g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level != 0 && codec == STRATA_INDEX_CODEC_ZSTD));
         }
     }
@@ -1598,26 +1605,26 @@ test_codec_packed_edges (void)
               int level = levels[l];
               guint8 codec;
 
-              strata_index_pack_block (elems, n, size, level, packed, &codec);
+              strata_block_pack (elems, n, size, level, packed, &codec);
               g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level != 0 && codec == STRATA_INDEX_CODEC_ZSTD));
               n_zstd += codec == STRATA_INDEX_CODEC_ZSTD;
               if (!edges && n == STRATA_INDEX_ITEM_BLOCK && level > 0)
                 g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
 
               memset (back, 0xa5, sizeof back);
-              g_assert_true (strata_index_unpack_block (packed->data, packed->len, codec, n, size, dctx, back));
+              g_assert_true (strata_block_unpack (packed->data, packed->len, codec, n, size, dctx, back));
               g_assert_cmpmem (elems, (gsize) n * size, back, (gsize) n * size);
-              g_assert_true (strata_index_unpack_block (packed->data, packed->len, codec, n, size, NULL, back));
+              g_assert_true (strata_block_unpack (packed->data, packed->len, codec, n, size, NULL, back));
               g_assert_cmpmem (elems, (gsize) n * size, back, (gsize) n * size);
 
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len - 1, codec, n, size, dctx, back));
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n + 1, size, dctx, back));
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n - 1, size, dctx, back));
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n,
+              g_assert_false (strata_block_unpack (packed->data, packed->len - 1, codec, n, size, dctx, back));
+              g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n + 1, size, dctx, back));
+              g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n - 1, size, dctx, back));
+              g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n,
                                                          kind == 0 ? sizeof (StrataZoomItem) : sizeof (StrataActivity),
                                                          dctx, back));
               g_byte_array_append (packed, (const guint8 *) "", 1);
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n, size, dctx, back));
+              g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n, size, dctx, back));
             }
         }
     }
@@ -1640,7 +1647,7 @@ pack_in_thread (gpointer data)
   PackJob *job = data;
   guint8 codec;
 
-  strata_index_pack_block (job->acts, job->n, sizeof (StrataActivity), job->level, job->out, &codec);
+  strata_block_pack (job->acts, job->n, sizeof (StrataActivity), job->level, job->out, &codec);
   g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
   return NULL;
 }
@@ -1668,13 +1675,13 @@ test_codec_reused_context (void)
 
       lane_block (acts, n, rand);
       g_byte_array_set_size (plain, 0);
-      strata_index_encode_block (acts, n, sizeof (StrataActivity), plain);
+      strata_block_encode (acts, n, sizeof (StrataActivity), plain);
       g_byte_array_set_size (fresh, (guint) ZSTD_compressBound (plain->len));
       got = ZSTD_compress (fresh->data, fresh->len, plain->data, plain->len, level);
       g_assert_false (ZSTD_isError (got));
       g_byte_array_set_size (fresh, (guint) got);
 
-      strata_index_pack_block (acts, n, sizeof (StrataActivity), level, packed, &codec);
+      strata_block_pack (acts, n, sizeof (StrataActivity), level, packed, &codec);
       g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
       g_assert_cmpmem (packed->data, packed->len, fresh->data, fresh->len);
 
@@ -1703,12 +1710,12 @@ test_codec_long_block (void)
   guint8 codec;
 
   lane_block (acts, n, rand);
-  strata_index_pack_block (acts, n, sizeof (StrataActivity), 0, packed, &codec);
+  strata_block_pack (acts, n, sizeof (StrataActivity), 0, packed, &codec);
   g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_VARINT);
-  g_assert_true (strata_index_decode_block (packed->data, packed->len, n, sizeof (StrataActivity), back));
+  g_assert_true (strata_block_decode (packed->data, packed->len, n, sizeof (StrataActivity), back));
   g_assert_cmpmem (acts, n * sizeof *acts, back, n * sizeof *back);
   /* The reader's side refuses a block of more than a block's elements. */
-  g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n, sizeof (StrataActivity), NULL, back));
+  g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n, sizeof (StrataActivity), NULL, back));
 }
 
 /* A packed array as the writer lays it out in a file: the blocks, their
@@ -1731,7 +1738,7 @@ packed_file (const StrataZoomItem *items,
       StrataIndexBlock rec = { 0 };
 
       rec.n = MIN (STRATA_INDEX_ITEM_BLOCK, n - first);
-      strata_index_pack_block (items + first, rec.n, sizeof (StrataZoomItem), zstd_level, block, &rec.codec);
+      strata_block_pack (items + first, rec.n, sizeof (StrataZoomItem), zstd_level, block, &rec.codec);
       rec.offset = file->len;
       rec.size = block->len;
       rec.checksum = strata_index_checksum (block->data, block->len);
@@ -1789,7 +1796,7 @@ test_codec_packed_array (void)
           g_assert_cmpmem (block, got * sizeof (StrataZoomItem), items + b * STRATA_INDEX_ITEM_BLOCK,
                            got * sizeof (StrataZoomItem));
         }
-      g_assert_cmpuint (strata_index_map_cache_get_size (map), ==, 0);
+      g_assert_cmpuint (strata_block_cache_get_size (strata_index_map_get_cache (map)), ==, 0);
       g_assert_false (strata_packed_array_append (&pa, n - 1, 2, out));
       for (guint k = 0; k < 400; k++)
         {
@@ -1802,8 +1809,8 @@ test_codec_packed_array (void)
           g_assert_cmpmem (out->data, count * sizeof (StrataZoomItem), items + from,
                            count * sizeof (StrataZoomItem));
         }
-      g_assert_cmpuint (strata_index_map_cache_get_size (map), <=,
-                        STRATA_INDEX_CACHE_SLOTS * STRATA_INDEX_MAX_BLOCK_BYTES);
+      g_assert_cmpuint (strata_block_cache_get_size (strata_index_map_get_cache (map)), <=,
+                        STRATA_BLOCK_CACHE_SLOTS * STRATA_BLOCK_CACHE_SLOT_BYTES);
       g_assert_null (strata_index_map_get_damage (map));
       strata_packed_array_clear (&pa);
     }

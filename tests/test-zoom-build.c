@@ -23,7 +23,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-support.h"
 #include "strata-test-streams.h"
 
@@ -2027,7 +2034,7 @@ test_spilled_damaged (void)
     strata_zoom_params_init (&fixture_params);
     g_assert_true (strata_source_identity_compute (path, &identity, &error));
     g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", "0", TRUE);
-    trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &fixture_params, NULL, NULL, &error);
+    trace = strata_trace_load_for_index (path, strata_stats_builder_add, strata_stats_builder_close, stats, &fixture_params, NULL, NULL, &error);
     g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
     g_assert_no_error (error);
     strata_trace_set_stats (trace, strata_stats_builder_finish (stats, trace));
@@ -2498,7 +2505,7 @@ test_pools_index_bytes (void)
           g_setenv ("STRATA_ZOOM_POOL_BUDGET", conditions[c].budget, TRUE);
           if (conditions[c].chunks_from != NULL)
             g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", conditions[c].chunks_from, TRUE);
-          trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+          trace = strata_trace_load_for_index (path, strata_stats_builder_add, strata_stats_builder_close, stats, &params, NULL, NULL, &error);
           g_unsetenv ("STRATA_ZOOM_POOL_BUDGET");
           g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
           g_assert_no_error (error);

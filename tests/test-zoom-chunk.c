@@ -14,7 +14,14 @@
 
 #include <string.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-support.h"
 
 static const char *fixtures[] = {

@@ -17,23 +17,15 @@
 
 #include "strata-error.h"
 #include "strata-index.h"
+#include "strata-block-codec.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
-
-void
-strata_source_info_free (StrataSourceInfo *info)
-{
-  if (info == NULL)
-    return;
-  g_free (info->format);
-  g_free (info->version);
-  g_free (info->compression);
-  g_free (info->clock);
-  g_clear_pointer (&info->instances, g_ptr_array_unref);
-  g_clear_pointer (&info->lost_per_cpu, g_array_unref);
-  g_free (info->hostname);
-  g_free (info->kernel_release);
-  g_free (info);
-}
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-spill-file.h"
+#include "strata-stats.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 
 static gboolean
 corrupt (GError     **error,

@@ -22,10 +22,17 @@
 
 #include <glib/gstdio.h>
 
-#include "strata-block-packer.h"
 #include "strata-error.h"
 #include "strata-index.h"
+#include "strata-block-codec.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-spill-file.h"
+#include "strata-stats.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 
 typedef struct
 {
@@ -105,7 +112,7 @@ put_packed (Writer     *w,
       guint len = (guint) MIN ((guint64) per_block, n - first);
       StrataIndexBlock rec = { 0 };
 
-      strata_index_pack_block (bytes + first * elem_size, len, elem_size, w->zstd_level, w->block, &rec.codec);
+      strata_block_pack (bytes + first * elem_size, len, elem_size, w->zstd_level, w->block, &rec.codec);
       rec.offset = w->offset;
       rec.size = w->block->len;
       rec.n = len;
@@ -171,7 +178,7 @@ put_spilled_and_packed (Writer                      *w,
           }
         else if (strata_block_packer_read (packer, one.ticket, elems) == one.n)
           {
-            strata_index_pack_block (elems, one.n, sizeof *elems, w->zstd_level, w->block, &rec.codec);
+            strata_block_pack (elems, one.n, sizeof *elems, w->zstd_level, w->block, &rec.codec);
             rec.offset = w->offset;
             rec.size = w->block->len;
             rec.n = one.n;
@@ -197,7 +204,7 @@ put_spilled_and_packed (Writer                      *w,
       guint len = (guint) MIN ((guint64) STRATA_INDEX_ACTIVITY_BLOCK, n - first);
       StrataIndexBlock rec = { 0 };
 
-      strata_index_pack_block (acts + first, len, sizeof *acts, w->zstd_level, w->block, &rec.codec);
+      strata_block_pack (acts + first, len, sizeof *acts, w->zstd_level, w->block, &rec.codec);
       rec.offset = w->offset;
       rec.size = w->block->len;
       rec.n = len;
@@ -295,7 +302,7 @@ put_spilled_items (Writer            *w,
       else if (strata_block_packer_read (packer, first_block + b, elems) == len)
         {
           memset (&rec, 0, sizeof rec);
-          strata_index_pack_block (elems, len, sizeof (StrataZoomItem), w->zstd_level, w->block, &rec.codec);
+          strata_block_pack (elems, len, sizeof (StrataZoomItem), w->zstd_level, w->block, &rec.codec);
           rec.offset = w->offset;
           rec.size = w->block->len;
           rec.n = len;

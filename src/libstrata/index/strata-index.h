@@ -90,8 +90,4 @@ StrataTrace *strata_index_store             (StrataTrace                *built,
                                              const StrataZoomParams     *params,
                                              const StrataIndexOptions   *options);
 
-const char  *strata_trace_get_index_path    (StrataTrace                *trace);
-const char  *strata_trace_get_index_damage  (StrataTrace                *trace);
-const StrataStats *strata_trace_get_stats   (StrataTrace                *trace);
-
 G_END_DECLS

@@ -10,7 +10,7 @@
  * be held twice (a chunk of millions of items) is streamed instead, in
  * batches of a few blocks as its pieces come (StrataBlockStream), its
  * tickets consecutive all the same. Each block is packed with the index
- * codec (strata_index_pack_block(): the very bytes the index writer would
+ * codec (strata_block_pack(): the very bytes the index writer would
  * write) and appended to an unlinked file in $XDG_CACHE_HOME/strata (else
  * the temporary directory); its record is filled in and its elements let
  * go. Reading a ticket never waits: a queued block is copied from the
@@ -31,15 +31,14 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <glib/gstdio.h>
-
+#include "strata-block-codec.h"
 #include "strata-block-packer.h"
 #include "strata-error.h"
+#include "strata-index-map.h"
+#include "strata-spill-file.h"
 
 typedef enum
 {
@@ -130,97 +129,10 @@ struct _StrataBlockPacker
   int             zstd_level;
 
   /* Decoded blocks read back, keyed by ticket, and zstd contexts. */
-  StrataIndexMap *cache;
+  StrataBlockCache *cache;
 };
 
-/* The packer's kind of spill file, also for users that keep one of their
- * own (the zoom tree's levels put a big open chunk's items there): an
- * unlinked file in $XDG_CACHE_HOME/strata, else the temporary directory,
- * closed with close(). -1 and @error when there is no folder for it. */
-int
-strata_block_packer_open_spill_file (GError **error)
-{
-  g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "strata", NULL);
-  const char *dirs[] = { cache, g_get_tmp_dir () };
-
-  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
-    {
-      g_autofree char *templ = NULL;
-      int fd;
-
-      if (g_mkdir_with_parents (dirs[i], 0700) != 0)
-        continue;
-#ifdef O_TMPFILE
-      fd = open (dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-      if (fd >= 0)
-        return fd;
-#endif
-      templ = g_build_filename (dirs[i], "blocks-XXXXXX", NULL);
-      fd = g_mkstemp_full (templ, O_RDWR | O_CLOEXEC, 0600);
-      if (fd >= 0)
-        {
-          g_unlink (templ);
-          return fd;
-        }
-    }
-  g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO,
-               "no folder for a spill file (%s, %s)", cache, g_get_tmp_dir ());
-  return -1;
-}
-
 static gint packer_serials;
-
-/* How many of @size bytes went to @offset before a write failed. */
-static gsize
-write_some (int           fd,
-            const guint8 *bytes,
-            gsize         size,
-            guint64       offset)
-{
-  gsize done = 0;
-
-  while (done < size)
-    {
-      gssize put = pwrite (fd, bytes + done, size - done, (off_t) (offset + done));
-
-      if (put < 0 && errno == EINTR)
-        continue;
-      if (put <= 0)
-        break;
-      done += (gsize) put;
-    }
-  return done;
-}
-
-static gboolean
-write_all (int           fd,
-           const guint8 *bytes,
-           gsize         size,
-           guint64       offset)
-{
-  return write_some (fd, bytes, size, offset) == size;
-}
-
-static gboolean
-read_all (int      fd,
-          gpointer out,
-          gsize    size,
-          guint64  offset)
-{
-  gsize done = 0;
-
-  while (done < size)
-    {
-      gssize got = pread (fd, (guint8 *) out + done, size - done, (off_t) (offset + done));
-
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        return FALSE;
-      done += (gsize) got;
-    }
-  return TRUE;
-}
 
 static inline Slot *
 slot_of (StrataBlockPacker *self,
@@ -294,7 +206,7 @@ put_record (StrataBlockPacker      *self,
   page = g_steal_pointer (&self->open_page);
   ref.checksum = strata_index_checksum (page, sizeof *page);
   ref.offset = self->file_size;
-  if (!self->pages_failed && write_all (self->fd, (const guint8 *) page, sizeof *page, ref.offset))
+  if (!self->pages_failed && strata_file_write_all (self->fd, (const guint8 *) page, sizeof *page, ref.offset))
     self->file_size += sizeof *page;
   else
     {
@@ -392,7 +304,7 @@ record_of (StrataBlockPacker *self,
           if (self->at_hand[k] == NULL)
             self->at_hand[k] = g_new (RecordPage, 1);
           self->at_hand_page[k] = G_MAXUINT64;
-          if (!read_all (self->fd, self->at_hand[k], sizeof (RecordPage), ref->offset))
+          if (!strata_file_read_all (self->fd, self->at_hand[k], sizeof (RecordPage), ref->offset))
             return FALSE;
           if (strata_index_checksum (self->at_hand[k], sizeof (RecordPage)) != ref->checksum)
             return FALSE;
@@ -474,7 +386,7 @@ pack_placed (StrataBlockPacker *self,
   g_mutex_unlock (&self->lock);
 
   memset (rec, 0, sizeof *rec);
-  strata_index_pack_block ((const guint8 *) g_bytes_get_data (slot.elems, NULL) +
+  strata_block_pack ((const guint8 *) g_bytes_get_data (slot.elems, NULL) +
                            (gsize) slot.first * slot.elem_size,
                            slot.n, slot.elem_size, self->zstd_level, packed, &rec->codec);
   rec->size = packed->len;
@@ -502,7 +414,7 @@ pack_claimed (StrataBlockPacker *self,
 
   pack_placed (self, ticket, packed, &rec);
   g_mutex_unlock (&self->lock);
-  ok = !g_atomic_int_get (&self->failed_any) && write_all (self->fd, packed->data, packed->len, rec.offset);
+  ok = !g_atomic_int_get (&self->failed_any) && strata_file_write_all (self->fd, packed->data, packed->len, rec.offset);
   g_mutex_lock (&self->lock);
 
   drop = finish_slot (self, ticket, &rec, ok);
@@ -544,7 +456,7 @@ stage_flush (StrataBlockPacker *self,
     return;
   g_mutex_unlock (&self->lock);
   if (!g_atomic_int_get (&self->failed_any))
-    done = write_some (self->fd, stage->bytes->data, stage->bytes->len, stage->offset);
+    done = strata_file_write_some (self->fd, stage->bytes->data, stage->bytes->len, stage->offset);
   g_mutex_lock (&self->lock);
 
   /* A write that failed part way (a full disk) wrote the blocks before
@@ -646,7 +558,7 @@ failed_slot_free (gpointer data)
  * strata_block_packer_new:
  * @max_queued: bytes of elements a submission waits to see the queue
  *   under (a single bigger one is taken when the queue is empty)
- * @zstd_level: as strata_index_pack_block() takes it (0: varints only)
+ * @zstd_level: as strata_block_pack() takes it (0: varints only)
  *
  * Returns: (transfer full): a packer with its spill file open and its
  *   thread started, or %NULL if no spill file could be made
@@ -657,7 +569,7 @@ strata_block_packer_new (gsize    max_queued,
                          GError **error)
 {
   StrataBlockPacker *self;
-  int fd = strata_block_packer_open_spill_file (error);
+  int fd = strata_spill_file_open (error);
 
   if (fd < 0)
     return NULL;
@@ -677,11 +589,7 @@ strata_block_packer_new (gsize    max_queued,
   self->fd = fd;
   self->serial = (guint64) g_atomic_int_add (&packer_serials, 1) + 1;
   self->zstd_level = zstd_level;
-  {
-    g_autoptr(GBytes) none = g_bytes_new_static ("", 0);
-
-    self->cache = strata_index_map_new_from_bytes (none);
-  }
+  self->cache = strata_block_cache_new ();
   self->thread = g_thread_new ("strata-packer", packer_main, self);
 
   return self;
@@ -712,7 +620,7 @@ strata_block_packer_free (StrataBlockPacker *self)
     g_free (self->at_hand[k]);
   g_clear_pointer (&self->help_buf, g_byte_array_unref);
   close (self->fd);
-  strata_index_map_unref (self->cache);
+  strata_block_cache_free (self->cache);
   g_mutex_clear (&self->submit_lock);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->work);
@@ -957,7 +865,7 @@ strata_block_packer_put_bytes (StrataBlockPacker *self,
   self->file_size += size;
   self->in_flight++;
   g_mutex_unlock (&self->lock);
-  ok = !g_atomic_int_get (&self->failed_any) && write_all (self->fd, bytes, size, offset);
+  ok = !g_atomic_int_get (&self->failed_any) && strata_file_write_all (self->fd, bytes, size, offset);
   g_mutex_lock (&self->lock);
   place_done (self);
   g_mutex_unlock (&self->lock);
@@ -1014,7 +922,7 @@ read_through (StrataBlockPacker *self,
     }
 
   if (size >= READ_AHEAD)
-    return read_all (self->fd, out, size, offset);
+    return strata_file_read_all (self->fd, out, size, offset);
 
   g_mutex_lock (&self->lock);
   quiet = self->quiet_end;
@@ -1047,23 +955,13 @@ read_through (StrataBlockPacker *self,
   if (offset + size > quiet || want <= size)
     {
       ra->last_end = offset + size;
-      return read_all (self->fd, out, size, offset);
+      return strata_file_read_all (self->fd, out, size, offset);
     }
 
   /* The file may end before its places do: where writes failed (a full
    * disk), nothing was written after. */
   want = (gsize) MIN ((guint64) want, quiet - offset);
-  ra->len = 0;
-  while (ra->len < want)
-    {
-      gssize r = pread (self->fd, ra->bytes + ra->len, want - ra->len, (off_t) (offset + ra->len));
-
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      ra->len += (gsize) r;
-    }
+  ra->len = strata_file_read_some (self->fd, ra->bytes, want, offset);
   ra->offset = offset;
   ra->last_end = offset + size;
   if (ra->len < size)
@@ -1156,17 +1054,17 @@ read_block (StrataBlockPacker *self,
   }
   g_mutex_unlock (&self->lock);
 
-  if (cached && strata_index_map_cache_get (self->cache, 0, ticket, out, (gsize) rec.n * elem_size))
+  if (cached && strata_block_cache_get (self->cache, 0, ticket, out, (gsize) rec.n * elem_size))
     return rec.n;
   if (!strata_block_packer_read_bytes (self, &rec, bytes))
     return 0;
-  dctx = strata_index_map_take_dctx (self->cache);
-  ok = strata_index_unpack_block (bytes, rec.size, rec.codec, rec.n, elem_size, dctx, out);
-  strata_index_map_give_dctx (self->cache, dctx);
+  dctx = strata_block_cache_take_dctx (self->cache);
+  ok = strata_block_unpack (bytes, rec.size, rec.codec, rec.n, elem_size, dctx, out);
+  strata_block_cache_give_dctx (self->cache, dctx);
   if (!ok)
     return 0;
   if (cached)
-    strata_index_map_cache_put (self->cache, 0, ticket, out, (gsize) rec.n * elem_size);
+    strata_block_cache_put (self->cache, 0, ticket, out, (gsize) rec.n * elem_size);
   return rec.n;
 }
 

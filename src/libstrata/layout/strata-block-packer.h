@@ -14,7 +14,7 @@
 
 #include <glib.h>
 
-#include "strata-index-private.h"
+#include "strata-index-layout.h"
 
 G_BEGIN_DECLS
 
@@ -89,8 +89,6 @@ typedef struct
 
 void               strata_block_packer_get_stats    (StrataBlockPacker       *self,
                                                      StrataBlockPackerStats  *stats);
-
-int                strata_block_packer_open_spill_file (GError **error);
 
 /* The most bytes a packed block takes: 11 varints of 10 bytes and 2
  * bytes per element, zstd only when smaller. */

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "strata-block-packer.h"
+#include "strata-spill-file.h"
 #include "strata-stats.h"
 
 static int
@@ -293,30 +293,6 @@ spill_log_clear (SpillLog *log)
   spill_log_init (log);
 }
 
-/* All of [@data, @data + @size) written to (@writing) or read from the
- * spill file at @offset; FALSE if the file failed (or ended) first. */
-static gboolean
-transfer_all (int       fd,
-              gboolean  writing,
-              guint8   *data,
-              gsize     size,
-              guint64   offset)
-{
-  while (size > 0)
-    {
-      gssize n = writing ? pwrite (fd, data, size, (off_t) offset) : pread (fd, data, size, (off_t) offset);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      size -= (gsize) n;
-      offset += (guint64) n;
-    }
-  return TRUE;
-}
-
 /* [@data, @data + @size) to the end of the file; FALSE, and the log
  * keeps its tail in memory from now on, if there is no file for it. */
 static gboolean
@@ -330,7 +306,7 @@ spill_log_write (SpillLog     *log,
     {
       g_autoptr(GError) error = NULL;
 
-      log->fd = strata_block_packer_open_spill_file (&error);
+      log->fd = strata_spill_file_open (&error);
       if (log->fd < 0)
         {
           g_debug ("stats: kept in memory: %s", error->message);
@@ -338,7 +314,7 @@ spill_log_write (SpillLog     *log,
           return FALSE;
         }
     }
-  if (!transfer_all (log->fd, TRUE, (guint8 *) data, size, log->on_disk))
+  if (!strata_file_write_all (log->fd, data, size, log->on_disk))
     {
       g_debug ("stats: kept in memory: %s", g_strerror (errno));
       log->failed = TRUE;
@@ -392,7 +368,7 @@ spill_log_read (SpillLog *log,
     {
       gsize k = (gsize) MIN ((guint64) size, log->on_disk - offset);
 
-      if (!transfer_all (log->fd, FALSE, out, k, offset))
+      if (!strata_file_read_all (log->fd, out, k, offset))
         return FALSE;
       out += k;
       offset += k;
@@ -1139,6 +1115,22 @@ strata_stats_builder_close_channel (StrataStatsBuilder *self,
   note_heap (self);
 }
 
+/**
+ * strata_stats_builder_close:
+ * @builder: a #StrataStatsBuilder
+ *
+ * strata_stats_builder_close_channel() in the shape of a
+ * StrataChannelCloseFunc, the pass's close sink beside
+ * strata_stats_builder_add() as its activity sink.
+ */
+void
+strata_stats_builder_close (guint32  channel,
+                            gint64   t,
+                            gpointer builder)
+{
+  strata_stats_builder_close_channel (builder, channel);
+}
+
 static void
 append_cpu_row (StrataStats         *stats,
                 StrataTrace         *trace,
@@ -1366,15 +1358,4 @@ strata_stats_compute (StrataTrace *trace)
     strata_stats_builder_add (&activities[i], builder);
 
   return strata_stats_builder_finish (builder, trace);
-}
-
-void
-strata_stats_free (StrataStats *stats)
-{
-  if (stats == NULL)
-    return;
-
-  g_clear_pointer (&stats->cpus, g_array_unref);
-  g_clear_pointer (&stats->threads, g_array_unref);
-  g_free (stats);
 }

@@ -15,53 +15,9 @@
 #pragma once
 
 #include "strata-trace.h"
+#include "strata-trace-stats.h"
 
 G_BEGIN_DECLS
-
-typedef struct
-{
-  guint    channel;
-  gint32   cpu;
-  guint16  instance;
-  gint64   busy;        /* a task other than idle ran */
-  gint64   idle;
-  gint64   unknown;     /* not in the trace (before the first event, lost events) */
-  gint64   irq;         /* hard IRQ handlers, nested time included */
-  gint64   softirq;
-  guint64  switches;
-} StrataCpuStats;
-
-typedef struct
-{
-  gint64 p50, p90, p99, max;
-  guint  count;
-} StrataLatency;
-
-typedef struct
-{
-  guint          channel;
-  gint32         tid;
-  gint32         tgid;
-  guint16        instance;
-  gint64         running;
-  gint64         runnable;      /* preempted or yielded, waiting for a CPU */
-  gint64         woken;         /* woken, waiting for a CPU */
-  gint64         sleeping;      /* S */
-  gint64         blocked;       /* D */
-  gint64         other;         /* stopped, parked */
-  guint64        switches_in;
-  StrataLatency  wakeup;
-} StrataThreadStats;
-
-typedef struct
-{
-  gint64         start;
-  gint64         end;
-  GArray        *cpus;          /* StrataCpuStats */
-  GArray        *threads;       /* StrataThreadStats, by running time, longest first */
-  StrataLatency  wakeup;        /* over all threads */
-  guint64        switches;
-} StrataStats;
 
 typedef struct _StrataStatsBuilder StrataStatsBuilder;
 
@@ -73,6 +29,9 @@ StrataStats        *strata_stats_builder_finish (StrataStatsBuilder   *self,
 void                strata_stats_builder_free   (StrataStatsBuilder   *self);
 void                strata_stats_builder_close_channel (StrataStatsBuilder *self,
                                                         guint32             channel);
+void                strata_stats_builder_close  (guint32               channel,
+                                                 gint64                t,
+                                                 gpointer              builder);
 guint64             strata_stats_builder_get_heap_bytes (StrataStatsBuilder *self,
                                                          guint64            *peak,
                                                          guint64            *n_closed);
@@ -83,12 +42,10 @@ guint64             strata_stats_builder_get_latency_bytes  (StrataStatsBuilder 
                                                              guint64            *n_spills);
 
 StrataStats *strata_stats_compute         (StrataTrace  *trace);
-void         strata_stats_free            (StrataStats  *stats);
 void         strata_latency_from_samples  (StrataLatency *latency,
                                            gint64        *samples,
                                            guint          n_samples);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataStats, strata_stats_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataStatsBuilder, strata_stats_builder_free)
 
 G_END_DECLS

@@ -22,11 +22,11 @@
 
 #include <glib/gstdio.h>
 
-#include "strata-index.h"
-#include "strata-index-private.h"
 #include "strata-kernel-model.h"
 #include "strata-stats.h"
 #include "strata-trace.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 
 #define BATCH_SIZE 4096
 #define N_BATCHES  8
@@ -47,6 +47,7 @@ struct _StrataTrace
   GError            *damage;
   gboolean           keep_activities;
   StrataActivityFunc sink;
+  StrataChannelCloseFunc close_sink;
   gpointer           sink_data;
   StrataZoomTree    *tree;
   StrataTraceProgressFunc progress;
@@ -166,10 +167,10 @@ close_channel (guint32  channel,
 
   if (self->tree != NULL)
     strata_zoom_tree_close_channel (self->tree, channel, t);
-  /* The statistics as the sink (the index pass's): an exited thread's
-   * sums leave the builder's memory. */
-  if (self->sink == strata_stats_builder_add)
-    strata_stats_builder_close_channel (self->sink_data, channel);
+  /* The sink told too (the index pass's statistics: an exited thread's
+   * sums leave the builder's memory). */
+  if (self->close_sink != NULL)
+    self->close_sink (channel, t, self->sink_data);
 }
 
 typedef struct
@@ -429,102 +430,16 @@ read_events (StrataTrace        *self,
   g_byte_array_unref (reader.cpus_named);
 }
 
-/**
- * strata_trace_load:
- * @path: a trace file in any format a plugin reads
- * @error: where to report a file that cannot be read at all
- *
- * Reads the whole trace through the kernel model. When the file is damaged
- * after some events, the trace is returned with what was read and the
- * damage is available from strata_trace_get_damage().
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_trace_load (const char  *path,
-                   GError     **error)
-{
-  return strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, error);
-}
-
-/**
- * strata_trace_load_full:
- * @path: a trace file
- * @flags: what to keep
- * @sink: (nullable): called with every activity as the model completes it
- * @sink_data: for @sink
- * @error: where to report a file that cannot be read at all
- *
- * Like strata_trace_load(), and hands every activity to @sink as well.
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_trace_load_full (const char            *path,
-                        StrataTraceLoadFlags   flags,
-                        StrataActivityFunc     sink,
-                        gpointer               sink_data,
-                        GError               **error)
-{
-  return strata_trace_load_with_tree (path, flags, sink, sink_data, NULL, error);
-}
-
-/**
- * strata_trace_load_with_tree:
- * @params: (nullable): build a zoom tree with these parameters, in the same
- *   pass, or %NULL for none
- *
- * Like strata_trace_load_full(), and builds the zoom tree while reading;
- * strata_trace_get_zoom_tree() returns it.
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_trace_load_with_tree (const char              *path,
-                             StrataTraceLoadFlags     flags,
-                             StrataActivityFunc       sink,
-                             gpointer                 sink_data,
-                             const StrataZoomParams  *params,
-                             GError                 **error)
-{
-  return strata_trace_load_with_progress (path, flags, sink, sink_data, params, NULL, NULL, error);
-}
-
-/* The pass that builds an index: the tree, the activities to @sink (not
- * kept), and @progress after each batch. */
-StrataTrace *
-strata_trace_load_for_index (const char              *path,
-                             StrataActivityFunc       sink,
-                             gpointer                 sink_data,
-                             const StrataZoomParams  *params,
-                             StrataTraceProgressFunc  progress,
-                             gpointer                 progress_data,
-                             GError                 **error)
-{
-  return strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, sink, sink_data,
-                                          params, progress, progress_data, error);
-}
-
-/**
- * strata_trace_load_with_progress:
- * @progress: (nullable): told after each batch of events what the load
- *   has done, on the loading thread; it can stop the load
- *
- * Like strata_trace_load_with_tree(), for a viewer that shows the trace
- * while it loads: the zoom tree in the progress report can be queried as
- * it grows.
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_trace_load_with_progress (const char              *path,
-                                 StrataTraceLoadFlags     flags,
-                                 StrataActivityFunc       sink,
-                                 gpointer                 sink_data,
-                                 const StrataZoomParams  *params,
-                                 StrataTraceProgressFunc  progress,
-                                 gpointer                 progress_data,
-                                 GError                 **error)
+static StrataTrace *
+load (const char              *path,
+      StrataTraceLoadFlags     flags,
+      StrataActivityFunc       sink,
+      StrataChannelCloseFunc   close_sink,
+      gpointer                 sink_data,
+      const StrataZoomParams  *params,
+      StrataTraceProgressFunc  progress,
+      gpointer                 progress_data,
+      GError                 **error)
 {
   g_autoptr(StrataTrace) self = NULL;
   g_autoptr(StrataKernelModel) model = NULL;
@@ -538,6 +453,7 @@ strata_trace_load_with_progress (const char              *path,
   self = g_object_new (STRATA_TYPE_TRACE, NULL);
   self->keep_activities = !(flags & STRATA_TRACE_LOAD_NO_ACTIVITIES);
   self->sink = sink;
+  self->close_sink = close_sink;
   self->sink_data = sink_data;
   self->progress = progress;
   self->progress_data = progress_data;
@@ -612,6 +528,110 @@ strata_trace_load_with_progress (const char              *path,
     }
 
   return g_steal_pointer (&self);
+}
+
+/**
+ * strata_trace_load:
+ * @path: a trace file in any format a plugin reads
+ * @error: where to report a file that cannot be read at all
+ *
+ * Reads the whole trace through the kernel model. When the file is damaged
+ * after some events, the trace is returned with what was read and the
+ * damage is available from strata_trace_get_damage().
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_load (const char  *path,
+                   GError     **error)
+{
+  return strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, error);
+}
+
+/**
+ * strata_trace_load_full:
+ * @path: a trace file
+ * @flags: what to keep
+ * @sink: (nullable): called with every activity as the model completes it
+ * @sink_data: for @sink
+ * @error: where to report a file that cannot be read at all
+ *
+ * Like strata_trace_load(), and hands every activity to @sink as well.
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_load_full (const char            *path,
+                        StrataTraceLoadFlags   flags,
+                        StrataActivityFunc     sink,
+                        gpointer               sink_data,
+                        GError               **error)
+{
+  /* The statistics builder as the sink is told of the closes too (until
+   * the loader, where its caller says so). */
+  return load (path, flags, sink, sink == strata_stats_builder_add ? strata_stats_builder_close : NULL, sink_data,
+               NULL, NULL, NULL, error);
+}
+
+/**
+ * strata_trace_load_with_tree:
+ * @params: (nullable): build a zoom tree with these parameters, in the same
+ *   pass, or %NULL for none
+ *
+ * Like strata_trace_load_full(), and builds the zoom tree while reading;
+ * strata_trace_get_zoom_tree() returns it.
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_load_with_tree (const char              *path,
+                             StrataTraceLoadFlags     flags,
+                             StrataActivityFunc       sink,
+                             gpointer                 sink_data,
+                             const StrataZoomParams  *params,
+                             GError                 **error)
+{
+  return strata_trace_load_with_progress (path, flags, sink, sink_data, params, NULL, NULL, error);
+}
+
+/* The pass that builds an index: the tree, the activities to @sink (not
+ * kept), and @progress after each batch. */
+StrataTrace *
+strata_trace_load_for_index (const char              *path,
+                             StrataActivityFunc       sink,
+                             StrataChannelCloseFunc   close_sink,
+                             gpointer                 sink_data,
+                             const StrataZoomParams  *params,
+                             StrataTraceProgressFunc  progress,
+                             gpointer                 progress_data,
+                             GError                 **error)
+{
+  return load (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, sink, close_sink, sink_data,
+               params, progress, progress_data, error);
+}
+
+/**
+ * strata_trace_load_with_progress:
+ * @progress: (nullable): told after each batch of events what the load
+ *   has done, on the loading thread; it can stop the load
+ *
+ * Like strata_trace_load_with_tree(), for a viewer that shows the trace
+ * while it loads: the zoom tree in the progress report can be queried as
+ * it grows.
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_load_with_progress (const char              *path,
+                                 StrataTraceLoadFlags     flags,
+                                 StrataActivityFunc       sink,
+                                 gpointer                 sink_data,
+                                 const StrataZoomParams  *params,
+                                 StrataTraceProgressFunc  progress,
+                                 gpointer                 progress_data,
+                                 GError                 **error)
+{
+  return load (path, flags, sink, NULL, sink_data, params, progress, progress_data, error);
 }
 
 StrataSource *
@@ -726,6 +746,22 @@ strata_trace_get_damage (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
   return self->damage;
+}
+
+void
+strata_source_info_free (StrataSourceInfo *info)
+{
+  if (info == NULL)
+    return;
+  g_free (info->format);
+  g_free (info->version);
+  g_free (info->compression);
+  g_free (info->clock);
+  g_clear_pointer (&info->instances, g_ptr_array_unref);
+  g_clear_pointer (&info->lost_per_cpu, g_array_unref);
+  g_free (info->hostname);
+  g_free (info->kernel_release);
+  g_free (info);
 }
 
 /* A trace opened from an index: what the pass found, without the pass. */

@@ -15,6 +15,7 @@
 #include "strata-activity.h"
 #include "strata-source.h"
 #include "strata-string-pool.h"
+#include "strata-trace-stats.h"
 #include "strata-zoom-tree.h"
 
 G_BEGIN_DECLS
@@ -99,5 +100,8 @@ guint64                 strata_trace_get_context_switches (StrataTrace   *self,
 gint64                  strata_trace_get_start           (StrataTrace    *self);
 gint64                  strata_trace_get_end             (StrataTrace    *self);
 const GError           *strata_trace_get_damage          (StrataTrace    *self);
+const StrataStats      *strata_trace_get_stats           (StrataTrace    *self);
+const char             *strata_trace_get_index_path      (StrataTrace    *self);
+const char             *strata_trace_get_index_damage    (StrataTrace    *self);
 
 G_END_DECLS

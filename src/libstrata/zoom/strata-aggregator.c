@@ -16,6 +16,14 @@
 #include <string.h>
 
 #include "strata-aggregator.h"
+#include "strata-index-layout.h"
+
+/* The block codec writes items as the index lays them out: an
+ * activity's fields, then the count and the busy time. */
+G_STATIC_ASSERT (sizeof (StrataActivity) == STRATA_INDEX_ACTIVITY_SIZE);
+G_STATIC_ASSERT (sizeof (StrataZoomItem) == STRATA_INDEX_ITEM_SIZE);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (StrataZoomItem, count) == STRATA_INDEX_ACTIVITY_SIZE);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (StrataZoomItem, busy) == STRATA_INDEX_ACTIVITY_SIZE + 8);
 
 /* 24 bytes: every lane of every level keeps its run's candidates from
  * chunk to chunk, and a level's lanes are as many as one chunk touches

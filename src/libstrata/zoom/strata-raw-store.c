@@ -37,7 +37,11 @@
 
 #include "strata-block-packer.h"
 #include "strata-error.h"
-#include "strata-index-private.h"
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-spill-file.h"
 #include "strata-raw-store.h"
 
 /* Lanes of a channel: nesting depths 0..15, then the instants. */

@@ -5,7 +5,7 @@
 
 #include "config.h"
 
-#include "strata-index-private.h"
+#include "strata-raw-store-private.h"
 #include "strata-zoom-chunk.h"
 
 

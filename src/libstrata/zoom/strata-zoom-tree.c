@@ -90,10 +90,14 @@
 #include <unistd.h>
 
 #include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-error.h"
-#include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-spill-file.h"
 #include "strata-zoom-chunk.h"
 #include "strata-zoom-tree.h"
+#include "strata-zoom-tree-private.h"
 
 #define N_LANES      17
 #define LANE_BLOCK   64
@@ -1730,7 +1734,7 @@ spill_file_open (Level *level)
     return TRUE;
   if (level->spill_failed)
     return FALSE;
-  level->spill_fd = strata_block_packer_open_spill_file (&error);
+  level->spill_fd = strata_spill_file_open (&error);
   if (level->spill_fd < 0)
     {
       g_debug ("zoom tree: a level's open chunk stays in memory: %s", error->message);
@@ -1747,21 +1751,7 @@ spill_pwrite (Level         *level,
               gsize          size,
               guint64        offset)
 {
-  const guint8 *p = data;
-
-  while (size > 0)
-    {
-      gssize w = pwrite (level->spill_fd, p, size, offset);
-
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        return FALSE;
-      p += w;
-      size -= w;
-      offset += w;
-    }
-  return TRUE;
+  return strata_file_write_all (level->spill_fd, data, size, offset);
 }
 
 /* Writes the spill buffer at @offset, and empties it. */
@@ -1781,19 +1771,7 @@ spill_read (Level   *level,
             gsize    size,
             guint64  offset)
 {
-  while (size > 0)
-    {
-      gssize r = pread (level->spill_fd, p, size, offset);
-
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        return FALSE;
-      p += r;
-      size -= r;
-      offset += r;
-    }
-  return TRUE;
+  return strata_file_read_all (level->spill_fd, p, size, offset);
 }
 
 /* A lane of a spill, by its channel, then its lane, then its place among

@@ -1,23 +1,17 @@
-/* strata-index-codec.c
+/* strata-block-codec.c
  *
  * The compact form of the index's two big arrays, the raw store's lanes
  * (32-byte activities) and the chunks' items (48-byte items): cut into
  * blocks of a fixed number of elements, each block encoded on its own,
  * column by column (the durations, the starts as zigzag deltas from the
  * end before, the channel, label and argument as deltas, the kind, state
- * and the flags' change from the one before, and for items the count and the idle part of the duration),
- * every number a LEB128 varint; then, where it pays, the block's bytes
- * squeezed again with zstd, through one context per packing thread (a
- * context made per block cost nearly as much as the squeezing). Each
- * block has a record (where it is, how long, how coded, its XXH3) in a
- * table that is itself a checked array.
- * Reading decodes one block at a time, checked and decoded on the first
- * touch, through a small cache of decoded blocks shared by the readers of
- * one mapped file (bounded: a fixed number of slots of one block each),
- * so a query decodes the blocks it reads and a query after it pays a copy.
- * The decoder trusts nothing: every varint, every length and every count
- * is checked, and a block that does not decode to exactly its elements is
- * damaged.
+ * and the flags' change from the one before, and for items the count and
+ * the idle part of the duration), every number a LEB128 varint; then,
+ * where it pays, the block's bytes squeezed again with zstd, through one
+ * context per packing thread (a context made per block cost nearly as
+ * much as the squeezing). The decoder trusts nothing: every varint, every
+ * length and every count is checked, and a block that does not decode to
+ * exactly its elements is damaged.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -28,66 +22,8 @@
 
 #include <zstd.h>
 
-#include "strata-index-private.h"
-#include "strata-zoom-chunk.h"
-
-/* A block's key: what a bisection over a chunk's span reads of its first
- * item. */
-void
-strata_index_item_key_init (StrataIndexItemKey   *key,
-                            const StrataZoomItem *item)
-{
-  key->start = item->start;
-  key->end = item->end;
-  key->lane = strata_zoom_item_lane (item);
-  key->reserved = 0;
-}
-
-void
-strata_index_chunk_keys_init (StrataIndexChunkKeys *self)
-{
-  self->keys = g_array_new (FALSE, FALSE, sizeof (StrataIndexItemKey));
-  self->changes = g_array_new (FALSE, FALSE, sizeof (guint32));
-  self->n = 0;
-  self->lane = 0;
-}
-
-/* The next @n items of the chunk: a key for each that begins a block, a
- * change for each whose lane is not the one before's. */
-void
-strata_index_chunk_keys_add (StrataIndexChunkKeys *self,
-                             const StrataZoomItem *items,
-                             guint                 n)
-{
-  for (guint i = 0; i < n; i++)
-    {
-      guint64 at = self->n + i;
-      guint lane = strata_zoom_item_lane (&items[i]);
-
-      if (at % STRATA_INDEX_ITEM_BLOCK == 0)
-        {
-          StrataIndexItemKey key;
-
-          strata_index_item_key_init (&key, &items[i]);
-          g_array_append_val (self->keys, key);
-        }
-      if (at > 0 && lane != self->lane)
-        {
-          guint32 at32 = (guint32) at;
-
-          g_array_append_val (self->changes, at32);
-        }
-      self->lane = lane;
-    }
-  self->n += n;
-}
-
-void
-strata_index_chunk_keys_clear (StrataIndexChunkKeys *self)
-{
-  g_clear_pointer (&self->keys, g_array_unref);
-  g_clear_pointer (&self->changes, g_array_unref);
-}
+#include "strata-activity.h"
+#include "strata-block-codec.h"
 
 /* Encoding. */
 
@@ -155,9 +91,28 @@ typedef struct
   guint64 busy;
 } Extra;
 
+/* An item as the decoder writes it: the zoom tree's item, laid out as
+ * strata-index-layout.h says (strata-aggregator.c checks it). */
+typedef struct
+{
+  gint64  start;
+  gint64  end;
+  guint32 channel;
+  guint32 label;
+  gint32  arg;
+  guint8  kind;
+  guint8  state;
+  guint16 flags;
+  guint32 count;
+  guint32 reserved;
+  gint64  busy;
+} Item;
+
 G_STATIC_ASSERT (sizeof (Common) == sizeof (StrataActivity));
-G_STATIC_ASSERT (G_STRUCT_OFFSET (StrataZoomItem, count) == sizeof (Common));
-G_STATIC_ASSERT (sizeof (Common) + sizeof (Extra) == sizeof (StrataZoomItem));
+G_STATIC_ASSERT (sizeof (Common) == STRATA_INDEX_ACTIVITY_SIZE);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Item, count) == sizeof (Common));
+G_STATIC_ASSERT (sizeof (Common) + sizeof (Extra) == STRATA_INDEX_ITEM_SIZE);
+G_STATIC_ASSERT (sizeof (Item) == STRATA_INDEX_ITEM_SIZE);
 
 static inline Common
 common_at (const guint8 *elems,
@@ -220,7 +175,7 @@ encode_columns (const guint8 *e,
   for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
     p = put_varint (p, (guint16) (common_at (e, i, elem_size).flags ^ prev.flags));
 
-  if (elem_size == sizeof (StrataZoomItem))
+  if (elem_size == STRATA_INDEX_ITEM_SIZE)
     {
       for (guint i = 0; i < n; i++)
         p = put_varint (p, extra_at (e, i, elem_size).count);
@@ -239,14 +194,14 @@ encode_columns (const guint8 *e,
 }
 
 /**
- * strata_index_encode_block:
+ * strata_block_encode:
  * @elems: @n activities (@elem_size 32) or items (48)
  * @out: where the block's varint columns are appended
  *
  * Exact for any values: the deltas wrap as unsigned numbers do.
  */
 void
-strata_index_encode_block (const void *elems,
+strata_block_encode (const void *elems,
                            guint       n,
                            guint32     elem_size,
                            GByteArray *out)
@@ -254,7 +209,7 @@ strata_index_encode_block (const void *elems,
   guint len = out->len;
   guint8 *end;
 
-  g_return_if_fail (elem_size == sizeof (StrataActivity) || elem_size == sizeof (StrataZoomItem));
+  g_return_if_fail (elem_size == sizeof (StrataActivity) || elem_size == STRATA_INDEX_ITEM_SIZE);
 
   g_byte_array_set_size (out, len + n * MAX_ENCODED_ITEM);
   end = encode_columns (elems, n, elem_size, out->data + len);
@@ -336,13 +291,13 @@ get_byte (Reader *r)
 }
 
 /**
- * strata_index_decode_block:
+ * strata_block_decode:
  * @out: room for @n elements of @elem_size
  *
  * Returns: whether @bytes are exactly @n elements' varint columns
  */
 gboolean
-strata_index_decode_block (const guint8 *bytes,
+strata_block_decode (const guint8 *bytes,
                            gsize         size,
                            guint         n,
                            guint32       elem_size,
@@ -354,7 +309,7 @@ strata_index_decode_block (const guint8 *bytes,
   guint32 prev32 = 0;
 
   /* Every field of every element is written below. */
-  if (elem_size != sizeof (StrataActivity) && elem_size != sizeof (StrataZoomItem))
+  if (elem_size != sizeof (StrataActivity) && elem_size != STRATA_INDEX_ITEM_SIZE)
     return FALSE;
 
 #define FIELD(i, type, member) (*(type *) (gpointer) (o + (gsize) (i) * elem_size + G_STRUCT_OFFSET (Common, member)))
@@ -385,23 +340,23 @@ strata_index_decode_block (const guint8 *bytes,
 
 #undef FIELD
 
-  if (elem_size == sizeof (StrataZoomItem))
+  if (elem_size == STRATA_INDEX_ITEM_SIZE)
     {
       for (guint i = 0; i < n; i++)
         {
-          StrataZoomItem *item = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
+          Item *item = (Item *) (gpointer) (o + (gsize) i * elem_size);
 
           item->count = (guint32) get_varint (&r, 32);
         }
       for (guint i = 0; i < n; i++)
         {
-          StrataZoomItem *item = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
+          Item *item = (Item *) (gpointer) (o + (gsize) i * elem_size);
 
           item->reserved = (guint32) get_varint (&r, 32);
         }
       for (guint i = 0; i < n; i++)
         {
-          StrataZoomItem *item = (StrataZoomItem *) (gpointer) (o + (gsize) i * elem_size);
+          Item *item = (Item *) (gpointer) (o + (gsize) i * elem_size);
           guint64 dur = (guint64) item->end - (guint64) item->start;
 
           item->busy = (gint64) (dur - unzigzag64 (get_varint (&r, 64)));
@@ -457,7 +412,7 @@ get_cctx (int level)
 }
 
 /**
- * strata_index_pack_block:
+ * strata_block_pack:
  * @zstd_level: 0 for varints only; otherwise zstd's level (negative:
  *   its fast levels)
  * @codec: (out): how @out is coded
@@ -466,7 +421,7 @@ get_cctx (int level)
  * zstd when that saves at least an eighth.
  */
 void
-strata_index_pack_block (const void *elems,
+strata_block_pack (const void *elems,
                          guint       n,
                          guint32     elem_size,
                          int         zstd_level,
@@ -480,7 +435,7 @@ strata_index_pack_block (const void *elems,
 
   g_byte_array_set_size (out, 0);
   *codec = STRATA_INDEX_CODEC_VARINT;
-  g_return_if_fail (elem_size == sizeof (StrataActivity) || elem_size == sizeof (StrataZoomItem));
+  g_return_if_fail (elem_size == sizeof (StrataActivity) || elem_size == STRATA_INDEX_ITEM_SIZE);
 
   if (n > STRATA_INDEX_MAX_BLOCK_ELEMS)
     plain = heap = g_malloc ((gsize) n * MAX_ENCODED_ITEM);
@@ -503,23 +458,23 @@ strata_index_pack_block (const void *elems,
   g_byte_array_append (out, plain, (guint) plain_len);
 }
 
-/* Packed arrays: the reader's side. */
+/* Decoding what was packed. */
 
 /* The most bytes a block's varint columns can take: 11 numbers of at
  * most 10 bytes and 2 bytes per element. */
 #define MAX_PLAIN(n) ((gsize) (n) * (11 * 10 + 2))
 
 /**
- * strata_index_unpack_block:
+ * strata_block_unpack:
  * @dctx: (nullable): a ZSTD_DCtx to use, or %NULL for a fresh one
  *
- * Decodes a block packed by strata_index_pack_block() (with @codec the
+ * Decodes a block packed by strata_block_pack() (with @codec the
  * codec it chose) into @n elements; the bytes are taken as they are, with
  * no checksum (the raw store's spill file, written and read by the same
  * process, uses it).
  */
 gboolean
-strata_index_unpack_block (const guint8 *bytes,
+strata_block_unpack (const guint8 *bytes,
                            gsize         size,
                            guint8        codec,
                            guint         n,
@@ -533,7 +488,7 @@ strata_index_unpack_block (const guint8 *bytes,
   switch (codec)
     {
     case STRATA_INDEX_CODEC_VARINT:
-      return strata_index_decode_block (bytes, size, n, elem_size, out);
+      return strata_block_decode (bytes, size, n, elem_size, out);
 
     case STRATA_INDEX_CODEC_ZSTD:
       {
@@ -550,216 +505,10 @@ strata_index_unpack_block (const guint8 *bytes,
           got = ZSTD_decompress (plain, content, bytes, size);
         if (ZSTD_isError (got) || got != content)
           return FALSE;
-        return strata_index_decode_block (plain, got, n, elem_size, out);
+        return strata_block_decode (plain, got, n, elem_size, out);
       }
 
     default:
       return FALSE;
     }
-}
-
-
-gboolean
-strata_packed_array_init (StrataPackedArray *self,
-                          StrataIndexMap    *map,
-                          guint64            table_offset,
-                          guint64            table_sums_offset,
-                          guint64            n,
-                          guint32            elem_size,
-                          guint32            per_block,
-                          const char        *what)
-{
-  guint64 n_blocks = (n + per_block - 1) / per_block;
-
-  memset (self, 0, sizeof *self);
-  if (n > G_MAXUINT32 || per_block == 0 || per_block > STRATA_INDEX_MAX_BLOCK_ELEMS ||
-      (gsize) per_block * elem_size > STRATA_INDEX_MAX_BLOCK_BYTES ||
-      !strata_checked_array_init (&self->table, map, table_offset, table_sums_offset, n_blocks,
-                                  sizeof (StrataIndexBlock), STRATA_INDEX_TABLE_BLOCK, what))
-    return FALSE;
-  self->map = map;
-  self->n = n;
-  self->elem_size = elem_size;
-  self->per_block = per_block;
-  self->key = table_offset;
-  self->what = what;
-  return TRUE;
-}
-
-void
-strata_packed_array_clear (StrataPackedArray *self)
-{
-  strata_checked_array_clear (&self->table);
-  g_clear_pointer (&self->bad, g_free);
-}
-
-static gboolean
-decode_record (StrataPackedArray      *self,
-               const StrataIndexBlock *rec,
-               guint                   n,
-               void                   *out)
-{
-  gsize map_size;
-  const guint8 *base = strata_index_map_get_data (self->map, &map_size);
-  const guint8 *bytes;
-
-  if (rec->n != n || rec->offset > map_size || rec->size > map_size - rec->offset)
-    return FALSE;
-  bytes = base + rec->offset;
-  if (!strata_index_map_verify (self->map, bytes, rec->size, rec->checksum))
-    return FALSE;
-
-  switch (rec->codec)
-    {
-    case STRATA_INDEX_CODEC_VARINT:
-      return strata_index_decode_block (bytes, rec->size, n, self->elem_size, out);
-
-    case STRATA_INDEX_CODEC_ZSTD:
-      {
-        unsigned long long content = ZSTD_getFrameContentSize (bytes, rec->size);
-        guint8 plain[MAX_PLAIN (STRATA_INDEX_MAX_BLOCK_ELEMS)];
-        ZSTD_DCtx *dctx;
-        gsize got;
-
-        if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
-            content > MAX_PLAIN (n))
-          return FALSE;
-        dctx = strata_index_map_take_dctx (self->map);
-        got = ZSTD_decompressDCtx (dctx, plain, content, bytes, rec->size);
-        strata_index_map_give_dctx (self->map, dctx);
-        if (ZSTD_isError (got) || got != content)
-          return FALSE;
-        return strata_index_decode_block (plain, got, n, self->elem_size, out);
-      }
-
-    default:
-      return FALSE;
-    }
-}
-
-static guint
-read_block (StrataPackedArray *self,
-            guint64            b,
-            void              *out,
-            gboolean           cached)
-{
-  guint64 n_blocks = (self->n + self->per_block - 1) / self->per_block;
-  guint n;
-  const StrataIndexBlock *rec;
-  guint32 *bad;
-
-  if (b >= n_blocks)
-    return 0;
-  n = (guint) MIN ((guint64) self->per_block, self->n - b * self->per_block);
-
-  bad = g_atomic_pointer_get (&self->bad);
-  if (bad != NULL && (g_atomic_int_get ((gint *) &bad[b / 32]) & (1u << (b % 32))))
-    return 0;
-
-  if (cached && strata_index_map_cache_get (self->map, self->key, b, out, (gsize) n * self->elem_size))
-    return n;
-
-  if (!strata_checked_array_check (&self->table, b, b + 1))
-    return 0;
-  rec = (const StrataIndexBlock *) (gconstpointer) self->table.data + b;
-
-  if (!decode_record (self, rec, n, out))
-    {
-      if (bad == NULL)
-        {
-          guint32 *fresh = g_new0 (guint32, n_blocks / 32 + 1);
-
-          if (!g_atomic_pointer_compare_and_exchange (&self->bad, NULL, fresh))
-            g_free (fresh);
-          bad = g_atomic_pointer_get (&self->bad);
-        }
-      g_atomic_int_or ((guint *) &bad[b / 32], 1u << (b % 32));
-      strata_index_map_note_damage (self->map, "%s: block %" G_GUINT64_FORMAT " fails its checksum",
-                                    self->what, b);
-      return 0;
-    }
-
-  if (cached)
-    strata_index_map_cache_put (self->map, self->key, b, out, (gsize) n * self->elem_size);
-  return n;
-}
-
-/**
- * strata_packed_array_read_block:
- * @out: room for the array's per_block elements
- *
- * Decodes block @b (through the map's cache of decoded blocks).
- *
- * Returns: its number of elements, or 0 if it is damaged (said once)
- */
-guint
-strata_packed_array_read_block (StrataPackedArray *self,
-                                guint64            b,
-                                void              *out)
-{
-  return read_block (self, b, out, TRUE);
-}
-
-/**
- * strata_packed_array_read_block_direct:
- *
- * Like strata_packed_array_read_block(), for a reader that keeps the
- * blocks it decodes (a query's result): the map's cache is neither
- * looked in nor filled, so a screen's worth of them does not push out
- * the blocks the other readers share.
- */
-guint
-strata_packed_array_read_block_direct (StrataPackedArray *self,
-                                       guint64            b,
-                                       void              *out)
-{
-  return read_block (self, b, out, FALSE);
-}
-
-/**
- * strata_packed_array_append:
- * @out: an array of the packed elements
- *
- * Appends elements [@from, @from + @count) to @out.
- *
- * Returns: %FALSE (and @out as it was) if a block they are in is damaged
- */
-gboolean
-strata_packed_array_append (StrataPackedArray *self,
-                            guint64            from,
-                            guint64            count,
-                            GArray            *out)
-{
-  guint len = out->len;
-  guint64 block64[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
-  guint8 *block = (guint8 *) block64;
-
-  if (count == 0)
-    return TRUE;
-  if (from > self->n || count > self->n - from)
-    return FALSE;
-
-  for (guint64 b = from / self->per_block; b <= (from + count - 1) / self->per_block; b++)
-    {
-      guint64 first = b * self->per_block;
-      guint n = (guint) MIN ((guint64) self->per_block, self->n - first);
-      guint64 lo = MAX (first, from), hi = MIN (first + n, from + count);
-      guint at = out->len;
-      guint8 *dst;
-
-      g_array_set_size (out, at + (guint) (hi - lo));
-      dst = (guint8 *) out->data + (gsize) at * self->elem_size;
-
-      /* A block in the cache: only the part wanted is copied. */
-      if (strata_index_map_cache_get_range (self->map, self->key, b, (gsize) n * self->elem_size,
-                                            (lo - first) * self->elem_size, (hi - lo) * self->elem_size, dst))
-        continue;
-      if (strata_packed_array_read_block (self, b, block) != n)
-        {
-          g_array_set_size (out, len);
-          return FALSE;
-        }
-      memcpy (dst, block + (lo - first) * self->elem_size, (hi - lo) * self->elem_size);
-    }
-  return TRUE;
 }
