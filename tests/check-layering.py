@@ -5,7 +5,8 @@
 # "..." lines, checked for the two things that make a core hard to find
 # one's way in: a cycle between modules, and the library reaching up into
 # a plugin or the application. A module is a concept's files together:
-# strata-foo.c, strata-foo.h and strata-foo-private.h in one folder. A
+# strata-foo.c, strata-foo.h, strata-foo-private.h and the internal
+# header its split files share, strata-foo-internal.h, in one folder. A
 # cycle between the folders of src/libstrata (model, zoom, index ...) is
 # one too: those folders are the pipeline's layers, each using only the
 # ones below it. An include is resolved as the compiler does with the
@@ -38,7 +39,7 @@ def sources(top):
 
 def module_of(path):
     folder, name = os.path.split(path)
-    stem = re.sub(r'(-private)?\.[ch]$', '', name)
+    stem = re.sub(r'(-private|-internal)?\.[ch]$', '', name)
     return folder + '/' + stem
 
 

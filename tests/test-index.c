@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <glib/gstdio.h>
@@ -314,9 +315,8 @@ assert_descriptions_equal (StrataTrace *want,
 static StrataTrace *
 load_in_memory (const char *path)
 {
-  StrataIndexOptions options = { .flags = STRATA_INDEX_OPEN_BYPASS };
   g_autoptr(GError) error = NULL;
-  StrataTrace *trace = strata_index_load_trace (path, NULL, &options, &error);
+  StrataTrace *trace = strata_test_load_in_memory (path, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (trace);
@@ -639,7 +639,7 @@ on_note (const char *message,
   g_string_append_printf (notes->messages, "%s\n", message);
 }
 
-/* strata_index_load_trace() on @trace_path with the index at @index_path:
+/* The loader on @trace_path with the index at @index_path:
  * returns the trace, and how many times it said something. */
 static StrataTrace *
 load_through (const char *trace_path,
@@ -650,7 +650,7 @@ load_through (const char *trace_path,
   Notes notes = { 0, g_string_new (NULL) };
   StrataIndexOptions options = { .index_path = index_path, .note = on_note, .note_data = &notes };
   g_autoptr(GError) error = NULL;
-  StrataTrace *trace = strata_index_load_trace (trace_path, NULL, &options, &error);
+  StrataTrace *trace = strata_test_load_index (trace_path, NULL, &options, &error);
 
   g_assert_no_error (error);
   g_assert_cmpstr (strata_trace_get_index_path (trace), ==, index_path);
@@ -768,6 +768,88 @@ test_truncated (void)
   /* And each is rebuilt with the right answers: a few of them. */
   write_file (fx.index_path, data, len - 1);
   assert_rebuilt (&fx, "bytes long");
+
+  fixture_clear (&fx);
+}
+
+/* What a test does to an index once it is written, before it is opened. */
+typedef struct
+{
+  guint  n_written;
+  gsize  cut;          /* the length it is cut to */
+  Notes *notes;
+} AfterWrite;
+
+static void
+cut_written (StrataLoader *loader,
+             const char   *index_path,
+             gpointer      user_data)
+{
+  AfterWrite *after = user_data;
+
+  after->n_written++;
+  g_assert_cmpint (truncate (index_path, (off_t) after->cut), ==, 0);
+}
+
+static void
+note_loader (StrataLoader *loader,
+             const char   *message,
+             gpointer      user_data)
+{
+  on_note (message, ((AfterWrite *) user_data)->notes);
+}
+
+/* Issue 27, item 4: an index that does not read back right after it was
+ * written (a disk that lost it) is said once, and the trace is read again
+ * without it: the same trace as in memory, nothing mapped. The next load
+ * finds the damaged file, says so and rebuilds it. */
+static void
+test_written_does_not_read_back (void)
+{
+  Fixture fx;
+  gsize len;
+
+  fixture_init (&fx, "sched-small.dat");
+  g_bytes_get_data (fx.good, &len);
+  g_assert_cmpint (g_unlink (fx.index_path), ==, 0);
+
+  for (guint k = 0; k < 3; k++)
+    {
+      Notes notes = { 0, g_string_new (NULL) };
+      AfterWrite after = { 0, k == 0 ? 0 : k == 1 ? 64 : len / 2, &notes };
+      g_autoptr(StrataLoader) loader = strata_loader_new (fx.trace_path);
+      g_autoptr(StrataTrace) got = NULL;
+      g_autoptr(StrataTrace) again = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *messages = NULL;
+      guint n_notes;
+
+      strata_loader_set_index_path (loader, fx.index_path);
+      g_signal_connect (loader, "index-written", G_CALLBACK (cut_written), &after);
+      g_signal_connect (loader, "note", G_CALLBACK (note_loader), &after);
+      got = strata_loader_load (loader, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (got);
+      g_assert_cmpuint (after.n_written, ==, 1);
+      g_assert_cmpuint (notes.n, ==, 1);
+      g_assert_nonnull (strstr (notes.messages->str, "reading the trace without it"));
+      g_assert_nonnull (strstr (notes.messages->str, fx.index_path));
+      g_string_free (notes.messages, TRUE);
+
+      /* Read again, in memory: what the pass found, and its statistics. */
+      g_assert_null (strata_trace_get_index_path (got));
+      g_assert_nonnull (strata_trace_get_stats (got));
+      assert_descriptions_equal (fx.want, got);
+      assert_trees_agree (strata_trace_get_zoom_tree (fx.want), strata_trace_get_zoom_tree (got), 7 + k);
+
+      /* The cut file is found, said, rebuilt and mapped. */
+      again = load_through (fx.trace_path, fx.index_path, &n_notes, &messages);
+      g_assert_cmpuint (n_notes, ==, 1);
+      g_assert_nonnull (strstr (messages, "rebuilding"));
+      assert_descriptions_equal (fx.want, again);
+      g_clear_object (&again);
+      g_assert_cmpint (g_unlink (fx.index_path), ==, 0);
+    }
 
   fixture_clear (&fx);
 }
@@ -969,7 +1051,7 @@ test_flipped_chunk (void)
   {
     StrataIndexOptions options = { .index_path = fx.index_path, .flags = STRATA_INDEX_OPEN_REBUILD };
 
-    got = strata_index_load_trace (fx.trace_path, NULL, &options, &error);
+    got = strata_test_load_index (fx.trace_path, NULL, &options, &error);
     g_assert_no_error (error);
     assert_trees_agree (want_tree, strata_trace_get_zoom_tree (got), 9);
     g_assert_null (strata_trace_get_index_damage (got));
@@ -1049,7 +1131,7 @@ test_flipped_raw_block (void)
   {
     StrataIndexOptions options = { .index_path = fx.index_path, .flags = STRATA_INDEX_OPEN_REBUILD };
 
-    got = strata_index_load_trace (fx.trace_path, NULL, &options, &error);
+    got = strata_test_load_index (fx.trace_path, NULL, &options, &error);
     g_assert_no_error (error);
     assert_trees_agree (strata_trace_get_zoom_tree (fx.want), strata_trace_get_zoom_tree (got), 11);
   }
@@ -1229,7 +1311,7 @@ test_disk_full (void)
   g_assert_error (error, STRATA_ERROR, STRATA_ERROR_IO);
   g_clear_error (&error);
 
-  got = strata_index_load_trace (trace_path, NULL, &options, &error);
+  got = strata_test_load_index (trace_path, NULL, &options, &error);
 
   g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &old), ==, 0);
   signal (SIGXFSZ, SIG_DFL);
@@ -1942,6 +2024,7 @@ main (int    argc,
   g_test_add_func ("/strata/index/fault/source-changed", test_source_changed);
   g_test_add_func ("/strata/index/fault/disk-full", test_disk_full);
   g_test_add_func ("/strata/index/fault/interrupted", test_interrupted);
+  g_test_add_func ("/strata/index/fault/written-does-not-read-back", test_written_does_not_read_back);
   g_test_add_func ("/strata/index/place", test_default_place);
   g_test_add_func ("/strata/index/cli/damaged-chunk", test_cli_damaged_chunk);
   g_test_add_func ("/strata/index/cli/same-answers", test_cli_same_answers);

@@ -445,7 +445,6 @@ test_mapped (void)
       g_autofree char *path = strata_test_fixture (fixtures[f]);
       g_autofree char *dir = strata_test_tmpdir ();
       g_autofree char *index = g_strdup_printf ("%s/fold-%u" STRATA_INDEX_SUFFIX, dir, f);
-      StrataIndexOptions options = { .flags = STRATA_INDEX_OPEN_BYPASS };
       g_autoptr(StrataTrace) built = NULL;
       g_autoptr(StrataTrace) trace = NULL;
       g_autoptr(StrataPainter) painter = NULL;
@@ -459,7 +458,7 @@ test_mapped (void)
       strata_zoom_params_init (&params);
       params.density_threshold = 64;
       params.min_reduction = 1;
-      built = strata_index_load_trace (path, &params, &options, &error);
+      built = strata_test_load_in_memory (path, &params, &error);
       g_assert_no_error (error);
       g_assert_true (strata_source_identity_compute (path, &id, &error));
       g_assert_true (strata_index_write (built, &id, index, &error));

@@ -617,8 +617,47 @@ write_levels (Writer         *w,
   return levels;
 }
 
+/* The header but its checksum: what the file is, the source it was built
+ * from, the tree's parameters and its state at the end of the pass. */
+static void
+fill_header (StrataIndexHeader          *h,
+             StrataZoomTree             *tree,
+             const StrataZoomTreeState  *state,
+             const StrataSourceIdentity *identity,
+             guint64                     file_size)
+{
+  const StrataZoomParams *params = strata_zoom_tree_get_params (tree);
+
+  memcpy (h->magic, STRATA_INDEX_MAGIC, sizeof h->magic);
+  h->version = STRATA_INDEX_VERSION;
+  h->header_size = sizeof *h;
+  h->byte_order = STRATA_INDEX_BYTE_ORDER;
+  h->activity_size = sizeof (StrataActivity);
+  h->item_size = sizeof (StrataZoomItem);
+  h->channel_size = sizeof (StrataChannel);
+  h->file_size = file_size;
+  h->source_size = identity->size;
+  h->source_mtime_ns = identity->mtime_ns;
+  h->source_sample_hash = identity->sample_hash;
+
+  h->zoom_factor = params->zoom_factor;
+  h->pixels_per_chunk = params->pixels_per_chunk;
+  h->density_threshold = params->density_threshold;
+  h->buffer_criterion = params->buffer_criterion;
+  h->buffer_interval = params->buffer_interval;
+  h->buffer_count = params->buffer_count;
+  h->min_reduction = params->min_reduction;
+
+  h->first = state->first;
+  h->last = state->last;
+  h->n_buffers = state->n_buffers;
+  h->n_left_out = state->n_left_out;
+  h->tree_size = state->size;
+  h->n_ranks = state->n_ranks;
+}
+
 /**
- * strata_index_write:
+ * strata_index_write_with_parameters:
  * @trace: a trace loaded with its zoom tree, the tree finished
  * @identity: the source file's identity
  * @index_path: where the index goes
@@ -627,17 +666,17 @@ write_levels (Writer         *w,
  * whole file was written.
  */
 gboolean
-strata_index_write (StrataTrace                *trace,
-                    const StrataSourceIdentity *identity,
-                    const char                 *index_path,
-                    GError                    **error)
+strata_index_write_with_parameters (StrataTrace                *trace,
+                                    const StrataSourceIdentity *identity,
+                                    const char                 *index_path,
+                                    const StrataParameters     *parameters,
+                                    GError                    **error)
 {
   StrataZoomTree *tree = strata_trace_get_zoom_tree (trace);
   g_autofree char *dir = NULL, *base = NULL, *tmp = NULL;
   g_autoptr(GVariant) meta = NULL;
   g_autoptr(GByteArray) strings = NULL;
   g_autoptr(GArray) levels = NULL;
-  const StrataZoomParams *params;
   const StrataChannel *channels;
   StrataZoomTreeState state;
   StrataIndexHeader h = { 0 };
@@ -676,15 +715,12 @@ strata_index_write (StrataTrace                *trace,
   setvbuf (w.file, NULL, _IOFBF, 1 << 20);
   w.block = g_byte_array_new ();
   w.records = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
-  w.zstd_level = STRATA_INDEX_ZSTD_LEVEL;
-  {
-    /* For measuring the codecs against each other: 0 writes varints only,
-     * -7 to -1 zstd's fast levels. */
-    const char *level = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
-
-    if (level != NULL)
-      w.zstd_level = CLAMP (atoi (level), -7, 19);
-  }
+  /* StrataParameters.zstd_level (STRATA_INDEX_ZSTD_LEVEL): 0 writes
+   * varints only, -7 to -1 zstd's fast levels, for measuring the codecs.
+   * Blocks the pass spilled at this level are copied as they are, others
+   * packed again. */
+  w.zstd_level = parameters->zstd_level != STRATA_PARAMETER_ZSTD_DEFAULT
+                   ? parameters->zstd_level : STRATA_INDEX_ZSTD_LEVEL;
 
   /* Room for the header, written last. */
   put (&w, &h, sizeof h);
@@ -712,38 +748,12 @@ strata_index_write (StrataTrace                *trace,
                levels->len * sizeof (StrataIndexLevel));
   align (&w);
 
-  memcpy (h.magic, STRATA_INDEX_MAGIC, sizeof h.magic);
-  h.version = STRATA_INDEX_VERSION;
-  h.header_size = sizeof h;
-  h.byte_order = STRATA_INDEX_BYTE_ORDER;
-  h.activity_size = sizeof (StrataActivity);
-  h.item_size = sizeof (StrataZoomItem);
-  h.channel_size = sizeof (StrataChannel);
-  h.file_size = w.offset;
-  h.source_size = identity->size;
-  h.source_mtime_ns = identity->mtime_ns;
-  h.source_sample_hash = identity->sample_hash;
-
-  params = strata_zoom_tree_get_params (tree);
-  h.zoom_factor = params->zoom_factor;
-  h.pixels_per_chunk = params->pixels_per_chunk;
-  h.density_threshold = params->density_threshold;
-  h.buffer_criterion = params->buffer_criterion;
-  h.buffer_interval = params->buffer_interval;
-  h.buffer_count = params->buffer_count;
-  h.min_reduction = params->min_reduction;
-
-  h.first = state.first;
-  h.last = state.last;
-  h.n_buffers = state.n_buffers;
-  h.n_left_out = state.n_left_out;
-  h.tree_size = state.size;
-  h.n_ranks = state.n_ranks;
+  fill_header (&h, tree, &state, identity, w.offset);
   h.checksum = strata_index_checksum (&h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
 
   if (w.error == 0 && fflush (w.file) != 0)
     w.error = errno;
-  if (w.error == 0 && pwrite (fd, &h, sizeof h, 0) != (gssize) sizeof h)
+  if (w.error == 0 && !strata_file_write_all (fd, &h, sizeof h, 0))
     w.error = errno != 0 ? errno : EIO;
   if (w.error == 0 && fsync (fd) != 0)
     w.error = errno;
@@ -784,4 +794,22 @@ strata_index_write (StrataTrace                *trace,
     }
 
   return TRUE;
+}
+
+/**
+ * strata_index_write:
+ *
+ * strata_index_write_with_parameters() with the parameters the
+ * environment sets.
+ */
+gboolean
+strata_index_write (StrataTrace                *trace,
+                    const StrataSourceIdentity *identity,
+                    const char                 *index_path,
+                    GError                    **error)
+{
+  g_auto(StrataParameters) parameters;
+
+  strata_parameters_init_from_environment (&parameters);
+  return strata_index_write_with_parameters (trace, identity, index_path, &parameters, error);
 }

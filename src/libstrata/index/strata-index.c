@@ -1,8 +1,9 @@
 /* strata-index.c
  *
- * The source's identity, where an index lives, and the one entry point the
- * CLI and the viewer use, strata_index_load_trace(): open the index if it
- * is sound and matches, else build it in one pass and open that.
+ * The source's identity, where an index lives, and the index's two
+ * halves around a pass: find a sound one (strata_index_find()) and store
+ * the one a pass built (strata_index_store()); strata-index-reader.c
+ * opens one, and strata-loader.c puts the three together.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -108,19 +109,14 @@ strata_index_cache_path (const StrataSourceIdentity *identity)
   return g_build_filename (g_get_user_cache_dir (), "strata", name, NULL);
 }
 
-/**
- * strata_index_default_path:
- *
- * Where the index of @trace_path goes: $STRATA_INDEX_DIR if set (the
- * tests use it, so the fixtures' folder stays clean), else beside the
+/* Where the index of @trace_path goes: in @dir if set, else beside the
  * trace (FILE.strata-index) when that folder is writable, else the user's
- * cache ($XDG_CACHE_HOME/strata), named by the source's identity.
- */
-char *
-strata_index_default_path (const char                 *trace_path,
-                           const StrataSourceIdentity *identity)
+ * cache ($XDG_CACHE_HOME/strata), named by the source's identity. */
+static char *
+default_path_in (const char                 *dir,
+                 const char                 *trace_path,
+                 const StrataSourceIdentity *identity)
 {
-  const char *dir = g_getenv ("STRATA_INDEX_DIR");
   g_autofree char *parent = NULL;
   g_autofree char *beside = NULL;
 
@@ -138,6 +134,36 @@ strata_index_default_path (const char                 *trace_path,
     return g_steal_pointer (&beside);
 
   return strata_index_cache_path (identity);
+}
+
+/**
+ * strata_index_default_path:
+ *
+ * Where the index of @trace_path goes: StrataParameters.index_dir as the
+ * environment sets it ($STRATA_INDEX_DIR: the tests use it, so the
+ * fixtures' folder stays clean), else beside the trace (FILE.strata-index)
+ * when that folder is writable, else the user's cache
+ * ($XDG_CACHE_HOME/strata), named by the source's identity.
+ */
+char *
+strata_index_default_path (const char                 *trace_path,
+                           const StrataSourceIdentity *identity)
+{
+  g_auto(StrataParameters) parameters;
+
+  strata_parameters_init_from_environment (&parameters);
+  return default_path_in (parameters.index_dir, trace_path, identity);
+}
+
+/* The default path for @options' parameters, or the environment's. */
+static char *
+default_path_for (const char                 *trace_path,
+                  const StrataSourceIdentity *identity,
+                  const StrataIndexOptions   *options)
+{
+  if (options != NULL && options->parameters != NULL)
+    return default_path_in (options->parameters->index_dir, trace_path, identity);
+  return strata_index_default_path (trace_path, identity);
 }
 
 static void
@@ -161,47 +187,11 @@ note (const StrataIndexOptions *options,
   options->note (message, options->note_data);
 }
 
-typedef struct
-{
-  const StrataIndexOptions *options;
-  guint64                   total;
-  guint64                   rchar0;
-  guint64                   n_reports;
-} Progress;
-
-/* How much of the file the pass has read: the process's read bytes, as
- * the kernel counts them. */
-static guint64
-read_bytes (void)
-{
-  g_autofree char *text = NULL;
-  const char *line;
-
-  if (!g_file_get_contents ("/proc/self/io", &text, NULL, NULL))
-    return 0;
-  line = strstr (text, "rchar:");
-  return line != NULL ? g_ascii_strtoull (line + 6, NULL, 10) : 0;
-}
-
-static gboolean
-on_progress (const StrataTraceProgress *progress,
-             gpointer                   user_data)
-{
-  Progress *p = user_data;
-  guint64 bytes;
-
-  /* Reports come after every batch; /proc/self/io is read for one in 64. */
-  if (p->n_reports++ % 64 != 0)
-    return TRUE;
-  bytes = p->total > 0 ? MIN (read_bytes () - p->rchar0, p->total) : 0;
-  p->options->progress (progress->n_events, bytes, p->total, p->options->progress_data);
-  return TRUE;
-}
-
 static gboolean
 try_write (StrataTrace                *trace,
            const StrataSourceIdentity *identity,
            const char                 *path,
+           const StrataIndexOptions   *options,
            GError                    **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
@@ -213,6 +203,8 @@ try_write (StrataTrace                *trace,
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: %s", dir, g_strerror (saved));
       return FALSE;
     }
+  if (options != NULL && options->parameters != NULL)
+    return strata_index_write_with_parameters (trace, identity, path, options->parameters, error);
   return strata_index_write (trace, identity, path, error);
 }
 
@@ -225,7 +217,7 @@ try_write (StrataTrace                *trace,
  * @write_path: (out) (optional): where a new index should go, when there
  *   is no sound one
  *
- * The lookup half of strata_index_load_trace(), for a caller that builds
+ * The lookup half of the loader (strata_loader_find_index()), for a caller that builds
  * the trace its own way (the viewer, which shows it while it loads): the
  * trace mapped from its index if a sound one is where the index of
  * @trace_path lives ($STRATA_INDEX_DIR, beside the trace, or the cache),
@@ -260,7 +252,7 @@ strata_index_find (const char                 *trace_path,
 
   path = options != NULL && options->index_path != NULL
            ? g_strdup (options->index_path)
-           : strata_index_default_path (trace_path, identity);
+           : default_path_for (trace_path, identity, options);
 
   if (!(flags & STRATA_INDEX_OPEN_REBUILD) && g_file_test (path, G_FILE_TEST_EXISTS))
     {
@@ -286,24 +278,42 @@ strata_index_find (const char                 *trace_path,
   return NULL;
 }
 
-/* strata_index_store()'s writing: @built's index at @index_path or, when
- * that folder is not writable after all, in the cache. Returns where it
- * went, or NULL having said why through @options->note. */
-static char *
-store_write (StrataTrace                *built,
-             StrataStatsBuilder         *stats,
-             const StrataSourceIdentity *identity,
-             const char                 *index_path,
-             const StrataIndexOptions   *options)
+/**
+ * strata_index_store:
+ * @built: a trace just built from its source
+ * @stats: (nullable): the statistics gathered from the pass's activities;
+ *   finished here and kept with @built
+ * @identity: the source's identity, computed before the pass
+ * @index_path: where strata_index_find() said the index goes
+ * @options: (nullable): what to say (@options->index_path set means
+ *   nowhere else may be written)
+ *
+ * Writes @built's index to @index_path or, when that folder is not
+ * writable after all, in the cache; what goes wrong is said once through
+ * @options->note. The caller opens it (strata_index_open()): the loader
+ * lets go of @built first, so the two are never in memory together.
+ *
+ * Returns: (transfer full) (nullable): where the index went, or %NULL
+ */
+char *
+strata_index_store (StrataTrace                *built,
+                    StrataStatsBuilder         *stats,
+                    const StrataSourceIdentity *identity,
+                    const char                 *index_path,
+                    const StrataIndexOptions   *options)
 {
   g_autoptr(GError) local = NULL;
   g_autofree char *path = NULL;
+
+  g_return_val_if_fail (STRATA_IS_TRACE (built), NULL);
+  g_return_val_if_fail (identity != NULL, NULL);
+  g_return_val_if_fail (index_path != NULL, NULL);
 
   if (stats != NULL)
     strata_trace_set_stats (built, strata_stats_builder_finish (stats, built));
 
   path = g_strdup (index_path);
-  if (!try_write (built, identity, path, &local))
+  if (!try_write (built, identity, path, options, &local))
     {
       g_autofree char *cache = strata_index_cache_path (identity);
 
@@ -312,7 +322,7 @@ store_write (StrataTrace                *built,
         {
           g_autoptr(GError) second = NULL;
 
-          if (try_write (built, identity, cache, &second))
+          if (try_write (built, identity, cache, options, &second))
             {
               g_clear_error (&local);
               g_free (path);
@@ -326,148 +336,4 @@ store_write (StrataTrace                *built,
         }
     }
   return g_steal_pointer (&path);
-}
-
-/**
- * strata_index_store:
- * @built: a trace just built from its source
- * @stats: (nullable): the statistics gathered from the pass's activities;
- *   finished here and kept with @built
- * @identity: the source's identity, computed before the pass
- * @index_path: where strata_index_find() said the index goes
- * @params: (nullable): the zoom tree's parameters, %NULL for the defaults
- * @options: (nullable): what to say (@options->index_path set means
- *   nowhere else may be written)
- *
- * The writing half of strata_index_load_trace(): writes @built's index to
- * @index_path (or, when that folder is not writable after all, the
- * cache) and opens it, so the trace is mapped rather than held in memory.
- * What goes wrong is said once through @options->note, and @built is
- * returned.
- *
- * Returns: (transfer full): the trace from its new index, or @built
- */
-StrataTrace *
-strata_index_store (StrataTrace                *built,
-                    StrataStatsBuilder         *stats,
-                    const StrataSourceIdentity *identity,
-                    const char                 *index_path,
-                    const StrataZoomParams     *params,
-                    const StrataIndexOptions   *options)
-{
-  g_autoptr(GError) local = NULL;
-  g_autofree char *path = NULL;
-  StrataZoomParams defaults;
-  StrataTrace *trace;
-
-  g_return_val_if_fail (STRATA_IS_TRACE (built), NULL);
-  g_return_val_if_fail (identity != NULL, NULL);
-  g_return_val_if_fail (index_path != NULL, NULL);
-
-  if (params == NULL)
-    {
-      strata_zoom_params_init (&defaults);
-      params = &defaults;
-    }
-
-  if ((path = store_write (built, stats, identity, index_path, options)) == NULL)
-    return g_object_ref (built);
-
-  trace = strata_index_open (path, identity, params, &local);
-  if (trace == NULL)
-    {
-      note (options, "index %s: %s", path, local->message);
-      return g_object_ref (built);
-    }
-
-  return trace;
-}
-
-/**
- * strata_index_load_trace:
- * @trace_path: a trace file
- * @params: (nullable): the zoom tree's parameters, %NULL for the defaults
- * @options: (nullable): where the index is, what to do, what to say
- *
- * The trace through its index: mapped from the index when one is there,
- * sound, of this version, built from this very file and with these
- * parameters; otherwise (said once through @options->note) built in one
- * pass, written beside the trace or in the cache, and opened from there.
- * If no index can be written, the trace built in memory is returned.
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_index_load_trace (const char               *trace_path,
-                         const StrataZoomParams   *params,
-                         const StrataIndexOptions *options,
-                         GError                  **error)
-{
-  g_autoptr(StrataTrace) built = NULL;
-  g_autoptr(StrataStatsBuilder) stats = NULL;
-  g_autoptr(GError) local = NULL;
-  g_autofree char *path = NULL;
-  g_autofree char *written = NULL;
-  StrataIndexOpenFlags flags = options != NULL ? options->flags : 0;
-  StrataSourceIdentity identity;
-  StrataZoomParams defaults;
-  StrataTrace *trace;
-  Progress progress = { options, 0, 0 };
-
-  g_return_val_if_fail (trace_path != NULL, NULL);
-
-  if (params == NULL)
-    {
-      strata_zoom_params_init (&defaults);
-      params = &defaults;
-    }
-
-  if (!(flags & STRATA_INDEX_OPEN_BYPASS))
-    {
-      if (!strata_source_identity_compute (trace_path, &identity, error))
-        return NULL;
-      trace = strata_index_find (trace_path, &identity, params, options, &path);
-      if (trace != NULL)
-        return trace;
-    }
-
-  stats = strata_stats_builder_new ();
-  if (options != NULL && options->progress != NULL)
-    {
-      progress.total = flags & STRATA_INDEX_OPEN_BYPASS ? 0 : identity.size;
-      progress.rchar0 = read_bytes ();
-    }
-  built = strata_trace_load_for_index (trace_path, strata_stats_builder_add, strata_stats_builder_close, stats, params,
-                                       options != NULL && options->progress != NULL ? on_progress : NULL,
-                                       &progress, error);
-  if (built == NULL)
-    return NULL;
-
-  if (flags & STRATA_INDEX_OPEN_BYPASS)
-    {
-      strata_trace_set_stats (built, strata_stats_builder_finish (stats, built));
-      return g_steal_pointer (&built);
-    }
-
-  written = store_write (built, stats, &identity, path, options);
-  if (written == NULL)
-    return g_steal_pointer (&built);
-
-  /* Everything the tree built in memory answers is in the index now, so
-   * it goes before the index is mapped: the two together were the build's
-   * peak (80M events: the tree's 147 MB and the opened index's pages). */
-  g_clear_object (&built);
-  trace = strata_index_open (written, &identity, params, &local);
-  if (trace == NULL)
-    {
-      /* The index just written does not read back (the disk?): the trace
-       * without it, read again, rather than nothing. */
-      StrataIndexOptions again = options != NULL ? *options : (StrataIndexOptions) { 0 };
-
-      note (options, "index %s: %s; reading the trace without it", written, local->message);
-      again.flags |= STRATA_INDEX_OPEN_BYPASS;
-      again.progress = NULL;
-      return strata_index_load_trace (trace_path, params, &again, error);
-    }
-  return trace;
 }

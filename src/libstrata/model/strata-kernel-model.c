@@ -793,6 +793,94 @@ note_tgid (StrataKernelModel *self,
   ch->parent = process;
 }
 
+/* An IRQ's or a softirq's exit: the entry it closes emitted, with the
+ * entries left open above it, which lost their exit. */
+static void
+handle_nest_exit (StrataKernelModel *self,
+                  Cpu               *cpu,
+                  const StrataEvent *ev)
+{
+  gint64 ts = ev->ts;
+  guint8 kind = ev->type == STRATA_EVENT_IRQ_HANDLER_EXIT ? STRATA_ACTIVITY_IRQ
+                                                          : STRATA_ACTIVITY_SOFTIRQ;
+  gint32 arg = ev->type == STRATA_EVENT_IRQ_HANDLER_EXIT ? ev->u.irq.irq
+                                                         : ev->u.softirq.vec;
+
+  /* An exit without its entry began before the trace: its start is
+   * not known, so it is not drawn. Entries left open above a matching
+   * one lost their exit. */
+  for (guint i = cpu->depth; i > 0; i--)
+    {
+      Nest *n = &cpu->nest[i - 1];
+
+      if (n->kind == kind && n->arg == arg)
+        {
+          while (cpu->depth > i)
+            {
+              Nest *lost = &cpu->nest[--cpu->depth];
+
+              emit (self, lost->start, ts, cpu->channel, lost->kind, 0, lost->label,
+                    lost->arg, STRATA_ACTIVITY_FLAG_LOST |
+                    ((cpu->depth + 1) << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT));
+            }
+          cpu->depth--;
+          emit (self, n->start, ts, cpu->channel, kind, 0, n->label, arg,
+                (cpu->depth + 1) << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT);
+          break;
+        }
+    }
+}
+
+/* Events lost on @cpu: what was running is closed where it is still
+ * vouched for, and the CPU's state is unknown until its next switch. */
+static void
+handle_lost (StrataKernelModel *self,
+             Instance          *inst,
+             Cpu               *cpu,
+             const StrataEvent *ev)
+{
+  gint64 ts = ev->ts;
+  Thread *t = NULL;
+
+  if (cpu->phase == CPU_PHASE_KNOWN)
+    {
+      /* The current task is vouched for up to its last event. */
+      ts = cpu->cur_last;
+      cpu_emit_segment (self, cpu, cpu->seg_start, ts, cpu->cur_tid, cpu->cur_comm,
+                        cpu->seg_flags | STRATA_ACTIVITY_FLAG_LOST);
+      if (cpu->cur_tid > 0)
+        t = lookup_thread (self, inst, cpu->cur_tid);
+    }
+  else if (cpu->phase == CPU_PHASE_INITIAL)
+    {
+      /* Lost before anything was switched here (an overwritten
+       * buffer): what ran before the first switch is then only known
+       * from this CPU's first event on. */
+      cpu->loss = TRUE;
+      cpu_close_nested (self, cpu, ts, STRATA_ACTIVITY_FLAG_LOST);
+      cpu->run_pid = -1;
+      cpu->run_start = G_MININT64;
+      return;
+    }
+  else if (cpu->seg_start < ts)
+    emit (self, cpu->seg_start, ts, cpu->channel, STRATA_ACTIVITY_UNKNOWN, 0,
+          STRATA_STRING_NONE, -1, STRATA_ACTIVITY_FLAG_LOST);
+
+  if (t != NULL && t->state == STRATA_TASK_STATE_RUNNING && t->cpu == ev->cpu)
+    {
+      thread_close (self, t, ts, STRATA_ACTIVITY_FLAG_LOST);
+      t->state = STRATA_TASK_STATE_UNKNOWN;
+    }
+
+  cpu_close_nested (self, cpu, ts, STRATA_ACTIVITY_FLAG_LOST);
+  cpu->run_pid = -1;
+  cpu->run_start = G_MININT64;
+  cpu->phase = CPU_PHASE_AFTER_LOSS;
+  cpu->seg_start = ts;
+  cpu->cur_tid = -1;
+  cpu->loss = TRUE;
+}
+
 static void
 handle_event (StrataKernelModel *self,
               const StrataEvent *ev)
@@ -905,80 +993,11 @@ handle_event (StrataKernelModel *self,
 
     case STRATA_EVENT_IRQ_HANDLER_EXIT:
     case STRATA_EVENT_SOFTIRQ_EXIT:
-      {
-        guint8 kind = ev->type == STRATA_EVENT_IRQ_HANDLER_EXIT ? STRATA_ACTIVITY_IRQ
-                                                                : STRATA_ACTIVITY_SOFTIRQ;
-        gint32 arg = ev->type == STRATA_EVENT_IRQ_HANDLER_EXIT ? ev->u.irq.irq
-                                                               : ev->u.softirq.vec;
-
-        /* An exit without its entry began before the trace: its start is
-         * not known, so it is not drawn. Entries left open above a matching
-         * one lost their exit. */
-        for (guint i = cpu->depth; i > 0; i--)
-          {
-            Nest *n = &cpu->nest[i - 1];
-
-            if (n->kind == kind && n->arg == arg)
-              {
-                while (cpu->depth > i)
-                  {
-                    Nest *lost = &cpu->nest[--cpu->depth];
-
-                    emit (self, lost->start, ts, cpu->channel, lost->kind, 0, lost->label,
-                          lost->arg, STRATA_ACTIVITY_FLAG_LOST |
-                          ((cpu->depth + 1) << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT));
-                  }
-                cpu->depth--;
-                emit (self, n->start, ts, cpu->channel, kind, 0, n->label, arg,
-                      (cpu->depth + 1) << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT);
-                break;
-              }
-          }
-      }
+      handle_nest_exit (self, cpu, ev);
       break;
 
     case STRATA_EVENT_LOST:
-      {
-        Thread *t = NULL;
-
-        if (cpu->phase == CPU_PHASE_KNOWN)
-          {
-            /* The current task is vouched for up to its last event. */
-            ts = cpu->cur_last;
-            cpu_emit_segment (self, cpu, cpu->seg_start, ts, cpu->cur_tid, cpu->cur_comm,
-                              cpu->seg_flags | STRATA_ACTIVITY_FLAG_LOST);
-            if (cpu->cur_tid > 0)
-              t = lookup_thread (self, inst, cpu->cur_tid);
-          }
-        else if (cpu->phase == CPU_PHASE_INITIAL)
-          {
-            /* Lost before anything was switched here (an overwritten
-             * buffer): what ran before the first switch is then only known
-             * from this CPU's first event on. */
-            cpu->loss = TRUE;
-            cpu_close_nested (self, cpu, ts, STRATA_ACTIVITY_FLAG_LOST);
-            cpu->run_pid = -1;
-            cpu->run_start = G_MININT64;
-            break;
-          }
-        else if (cpu->seg_start < ts)
-          emit (self, cpu->seg_start, ts, cpu->channel, STRATA_ACTIVITY_UNKNOWN, 0,
-                STRATA_STRING_NONE, -1, STRATA_ACTIVITY_FLAG_LOST);
-
-        if (t != NULL && t->state == STRATA_TASK_STATE_RUNNING && t->cpu == ev->cpu)
-          {
-            thread_close (self, t, ts, STRATA_ACTIVITY_FLAG_LOST);
-            t->state = STRATA_TASK_STATE_UNKNOWN;
-          }
-
-        cpu_close_nested (self, cpu, ts, STRATA_ACTIVITY_FLAG_LOST);
-        cpu->run_pid = -1;
-        cpu->run_start = G_MININT64;
-        cpu->phase = CPU_PHASE_AFTER_LOSS;
-        cpu->seg_start = ts;
-        cpu->cur_tid = -1;
-        cpu->loss = TRUE;
-      }
+      handle_lost (self, inst, cpu, ev);
       break;
 
     case STRATA_EVENT_OTHER:

@@ -255,6 +255,7 @@ typedef struct
 
 struct _StrataStatsBuilder
 {
+  gboolean      debug_memory; /* say what it held at its finish */
   ChannelSums **pages;  /* SUMS_PAGE each, NULL until a channel of it is seen */
   guint32      *open_in_page; /* per page: its channels seen and not closed */
   guint         n_pages;
@@ -382,10 +383,24 @@ spill_log_read (SpillLog *log,
 StrataStatsBuilder *
 strata_stats_builder_new (void)
 {
-  StrataStatsBuilder *self = g_new0 (StrataStatsBuilder, 1);
-  const char *env = g_getenv ("STRATA_STATS_LATENCY_BUDGET");
+  g_auto(StrataParameters) parameters;
 
-  self->budget = env != NULL && *env != '\0' ? g_ascii_strtoull (env, NULL, 10) : LATENCY_BUDGET;
+  strata_parameters_init_from_environment (&parameters);
+  return strata_stats_builder_new_with_parameters (&parameters);
+}
+
+/**
+ * strata_stats_builder_new_with_parameters:
+ * @parameters: the latencies' memory budget, and whether to say what the
+ *   builder held at its finish
+ */
+StrataStatsBuilder *
+strata_stats_builder_new_with_parameters (const StrataParameters *parameters)
+{
+  StrataStatsBuilder *self = g_new0 (StrataStatsBuilder, 1);
+
+  self->budget = strata_parameter_or (parameters->latency_budget, LATENCY_BUDGET);
+  self->debug_memory = parameters->debug_memory;
   spill_log_init (&self->samples);
   spill_log_init (&self->rows);
 
@@ -738,7 +753,7 @@ open_channel (StrataStatsBuilder *self,
  * @builder: a #StrataStatsBuilder
  *
  * Accounts one activity. The signature is a #StrataActivityFunc, so a
- * builder can be the sink of strata_trace_load_full().
+ * builder can be the sink of a loader (strata_loader_set_sink()).
  */
 void
 strata_stats_builder_add (const StrataActivity *activity,
@@ -1254,7 +1269,7 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
 
-  if (g_strcmp0 (g_getenv ("STRATA_DEBUG_MEMORY"), "1") == 0)
+  if (self->debug_memory)
     {
       guint64 peak, now = strata_stats_builder_get_heap_bytes (self, &peak, NULL);
 

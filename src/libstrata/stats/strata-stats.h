@@ -14,6 +14,7 @@
 
 #pragma once
 
+#include "strata-parameters.h"
 #include "strata-trace.h"
 #include "strata-trace-stats.h"
 
@@ -22,6 +23,7 @@ G_BEGIN_DECLS
 typedef struct _StrataStatsBuilder StrataStatsBuilder;
 
 StrataStatsBuilder *strata_stats_builder_new    (void);
+StrataStatsBuilder *strata_stats_builder_new_with_parameters (const StrataParameters *parameters);
 void                strata_stats_builder_add    (const StrataActivity *activity,
                                                  gpointer              builder);
 StrataStats        *strata_stats_builder_finish (StrataStatsBuilder   *self,

@@ -1,7 +1,8 @@
 /* strata-trace-private.h
  *
- * A trace made from parts (what the index reader read back), and the
- * statistics a trace is given after its pass.
+ * The one pass over a source (the loader runs it), a trace made from
+ * parts (what the index reader read back), and the statistics a trace is
+ * given after its pass.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -38,14 +39,23 @@ typedef struct
 } StrataTraceParts;
 
 StrataTrace *strata_trace_new_from_parts (StrataTraceParts *parts);
-StrataTrace *strata_trace_load_for_index (const char              *path,
-                                          StrataActivityFunc       sink,
-                                          StrataChannelCloseFunc   close_sink,
-                                          gpointer                 sink_data,
-                                          const StrataZoomParams  *params,
-                                          StrataTraceProgressFunc  progress,
-                                          gpointer                 progress_data,
-                                          GError                 **error);
+
+/* One pass over a source: what it keeps, builds and tells. */
+typedef struct
+{
+  gboolean                 keep_activities;
+  StrataActivityFunc       sink;          /* each activity as the model completes it */
+  StrataChannelCloseFunc   close_sink;    /* each channel the model closes (a thread that exited) */
+  gpointer                 sink_data;
+  const StrataZoomParams  *params;        /* the zoom tree's, or NULL for none */
+  StrataTraceProgressFunc  progress;
+  gpointer                 progress_data;
+  gboolean                 debug_memory;
+} StrataTracePass;
+
+StrataTrace *strata_trace_read           (const char            *path,
+                                          const StrataTracePass *pass,
+                                          GError               **error);
 void         strata_trace_set_stats      (StrataTrace      *self,
                                           StrataStats      *stats);
 void         strata_source_info_free     (StrataSourceInfo *info);

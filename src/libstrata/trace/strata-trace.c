@@ -23,7 +23,6 @@
 #include <glib/gstdio.h>
 
 #include "strata-kernel-model.h"
-#include "strata-stats.h"
 #include "strata-trace.h"
 #include "strata-trace-private.h"
 #include "strata-zoom-tree-private.h"
@@ -46,6 +45,7 @@ struct _StrataTrace
   gint64             end;
   GError            *damage;
   gboolean           keep_activities;
+  gboolean           debug_memory;
   StrataActivityFunc sink;
   StrataChannelCloseFunc close_sink;
   gpointer           sink_data;
@@ -113,23 +113,20 @@ strata_trace_init (StrataTrace *self)
   self->event_counts = g_array_new (FALSE, FALSE, sizeof (StrataEventCount));
 }
 
-/* STRATA_DEBUG_MEMORY=1: what the heap holds at the pass's milestones
+/* StrataParameters.debug_memory (STRATA_DEBUG_MEMORY=1): what the heap holds at the pass's milestones
  * and the process's anonymous memory, for finding what grows with the
  * trace (bench/RESULTS-index.md). */
 static void
 note_memory (StrataTrace *self,
              const char  *where)
 {
-  static int enabled = -1;
   struct mallinfo2 info;
   char status[4096];
   const char *anon;
   FILE *file;
   gsize n;
 
-  if (enabled < 0)
-    enabled = g_strcmp0 (g_getenv ("STRATA_DEBUG_MEMORY"), "1") == 0;
-  if (!enabled || (file = fopen ("/proc/self/status", "r")) == NULL)
+  if (!self->debug_memory || (file = fopen ("/proc/self/status", "r")) == NULL)
     return;
   n = fread (status, 1, sizeof status - 1, file);
   status[n] = '\0';
@@ -430,16 +427,21 @@ read_events (StrataTrace        *self,
   g_byte_array_unref (reader.cpus_named);
 }
 
-static StrataTrace *
-load (const char              *path,
-      StrataTraceLoadFlags     flags,
-      StrataActivityFunc       sink,
-      StrataChannelCloseFunc   close_sink,
-      gpointer                 sink_data,
-      const StrataZoomParams  *params,
-      StrataTraceProgressFunc  progress,
-      gpointer                 progress_data,
-      GError                 **error)
+/**
+ * strata_trace_read:
+ * @pass: what the pass keeps, builds and tells
+ *
+ * Reads the whole trace through the kernel model. When the file is
+ * damaged after some events, the trace is returned with what was read and
+ * the damage is available from strata_trace_get_damage(). The loader's
+ * pass (strata-loader.c).
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_read (const char            *path,
+                   const StrataTracePass *pass,
+                   GError               **error)
 {
   g_autoptr(StrataTrace) self = NULL;
   g_autoptr(StrataKernelModel) model = NULL;
@@ -451,20 +453,21 @@ load (const char              *path,
   g_return_val_if_fail (path != NULL, NULL);
 
   self = g_object_new (STRATA_TYPE_TRACE, NULL);
-  self->keep_activities = !(flags & STRATA_TRACE_LOAD_NO_ACTIVITIES);
-  self->sink = sink;
-  self->close_sink = close_sink;
-  self->sink_data = sink_data;
-  self->progress = progress;
-  self->progress_data = progress_data;
-  if (progress != NULL)
+  self->keep_activities = pass->keep_activities;
+  self->sink = pass->sink;
+  self->close_sink = pass->close_sink;
+  self->sink_data = pass->sink_data;
+  self->progress = pass->progress;
+  self->progress_data = pass->progress_data;
+  self->debug_memory = pass->debug_memory;
+  if (pass->progress != NULL)
     {
       GStatBuf st;
 
       self->read_spans = g_array_new (FALSE, FALSE, sizeof (ReadSpan));
       self->bytes_total = g_stat (path, &st) == 0 && st.st_size > 0 ? (guint64) st.st_size : 0;
     }
-  if (params != NULL && !(self->tree = strata_zoom_tree_new (params, error)))
+  if (pass->params != NULL && !(self->tree = strata_zoom_tree_new (pass->params, error)))
     return NULL;
   self->source = strata_source_open (path, error);
   if (self->source == NULL)
@@ -528,110 +531,6 @@ load (const char              *path,
     }
 
   return g_steal_pointer (&self);
-}
-
-/**
- * strata_trace_load:
- * @path: a trace file in any format a plugin reads
- * @error: where to report a file that cannot be read at all
- *
- * Reads the whole trace through the kernel model. When the file is damaged
- * after some events, the trace is returned with what was read and the
- * damage is available from strata_trace_get_damage().
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_trace_load (const char  *path,
-                   GError     **error)
-{
-  return strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, error);
-}
-
-/**
- * strata_trace_load_full:
- * @path: a trace file
- * @flags: what to keep
- * @sink: (nullable): called with every activity as the model completes it
- * @sink_data: for @sink
- * @error: where to report a file that cannot be read at all
- *
- * Like strata_trace_load(), and hands every activity to @sink as well.
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_trace_load_full (const char            *path,
-                        StrataTraceLoadFlags   flags,
-                        StrataActivityFunc     sink,
-                        gpointer               sink_data,
-                        GError               **error)
-{
-  /* The statistics builder as the sink is told of the closes too (until
-   * the loader, where its caller says so). */
-  return load (path, flags, sink, sink == strata_stats_builder_add ? strata_stats_builder_close : NULL, sink_data,
-               NULL, NULL, NULL, error);
-}
-
-/**
- * strata_trace_load_with_tree:
- * @params: (nullable): build a zoom tree with these parameters, in the same
- *   pass, or %NULL for none
- *
- * Like strata_trace_load_full(), and builds the zoom tree while reading;
- * strata_trace_get_zoom_tree() returns it.
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_trace_load_with_tree (const char              *path,
-                             StrataTraceLoadFlags     flags,
-                             StrataActivityFunc       sink,
-                             gpointer                 sink_data,
-                             const StrataZoomParams  *params,
-                             GError                 **error)
-{
-  return strata_trace_load_with_progress (path, flags, sink, sink_data, params, NULL, NULL, error);
-}
-
-/* The pass that builds an index: the tree, the activities to @sink (not
- * kept), and @progress after each batch. */
-StrataTrace *
-strata_trace_load_for_index (const char              *path,
-                             StrataActivityFunc       sink,
-                             StrataChannelCloseFunc   close_sink,
-                             gpointer                 sink_data,
-                             const StrataZoomParams  *params,
-                             StrataTraceProgressFunc  progress,
-                             gpointer                 progress_data,
-                             GError                 **error)
-{
-  return load (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, sink, close_sink, sink_data,
-               params, progress, progress_data, error);
-}
-
-/**
- * strata_trace_load_with_progress:
- * @progress: (nullable): told after each batch of events what the load
- *   has done, on the loading thread; it can stop the load
- *
- * Like strata_trace_load_with_tree(), for a viewer that shows the trace
- * while it loads: the zoom tree in the progress report can be queried as
- * it grows.
- *
- * Returns: (transfer full): the trace, or %NULL with @error set
- */
-StrataTrace *
-strata_trace_load_with_progress (const char              *path,
-                                 StrataTraceLoadFlags     flags,
-                                 StrataActivityFunc       sink,
-                                 gpointer                 sink_data,
-                                 const StrataZoomParams  *params,
-                                 StrataTraceProgressFunc  progress,
-                                 gpointer                 progress_data,
-                                 GError                 **error)
-{
-  return load (path, flags, sink, NULL, sink_data, params, progress, progress_data, error);
 }
 
 StrataSource *

@@ -30,29 +30,8 @@ typedef struct
   guint64 count;
 } StrataEventCount;
 
-typedef enum
-{
-  STRATA_TRACE_LOAD_DEFAULT        = 0,
-  /* Do not keep the activities: a caller that only needs them once (the
-   * stats) gets them through the sink and memory stays flat. */
-  STRATA_TRACE_LOAD_NO_ACTIVITIES  = 1 << 0,
-} StrataTraceLoadFlags;
-
-StrataTrace            *strata_trace_load                (const char     *path,
-                                                          GError        **error);
-StrataTrace            *strata_trace_load_full           (const char           *path,
-                                                          StrataTraceLoadFlags  flags,
-                                                          StrataActivityFunc    sink,
-                                                          gpointer              sink_data,
-                                                          GError              **error);
-StrataTrace            *strata_trace_load_with_tree      (const char              *path,
-                                                          StrataTraceLoadFlags     flags,
-                                                          StrataActivityFunc       sink,
-                                                          gpointer                 sink_data,
-                                                          const StrataZoomParams  *params,
-                                                          GError                 **error);
 /* What a load has done so far, handed to a StrataTraceProgressFunc on the
- * loading thread after each batch of events. The trace is the one the
+ * loading thread after each batch of events (strata-loader.h). The trace is the one the
  * load will return, still growing: its zoom tree and string pool can be
  * read from any thread (take a reference to keep them), its channels are
  * known only at the end, so the ones found so far are given here. */
@@ -74,14 +53,6 @@ typedef struct
 typedef gboolean (*StrataTraceProgressFunc) (const StrataTraceProgress *progress,
                                              gpointer                   user_data);
 
-StrataTrace            *strata_trace_load_with_progress  (const char              *path,
-                                                          StrataTraceLoadFlags     flags,
-                                                          StrataActivityFunc       sink,
-                                                          gpointer                 sink_data,
-                                                          const StrataZoomParams  *params,
-                                                          StrataTraceProgressFunc  progress,
-                                                          gpointer                 progress_data,
-                                                          GError                 **error);
 StrataZoomTree         *strata_trace_get_zoom_tree       (StrataTrace    *self);
 StrataSource           *strata_trace_get_source          (StrataTrace    *self);
 const StrataSourceInfo *strata_trace_get_info            (StrataTrace    *self);

@@ -96,8 +96,8 @@ spill_packer (StrataZoomTree *self)
   if (self->packer == NULL)
     {
       g_autoptr(GError) error = NULL;
-      const char *env = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
-      int level = env != NULL ? CLAMP (atoi (env), -7, 19) : STRATA_INDEX_ZSTD_LEVEL;
+      int level = self->parameters.zstd_level != STRATA_PARAMETER_ZSTD_DEFAULT
+                    ? self->parameters.zstd_level : STRATA_INDEX_ZSTD_LEVEL;
 
       /* The level the index writer packs with, so it copies the blocks. */
       self->packer = strata_block_packer_new (self->spill_queue, level, &error);

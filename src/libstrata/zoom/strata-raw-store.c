@@ -285,6 +285,8 @@ struct _StrataRawStore
   guint64              n_evicted;       /* tails spilled for the budget */
   guint64              next_round;      /* no spill_tails() before this size */
   guint                page_blocks;     /* 0: lanes keep their records in memory */
+  gsize                spill_queue;     /* bytes waiting for the packer, at most */
+  int                  zstd_level;      /* of the spilled blocks: the index writer's */
   guint                page_fences;
   gboolean             paging_failed;
   guint64              n_pages;         /* written */
@@ -298,8 +300,13 @@ typedef struct
   gsize           n;
 } LentRange;
 
+/**
+ * strata_raw_store_new_with_parameters:
+ * @parameters: the raw store's spill thresholds and budget, and the zstd
+ *   level of its spilled blocks
+ */
 StrataRawStore *
-strata_raw_store_new (void)
+strata_raw_store_new_with_parameters (const StrataParameters *parameters)
 {
   StrataRawStore *self = g_new0 (StrataRawStore, 1);
 
@@ -308,24 +315,25 @@ strata_raw_store_new (void)
   self->lent = g_array_new (FALSE, TRUE, sizeof (LentRange));
   self->unsealed = g_ptr_array_new ();
   self->spill_keep = SPILL_KEEP;
-  self->spill_from = SPILL_FROM;
-  self->budget = SPILL_BUDGET;
-  self->page_blocks = PAGE_BLOCKS;
-  {
-    const char *env = g_getenv ("STRATA_RAW_STORE_SPILL_FROM");
-
-    if (env != NULL && *env != '\0')
-      self->spill_from = g_ascii_strtoull (env, NULL, 10);
-    env = g_getenv ("STRATA_RAW_STORE_BUDGET");
-    if (env != NULL && *env != '\0')
-      self->budget = g_ascii_strtoull (env, NULL, 10);
-    env = g_getenv ("STRATA_RAW_STORE_PAGE_BLOCKS");
-    if (env != NULL && *env != '\0')
-      self->page_blocks = (guint) MIN (g_ascii_strtoull (env, NULL, 10), 1u << 16);
-  }
+  self->spill_from = strata_parameter_or (parameters->raw_spill_from, SPILL_FROM);
+  self->budget = strata_parameter_or (parameters->raw_budget, SPILL_BUDGET);
+  self->page_blocks = (guint) strata_parameter_or (parameters->raw_page_blocks, PAGE_BLOCKS);
+  self->spill_queue = strata_parameter_or (parameters->raw_spill_queue, SPILL_QUEUE);
+  self->zstd_level = parameters->zstd_level != STRATA_PARAMETER_ZSTD_DEFAULT
+                       ? parameters->zstd_level : STRATA_INDEX_ZSTD_LEVEL;
   self->page_fences = self->page_blocks * (STRATA_RAW_STORE_BLOCK / FENCE_STEP);
 
   return self;
+}
+
+/* A raw store with the parameters the environment sets. */
+StrataRawStore *
+strata_raw_store_new (void)
+{
+  g_auto(StrataParameters) parameters;
+
+  strata_parameters_init_from_environment (&parameters);
+  return strata_raw_store_new_with_parameters (&parameters);
 }
 
 /* What the store holds in memory, in all (strata_raw_store_get_resident_bytes())
@@ -901,16 +909,6 @@ rebuild_fences (StrataRawStore *self,
     }
 }
 
-/* The level spilled blocks are packed at: the index writer's, so it
- * copies their bytes as the packer wrote them. */
-static int
-spill_zstd_level (void)
-{
-  const char *env = g_getenv ("STRATA_INDEX_ZSTD_LEVEL");
-
-  return env != NULL ? CLAMP (atoi (env), -7, 19) : STRATA_INDEX_ZSTD_LEVEL;
-}
-
 /* The lane's first page_blocks tickets in memory (of full blocks: a
  * short one is only ever a lane's last) and their fences to the spill
  * file as a page; the rest of them moved to arrays of about a page's
@@ -1015,10 +1013,9 @@ spill_block (StrataRawStore *self,
     {
       g_autoptr(GError) error = NULL;
 
-      const char *env = g_getenv ("STRATA_RAW_STORE_SPILL_QUEUE");
-      gsize queue = env != NULL && *env != '\0' ? g_ascii_strtoull (env, NULL, 10) : SPILL_QUEUE;
-
-      self->packer = strata_block_packer_new (queue, spill_zstd_level (), &error);
+      /* Packed at the index writer's level, so it copies their bytes as
+       * the packer wrote them. */
+      self->packer = strata_block_packer_new (self->spill_queue, self->zstd_level, &error);
       if (self->packer == NULL)
         {
           g_debug ("raw store: stays in memory: %s", error->message);

@@ -16,12 +16,14 @@
 #include <glib.h>
 
 #include "strata-activity.h"
+#include "strata-parameters.h"
 
 G_BEGIN_DECLS
 
 typedef struct _StrataRawStore StrataRawStore;
 
 StrataRawStore *strata_raw_store_new       (void);
+StrataRawStore *strata_raw_store_new_with_parameters (const StrataParameters *parameters);
 void            strata_raw_store_free      (StrataRawStore       *self);
 void            strata_raw_store_add       (const StrataActivity *activity,
                                             gpointer              store);

@@ -327,6 +327,7 @@ typedef struct
 struct _StrataZoomTree
 {
   StrataZoomParams     params;
+  StrataParameters     parameters;  /* params.parameters points here */
   gsize                spill_windows; /* SpillReader's bytes */
   StrataZoomGeometry   ranks;     /* rank r is "level" r of this geometry */
   guint                n_ranks;

@@ -86,12 +86,14 @@ strata_zoom_params_init (StrataZoomParams *params)
    * beside them, 12-14% less time (bench/RESULTS-index.md), once the
    * levels could be N_BUFFERS behind (four were too few: the two stages
    * waited for each other at every other buffer). Not on one core.
-   * STRATA_ZOOM_PIPELINED=0 or 1 says. */
+   * StrataParameters.pipelined (STRATA_ZOOM_PIPELINED=0 or 1) says. */
   {
-    const char *env = g_getenv ("STRATA_ZOOM_PIPELINED");
+    g_auto(StrataParameters) parameters;
 
-    params->pipelined = env != NULL ? g_strcmp0 (env, "0") != 0 : g_get_num_processors () > 1;
+    strata_parameters_init_from_environment (&parameters);
+    params->pipelined = parameters.pipelined >= 0 ? parameters.pipelined : g_get_num_processors () > 1;
   }
+  params->parameters = NULL;
 }
 
 StrataZoomTree *
@@ -101,18 +103,23 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   g_autoptr(StrataZoomTree) self = NULL;
   StrataZoomGeometry g;
   guint root;
-  gsize pool_budget = POOL_BUDGET;
-  const char *budget_env = g_getenv ("STRATA_ZOOM_POOL_BUDGET");
-  const char *page_env = g_getenv ("STRATA_ZOOM_CLOSED_PAGE");
-  guint page_lanes = CLOSED_PAGE_LANES;
+  StrataParameters parameters;
+  gsize pool_budget;
+  guint page_lanes;
 
   g_return_val_if_fail (params != NULL, NULL);
 
-  if (budget_env != NULL && *budget_env != '\0')
-    pool_budget = g_ascii_strtoull (budget_env, NULL, 10);
+  if (params->parameters != NULL)
+    parameters = *params->parameters;
+  else
+    {
+      strata_parameters_init_from_environment (&parameters);
+      strata_parameters_clear (&parameters);
+    }
+  parameters.index_dir = NULL;   /* not the tree's business, and not kept */
+  pool_budget = strata_parameter_or (parameters.pool_budget, POOL_BUDGET);
   /* The tests page every few closed lanes (0: never). */
-  if (page_env != NULL && *page_env != '\0')
-    page_lanes = (guint) MIN (g_ascii_strtoull (page_env, NULL, 10), G_MAXUINT);
+  page_lanes = (guint) strata_parameter_or (parameters.closed_page_lanes, CLOSED_PAGE_LANES);
 
   if (!strata_zoom_geometry_init (&g, 0, 0, params->zoom_factor, params->pixels_per_chunk,
                                   params->density_threshold, error))
@@ -128,13 +135,9 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
 
   self = g_new0 (StrataZoomTree, 1);
   self->params = *params;
-  self->spill_windows = SPILL_WINDOWS;
-  {
-    const char *windows_env = g_getenv ("STRATA_ZOOM_SPILL_WINDOWS");
-
-    if (windows_env != NULL && *windows_env != '\0')
-      self->spill_windows = g_ascii_strtoull (windows_env, NULL, 10);
-  }
+  self->params.parameters = &self->parameters;
+  self->parameters = parameters;
+  self->spill_windows = strata_parameter_or (parameters.spill_windows, SPILL_WINDOWS);
 
   /* Rank 0: the longest chunk of the form W * F^k ns below 2^62. */
   root = g.pixels_log2;
@@ -176,15 +179,9 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   g_mutex_init (&self->piece_lock);
   self->arena = g_ptr_array_new_with_free_func (free);
   self->big = g_ptr_array_new_with_free_func (g_free);
-  self->raw = strata_raw_store_new ();
-  self->spill_from = CHUNK_SPILL_FROM;
+  self->raw = strata_raw_store_new_with_parameters (&parameters);
+  self->spill_from = strata_parameter_or (parameters.chunk_spill_from, CHUNK_SPILL_FROM);
   self->spill_queue = CHUNK_SPILL_QUEUE;
-  {
-    const char *env = g_getenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
-
-    if (env != NULL && *env != '\0')
-      self->spill_from = g_ascii_strtoull (env, NULL, 10);
-  }
   self->spilling = self->spill_from == 0;
   g_rw_lock_init (&self->lock);
   self->incoming = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
@@ -221,12 +218,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
 
     self->serial = __atomic_add_fetch (&serials, 1, __ATOMIC_RELAXED);
   }
-  /* STRATA_ZOOM_SPAN_CUT says otherwise (the tests cut every span). */
-  {
-    const char *env = g_getenv ("STRATA_ZOOM_SPAN_CUT");
-
-    self->span_cut_from = env != NULL ? (guint) MIN (g_ascii_strtoull (env, NULL, 10), G_MAXUINT) : SPAN_CUT_FROM;
-  }
+  /* StrataParameters.span_cut says otherwise (the tests cut every span). */
+  self->span_cut_from = (guint) strata_parameter_or (parameters.span_cut, SPAN_CUT_FROM);
 
   return g_steal_pointer (&self);
 }

@@ -19,6 +19,7 @@
 
 #include "strata-activity.h"
 #include "strata-aggregator.h"
+#include "strata-parameters.h"
 #include "strata-raw-store.h"
 #include "strata-zoom-geometry.h"
 
@@ -48,6 +49,8 @@ typedef struct
                                              * 1/min_reduction items per member; 1 stores all */
   gboolean              pipelined;          /* the levels in a thread of their own, behind the
                                              * buffer former (adaptive buffers, one aggregator) */
+  const StrataParameters *parameters;       /* how the tree holds what it builds (copied by
+                                             * strata_zoom_tree_new()); NULL: the environment's */
 } StrataZoomParams;
 
 typedef struct _StrataZoomTree StrataZoomTree;
