@@ -14,7 +14,7 @@
  * a reused context, the one-shot, advanced and streaming APIs, zstd
  * parameters, a dictionary trained on the index's own blocks), two
  * other column layouts (byte planes, repeated columns), and the codec
- * the library ships (strata_index_pack_block / unpack_block).
+ * the library ships (strata_block_pack / unpack_block).
  *
  * Usage: strata-bench-codec INDEX [--runs N] [--variant PART,PART...] [--columns]
  *                           [--dict-from OTHER-INDEX]
@@ -35,7 +35,14 @@
 #include <zstd.h>
 #include <zdict.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 
 /* One block as the index holds it. */
 typedef struct
@@ -464,7 +471,7 @@ runs_decode (const guint8 *bytes,
 typedef enum
 {
   COLUMNS_V3,        /* main's encoder and decoder, copied above */
-  COLUMNS_LIBRARY,   /* strata_index_encode_block / decode_block */
+  COLUMNS_LIBRARY,   /* strata_block_encode / decode_block */
   COLUMNS_PLANES,    /* byte planes per column (tried here only) */
   COLUMNS_RUNS,      /* varints, a repeated column in two numbers (tried here only) */
 } Columns;
@@ -476,7 +483,7 @@ typedef enum
   STAGE_CCTX,        /* ZSTD_compressCCtx on a reused context */
   STAGE_PARAMS,      /* ZSTD_compress2, parameters set once on a reused context */
   STAGE_STREAM,      /* ZSTD_compressStream2 (ZSTD_e_end), parameters set once */
-  STAGE_SHIPPED,     /* strata_index_pack_block / strata_index_unpack_block */
+  STAGE_SHIPPED,     /* strata_block_pack / strata_block_unpack */
   STAGE_DICT,        /* ZSTD_compress_usingCDict, a dictionary per kind trained on the index's blocks */
 } Stage;
 
@@ -521,7 +528,7 @@ static const Variant variants[] = {
   { "tried: library columns + zstd 1, 16 KiB dictionary", COLUMNS_LIBRARY, STAGE_DICT, 1, 0, 0, 0, 0, 16384 },
   { "tried: library columns + zstd 1, 64 KiB dictionary", COLUMNS_LIBRARY, STAGE_DICT, 1, 0, 0, 0, 0, 65536 },
   { "tried: library columns + zstd -1, 16 KiB dictionary", COLUMNS_LIBRARY, STAGE_DICT, -1, 0, 0, 0, 0, 16384 },
-  { "shipped: strata_index_pack_block", COLUMNS_LIBRARY, STAGE_SHIPPED, STRATA_INDEX_ZSTD_LEVEL },
+  { "shipped: strata_block_pack", COLUMNS_LIBRARY, STAGE_SHIPPED, STRATA_INDEX_ZSTD_LEVEL },
 };
 
 #define N_VARIANTS G_N_ELEMENTS (variants)
@@ -554,7 +561,7 @@ encode_columns (const Variant *v,
   switch (v->columns)
     {
     case COLUMNS_V3: v3_encode_block (elems, n, elem_size, out); break;
-    case COLUMNS_LIBRARY: strata_index_encode_block (elems, n, elem_size, out); break;
+    case COLUMNS_LIBRARY: strata_block_encode (elems, n, elem_size, out); break;
     case COLUMNS_PLANES: planes_encode (elems, n, elem_size, out); break;
     case COLUMNS_RUNS: runs_encode (elems, n, elem_size, out); break;
     default: g_assert_not_reached ();
@@ -572,8 +579,8 @@ decode_columns (const Variant *v,
   switch (v->columns)
     {
     /* The decoder did not change with the encoder: the library's reads both. */
-    case COLUMNS_V3: return strata_index_decode_block (bytes, size, n, elem_size, out);
-    case COLUMNS_LIBRARY: return strata_index_decode_block (bytes, size, n, elem_size, out);
+    case COLUMNS_V3: return strata_block_decode (bytes, size, n, elem_size, out);
+    case COLUMNS_LIBRARY: return strata_block_decode (bytes, size, n, elem_size, out);
     case COLUMNS_PLANES: return planes_decode (bytes, size, n, elem_size, out);
     case COLUMNS_RUNS: return runs_decode (bytes, size, n, elem_size, out);
     default: g_assert_not_reached ();
@@ -596,7 +603,7 @@ pack_one (const Variant *v,
 
   if (v->stage == STAGE_SHIPPED)
     {
-      strata_index_pack_block (elems, n, elem_size, v->level, w->plain, codec);
+      strata_block_pack (elems, n, elem_size, v->level, w->plain, codec);
       g_assert (w->plain->len <= room);
       memcpy (dst, w->plain->data, w->plain->len);
       return w->plain->len;
@@ -662,7 +669,7 @@ unpack_one (const Variant *v,
   gsize got;
 
   if (v->stage == STAGE_SHIPPED)
-    return strata_index_unpack_block (bytes, size, codec, n, elem_size, w->dctx, out);
+    return strata_block_unpack (bytes, size, codec, n, elem_size, w->dctx, out);
   if (codec == STRATA_INDEX_CODEC_VARINT)
     return decode_columns (v, bytes, size, n, elem_size, out);
   if (v->stage == STAGE_DICT)
@@ -884,7 +891,7 @@ train_dict (guint       v,
       const Block *blk = &g_array_index (k->blocks, Block, b);
 
       g_byte_array_set_size (plain, 0);
-      strata_index_encode_block (k->pool->data + blk->at, blk->n, blk->elem_size, plain);
+      strata_block_encode (k->pool->data + blk->at, blk->n, blk->elem_size, plain);
       g_byte_array_append (samples, plain->data, plain->len);
       len = plain->len;
       g_array_append_val (sizes, len);

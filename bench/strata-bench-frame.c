@@ -337,8 +337,14 @@ run_live (const char *path)
   printf ("| events read | rows | painter + default rows ms | whole-extent paint ms | items |\n");
   printf ("|---|---|---|---|---|\n");
   live_last = g_get_monotonic_time ();
-  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
-                                           live_report, NULL, &error);
+  {
+    g_autoptr(StrataLoader) loader = strata_loader_new (path);
+
+    strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+    strata_loader_set_zoom_params (loader, &params);
+    strata_loader_set_progress_func (loader, live_report, NULL, NULL);
+    trace = strata_loader_load (loader, NULL, &error);
+  }
   if (trace == NULL)
     {
       g_printerr ("strata-bench-frame: %s\n", error->message);

@@ -72,7 +72,6 @@ main (int    argc,
   g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
   g_autofree gint64 *latencies = NULL;
   g_autofree gint64 *warm = NULL;
-  StrataIndexOptions options = { 0 };
   StrataZoomGeometry g;
   struct rusage usage;
   gint64 t0, t_open, t_first, start, end, span;
@@ -86,11 +85,23 @@ main (int    argc,
       return 2;
     }
 
-  options.index_path = index_path;
-  if (in_memory)
-    options.flags = STRATA_INDEX_OPEN_BYPASS;
   t0 = g_get_monotonic_time ();
-  trace = strata_index_load_trace (argv[1], NULL, &options, &error);
+  {
+    g_autoptr(StrataLoader) loader = strata_loader_new (argv[1]);
+
+    strata_loader_set_index_path (loader, index_path);
+    if (in_memory)
+      {
+        StrataZoomParams params;
+
+        /* The tree and the statistics, as through the index. */
+        strata_zoom_params_init (&params);
+        strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+        strata_loader_set_zoom_params (loader, &params);
+        strata_loader_set_statistics (loader, TRUE);
+      }
+    trace = strata_loader_load (loader, NULL, &error);
+  }
   if (trace == NULL)
     {
       g_printerr ("%s\n", error->message);

@@ -71,7 +71,6 @@ main (int    argc,
   g_autoptr(StrataTrace) trace = NULL;
   g_autoptr(GArray) all_hover = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) all_before = g_array_new (FALSE, FALSE, sizeof (gint64));
-  StrataIndexOptions options = { 0 };
   GtkWidget *window, *view;
   gint64 start, end;
   GRand *rand;
@@ -88,7 +87,11 @@ main (int    argc,
       return 2;
     }
 
-  trace = strata_index_load_trace (argv[1], NULL, &options, &error);
+  {
+    g_autoptr(StrataLoader) loader = strata_loader_new (argv[1]);
+
+    trace = strata_loader_load (loader, NULL, &error);
+  }
   if (trace == NULL)
     {
       g_printerr ("strata-bench-redraw: %s\n", error->message);

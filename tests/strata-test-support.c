@@ -99,10 +99,96 @@ strata_test_load_with_tree (const char *name)
   StrataTrace *trace;
 
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strata_trace_get_zoom_tree (trace));
   return trace;
+}
+
+/* One pass in memory through the loader, no index: @path's activities
+ * kept. */
+StrataTrace *
+strata_test_load (const char  *path,
+                  GError     **error)
+{
+  return strata_test_load_full (path, TRUE, NULL, NULL, NULL, NULL, NULL, NULL, error);
+}
+
+/* One pass in memory through the loader, no index: what it keeps
+ * (@keep: the activities; @params: a tree), tells (@sink, @close_sink)
+ * and reports (@progress). */
+StrataTrace *
+strata_test_load_full (const char              *path,
+                       gboolean                 keep,
+                       StrataActivityFunc       sink,
+                       StrataChannelCloseFunc   close_sink,
+                       gpointer                 sink_data,
+                       const StrataZoomParams  *params,
+                       StrataTraceProgressFunc  progress,
+                       gpointer                 progress_data,
+                       GError                 **error)
+{
+  g_autoptr(StrataLoader) loader = strata_loader_new (path);
+
+  strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+  strata_loader_set_keep_activities (loader, keep);
+  strata_loader_set_sink (loader, sink, close_sink, sink_data);
+  strata_loader_set_zoom_params (loader, params);
+  strata_loader_set_progress_func (loader, progress, progress_data, NULL);
+  return strata_loader_load (loader, NULL, error);
+}
+
+/* The pass the index would have run, in memory: the tree (@params, or
+ * the defaults) and the statistics, nothing written. */
+StrataTrace *
+strata_test_load_in_memory (const char              *path,
+                            const StrataZoomParams  *params,
+                            GError                 **error)
+{
+  g_autoptr(StrataLoader) loader = strata_loader_new (path);
+  StrataZoomParams defaults;
+
+  if (params == NULL)
+    {
+      strata_zoom_params_init (&defaults);
+      params = &defaults;
+    }
+  strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+  strata_loader_set_zoom_params (loader, params);
+  strata_loader_set_statistics (loader, TRUE);
+  return strata_loader_load (loader, NULL, error);
+}
+
+static void
+note_options (StrataLoader *loader,
+              const char   *message,
+              gpointer      user_data)
+{
+  const StrataIndexOptions *options = user_data;
+
+  options->note (message, options->note_data);
+}
+
+/* @path through its index, as the CLI opens it: @options' index path,
+ * rebuild flag and notes. */
+StrataTrace *
+strata_test_load_index (const char                *path,
+                        const StrataZoomParams    *params,
+                        const StrataIndexOptions  *options,
+                        GError                   **error)
+{
+  g_autoptr(StrataLoader) loader = strata_loader_new (path);
+
+  strata_loader_set_zoom_params (loader, params);
+  if (options != NULL)
+    {
+      strata_loader_set_index_path (loader, options->index_path);
+      if (options->flags & STRATA_INDEX_OPEN_REBUILD)
+        strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_REBUILD);
+      if (options->note != NULL)
+        g_signal_connect (loader, "note", G_CALLBACK (note_options), (gpointer) options);
+    }
+  return strata_loader_load (loader, NULL, error);
 }
 
 /* @data written to the file @name in the tmpdir; returns its path. */

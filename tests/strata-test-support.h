@@ -19,6 +19,24 @@ char       *strata_test_fixture            (const char        *name);
 char       *strata_test_tmpdir             (void);
 GBytes     *strata_test_fixture_bytes      (const char        *name);
 StrataTrace *strata_test_load_with_tree    (const char        *name);
+StrataTrace *strata_test_load              (const char        *path,
+                                            GError           **error);
+StrataTrace *strata_test_load_full         (const char              *path,
+                                            gboolean                 keep,
+                                            StrataActivityFunc       sink,
+                                            StrataChannelCloseFunc   close_sink,
+                                            gpointer                 sink_data,
+                                            const StrataZoomParams  *params,
+                                            StrataTraceProgressFunc  progress,
+                                            gpointer                 progress_data,
+                                            GError                 **error);
+StrataTrace *strata_test_load_in_memory    (const char              *path,
+                                            const StrataZoomParams  *params,
+                                            GError                 **error);
+StrataTrace *strata_test_load_index        (const char                *path,
+                                            const StrataZoomParams    *params,
+                                            const StrataIndexOptions  *options,
+                                            GError                   **error);
 char       *strata_test_write_tmp          (const char        *name,
                                             const guint8      *data,
                                             gsize              len);

@@ -2,7 +2,7 @@
  *
  * The block packer (strata-block-packer.c) against the index codec
  * itself: every block it writes is, byte for byte, what
- * strata_index_pack_block() makes of the same elements (so the index
+ * strata_block_pack() makes of the same elements (so the index
  * writer can copy it), and reads back as those elements whether it is
  * still queued or written; an array streamed in pieces of any size gets
  * the same blocks as the array submitted whole; arrays submitted from two
@@ -21,7 +21,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "strata-block-codec.h"
 #include "strata-block-packer.h"
+#include "strata-index-map.h"
+#include "strata-spill-file.h"
 #include "strata-test-streams.h"
 
 /* @n items that look like a chunk's: a few channels, aggregates, gaps. */
@@ -79,7 +82,7 @@ assert_block (StrataBlockPacker *packer,
   StrataIndexBlock rec;
   guint8 codec;
 
-  strata_index_pack_block (elems, len, elem_size, zstd_level, want, &codec);
+  strata_block_pack (elems, len, elem_size, zstd_level, want, &codec);
   g_assert_true (strata_block_packer_get_record (packer, ticket, &rec));
   g_assert_cmpuint (rec.n, ==, len);
   g_assert_cmpuint (rec.codec, ==, codec);

@@ -100,7 +100,7 @@ test_info_json (void)
   g_assert_cmpint (json_object_get_int_member (root, "cpus"), ==, 2);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "instances")), ==, 2);
 
-  trace = strata_trace_load (path, &error);
+  trace = strata_test_load (path, &error);
   g_assert_no_error (error);
   g_assert_cmpint (json_object_get_int_member (root, "events"), ==, strata_trace_get_n_events (trace));
   g_assert_cmpint (json_object_get_int_member (root, "duration_ns"), ==,
@@ -132,7 +132,7 @@ test_stats_json (void)
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
 
-  trace = strata_trace_load (path, &error);
+  trace = strata_test_load (path, &error);
   g_assert_no_error (error);
   stats = strata_stats_compute (trace);
 
@@ -234,7 +234,7 @@ test_tree_json (void)
   strata_zoom_params_init (&params);
   params.pixels_per_chunk = 256;
   params.density_threshold = 64;
-  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (json_object_get_int_member (root, "activities"), ==,
                    strata_raw_store_get_size (strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace))));
@@ -261,7 +261,7 @@ test_query_json_conserves (void)
   const char *args[] = { "query", "--json", "--level", "0", path, NULL };
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  g_autoptr(StrataTrace) trace = strata_test_load (path, &error);
   g_autoptr(GHashTable) busy = g_hash_table_new (NULL, NULL);
   g_autoptr(GHashTable) count = g_hash_table_new (NULL, NULL);
   const StrataActivity *all;

@@ -223,13 +223,13 @@ assert_same_activities (const char *text_name,
   g_autofree char *text_path = strata_test_fixture (text_name);
   g_autofree char *dat_path = strata_test_fixture (dat_name);
   g_autoptr(GError) error = NULL;
-  g_autoptr(StrataTrace) text = strata_trace_load (text_path, &error);
+  g_autoptr(StrataTrace) text = strata_test_load (text_path, &error);
   g_autoptr(StrataTrace) dat = NULL;
   g_autoptr(GArray) ft = NULL;
   g_autoptr(GArray) fd = NULL;
 
   g_assert_no_error (error);
-  dat = strata_trace_load (dat_path, &error);
+  dat = strata_test_load (dat_path, &error);
   g_assert_no_error (error);
 
   g_assert_cmpstr (strata_trace_get_info (text)->format, ==, "ftrace text");
@@ -420,7 +420,7 @@ assert_on_cpu_matches (const char *name)
 {
   g_autofree char *path = strata_test_fixture (name);
   g_autoptr(GError) error = NULL;
-  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  g_autoptr(StrataTrace) trace = strata_test_load (path, &error);
   g_autoptr(StrataStats) stats = NULL;
   g_autoptr(GHashTable) ours = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   const StrataSourceInfo *info;
@@ -496,7 +496,7 @@ test_lost_events (void)
 {
   g_autofree char *path = strata_test_fixture ("lossy.dat");
   g_autoptr(GError) error = NULL;
-  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  g_autoptr(StrataTrace) trace = strata_test_load (path, &error);
   const StrataSourceInfo *info;
 
   g_assert_no_error (error);
@@ -514,7 +514,7 @@ test_tgid_groups_threads (void)
 {
   g_autofree char *path = strata_test_fixture ("sched-tgid.txt");
   g_autoptr(GError) error = NULL;
-  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  g_autoptr(StrataTrace) trace = strata_test_load (path, &error);
   const StrataChannel *channels;
   guint n, grouped = 0, processes = 0;
 

@@ -26,7 +26,14 @@
 
 #include <glib/gstdio.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-support.h"
 
 /* A trace.dat, one with buffer instances, and a text trace: each load of
@@ -94,7 +101,7 @@ index_under (const char             *trace_path,
   set_or_unset ("STRATA_RAW_STORE_SPILL_FROM", c->spill_from);
   set_or_unset ("STRATA_ZOOM_CHUNK_SPILL_FROM", c->chunks_from);
   set_or_unset ("STRATA_RAW_STORE_BUDGET", c->budget);
-  trace = strata_index_load_trace (trace_path, params, &options, &error);
+  trace = strata_test_load_index (trace_path, params, &options, &error);
   g_unsetenv ("STRATA_RAW_STORE_BUDGET");
   g_unsetenv ("STRATA_ZOOM_PIPELINED");
   g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
@@ -196,14 +203,10 @@ assert_answers_equal (const char             *trace_path,
   const StrataEventCount *ew, *eg;
   guint new_, neg;
 
-  {
-    StrataIndexOptions bypass = { .flags = STRATA_INDEX_OPEN_BYPASS };
-
-    want = strata_index_load_trace (trace_path, params, &bypass, &error);
-    g_assert_no_error (error);
-    g_assert_null (strata_trace_get_index_path (want));
-  }
-  got = strata_index_load_trace (trace_path, params, &options, &error);
+  want = strata_test_load_in_memory (trace_path, params, &error);
+  g_assert_no_error (error);
+  g_assert_null (strata_trace_get_index_path (want));
+  got = strata_test_load_index (trace_path, params, &options, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (strata_trace_get_index_path (got), ==, index_path);
 
@@ -407,7 +410,7 @@ test_chunks_packed_again (void)
   /* The pass with chunks spilled at level 1 ... */
   g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", "0", TRUE);
   g_setenv ("STRATA_INDEX_ZSTD_LEVEL", "1", TRUE);
-  trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+  trace = strata_test_load_full (path, FALSE, strata_stats_builder_add, strata_stats_builder_close, stats, &params, NULL, NULL, &error);
   g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
   g_unsetenv ("STRATA_INDEX_ZSTD_LEVEL");
   g_assert_no_error (error);
@@ -472,7 +475,7 @@ test_raw_store_packed_again (void)
   g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
   g_setenv ("STRATA_RAW_STORE_BUDGET", "16384", TRUE);
   g_setenv ("STRATA_INDEX_ZSTD_LEVEL", "1", TRUE);
-  trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+  trace = strata_test_load_full (path, FALSE, strata_stats_builder_add, strata_stats_builder_close, stats, &params, NULL, NULL, &error);
   g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
   g_unsetenv ("STRATA_RAW_STORE_BUDGET");
   g_unsetenv ("STRATA_INDEX_ZSTD_LEVEL");

@@ -19,12 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <glib/gstdio.h>
 #include <zstd.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-streams.h"
 #include "strata-test-support.h"
 
@@ -307,9 +315,8 @@ assert_descriptions_equal (StrataTrace *want,
 static StrataTrace *
 load_in_memory (const char *path)
 {
-  StrataIndexOptions options = { .flags = STRATA_INDEX_OPEN_BYPASS };
   g_autoptr(GError) error = NULL;
-  StrataTrace *trace = strata_index_load_trace (path, NULL, &options, &error);
+  StrataTrace *trace = strata_test_load_in_memory (path, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (trace);
@@ -632,7 +639,7 @@ on_note (const char *message,
   g_string_append_printf (notes->messages, "%s\n", message);
 }
 
-/* strata_index_load_trace() on @trace_path with the index at @index_path:
+/* The loader on @trace_path with the index at @index_path:
  * returns the trace, and how many times it said something. */
 static StrataTrace *
 load_through (const char *trace_path,
@@ -643,7 +650,7 @@ load_through (const char *trace_path,
   Notes notes = { 0, g_string_new (NULL) };
   StrataIndexOptions options = { .index_path = index_path, .note = on_note, .note_data = &notes };
   g_autoptr(GError) error = NULL;
-  StrataTrace *trace = strata_index_load_trace (trace_path, NULL, &options, &error);
+  StrataTrace *trace = strata_test_load_index (trace_path, NULL, &options, &error);
 
   g_assert_no_error (error);
   g_assert_cmpstr (strata_trace_get_index_path (trace), ==, index_path);
@@ -761,6 +768,88 @@ test_truncated (void)
   /* And each is rebuilt with the right answers: a few of them. */
   write_file (fx.index_path, data, len - 1);
   assert_rebuilt (&fx, "bytes long");
+
+  fixture_clear (&fx);
+}
+
+/* What a test does to an index once it is written, before it is opened. */
+typedef struct
+{
+  guint  n_written;
+  gsize  cut;          /* the length it is cut to */
+  Notes *notes;
+} AfterWrite;
+
+static void
+cut_written (StrataLoader *loader,
+             const char   *index_path,
+             gpointer      user_data)
+{
+  AfterWrite *after = user_data;
+
+  after->n_written++;
+  g_assert_cmpint (truncate (index_path, (off_t) after->cut), ==, 0);
+}
+
+static void
+note_loader (StrataLoader *loader,
+             const char   *message,
+             gpointer      user_data)
+{
+  on_note (message, ((AfterWrite *) user_data)->notes);
+}
+
+/* Issue 27, item 4: an index that does not read back right after it was
+ * written (a disk that lost it) is said once, and the trace is read again
+ * without it: the same trace as in memory, nothing mapped. The next load
+ * finds the damaged file, says so and rebuilds it. */
+static void
+test_written_does_not_read_back (void)
+{
+  Fixture fx;
+  gsize len;
+
+  fixture_init (&fx, "sched-small.dat");
+  g_bytes_get_data (fx.good, &len);
+  g_assert_cmpint (g_unlink (fx.index_path), ==, 0);
+
+  for (guint k = 0; k < 3; k++)
+    {
+      Notes notes = { 0, g_string_new (NULL) };
+      AfterWrite after = { 0, k == 0 ? 0 : k == 1 ? 64 : len / 2, &notes };
+      g_autoptr(StrataLoader) loader = strata_loader_new (fx.trace_path);
+      g_autoptr(StrataTrace) got = NULL;
+      g_autoptr(StrataTrace) again = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *messages = NULL;
+      guint n_notes;
+
+      strata_loader_set_index_path (loader, fx.index_path);
+      g_signal_connect (loader, "index-written", G_CALLBACK (cut_written), &after);
+      g_signal_connect (loader, "note", G_CALLBACK (note_loader), &after);
+      got = strata_loader_load (loader, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (got);
+      g_assert_cmpuint (after.n_written, ==, 1);
+      g_assert_cmpuint (notes.n, ==, 1);
+      g_assert_nonnull (strstr (notes.messages->str, "reading the trace without it"));
+      g_assert_nonnull (strstr (notes.messages->str, fx.index_path));
+      g_string_free (notes.messages, TRUE);
+
+      /* Read again, in memory: what the pass found, and its statistics. */
+      g_assert_null (strata_trace_get_index_path (got));
+      g_assert_nonnull (strata_trace_get_stats (got));
+      assert_descriptions_equal (fx.want, got);
+      assert_trees_agree (strata_trace_get_zoom_tree (fx.want), strata_trace_get_zoom_tree (got), 7 + k);
+
+      /* The cut file is found, said, rebuilt and mapped. */
+      again = load_through (fx.trace_path, fx.index_path, &n_notes, &messages);
+      g_assert_cmpuint (n_notes, ==, 1);
+      g_assert_nonnull (strstr (messages, "rebuilding"));
+      assert_descriptions_equal (fx.want, again);
+      g_clear_object (&again);
+      g_assert_cmpint (g_unlink (fx.index_path), ==, 0);
+    }
 
   fixture_clear (&fx);
 }
@@ -962,7 +1051,7 @@ test_flipped_chunk (void)
   {
     StrataIndexOptions options = { .index_path = fx.index_path, .flags = STRATA_INDEX_OPEN_REBUILD };
 
-    got = strata_index_load_trace (fx.trace_path, NULL, &options, &error);
+    got = strata_test_load_index (fx.trace_path, NULL, &options, &error);
     g_assert_no_error (error);
     assert_trees_agree (want_tree, strata_trace_get_zoom_tree (got), 9);
     g_assert_null (strata_trace_get_index_damage (got));
@@ -1042,7 +1131,7 @@ test_flipped_raw_block (void)
   {
     StrataIndexOptions options = { .index_path = fx.index_path, .flags = STRATA_INDEX_OPEN_REBUILD };
 
-    got = strata_index_load_trace (fx.trace_path, NULL, &options, &error);
+    got = strata_test_load_index (fx.trace_path, NULL, &options, &error);
     g_assert_no_error (error);
     assert_trees_agree (strata_trace_get_zoom_tree (fx.want), strata_trace_get_zoom_tree (got), 11);
   }
@@ -1222,7 +1311,7 @@ test_disk_full (void)
   g_assert_error (error, STRATA_ERROR, STRATA_ERROR_IO);
   g_clear_error (&error);
 
-  got = strata_index_load_trace (trace_path, NULL, &options, &error);
+  got = strata_test_load_index (trace_path, NULL, &options, &error);
 
   g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &old), ==, 0);
   signal (SIGXFSZ, SIG_DFL);
@@ -1492,12 +1581,12 @@ test_codec_edge_values (void)
 
       /* Items. */
       g_byte_array_set_size (bytes, 0);
-      strata_index_encode_block (items, n, sizeof (StrataZoomItem), bytes);
-      g_assert_true (strata_index_decode_block (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
+      strata_block_encode (items, n, sizeof (StrataZoomItem), bytes);
+      g_assert_true (strata_block_decode (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
       g_assert_cmpmem (items, n * sizeof (StrataZoomItem), back, n * sizeof (StrataZoomItem));
-      g_assert_false (strata_index_decode_block (bytes->data, bytes->len - 1, n, sizeof (StrataZoomItem), back));
+      g_assert_false (strata_block_decode (bytes->data, bytes->len - 1, n, sizeof (StrataZoomItem), back));
       g_byte_array_append (bytes, (const guint8 *) "", 1);
-      g_assert_false (strata_index_decode_block (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
+      g_assert_false (strata_block_decode (bytes->data, bytes->len, n, sizeof (StrataZoomItem), back));
       g_byte_array_set_size (bytes, bytes->len - 1);
 
       /* Activities, a block of them. */
@@ -1505,10 +1594,10 @@ test_codec_edge_values (void)
         guint na = MIN (2 * n, STRATA_INDEX_ACTIVITY_BLOCK);
 
         g_byte_array_set_size (bytes, 0);
-        strata_index_encode_block (acts, na, sizeof (StrataActivity), bytes);
-        g_assert_true (strata_index_decode_block (bytes->data, bytes->len, na, sizeof (StrataActivity), back));
+        strata_block_encode (acts, na, sizeof (StrataActivity), bytes);
+        g_assert_true (strata_block_decode (bytes->data, bytes->len, na, sizeof (StrataActivity), back));
         g_assert_cmpmem (acts, na * sizeof (StrataActivity), back, na * sizeof (StrataActivity));
-        g_assert_false (strata_index_decode_block (bytes->data, bytes->len, na + 1, sizeof (StrataActivity), back));
+        g_assert_false (strata_block_decode (bytes->data, bytes->len, na + 1, sizeof (StrataActivity), back));
       }
 
       /* What the writer stores, either way. */
@@ -1516,7 +1605,7 @@ test_codec_edge_values (void)
         {
           guint8 codec;
 
-          strata_index_pack_block (items, n, sizeof (StrataZoomItem), level, packed, &codec);
+          strata_block_pack (items, n, sizeof (StrataZoomItem), level, packed, &codec);
           g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level != 0 && codec == STRATA_INDEX_CODEC_ZSTD));
         }
     }
@@ -1598,26 +1687,26 @@ test_codec_packed_edges (void)
               int level = levels[l];
               guint8 codec;
 
-              strata_index_pack_block (elems, n, size, level, packed, &codec);
+              strata_block_pack (elems, n, size, level, packed, &codec);
               g_assert_true (codec == STRATA_INDEX_CODEC_VARINT || (level != 0 && codec == STRATA_INDEX_CODEC_ZSTD));
               n_zstd += codec == STRATA_INDEX_CODEC_ZSTD;
               if (!edges && n == STRATA_INDEX_ITEM_BLOCK && level > 0)
                 g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
 
               memset (back, 0xa5, sizeof back);
-              g_assert_true (strata_index_unpack_block (packed->data, packed->len, codec, n, size, dctx, back));
+              g_assert_true (strata_block_unpack (packed->data, packed->len, codec, n, size, dctx, back));
               g_assert_cmpmem (elems, (gsize) n * size, back, (gsize) n * size);
-              g_assert_true (strata_index_unpack_block (packed->data, packed->len, codec, n, size, NULL, back));
+              g_assert_true (strata_block_unpack (packed->data, packed->len, codec, n, size, NULL, back));
               g_assert_cmpmem (elems, (gsize) n * size, back, (gsize) n * size);
 
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len - 1, codec, n, size, dctx, back));
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n + 1, size, dctx, back));
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n - 1, size, dctx, back));
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n,
+              g_assert_false (strata_block_unpack (packed->data, packed->len - 1, codec, n, size, dctx, back));
+              g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n + 1, size, dctx, back));
+              g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n - 1, size, dctx, back));
+              g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n,
                                                          kind == 0 ? sizeof (StrataZoomItem) : sizeof (StrataActivity),
                                                          dctx, back));
               g_byte_array_append (packed, (const guint8 *) "", 1);
-              g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n, size, dctx, back));
+              g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n, size, dctx, back));
             }
         }
     }
@@ -1640,7 +1729,7 @@ pack_in_thread (gpointer data)
   PackJob *job = data;
   guint8 codec;
 
-  strata_index_pack_block (job->acts, job->n, sizeof (StrataActivity), job->level, job->out, &codec);
+  strata_block_pack (job->acts, job->n, sizeof (StrataActivity), job->level, job->out, &codec);
   g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
   return NULL;
 }
@@ -1668,13 +1757,13 @@ test_codec_reused_context (void)
 
       lane_block (acts, n, rand);
       g_byte_array_set_size (plain, 0);
-      strata_index_encode_block (acts, n, sizeof (StrataActivity), plain);
+      strata_block_encode (acts, n, sizeof (StrataActivity), plain);
       g_byte_array_set_size (fresh, (guint) ZSTD_compressBound (plain->len));
       got = ZSTD_compress (fresh->data, fresh->len, plain->data, plain->len, level);
       g_assert_false (ZSTD_isError (got));
       g_byte_array_set_size (fresh, (guint) got);
 
-      strata_index_pack_block (acts, n, sizeof (StrataActivity), level, packed, &codec);
+      strata_block_pack (acts, n, sizeof (StrataActivity), level, packed, &codec);
       g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_ZSTD);
       g_assert_cmpmem (packed->data, packed->len, fresh->data, fresh->len);
 
@@ -1703,12 +1792,12 @@ test_codec_long_block (void)
   guint8 codec;
 
   lane_block (acts, n, rand);
-  strata_index_pack_block (acts, n, sizeof (StrataActivity), 0, packed, &codec);
+  strata_block_pack (acts, n, sizeof (StrataActivity), 0, packed, &codec);
   g_assert_cmpint (codec, ==, STRATA_INDEX_CODEC_VARINT);
-  g_assert_true (strata_index_decode_block (packed->data, packed->len, n, sizeof (StrataActivity), back));
+  g_assert_true (strata_block_decode (packed->data, packed->len, n, sizeof (StrataActivity), back));
   g_assert_cmpmem (acts, n * sizeof *acts, back, n * sizeof *back);
   /* The reader's side refuses a block of more than a block's elements. */
-  g_assert_false (strata_index_unpack_block (packed->data, packed->len, codec, n, sizeof (StrataActivity), NULL, back));
+  g_assert_false (strata_block_unpack (packed->data, packed->len, codec, n, sizeof (StrataActivity), NULL, back));
 }
 
 /* A packed array as the writer lays it out in a file: the blocks, their
@@ -1731,7 +1820,7 @@ packed_file (const StrataZoomItem *items,
       StrataIndexBlock rec = { 0 };
 
       rec.n = MIN (STRATA_INDEX_ITEM_BLOCK, n - first);
-      strata_index_pack_block (items + first, rec.n, sizeof (StrataZoomItem), zstd_level, block, &rec.codec);
+      strata_block_pack (items + first, rec.n, sizeof (StrataZoomItem), zstd_level, block, &rec.codec);
       rec.offset = file->len;
       rec.size = block->len;
       rec.checksum = strata_index_checksum (block->data, block->len);
@@ -1789,7 +1878,7 @@ test_codec_packed_array (void)
           g_assert_cmpmem (block, got * sizeof (StrataZoomItem), items + b * STRATA_INDEX_ITEM_BLOCK,
                            got * sizeof (StrataZoomItem));
         }
-      g_assert_cmpuint (strata_index_map_cache_get_size (map), ==, 0);
+      g_assert_cmpuint (strata_block_cache_get_size (strata_index_map_get_cache (map)), ==, 0);
       g_assert_false (strata_packed_array_append (&pa, n - 1, 2, out));
       for (guint k = 0; k < 400; k++)
         {
@@ -1802,8 +1891,8 @@ test_codec_packed_array (void)
           g_assert_cmpmem (out->data, count * sizeof (StrataZoomItem), items + from,
                            count * sizeof (StrataZoomItem));
         }
-      g_assert_cmpuint (strata_index_map_cache_get_size (map), <=,
-                        STRATA_INDEX_CACHE_SLOTS * STRATA_INDEX_MAX_BLOCK_BYTES);
+      g_assert_cmpuint (strata_block_cache_get_size (strata_index_map_get_cache (map)), <=,
+                        STRATA_BLOCK_CACHE_SLOTS * STRATA_BLOCK_CACHE_SLOT_BYTES);
       g_assert_null (strata_index_map_get_damage (map));
       strata_packed_array_clear (&pa);
     }
@@ -1935,6 +2024,7 @@ main (int    argc,
   g_test_add_func ("/strata/index/fault/source-changed", test_source_changed);
   g_test_add_func ("/strata/index/fault/disk-full", test_disk_full);
   g_test_add_func ("/strata/index/fault/interrupted", test_interrupted);
+  g_test_add_func ("/strata/index/fault/written-does-not-read-back", test_written_does_not_read_back);
   g_test_add_func ("/strata/index/place", test_default_place);
   g_test_add_func ("/strata/index/cli/damaged-chunk", test_cli_damaged_chunk);
   g_test_add_func ("/strata/index/cli/same-answers", test_cli_same_answers);

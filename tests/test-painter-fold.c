@@ -23,7 +23,14 @@
 #include <string.h>
 
 #include "strata-index.h"
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-painter-private.h"
 #include "strata-test-support.h"
 #include "strata-test-streams.h"
@@ -438,7 +445,6 @@ test_mapped (void)
       g_autofree char *path = strata_test_fixture (fixtures[f]);
       g_autofree char *dir = strata_test_tmpdir ();
       g_autofree char *index = g_strdup_printf ("%s/fold-%u" STRATA_INDEX_SUFFIX, dir, f);
-      StrataIndexOptions options = { .flags = STRATA_INDEX_OPEN_BYPASS };
       g_autoptr(StrataTrace) built = NULL;
       g_autoptr(StrataTrace) trace = NULL;
       g_autoptr(StrataPainter) painter = NULL;
@@ -452,7 +458,7 @@ test_mapped (void)
       strata_zoom_params_init (&params);
       params.density_threshold = 64;
       params.min_reduction = 1;
-      built = strata_index_load_trace (path, &params, &options, &error);
+      built = strata_test_load_in_memory (path, &params, &error);
       g_assert_no_error (error);
       g_assert_true (strata_source_identity_compute (path, &id, &error));
       g_assert_true (strata_index_write (built, &id, index, &error));

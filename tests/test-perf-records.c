@@ -407,8 +407,7 @@ test_timehist (gconstpointer data)
       g_array_append_val (g_ptr_array_index (switches, ev->cpu), ev->ts);
     }
 
-  trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, collect_running,
-                                  running, &error);
+  trace = strata_test_load_full (path, FALSE, collect_running, NULL, running, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   channels = strata_trace_get_channels (trace, &n_channels);
 
@@ -482,7 +481,7 @@ test_switch_events (void)
 {
   g_autofree char *path = strata_test_fixture ("perf-switch.data.xz");
   g_autoptr(GError) error = NULL;
-  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  g_autoptr(StrataTrace) trace = strata_test_load (path, &error);
   g_autoptr(StrataSource) source = NULL;
   const StrataActivity *activities;
   gsize n;
@@ -524,7 +523,7 @@ test_samples_on_threads (void)
 {
   g_autofree char *path = strata_test_fixture ("perf-callchain.data.xz");
   g_autoptr(GError) error = NULL;
-  g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+  g_autoptr(StrataTrace) trace = strata_test_load (path, &error);
   const StrataActivity *activities;
   const StrataChannel *channels;
   guint n_channels, samples = 0;

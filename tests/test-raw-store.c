@@ -29,7 +29,14 @@
 #include <string.h>
 
 #include "strata-block-packer.h"
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-support.h"
 
 static const char *fixtures[] = {
@@ -68,7 +75,7 @@ test_lanes_do_not_overlap (void)
     {
       g_autofree char *path = strata_test_fixture (fixtures[f]);
       g_autoptr(GError) error = NULL;
-      g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+      g_autoptr(StrataTrace) trace = strata_test_load (path, &error);
       g_autoptr(GHashTable) last_end = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
       const StrataActivity *activities;
       gsize n;
@@ -112,8 +119,7 @@ test_query_equals_brute_force (void)
       g_autofree char *path = strata_test_fixture (fixtures[f]);
       g_autoptr(GError) error = NULL;
       g_autoptr(StrataRawStore) store = strata_raw_store_new ();
-      g_autoptr(StrataTrace) trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT,
-                                                             strata_raw_store_add, store, &error);
+      g_autoptr(StrataTrace) trace = strata_test_load_full (path, TRUE, strata_raw_store_add, NULL, store, NULL, NULL, NULL, &error);
       const StrataActivity *activities;
       gsize n;
       guint n_channels;
@@ -251,19 +257,22 @@ static void
 test_spill_bounded (void)
 {
   g_autoptr(StrataRawStore) want = strata_raw_store_new ();
-  g_autoptr(StrataRawStore) got = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) got = NULL;
   g_autoptr(GRand) rand = g_rand_new_with_seed (11);
   g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (Late));
+  StrataParameters parameters;
   gint64 cursor[SPILL_CHANNELS][4] = { { 0 } };
   guint64 peak = 0;
   guint n_late = 0, n_long = 0;
   gint64 last = 0;
 
+  /* What waits for the packer counts too: a queue held well under the
+   * bound (the store's own is 8 MiB). */
+  strata_parameters_init (&parameters);
+  parameters.raw_spill_queue = 262144;
+  got = strata_raw_store_new_with_parameters (&parameters);
   strata_raw_store_set_spill (want, G_MAXUINT64, 0);
   strata_raw_store_set_spill (got, 0, 0);
-  /* What waits for the packer counts too: a queue held well under the
-   * bound (the store's own is 8 MiB), read when its packer is made. */
-  g_setenv ("STRATA_RAW_STORE_SPILL_QUEUE", "262144", TRUE);
 
   for (guint i = 0; i < SPILL_N; i++)
     {
@@ -332,7 +341,6 @@ test_spill_bounded (void)
   /* Every lane read whole, forwards and backwards across its blocks. */
   n_long = assert_lanes_equal (want, got, SPILL_CHANNELS, 4);
   g_assert_cmpuint (n_long, ==, SPILL_CHANNELS * 4);
-  g_unsetenv ("STRATA_RAW_STORE_SPILL_QUEUE");
 }
 
 /* Thread generations: a reused tid is a new channel, so a long trace has
@@ -834,7 +842,6 @@ test_pages_index_round_trip (void)
   g_autofree char *path = strata_test_fixture ("sched-small.dat");
   g_autofree char *dir = strata_test_tmpdir ();
   g_autoptr(GRand) rand = g_rand_new_with_seed (43);
-  StrataIndexOptions options = { .flags = STRATA_INDEX_OPEN_BYPASS };
   g_autoptr(StrataTrace) flat = NULL;
   g_autoptr(StrataTrace) paged = NULL;
   g_autoptr(StrataTrace) got = NULL;
@@ -850,10 +857,10 @@ test_pages_index_round_trip (void)
 
   g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
   g_setenv ("STRATA_RAW_STORE_PAGE_BLOCKS", "0", TRUE);
-  flat = strata_index_load_trace (path, NULL, &options, &error);
+  flat = strata_test_load_in_memory (path, NULL, &error);
   g_assert_no_error (error);
   g_setenv ("STRATA_RAW_STORE_PAGE_BLOCKS", "1", TRUE);
-  paged = strata_index_load_trace (path, NULL, &options, &error);
+  paged = strata_test_load_in_memory (path, NULL, &error);
   g_assert_no_error (error);
   g_unsetenv ("STRATA_RAW_STORE_PAGE_BLOCKS");
   g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");

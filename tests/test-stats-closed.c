@@ -67,7 +67,8 @@ load_told (const char *path,
   g_autoptr(StrataTrace) trace = NULL;
 
   strata_stats_builder_set_latency_budget (builder, budget);
-  trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT, strata_stats_builder_add, builder, &error);
+  trace = strata_test_load_full (path, TRUE, strata_stats_builder_add, strata_stats_builder_close,
+                                 builder, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   built_finish (out, builder, trace);
   return g_steal_pointer (&trace);
@@ -388,7 +389,7 @@ test_no_spill_file (void)
       g_assert_nonnull (path);
       g_setenv ("XDG_CACHE_HOME", "/dev/null/no-cache", TRUE);
       g_setenv ("TMPDIR", "/dev/null/no-tmp", TRUE);
-      trace = strata_trace_load (path, &error);
+      trace = strata_test_load (path, &error);
       g_assert_no_error (error);
       computed = strata_stats_compute (trace);
       replay (trace, 48, TRUE, &told);

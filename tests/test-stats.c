@@ -92,7 +92,7 @@ test_latency_budget (void)
     {
       g_autofree char *path = strata_test_fixture (fixtures[f]);
       g_autoptr(GError) error = NULL;
-      g_autoptr(StrataTrace) trace = strata_trace_load (path, &error);
+      g_autoptr(StrataTrace) trace = strata_test_load (path, &error);
       g_autoptr(GHashTable) by_channel = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
       g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(StrataStats) whole = NULL;

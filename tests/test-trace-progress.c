@@ -1,6 +1,6 @@
 /* test-trace-progress.c
  *
- * strata_trace_load_with_progress: the report after each batch grows
+ * The loader's progress reports: the report after each batch grows
  * (events, horizon, channels), the zoom tree in it answers queries while
  * it grows and only with activities before the horizon, the finished
  * trace is the same as one loaded without reports, and a report that
@@ -78,10 +78,9 @@ test_reports_grow_and_finish_equal (void)
   guint n1, n2;
 
   strata_zoom_params_init (&params);
-  watched = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params,
-                                             watch, &w, &error);
+  watched = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, watch, &w, &error);
   g_assert_no_error (error);
-  plain = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  plain = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, NULL, NULL, &error);
   g_assert_no_error (error);
 
   /* One report per batch of 4096 events. */
@@ -116,8 +115,7 @@ test_stop_cancels (void)
   Watch w = { .stop_after = 2 };
 
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params,
-                                           watch, &w, &error);
+  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, watch, &w, &error);
   g_assert_null (trace);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (w.calls, ==, 2);

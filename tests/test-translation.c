@@ -32,7 +32,7 @@ test_german_strings (void)
 
   /* The panel's fields, for a CPU row of a real trace. */
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params, &error);
+  trace = strata_test_load_full (path, FALSE, NULL, NULL, NULL, &params, NULL, NULL, &error);
   g_assert_no_error (error);
   info = strata_item_info_new_for_row (trace, 0);
   g_assert_nonnull (strata_item_info_get (info, "Kontextwechsel"));

@@ -198,8 +198,7 @@ test_second_open_from_index (void)
 
   /* The same answers as the trace read afresh, in memory. */
   strata_zoom_params_init (&params);
-  fresh = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
-                                           NULL, NULL, &error);
+  fresh = strata_test_load_full (path, FALSE, NULL, NULL, NULL, &params, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_null (strata_trace_get_index_path (fresh));
   assert_same_answers (fresh, strata_timeline_view_get_trace (second_view));

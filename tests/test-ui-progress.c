@@ -57,8 +57,7 @@ load_reports (const char *fixture,
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   *file_size = st.st_size;
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
-                                           keep_report, reports, &error);
+  trace = strata_test_load_full (path, FALSE, NULL, NULL, NULL, &params, keep_report, reports, &error);
   g_assert_no_error (error);
   g_assert_nonnull (trace);
   return reports;
@@ -175,8 +174,7 @@ test_text_bytes_are_its_lines (void)
 
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
-                                           keep_report, reports, &error);
+  trace = strata_test_load_full (path, FALSE, NULL, NULL, NULL, &params, keep_report, reports, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (strata_trace_get_n_events (trace), ==, starts->len);
 
@@ -207,8 +205,7 @@ test_eta_from_bytes (void)
   gint64 previous = G_MAXINT64;
 
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
-                                           keep_report, reports, &error);
+  trace = strata_test_load_full (path, FALSE, NULL, NULL, NULL, &params, keep_report, reports, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (reports->len, >=, 4);
 
@@ -310,8 +307,7 @@ test_window_shows_estimate (void)
   g_assert_nonnull (live_label);
 
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
-                                           keep_report, reports, &error);
+  trace = strata_test_load_full (path, FALSE, NULL, NULL, NULL, &params, keep_report, reports, &error);
   g_assert_no_error (error);
 
   for (guint i = 0; i < reports->len; i++)

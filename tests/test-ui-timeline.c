@@ -749,8 +749,7 @@ load_in_thread (GTask        *task,
   StrataTrace *trace;
 
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL, &params,
-                                           on_report, l, &error);
+  trace = strata_test_load_full (path, FALSE, NULL, NULL, NULL, &params, on_report, l, &error);
   g_assert_no_error (error);
   g_task_return_pointer (task, trace, g_object_unref);
 }

@@ -418,7 +418,7 @@ test_event_list (void)
   g_assert_nonnull (model);
 
   strata_zoom_params_init (&params);
-  all = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  all = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, NULL, NULL, &error);
   g_assert_no_error (error);
   activities = strata_trace_get_activities (all, &n_all);
   for (gsize i = 0; i < n_all; i++)
@@ -783,7 +783,7 @@ test_event_fields_of_text (void)
   g_assert_cmpuint (g_hash_table_size (want), >, 2000);
 
   strata_zoom_params_init (&params);
-  trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, NULL, NULL, &error);
   g_assert_no_error (error);
   fields = strata_event_fields_open (path, &error);
   g_assert_no_error (error);

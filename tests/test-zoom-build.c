@@ -23,7 +23,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-support.h"
 #include "strata-test-streams.h"
 
@@ -480,7 +487,7 @@ test_fixtures_oracle (gconstpointer data)
       gsize n;
 
       params_for_tests (&params, test_case);
-      trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+      trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, NULL, NULL, &error);
       g_assert_no_error (error);
       all = strata_trace_get_activities (trace, &n);
 
@@ -506,7 +513,7 @@ test_fixtures_oracle (gconstpointer data)
         g_autoptr(StrataTrace) cut_trace = NULL;
 
         g_setenv ("STRATA_ZOOM_SPAN_CUT", "0", TRUE);
-        cut_trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+        cut_trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, NULL, NULL, &error);
         g_unsetenv ("STRATA_ZOOM_SPAN_CUT");
         g_assert_no_error (error);
         n_cut += check_queries (strata_trace_get_zoom_tree (cut_trace), all, n, 60);
@@ -1151,8 +1158,7 @@ load_spilled (const char             *path,
               guint64                 budget,
               guint64                *spilled)
 {
-  StrataIndexOptions options = { .index_path = index,
-                                 .flags = index != NULL ? STRATA_INDEX_OPEN_REBUILD : STRATA_INDEX_OPEN_BYPASS };
+  StrataIndexOptions options = { .index_path = index, .flags = STRATA_INDEX_OPEN_REBUILD };
   StrataTrace *trace = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = g_strdup_printf ("%" G_GUINT64_FORMAT, budget);
@@ -1162,7 +1168,8 @@ load_spilled (const char             *path,
       g_setenv ("STRATA_RAW_STORE_SPILL_FROM", "0", TRUE);
       g_setenv ("STRATA_RAW_STORE_BUDGET", value, TRUE);
     }
-  trace = strata_index_load_trace (path, params, &options, &error);
+  trace = index != NULL ? strata_test_load_index (path, params, &options, &error)
+                        : strata_test_load_in_memory (path, params, &error);
   g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
   g_unsetenv ("STRATA_RAW_STORE_BUDGET");
   g_assert_no_error (error);
@@ -1235,7 +1242,7 @@ test_spilled_index (void)
       g_test_message ("%s: %" G_GUINT64_FORMAT " activities spilled", traces[f], n_spilled_in_memory);
       g_assert_cmpuint (n_spilled_in_memory, >, 0);
       total_spilled += n_spilled_in_memory;
-      got = strata_index_load_trace (path, &params, &mapped, &error);
+      got = strata_test_load_index (path, &params, &mapped, &error);
       g_assert_no_error (error);
       wr = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (want));
       gr = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (got));
@@ -2027,7 +2034,7 @@ test_spilled_damaged (void)
     strata_zoom_params_init (&fixture_params);
     g_assert_true (strata_source_identity_compute (path, &identity, &error));
     g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", "0", TRUE);
-    trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &fixture_params, NULL, NULL, &error);
+    trace = strata_test_load_full (path, FALSE, strata_stats_builder_add, strata_stats_builder_close, stats, &fixture_params, NULL, NULL, &error);
     g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
     g_assert_no_error (error);
     strata_trace_set_stats (trace, strata_stats_builder_finish (stats, trace));
@@ -2224,7 +2231,7 @@ test_fixtures_closed (void)
       gsize n;
 
       params_for_tests (&params, GPOINTER_TO_UINT (CASE (STRATA_BUFFER_ADAPTIVE, 1)));
-      trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &params, &error);
+      trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, NULL, NULL, &error);
       g_assert_no_error (error);
       tree = strata_trace_get_zoom_tree (trace);
       all = strata_trace_get_activities (trace, &n);
@@ -2498,7 +2505,7 @@ test_pools_index_bytes (void)
           g_setenv ("STRATA_ZOOM_POOL_BUDGET", conditions[c].budget, TRUE);
           if (conditions[c].chunks_from != NULL)
             g_setenv ("STRATA_ZOOM_CHUNK_SPILL_FROM", conditions[c].chunks_from, TRUE);
-          trace = strata_trace_load_for_index (path, strata_stats_builder_add, stats, &params, NULL, NULL, &error);
+          trace = strata_test_load_full (path, FALSE, strata_stats_builder_add, strata_stats_builder_close, stats, &params, NULL, NULL, &error);
           g_unsetenv ("STRATA_ZOOM_POOL_BUDGET");
           g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
           g_assert_no_error (error);

@@ -14,7 +14,14 @@
 
 #include <string.h>
 
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 #include "strata-test-support.h"
 
 static const char *fixtures[] = {
@@ -47,7 +54,7 @@ check_on_demand (gboolean spilled)
       g_unsetenv ("STRATA_RAW_STORE_BUDGET");
       if (spilled)
         strata_raw_store_set_spill (store, 0, 0);
-      trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT, strata_raw_store_add, store, &error);
+      trace = strata_test_load_full (path, TRUE, strata_raw_store_add, NULL, store, NULL, NULL, NULL, &error);
       g_assert_no_error (error);
       all = strata_trace_get_activities (trace, &n);
       strata_trace_get_channels (trace, &n_channels);
@@ -139,8 +146,7 @@ test_conservation (void)
   g_autofree char *path = strata_test_fixture ("sched-small.dat");
   g_autoptr(GError) error = NULL;
   g_autoptr(StrataRawStore) store = strata_raw_store_new ();
-  g_autoptr(StrataTrace) trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT,
-                                                         strata_raw_store_add, store, &error);
+  g_autoptr(StrataTrace) trace = strata_test_load_full (path, TRUE, strata_raw_store_add, NULL, store, NULL, NULL, NULL, &error);
   StrataZoomGeometry g;
   guint n_channels;
 

@@ -1,15 +1,14 @@
 /* strata-window.c
  *
  * The main window. Opening a trace goes through its persistent index: a
- * sound one (strata_index_find(), wherever the index module looks) is
- * mapped at once and shown with no progress at all. Otherwise the trace is
- * read and its zoom tree built in a worker thread (a GTask around
- * strata_trace_load_with_progress); the worker counts the activities it
- * has made under a lock and hands the count to the main loop in at most
- * one idle callback at a time, which shows how much of the file has been
- * read with the rates and the time left (strata-load-estimate.c), and at the
- * end writes the index (strata_index_store()) so the next open is
- * instant. A stale or damaged index, or one that cannot be written, is
+ * sound one (strata_loader_find_index(), wherever the index module looks)
+ * is mapped at once and shown with no progress at all. Otherwise the
+ * trace is read and its zoom tree built in a worker thread (a GTask
+ * around strata_loader_load()); the worker counts the activities it has
+ * made under a lock and hands the count to the main loop in at most one
+ * idle callback at a time, which shows how much of the file has been read
+ * with the rates and the time left (strata-load-estimate.c), and at the
+ * end the loader writes the index so the next open is instant. A stale or damaged index, or one that cannot be written, is
  * said once in a toast. The details panel describes the timeline's selection
  * with the same fields as the tooltip (strata-item-info.c).
  *
@@ -21,7 +20,6 @@
 #include <glib/gi18n.h>
 
 #include "strata-event-list.h"
-#include "strata-index.h"
 #include "strata-item-info.h"
 #include "strata-load-estimate.h"
 #include "strata-window.h"
@@ -48,10 +46,10 @@ typedef struct
   gboolean     cancelled;
   gint64       began_usec;
   GWeakRef     window;
-  /* Set before the worker starts: where the new index goes (NULL: none). */
-  char                 *index_path;
-  StrataSourceIdentity  identity;
-  GString              *notes;     /* what the index module said, under the lock */
+  /* Set before the worker starts: the loader that looked for the index. */
+  StrataLoader         *loader;
+  GCancellable         *cancellable;
+  GString              *notes;     /* what the loader said, under the lock */
 } LoadProgress;
 
 struct _StrataWindow
@@ -109,7 +107,8 @@ load_progress_clear (gpointer data)
   g_weak_ref_clear (&p->window);
   g_clear_object (&p->trace);
   g_clear_pointer (&p->live_channels, g_array_unref);
-  g_free (p->index_path);
+  g_clear_object (&p->loader);
+  g_clear_object (&p->cancellable);
   if (p->notes != NULL)
     g_string_free (p->notes, TRUE);
 }
@@ -139,6 +138,7 @@ cancel_load (LoadProgress *p)
   g_mutex_lock (&p->lock);
   p->cancelled = TRUE;
   g_mutex_unlock (&p->lock);
+  g_cancellable_cancel (p->cancellable);
 }
 
 static void
@@ -267,10 +267,11 @@ load_progress (const StrataTraceProgress *progress,
   return go_on;
 }
 
-/* The index module's notes, from the worker: kept for load_done(). */
+/* The loader's notes, from the worker: kept for load_done(). */
 static void
-load_note (const char *message,
-           gpointer    data)
+load_note (StrataLoader *loader,
+           const char   *message,
+           gpointer      data)
 {
   LoadProgress *p = data;
 
@@ -289,44 +290,29 @@ load_thread (GTask        *task,
              GCancellable *cancellable)
 {
   LoadProgress *p = task_data;
-  GFile *file = g_object_get_data (G_OBJECT (task), "file");
-  g_autofree char *path = g_file_get_path (file);
-  g_autoptr(StrataStatsBuilder) stats = NULL;
-  g_autoptr(StrataTrace) built = NULL;
-  StrataZoomParams params;
+  StrataTrace *built;
   GError *error = NULL;
 
-  strata_zoom_params_init (&params);
-  /* The statistics go into the index as the CLI's pass puts them. */
-  if (p->index_path != NULL)
-    stats = strata_stats_builder_new ();
-  built = strata_trace_load_with_progress (path, STRATA_TRACE_LOAD_NO_ACTIVITIES,
-                                           stats != NULL ? strata_stats_builder_add : NULL, stats,
-                                           &params, load_progress, p, &error);
+  /* Through the index (the statistics go into it as the CLI's pass puts
+   * them), written here, off the main loop, and mapped back: the next
+   * open of this trace is instant, and this one's tree no longer sits in
+   * memory. */
+  g_signal_connect (p->loader, "note", G_CALLBACK (load_note), p);
+  strata_loader_set_progress_func (p->loader, load_progress, p, NULL);
+  built = strata_loader_load (p->loader, p->cancellable, &error);
   if (built == NULL)
     {
       g_task_return_error (task, error);
       return;
     }
-
-  /* Written here, off the main loop, and mapped back: the next open of
-   * this trace is instant, and this one's tree no longer sits in memory. */
-  if (p->index_path != NULL && !load_cancelled (p))
-    {
-      StrataIndexOptions options = { .note = load_note, .note_data = p };
-
-      g_task_return_pointer (task,
-                             strata_index_store (built, stats, &p->identity, p->index_path, &params, &options),
-                             g_object_unref);
-      return;
-    }
-  g_task_return_pointer (task, g_steal_pointer (&built), g_object_unref);
+  g_task_return_pointer (task, built, g_object_unref);
 }
 
 /* The same, on the main loop, while looking for the index. */
 static void
-load_note_main (const char *message,
-                gpointer    data)
+load_note_main (StrataLoader *loader,
+                const char   *message,
+                gpointer      data)
 {
   GString *notes = data;
 
@@ -465,10 +451,9 @@ strata_window_open (StrataWindow *self,
   g_autoptr(GTask) task = NULL;
   g_autofree char *basename = NULL;
   g_autofree char *path = g_file_get_path (file);
-  g_autofree char *index_path = NULL;
   g_autoptr(GString) notes = g_string_new (NULL);
-  StrataSourceIdentity identity;
-  gboolean indexed = FALSE;
+  g_autoptr(StrataLoader) loader = NULL;
+  StrataZoomParams params;
   LoadProgress *p;
 
   g_return_if_fail (STRATA_IS_WINDOW (self));
@@ -480,15 +465,19 @@ strata_window_open (StrataWindow *self,
 
   /* The identity reads a few sampled blocks and the index is mapped, its
    * blocks checked when first touched: quick enough for the main loop.
-   * A file that cannot even be read is left to the load to report. */
-  if (path != NULL && strata_source_identity_compute (path, &identity, NULL))
+   * A file that cannot even be read is left to the load to report, with
+   * no index. */
+  loader = strata_loader_new (path != NULL ? path : "");
+  strata_zoom_params_init (&params);
+  strata_loader_set_zoom_params (loader, &params);
+  if (path != NULL)
     {
-      StrataIndexOptions options = { .note = load_note_main, .note_data = notes };
-      StrataZoomParams params;
       g_autoptr(StrataTrace) trace = NULL;
+      g_autoptr(GError) error = NULL;
+      gulong id = g_signal_connect (loader, "note", G_CALLBACK (load_note_main), notes);
 
-      strata_zoom_params_init (&params);
-      trace = strata_index_find (path, &identity, &params, &options, &index_path);
+      trace = strata_loader_find_index (loader, &error);
+      g_signal_handler_disconnect (loader, id);
       if (notes->len > 0)
         toast_notes (self, notes->str);
       if (trace != NULL)
@@ -497,18 +486,18 @@ strata_window_open (StrataWindow *self,
           show_trace (self, trace, file);
           return;
         }
-      indexed = TRUE;
+      if (error != NULL)
+        strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
     }
+  else
+    strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
 
   p = g_atomic_rc_box_new0 (LoadProgress);
   g_mutex_init (&p->lock);
   g_weak_ref_init (&p->window, self);
   p->began_usec = g_get_monotonic_time ();
-  if (indexed)
-    {
-      p->index_path = g_steal_pointer (&index_path);
-      p->identity = identity;
-    }
+  p->loader = g_steal_pointer (&loader);
+  p->cancellable = g_cancellable_new ();
   self->loading = p;
 
   basename = g_file_get_basename (file);

@@ -12,7 +12,7 @@
 
 #include "config.h"
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 static const char *
 attr_default_name (guint32 type,

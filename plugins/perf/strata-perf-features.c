@@ -10,7 +10,7 @@
 
 #include "config.h"
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 static char *
 feature_string (StrataPerfSource *self,

@@ -10,7 +10,7 @@
 
 #include "config.h"
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 /* The feature sections follow the data: a table of {offset, size} at
  * @table, one per bit set in @features, in bit order. Damage in them

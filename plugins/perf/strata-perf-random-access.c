@@ -12,7 +12,7 @@
 
 #include "config.h"
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 /* next_record(), keeping where the record can be found again: reading
  * starts afresh wherever no inflated bytes are left over. */

@@ -14,7 +14,7 @@
 
 #include "config.h"
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 typedef struct
 {

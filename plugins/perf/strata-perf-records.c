@@ -14,7 +14,7 @@
 
 #include "config.h"
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 guint32
 strata_perf_comm_of (StrataPerfSource *self,

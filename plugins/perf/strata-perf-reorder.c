@@ -18,7 +18,7 @@
 
 #include "config.h"
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 /* The records are cut into chunks: at each FINISHED_ROUND, and wherever
  * else what may be handed out changes (the bound's flush, an event that

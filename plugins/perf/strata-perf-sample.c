@@ -12,7 +12,7 @@
 
 #include "config.h"
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 #define NEED(n) G_STMT_START { if ((gsize) (n) > len - pos) { *why = what; return FALSE; } } G_STMT_END
 

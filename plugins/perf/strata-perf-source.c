@@ -23,7 +23,7 @@
  * HEADER_SAMPLE_TIME feature of a file (not of a pipe); the other records'
  * times (COMM, FORK, EXIT, SWITCH ...) may lie outside it.
  *
- * This file is the StrataSource; strata-perf-private.h lists the others.
+ * This file is the StrataSource; strata-perf-source-private.h lists the others.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -36,7 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 gboolean
 strata_perf_fail (StrataPerfSource  *self,

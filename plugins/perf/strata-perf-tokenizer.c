@@ -16,7 +16,7 @@
 
 #include <sys/mman.h>
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 static gboolean
 inflate_record (StrataPerfSource  *self,

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "strata-perf-private.h"
+#include "strata-perf-source-private.h"
 
 typedef struct
 {

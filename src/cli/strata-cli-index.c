@@ -21,13 +21,6 @@
 #include "strata-cli.h"
 #include "strata-cli-format.h"
 
-static void
-on_note (const char *message,
-         gpointer    user_data)
-{
-  g_printerr ("strata-cli: %s\n", message);
-}
-
 static GOptionEntry *
 index_entries (StrataCliIndexOptions *options)
 {
@@ -77,19 +70,18 @@ typedef struct
   gboolean shown;
 } ProgressLine;
 
-static void
-on_progress (guint64  n_events,
-             guint64  bytes,
-             guint64  total,
-             gpointer user_data)
+static gboolean
+on_progress (const StrataTraceProgress *progress,
+             gpointer                   user_data)
 {
   ProgressLine *p = user_data;
   gint64 now = g_get_monotonic_time ();
   double secs = (now - p->began) / 1e6;
-  double rate = secs > 0 ? n_events / secs : 0;
+  double rate = secs > 0 ? progress->n_events / secs : 0;
+  guint64 bytes = progress->bytes_read, total = progress->bytes_total;
 
   if (now - p->last < 200000)
-    return;
+    return TRUE;
   p->last = now;
   p->shown = TRUE;
 
@@ -101,11 +93,20 @@ on_progress (guint64  n_events,
 
       fprintf (stderr, "\r[%.*s%*s] %3.0f%%  %.1fM events  %.2fM events/s  ETA %.0f s  ",
                filled, "##############################", width - filled, "",
-               fraction * 100, n_events / 1e6, rate / 1e6, eta);
+               fraction * 100, progress->n_events / 1e6, rate / 1e6, eta);
     }
   else
-    fprintf (stderr, "\r%.1fM events  %.2fM events/s  ", n_events / 1e6, rate / 1e6);
+    fprintf (stderr, "\r%.1fM events  %.2fM events/s  ", progress->n_events / 1e6, rate / 1e6);
   fflush (stderr);
+  return TRUE;
+}
+
+static void
+on_note (StrataLoader *loader,
+         const char   *message,
+         gpointer      user_data)
+{
+  g_printerr ("strata-cli: %s\n", message);
 }
 
 static StrataTrace *
@@ -115,31 +116,35 @@ open_trace (const char                  *path,
             gboolean                     rebuild,
             gboolean                     progress)
 {
+  g_autoptr(StrataLoader) loader = strata_loader_new (path);
   g_autoptr(GError) error = NULL;
-  StrataIndexOptions index_options = { 0 };
   ProgressLine line = { g_get_monotonic_time (), 0, FALSE };
   StrataZoomParams params;
   StrataTrace *trace;
 
+  strata_zoom_params_init (&params);
   if (zoom != NULL && !strata_cli_zoom_params (zoom, &params, &error))
     {
       g_printerr ("strata-cli: %s\n", error->message);
       return NULL;
     }
 
-  index_options.index_path = options != NULL ? options->index_path : NULL;
+  strata_loader_set_index_path (loader, options != NULL ? options->index_path : NULL);
   if (options != NULL && options->no_index)
-    index_options.flags |= STRATA_INDEX_OPEN_BYPASS;
-  if (rebuild || (options != NULL && options->rebuild))
-    index_options.flags |= STRATA_INDEX_OPEN_REBUILD;
-  index_options.note = on_note;
-  if (progress && isatty (STDERR_FILENO))
     {
-      index_options.progress = on_progress;
-      index_options.progress_data = &line;
+      /* One pass in memory, as through the index: the tree and the
+       * statistics, nothing written. */
+      strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+      strata_loader_set_statistics (loader, TRUE);
     }
+  else if (rebuild || (options != NULL && options->rebuild))
+    strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_REBUILD);
+  strata_loader_set_zoom_params (loader, &params);
+  g_signal_connect (loader, "note", G_CALLBACK (on_note), NULL);
+  if (progress && isatty (STDERR_FILENO))
+    strata_loader_set_progress_func (loader, on_progress, &line, NULL);
 
-  trace = strata_index_load_trace (path, zoom != NULL ? &params : NULL, &index_options, &error);
+  trace = strata_loader_load (loader, NULL, &error);
   if (line.shown)
     fprintf (stderr, "\r%*s\r", 100, "");
   if (trace == NULL)

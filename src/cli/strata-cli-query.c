@@ -131,6 +131,94 @@ item_what (StrataTrace          *trace,
   return g_strdup (strata_activity_kind_to_string (item->kind));
 }
 
+/* One item as JSON. */
+static void
+write_item (StrataJsonWriter     *w,
+            StrataTrace          *trace,
+            const StrataZoomItem *it)
+{
+  const char *label = strata_trace_get_string (trace, it->label);
+
+  strata_json_writer_begin_object (w);
+  strata_json_writer_key (w, "channel");
+  strata_json_writer_uint (w, it->channel);
+  strata_json_writer_key (w, "start");
+  strata_json_writer_int (w, it->start);
+  strata_json_writer_key (w, "end");
+  strata_json_writer_int (w, it->end);
+  strata_json_writer_key (w, "kind");
+  strata_json_writer_string (w, strata_activity_kind_to_string (it->kind));
+  if (it->kind == STRATA_ACTIVITY_STATE)
+    {
+      strata_json_writer_key (w, "state");
+      strata_json_writer_string (w, strata_task_state_to_string (it->state));
+    }
+  strata_json_writer_key (w, "label");
+  if (label != NULL)
+    strata_json_writer_string (w, label);
+  else
+    strata_json_writer_null (w);
+  strata_json_writer_key (w, "arg");
+  strata_json_writer_int (w, it->arg);
+  strata_json_writer_key (w, "depth");
+  strata_json_writer_uint (w, (it->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT);
+  strata_json_writer_key (w, "count");
+  strata_json_writer_uint (w, it->count);
+  strata_json_writer_key (w, "busy");
+  strata_json_writer_int (w, it->busy);
+  strata_json_writer_key (w, "aggregate");
+  strata_json_writer_bool (w, (it->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0);
+  strata_json_writer_key (w, "continues_before");
+  strata_json_writer_bool (w, (it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE) != 0);
+  strata_json_writer_key (w, "continues_after");
+  strata_json_writer_bool (w, (it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) != 0);
+  strata_json_writer_end_object (w);
+}
+
+/* The items, channel by channel, for a reader. */
+static void
+print_text (StrataTrace                *trace,
+            const StrataZoomGeometry   *g,
+            int                         level,
+            GArray                     *items,
+            const StrataZoomQueryStats *stats)
+{
+  g_autofree char *pixel = strata_format_duration (strata_zoom_geometry_pixel (g, level));
+  guint32 last_channel = G_MAXUINT32;
+
+  printf ("Level %d (%s per pixel): %u items from %u chunk%s (%u pre-calculated, %u parts on demand)\n",
+          level, pixel, items->len, stats->n_chunks, stats->n_chunks == 1 ? "" : "s",
+          stats->n_precomputed, stats->n_on_demand);
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      const StrataZoomItem *it = &g_array_index (items, StrataZoomItem, i);
+      g_autofree char *ts = strata_format_timestamp (it->start);
+      g_autofree char *dur = strata_format_duration (it->end - it->start);
+      g_autofree char *what = item_what (trace, it);
+
+      if (it->channel != last_channel)
+        {
+          g_autofree char *label = channel_label (trace, it->channel);
+
+          printf ("\n%s\n", label);
+          last_channel = it->channel;
+        }
+
+      printf ("  %s %10s  %s%s%s", ts, dur,
+              it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE ? "…" : "",
+              what,
+              it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER ? "…" : "");
+      if (it->flags & STRATA_ZOOM_ITEM_AGGREGATE)
+        {
+          g_autofree char *busy = strata_format_duration (it->busy);
+
+          printf ("  (aggregate of %u, busy %s)", it->count, busy);
+        }
+      printf ("\n");
+    }
+}
+
 int
 strata_cli_query (int    argc,
                   char **argv)
@@ -264,43 +352,7 @@ strata_cli_query (int    argc,
       strata_json_writer_begin_array (w);
       for (guint i = 0; i < items->len; i++)
         {
-          const StrataZoomItem *it = &g_array_index (items, StrataZoomItem, i);
-          const char *label = strata_trace_get_string (trace, it->label);
-
-          strata_json_writer_begin_object (w);
-          strata_json_writer_key (w, "channel");
-          strata_json_writer_uint (w, it->channel);
-          strata_json_writer_key (w, "start");
-          strata_json_writer_int (w, it->start);
-          strata_json_writer_key (w, "end");
-          strata_json_writer_int (w, it->end);
-          strata_json_writer_key (w, "kind");
-          strata_json_writer_string (w, strata_activity_kind_to_string (it->kind));
-          if (it->kind == STRATA_ACTIVITY_STATE)
-            {
-              strata_json_writer_key (w, "state");
-              strata_json_writer_string (w, strata_task_state_to_string (it->state));
-            }
-          strata_json_writer_key (w, "label");
-          if (label != NULL)
-            strata_json_writer_string (w, label);
-          else
-            strata_json_writer_null (w);
-          strata_json_writer_key (w, "arg");
-          strata_json_writer_int (w, it->arg);
-          strata_json_writer_key (w, "depth");
-          strata_json_writer_uint (w, (it->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT);
-          strata_json_writer_key (w, "count");
-          strata_json_writer_uint (w, it->count);
-          strata_json_writer_key (w, "busy");
-          strata_json_writer_int (w, it->busy);
-          strata_json_writer_key (w, "aggregate");
-          strata_json_writer_bool (w, (it->flags & STRATA_ZOOM_ITEM_AGGREGATE) != 0);
-          strata_json_writer_key (w, "continues_before");
-          strata_json_writer_bool (w, (it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE) != 0);
-          strata_json_writer_key (w, "continues_after");
-          strata_json_writer_bool (w, (it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) != 0);
-          strata_json_writer_end_object (w);
+          write_item (w, trace, &g_array_index (items, StrataZoomItem, i));
         }
       strata_json_writer_end_array (w);
       strata_json_writer_end_object (w);
@@ -308,42 +360,7 @@ strata_cli_query (int    argc,
       fputs (text, stdout);
     }
   else
-    {
-      g_autofree char *pixel = strata_format_duration (strata_zoom_geometry_pixel (&g, level));
-      guint32 last_channel = G_MAXUINT32;
-
-      printf ("Level %d (%s per pixel): %u items from %u chunk%s (%u pre-calculated, %u parts on demand)\n",
-              level, pixel, items->len, stats.n_chunks, stats.n_chunks == 1 ? "" : "s",
-              stats.n_precomputed, stats.n_on_demand);
-
-      for (guint i = 0; i < items->len; i++)
-        {
-          const StrataZoomItem *it = &g_array_index (items, StrataZoomItem, i);
-          g_autofree char *ts = strata_format_timestamp (it->start);
-          g_autofree char *dur = strata_format_duration (it->end - it->start);
-          g_autofree char *what = item_what (trace, it);
-
-          if (it->channel != last_channel)
-            {
-              g_autofree char *label = channel_label (trace, it->channel);
-
-              printf ("\n%s\n", label);
-              last_channel = it->channel;
-            }
-
-          printf ("  %s %10s  %s%s%s", ts, dur,
-                  it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE ? "…" : "",
-                  what,
-                  it->flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER ? "…" : "");
-          if (it->flags & STRATA_ZOOM_ITEM_AGGREGATE)
-            {
-              g_autofree char *busy = strata_format_duration (it->busy);
-
-              printf ("  (aggregate of %u, busy %s)", it->count, busy);
-            }
-          printf ("\n");
-        }
-    }
+    print_text (trace, &g, level, items, &stats);
 
   return strata_cli_finish (trace);
 }

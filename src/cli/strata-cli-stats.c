@@ -302,8 +302,13 @@ strata_cli_stats (int    argc,
       builder = strata_stats_builder_new ();
       sink.builder = builder;
       sink.samples = samples;
-      trace = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
-                                      stats_sink, &sink, &error);
+      {
+        g_autoptr(StrataLoader) loader = strata_loader_new (file);
+
+        strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+        strata_loader_set_sink (loader, stats_sink, NULL, &sink);
+        trace = strata_loader_load (loader, NULL, &error);
+      }
       if (trace == NULL)
         {
           g_printerr ("strata-cli: %s\n", error->message);
@@ -341,8 +346,13 @@ strata_cli_stats (int    argc,
     strata_cli_samples_resolve (samples, trace, from, to, top);
   else
     {
-      sampled = strata_trace_load_full (file, STRATA_TRACE_LOAD_NO_ACTIVITIES,
-                                        samples_sink, samples, &error);
+      {
+        g_autoptr(StrataLoader) loader = strata_loader_new (file);
+
+        strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+        strata_loader_set_sink (loader, samples_sink, NULL, samples);
+        sampled = strata_loader_load (loader, NULL, &error);
+      }
       if (sampled == NULL)
         {
           g_printerr ("strata-cli: %s\n", error->message);

@@ -63,6 +63,133 @@ depth_row (GArray *chunks,
   return g_string_free (row, FALSE);
 }
 
+/* What the command found, for either way of printing it. */
+typedef struct
+{
+  const char             *file;
+  StrataTrace            *trace;
+  StrataZoomTree         *tree;
+  const StrataZoomParams *params;
+  StrataZoomGeometry      g;
+  GPtrArray              *levels;      /* GArray of StrataZoomChunkInfo per level */
+  GArray                 *summaries;   /* LevelSummary per level */
+  guint64                 n_raw;
+  gsize                   tree_size;
+  gint64                  took;
+  gint64                  start;
+  gint64                  end;
+  int                     columns;
+} Report;
+
+static void
+print_json (const Report *r)
+{
+  g_autoptr(StrataJsonWriter) w = strata_json_writer_new ();
+  g_autofree char *text = NULL;
+
+  strata_json_writer_begin_object (w);
+  strata_json_writer_key (w, "file");
+  strata_json_writer_string (w, r->file);
+  strata_json_writer_key (w, "zoom_factor");
+  strata_json_writer_uint (w, r->params->zoom_factor);
+  strata_json_writer_key (w, "pixels_per_chunk");
+  strata_json_writer_uint (w, r->params->pixels_per_chunk);
+  strata_json_writer_key (w, "density_threshold");
+  strata_json_writer_uint (w, r->params->density_threshold);
+  strata_json_writer_key (w, "buffers");
+  strata_json_writer_string (w, criterion_name (r->params));
+  strata_json_writer_key (w, "n_buffers");
+  strata_json_writer_uint (w, strata_zoom_tree_get_n_buffers (r->tree));
+  strata_json_writer_key (w, "activities");
+  strata_json_writer_uint (w, r->n_raw);
+  strata_json_writer_key (w, "raw_bytes");
+  strata_json_writer_uint (w, r->n_raw * sizeof (StrataActivity));
+  strata_json_writer_key (w, "tree_bytes");
+  strata_json_writer_uint (w, r->tree_size);
+  strata_json_writer_key (w, "build_us");
+  strata_json_writer_int (w, r->took);
+  strata_json_writer_key (w, "levels");
+  strata_json_writer_begin_array (w);
+  for (guint level = 0; level < r->g.n_levels; level++)
+    {
+      const LevelSummary *s = &g_array_index (r->summaries, LevelSummary, level);
+      GArray *chunks = g_ptr_array_index (r->levels, level);
+
+      strata_json_writer_begin_object (w);
+      strata_json_writer_key (w, "level");
+      strata_json_writer_uint (w, level);
+      strata_json_writer_key (w, "chunk_ns");
+      strata_json_writer_int (w, strata_zoom_geometry_chunk_duration (&r->g, level));
+      strata_json_writer_key (w, "pixel_ns");
+      strata_json_writer_int (w, strata_zoom_geometry_pixel (&r->g, level));
+      strata_json_writer_key (w, "chunks");
+      strata_json_writer_uint (w, s->n_chunks);
+      strata_json_writer_key (w, "dense_from_raw_store");
+      strata_json_writer_uint (w, strata_zoom_tree_get_n_plain_chunks (r->tree, level));
+      strata_json_writer_key (w, "items");
+      strata_json_writer_uint (w, s->n_items);
+      strata_json_writer_key (w, "bytes");
+      strata_json_writer_uint (w, s->size);
+      strata_json_writer_key (w, "chunk_starts");
+      strata_json_writer_begin_array (w);
+      for (guint k = 0; k < chunks->len; k++)
+        strata_json_writer_int (w, g_array_index (chunks, StrataZoomChunkInfo, k).start);
+      strata_json_writer_end_array (w);
+      strata_json_writer_end_object (w);
+    }
+  strata_json_writer_end_array (w);
+  strata_json_writer_end_object (w);
+  text = strata_json_writer_finish (w);
+  fputs (text, stdout);
+}
+
+static void
+print_text (const Report *r)
+{
+  g_autofree char *took_text = strata_format_duration (r->took * 1000);
+  g_autofree char *column = strata_format_duration ((r->end - r->start) / r->columns);
+
+  printf ("%s\n", r->file);
+  printf ("Parameters:   zoom factor %u, %u pixels per chunk, density %u, %s buffers\n",
+          r->params->zoom_factor, r->params->pixels_per_chunk, r->params->density_threshold,
+          criterion_name (r->params));
+  /* Through a sound index the pass does not run: the time is the
+   * open's, and saying "pass" made a mapped 20M-event tree look
+   * built in half a millisecond. */
+  printf ("Opened in:    %s (%s), %" G_GUINT64_FORMAT " activities in %" G_GUINT64_FORMAT " buffers\n",
+          took_text, strata_trace_get_index_path (r->trace) == NULL ? "the pass, no index"
+                                                                     : "the pass if the index was built, else its open",
+          r->n_raw, strata_zoom_tree_get_n_buffers (r->tree));
+  printf ("Size:         raw store %.1f MiB, pre-calculated chunks %.1f MiB (%.2fx the raw store)\n",
+          r->n_raw * sizeof (StrataActivity) / 1048576.0, r->tree_size / 1048576.0,
+          r->n_raw > 0 ? (double) r->tree_size / (r->n_raw * sizeof (StrataActivity)) : 0.0);
+
+  printf ("\n%5s %10s %10s %7s %10s %10s %9s\n", "LEVEL", "CHUNK", "PIXEL", "CHUNKS", "ITEMS", "SIZE", "DENSE-RAW");
+  for (guint level = 0; level < r->g.n_levels; level++)
+    {
+      const LevelSummary *s = &g_array_index (r->summaries, LevelSummary, level);
+      g_autofree char *chunk = strata_format_duration (strata_zoom_geometry_chunk_duration (&r->g, level));
+      g_autofree char *pixel = strata_format_duration (strata_zoom_geometry_pixel (&r->g, level));
+
+      printf ("%5u %10s %10s %7u %10" G_GUINT64_FORMAT " %9.1fK %9u\n",
+              level, chunk, pixel, s->n_chunks, s->n_items, s->size / 1024.0,
+              strata_zoom_tree_get_n_plain_chunks (r->tree, level));
+    }
+
+  printf ("\nDENSE-RAW: dense chunks left to the raw store because aggregation would not\n"
+          "halve their items (--min-reduction).\n");
+  printf ("\nDepth over time (a column is %s; # pre-calculated, . on demand)\n", column);
+  for (guint level = 0; level < r->g.n_levels; level++)
+    {
+      g_autofree char *row = depth_row (g_ptr_array_index (r->levels, level), r->start, r->end, r->columns);
+
+      printf ("%5u  %s\n", level, row);
+      if (g_array_index (r->summaries, LevelSummary, level).n_chunks == 0 &&
+          strata_zoom_tree_get_n_plain_chunks (r->tree, level) == 0)
+        break;
+    }
+}
+
 int
 strata_cli_tree (int    argc,
                  char **argv)
@@ -156,111 +283,14 @@ again:
   g_free (zoom.buffers);
   g_free (index.index_path);
 
-  if (json)
-    {
-      g_autoptr(StrataJsonWriter) w = strata_json_writer_new ();
-      g_autofree char *text = NULL;
+  {
+    Report r = { file, trace, tree, params, g, levels, summaries, n_raw, tree_size, took, start, end, columns };
 
-      strata_json_writer_begin_object (w);
-      strata_json_writer_key (w, "file");
-      strata_json_writer_string (w, file);
-      strata_json_writer_key (w, "zoom_factor");
-      strata_json_writer_uint (w, params->zoom_factor);
-      strata_json_writer_key (w, "pixels_per_chunk");
-      strata_json_writer_uint (w, params->pixels_per_chunk);
-      strata_json_writer_key (w, "density_threshold");
-      strata_json_writer_uint (w, params->density_threshold);
-      strata_json_writer_key (w, "buffers");
-      strata_json_writer_string (w, criterion_name (params));
-      strata_json_writer_key (w, "n_buffers");
-      strata_json_writer_uint (w, strata_zoom_tree_get_n_buffers (tree));
-      strata_json_writer_key (w, "activities");
-      strata_json_writer_uint (w, n_raw);
-      strata_json_writer_key (w, "raw_bytes");
-      strata_json_writer_uint (w, n_raw * sizeof (StrataActivity));
-      strata_json_writer_key (w, "tree_bytes");
-      strata_json_writer_uint (w, tree_size);
-      strata_json_writer_key (w, "build_us");
-      strata_json_writer_int (w, took);
-      strata_json_writer_key (w, "levels");
-      strata_json_writer_begin_array (w);
-      for (guint level = 0; level < g.n_levels; level++)
-        {
-          const LevelSummary *s = &g_array_index (summaries, LevelSummary, level);
-          GArray *chunks = g_ptr_array_index (levels, level);
-
-          strata_json_writer_begin_object (w);
-          strata_json_writer_key (w, "level");
-          strata_json_writer_uint (w, level);
-          strata_json_writer_key (w, "chunk_ns");
-          strata_json_writer_int (w, strata_zoom_geometry_chunk_duration (&g, level));
-          strata_json_writer_key (w, "pixel_ns");
-          strata_json_writer_int (w, strata_zoom_geometry_pixel (&g, level));
-          strata_json_writer_key (w, "chunks");
-          strata_json_writer_uint (w, s->n_chunks);
-          strata_json_writer_key (w, "dense_from_raw_store");
-          strata_json_writer_uint (w, strata_zoom_tree_get_n_plain_chunks (tree, level));
-          strata_json_writer_key (w, "items");
-          strata_json_writer_uint (w, s->n_items);
-          strata_json_writer_key (w, "bytes");
-          strata_json_writer_uint (w, s->size);
-          strata_json_writer_key (w, "chunk_starts");
-          strata_json_writer_begin_array (w);
-          for (guint k = 0; k < chunks->len; k++)
-            strata_json_writer_int (w, g_array_index (chunks, StrataZoomChunkInfo, k).start);
-          strata_json_writer_end_array (w);
-          strata_json_writer_end_object (w);
-        }
-      strata_json_writer_end_array (w);
-      strata_json_writer_end_object (w);
-      text = strata_json_writer_finish (w);
-      fputs (text, stdout);
-    }
-  else
-    {
-      g_autofree char *took_text = strata_format_duration (took * 1000);
-      g_autofree char *column = strata_format_duration ((end - start) / columns);
-
-      printf ("%s\n", file);
-      printf ("Parameters:   zoom factor %u, %u pixels per chunk, density %u, %s buffers\n",
-              params->zoom_factor, params->pixels_per_chunk, params->density_threshold,
-              criterion_name (params));
-      /* Through a sound index the pass does not run: the time is the
-       * open's, and saying "pass" made a mapped 20M-event tree look
-       * built in half a millisecond. */
-      printf ("Opened in:    %s (%s), %" G_GUINT64_FORMAT " activities in %" G_GUINT64_FORMAT " buffers\n",
-              took_text, strata_trace_get_index_path (trace) == NULL ? "the pass, no index"
-                                                                      : "the pass if the index was built, else its open",
-              n_raw, strata_zoom_tree_get_n_buffers (tree));
-      printf ("Size:         raw store %.1f MiB, pre-calculated chunks %.1f MiB (%.2fx the raw store)\n",
-              n_raw * sizeof (StrataActivity) / 1048576.0, tree_size / 1048576.0,
-              n_raw > 0 ? (double) tree_size / (n_raw * sizeof (StrataActivity)) : 0.0);
-
-      printf ("\n%5s %10s %10s %7s %10s %10s %9s\n", "LEVEL", "CHUNK", "PIXEL", "CHUNKS", "ITEMS", "SIZE", "DENSE-RAW");
-      for (guint level = 0; level < g.n_levels; level++)
-        {
-          const LevelSummary *s = &g_array_index (summaries, LevelSummary, level);
-          g_autofree char *chunk = strata_format_duration (strata_zoom_geometry_chunk_duration (&g, level));
-          g_autofree char *pixel = strata_format_duration (strata_zoom_geometry_pixel (&g, level));
-
-          printf ("%5u %10s %10s %7u %10" G_GUINT64_FORMAT " %9.1fK %9u\n",
-                  level, chunk, pixel, s->n_chunks, s->n_items, s->size / 1024.0,
-                  strata_zoom_tree_get_n_plain_chunks (tree, level));
-        }
-
-      printf ("\nDENSE-RAW: dense chunks left to the raw store because aggregation would not\n"
-              "halve their items (--min-reduction).\n");
-      printf ("\nDepth over time (a column is %s; # pre-calculated, . on demand)\n", column);
-      for (guint level = 0; level < g.n_levels; level++)
-        {
-          g_autofree char *row = depth_row (g_ptr_array_index (levels, level), start, end, columns);
-
-          printf ("%5u  %s\n", level, row);
-          if (g_array_index (summaries, LevelSummary, level).n_chunks == 0 &&
-              strata_zoom_tree_get_n_plain_chunks (tree, level) == 0)
-            break;
-        }
-    }
+    if (json)
+      print_json (&r);
+    else
+      print_text (&r);
+  }
 
   return strata_cli_finish (trace);
 }

@@ -90,10 +90,13 @@ strata_cli_parse_file_args (const char         *command,
 StrataTrace *
 strata_cli_load_trace (const char *path)
 {
+  g_autoptr(StrataLoader) loader = strata_loader_new (path);
   g_autoptr(GError) error = NULL;
   StrataTrace *trace;
 
-  trace = strata_trace_load (path, &error);
+  strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+  strata_loader_set_keep_activities (loader, TRUE);
+  trace = strata_loader_load (loader, NULL, &error);
   if (trace == NULL)
     g_printerr ("strata-cli: %s\n", error->message);
 
@@ -209,8 +212,13 @@ strata_cli_load_trace_with_tree (const char                 *path,
   StrataTrace *trace = NULL;
 
   if (zoom_params_from_options (options, &params, &error))
-    trace = strata_trace_load_with_tree (path, STRATA_TRACE_LOAD_NO_ACTIVITIES, NULL, NULL,
-                                         &params, &error);
+    {
+      g_autoptr(StrataLoader) loader = strata_loader_new (path);
+
+      strata_loader_set_index_mode (loader, STRATA_LOADER_INDEX_NONE);
+      strata_loader_set_zoom_params (loader, &params);
+      trace = strata_loader_load (loader, NULL, &error);
+    }
   if (trace == NULL)
     g_printerr ("strata-cli: %s\n", error->message);
 

@@ -23,7 +23,14 @@
 #include <string.h>
 
 #include "strata-error.h"
+#include "strata-block-codec.h"
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
 #include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data,
                             size_t         size);

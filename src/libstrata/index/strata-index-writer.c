@@ -1,0 +1,828 @@
+/* strata-index-writer.c
+ *
+ * Writes a trace that one pass built (its zoom tree finished) into an
+ * index file: sections one after the other, each 64-byte aligned, every
+ * array with a checksum per block, the header last, at offset 0. The file
+ * is written unnamed in the same folder (O_TMPFILE; a temporary name
+ * where the file system has no unnamed files), synced, and given its name
+ * only when complete: a full disk, a failed write or an interruption
+ * leave nothing under the final name, and (unnamed) nothing at all.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "strata-error.h"
+#include "strata-index.h"
+#include "strata-block-codec.h"
+#include "strata-chunk-keys.h"
+#include "strata-index-private.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-spill-file.h"
+#include "strata-stats.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
+
+typedef struct
+{
+  FILE       *file;
+  const char *path;
+  guint64     offset;
+  int         error;     /* errno of the first failure */
+  int         zstd_level;
+  GByteArray *block;     /* scratch: one packed block */
+  GArray     *records;   /* scratch: StrataIndexBlock */
+} Writer;
+
+static void
+put (Writer     *w,
+     const void *data,
+     gsize       size)
+{
+  if (w->error != 0 || size == 0)
+    return;
+  if (fwrite (data, 1, size, w->file) != size)
+    w->error = errno != 0 ? errno : EIO;
+  w->offset += size;
+}
+
+static void
+align (Writer *w)
+{
+  static const guint8 zeros[STRATA_INDEX_ALIGN];
+
+  put (w, zeros, (STRATA_INDEX_ALIGN - w->offset % STRATA_INDEX_ALIGN) % STRATA_INDEX_ALIGN);
+}
+
+/* Writes @n elements and then their block checksums; returns the offset
+ * of the elements, *sums_offset that of the checksums. */
+static guint64
+put_checked (Writer     *w,
+             const void *data,
+             guint64     n,
+             gsize       elem_size,
+             guint       per_block,
+             guint64    *sums_offset)
+{
+  const guint8 *bytes = data;
+  guint64 offset;
+
+  align (w);
+  offset = w->offset;
+  put (w, data, n * elem_size);
+  align (w);
+  *sums_offset = w->offset;
+  for (guint64 first = 0; first < n; first += per_block)
+    {
+      guint64 sum = strata_index_checksum (bytes + first * elem_size,
+                                           MIN (per_block, n - first) * elem_size);
+
+      put (w, &sum, sizeof sum);
+    }
+  return offset;
+}
+
+/* Writes @n elements packed, block by block, then their blocks' records
+ * as a checked array; returns the records' offset, *sums_offset that of
+ * their checksums. */
+static guint64
+put_packed (Writer     *w,
+            const void *data,
+            guint64     n,
+            guint32     elem_size,
+            guint       per_block,
+            guint64    *sums_offset)
+{
+  const guint8 *bytes = data;
+
+  g_array_set_size (w->records, 0);
+  for (guint64 first = 0; first < n; first += per_block)
+    {
+      guint len = (guint) MIN ((guint64) per_block, n - first);
+      StrataIndexBlock rec = { 0 };
+
+      strata_block_pack (bytes + first * elem_size, len, elem_size, w->zstd_level, w->block, &rec.codec);
+      rec.offset = w->offset;
+      rec.size = w->block->len;
+      rec.n = len;
+      rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+      put (w, w->block->data, w->block->len);
+      g_array_append_val (w->records, rec);
+    }
+
+  return put_checked (w, w->records->data, w->records->len, sizeof (StrataIndexBlock),
+                      STRATA_INDEX_TABLE_BLOCK, sums_offset);
+}
+
+/* A lane of the raw store: its blocks spilled during the pass, their
+ * bytes copied as the packer wrote them (the same codec at the same
+ * level; a short one only last, as the writer would cut it), or, where
+ * they were not written (another level, a failed file), packed again from
+ * the elements; then its activities still in memory packed; then the
+ * records of all. The tickets of the spilled blocks are read part by
+ * part (a long lane's are in pages in the spill file); *n_acts is the
+ * lane's activities. */
+static guint64
+put_spilled_and_packed (Writer                      *w,
+                        StrataRawStore              *raw,
+                        guint32                      channel,
+                        guint                        lane,
+                        guint                        n_spilled,
+                        const StrataActivity        *acts,
+                        guint                        n,
+                        guint32                     *n_acts,
+                        guint64                     *sums_offset)
+{
+  StrataBlockPacker *packer = strata_raw_store_get_packer (raw);
+  const StrataRawStoreSpilled *spilled;
+  const StrataRawStoreFence *fences;
+  g_autofree guint8 *bytes = NULL;
+  g_autofree StrataActivity *elems = NULL;
+  g_autoptr(GArray) records = NULL;
+  guint n_part, n_fences, seen = 0;
+  gboolean copy;
+
+  *n_acts = n;
+  if (n_spilled == 0)
+    return put_packed (w, acts, n, sizeof *acts, STRATA_INDEX_ACTIVITY_BLOCK, sums_offset);
+
+  g_assert (packer != NULL);
+  copy = strata_block_packer_get_zstd_level (packer) == w->zstd_level;
+  bytes = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
+  elems = g_new (StrataActivity, STRATA_INDEX_ACTIVITY_BLOCK);
+  records = g_array_sized_new (FALSE, FALSE, sizeof (StrataIndexBlock), n_spilled + n / STRATA_INDEX_ACTIVITY_BLOCK + 1);
+  for (guint part = 0;
+       strata_raw_store_read_lane_part (raw, channel, lane, part, &spilled, &n_part, &fences, &n_fences);
+       part++)
+    for (guint b = 0; b < n_part; b++)
+      {
+        StrataIndexBlock rec = { 0 };
+        StrataRawStoreSpilled one = spilled[b];
+
+        if (copy && strata_block_packer_get_record (packer, one.ticket, &rec) &&
+            rec.n == one.n && strata_block_packer_read_bytes (packer, &rec, bytes))
+          {
+            rec.offset = w->offset;
+            put (w, bytes, rec.size);
+          }
+        else if (strata_block_packer_read (packer, one.ticket, elems) == one.n)
+          {
+            strata_block_pack (elems, one.n, sizeof *elems, w->zstd_level, w->block, &rec.codec);
+            rec.offset = w->offset;
+            rec.size = w->block->len;
+            rec.n = one.n;
+            rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+            put (w, w->block->data, w->block->len);
+          }
+        else
+          {
+            w->error = EIO;
+            return 0;
+          }
+        g_array_append_val (records, rec);
+        *n_acts += one.n;
+        seen++;
+      }
+  if (seen != n_spilled)
+    {
+      w->error = EIO;
+      return 0;
+    }
+  for (guint64 first = 0; first < n; first += STRATA_INDEX_ACTIVITY_BLOCK)
+    {
+      guint len = (guint) MIN ((guint64) STRATA_INDEX_ACTIVITY_BLOCK, n - first);
+      StrataIndexBlock rec = { 0 };
+
+      strata_block_pack (acts + first, len, sizeof *acts, w->zstd_level, w->block, &rec.codec);
+      rec.offset = w->offset;
+      rec.size = w->block->len;
+      rec.n = len;
+      rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+      put (w, w->block->data, w->block->len);
+      g_array_append_val (records, rec);
+    }
+
+  return put_checked (w, records->data, records->len, sizeof (StrataIndexBlock),
+                      STRATA_INDEX_TABLE_BLOCK, sums_offset);
+}
+
+/* A lane's fences, as put_checked() writes an array, read part by part
+ * (a long lane's are in pages in the spill file) through a buffer of
+ * one checksummed block; *n_fences is how many. */
+static guint64
+put_lane_fences (Writer         *w,
+                 StrataRawStore *raw,
+                 guint32         channel,
+                 guint           lane,
+                 guint32        *n_fences,
+                 guint64        *sums_offset)
+{
+  g_autoptr(GArray) sums = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autofree StrataRawStoreFence *buf = g_new (StrataRawStoreFence, STRATA_INDEX_FENCE_BLOCK);
+  const StrataRawStoreSpilled *spilled;
+  const StrataRawStoreFence *fences;
+  guint n_part, n_spilled, in_buf = 0;
+  guint64 offset;
+
+  *n_fences = 0;
+  align (w);
+  offset = w->offset;
+  for (guint part = 0;
+       strata_raw_store_read_lane_part (raw, channel, lane, part, &spilled, &n_spilled, &fences, &n_part);
+       part++)
+    for (guint i = 0; i < n_part;)
+      {
+        guint k = MIN (n_part - i, STRATA_INDEX_FENCE_BLOCK - in_buf);
+
+        memcpy (buf + in_buf, fences + i, k * sizeof *buf);
+        in_buf += k;
+        i += k;
+        *n_fences += k;
+        if (in_buf == STRATA_INDEX_FENCE_BLOCK)
+          {
+            guint64 sum = strata_index_checksum (buf, in_buf * sizeof *buf);
+
+            put (w, buf, in_buf * sizeof *buf);
+            g_array_append_val (sums, sum);
+            in_buf = 0;
+          }
+      }
+  if (in_buf > 0)
+    {
+      guint64 sum = strata_index_checksum (buf, in_buf * sizeof *buf);
+
+      put (w, buf, in_buf * sizeof *buf);
+      g_array_append_val (sums, sum);
+    }
+  align (w);
+  *sums_offset = w->offset;
+  put (w, sums->data, sums->len * sizeof (guint64));
+  return offset;
+}
+
+/* A chunk's items spilled during the pass (strata-block-packer.c): each
+ * block's bytes copied as the packer wrote them (the same codec at the
+ * same level, so the same bytes put_packed() would write), or, where they
+ * could not be written or were packed at another level, packed here from
+ * its elements; then the records, as put_packed() leaves them. */
+static guint64
+put_spilled_items (Writer            *w,
+                   StrataBlockPacker *packer,
+                   guint64            first_block,
+                   guint64            n,
+                   guint64           *sums_offset)
+{
+  g_autofree guint8 *bytes = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
+  guint64 elems[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
+  gboolean copy = strata_block_packer_get_zstd_level (packer) == w->zstd_level;
+
+  g_array_set_size (w->records, 0);
+  for (guint64 b = 0; b * STRATA_INDEX_ITEM_BLOCK < n; b++)
+    {
+      guint len = (guint) MIN ((guint64) STRATA_INDEX_ITEM_BLOCK, n - b * STRATA_INDEX_ITEM_BLOCK);
+      StrataIndexBlock rec = { 0 };
+
+      if (copy && strata_block_packer_get_record (packer, first_block + b, &rec) &&
+          rec.n == len && strata_block_packer_read_bytes (packer, &rec, bytes))
+        {
+          rec.offset = w->offset;
+          put (w, bytes, rec.size);
+        }
+      else if (strata_block_packer_read (packer, first_block + b, elems) == len)
+        {
+          memset (&rec, 0, sizeof rec);
+          strata_block_pack (elems, len, sizeof (StrataZoomItem), w->zstd_level, w->block, &rec.codec);
+          rec.offset = w->offset;
+          rec.size = w->block->len;
+          rec.n = len;
+          rec.checksum = strata_index_checksum (w->block->data, w->block->len);
+          put (w, w->block->data, w->block->len);
+        }
+      else
+        {
+          w->error = EIO;
+          return 0;
+        }
+      g_array_append_val (w->records, rec);
+    }
+
+  return put_checked (w, w->records->data, w->records->len, sizeof (StrataIndexBlock),
+                      STRATA_INDEX_TABLE_BLOCK, sums_offset);
+}
+
+static void
+put_section (Writer             *w,
+             StrataIndexSection *section,
+             const void         *data,
+             gsize               size)
+{
+  align (w);
+  section->offset = w->offset;
+  section->size = size;
+  section->checksum = strata_index_checksum (data, size);
+  put (w, data, size);
+}
+
+static GVariant *
+latency_variant (const StrataLatency *l)
+{
+  return g_variant_new ("(xxxxu)", l->p50, l->p90, l->p99, l->max, l->count);
+}
+
+static GVariant *
+meta_variant (StrataTrace *trace)
+{
+  const StrataSourceInfo *info = strata_trace_get_info (trace);
+  const StrataStats *stats = strata_trace_get_stats (trace);
+  const StrataEventCount *counts;
+  const GError *damage = strata_trace_get_damage (trace);
+  g_autoptr(GVariantDict) dict = g_variant_dict_new (NULL);
+  GVariantBuilder b;
+  guint n_counts, n_channels;
+
+  g_variant_dict_insert (dict, "format", "s", info->format ? info->format : "");
+  g_variant_dict_insert (dict, "version", "s", info->version ? info->version : "");
+  g_variant_dict_insert (dict, "compression", "s", info->compression ? info->compression : "");
+  g_variant_dict_insert (dict, "clock", "s", info->clock ? info->clock : "");
+  g_variant_dict_insert (dict, "n-cpus", "u", info->n_cpus);
+  if (info->hostname != NULL)
+    g_variant_dict_insert (dict, "hostname", "s", info->hostname);
+  if (info->kernel_release != NULL)
+    g_variant_dict_insert (dict, "kernel-release", "s", info->kernel_release);
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("as"));
+  for (guint i = 0; i < info->instances->len; i++)
+    g_variant_builder_add (&b, "s", g_ptr_array_index (info->instances, i));
+  g_variant_dict_insert_value (dict, "instances", g_variant_builder_end (&b));
+
+  g_variant_dict_insert_value (dict, "lost-per-cpu",
+                               g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, info->lost_per_cpu->data,
+                                                          info->lost_per_cpu->len, sizeof (guint64)));
+  g_variant_dict_insert (dict, "lost-events", "t", info->lost_events);
+  if (info->undecoded != NULL && info->undecoded->len > 0)
+    {
+      g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sttat)"));
+      for (guint i = 0; i < info->undecoded->len; i++)
+        {
+          const StrataUndecoded *u = g_ptr_array_index (info->undecoded, i);
+
+          g_variant_builder_add (&b, "(stt@at)", u->what, u->records, u->bytes,
+                                 g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, u->bytes_per_cpu->data,
+                                                            u->bytes_per_cpu->len, sizeof (guint64)));
+        }
+      g_variant_dict_insert_value (dict, "undecoded", g_variant_builder_end (&b));
+    }
+  g_variant_dict_insert (dict, "lost-unknown", "b", info->lost_unknown);
+  g_variant_dict_insert (dict, "first-ts", "x", info->first_ts);
+  g_variant_dict_insert (dict, "last-ts", "x", info->last_ts);
+
+  g_variant_dict_insert (dict, "n-events", "t", strata_trace_get_n_events (trace));
+  g_variant_dict_insert (dict, "start", "x", strata_trace_get_start (trace));
+  g_variant_dict_insert (dict, "end", "x", strata_trace_get_end (trace));
+  if (damage != NULL)
+    g_variant_dict_insert (dict, "damage", "(us)", (guint32) damage->code, damage->message);
+
+  counts = strata_trace_get_event_counts (trace, &n_counts);
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(ut)"));
+  for (guint i = 0; i < n_counts; i++)
+    g_variant_builder_add (&b, "(ut)", counts[i].name, counts[i].count);
+  g_variant_dict_insert_value (dict, "event-counts", g_variant_builder_end (&b));
+
+  strata_trace_get_channels (trace, &n_channels);
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("at"));
+  for (guint i = 0; i < n_channels; i++)
+    g_variant_builder_add (&b, "t", strata_trace_get_context_switches (trace, i));
+  g_variant_dict_insert_value (dict, "switches", g_variant_builder_end (&b));
+
+  if (stats != NULL)
+    {
+      g_variant_dict_insert (dict, "stats-span", "(xxt)", stats->start, stats->end, stats->switches);
+      g_variant_dict_insert_value (dict, "stats-wakeup", latency_variant (&stats->wakeup));
+
+      /* The per-CPU rows as they are in memory (the header records the
+       * layout); the per-thread rows, as many as threads ever lived, have
+       * a section of their own, written from where they are (in here
+       * they were copied twice, 43 MB at the end of an 80M-event pass). */
+      g_variant_dict_insert_value (dict, "stats-cpus",
+                                   g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, stats->cpus->data,
+                                                              stats->cpus->len * sizeof (StrataCpuStats), 1));
+    }
+
+  return g_variant_ref_sink (g_variant_dict_end (dict));
+}
+
+static GByteArray *
+strings_table (StrataStringPool *pool)
+{
+  GByteArray *out = g_byte_array_new ();
+  guint32 n = strata_string_pool_get_size (pool);
+  guint32 offset = 0;
+
+  g_byte_array_append (out, (const guint8 *) &n, sizeof n);
+  for (guint32 i = 0; i <= n; i++)
+    {
+      g_byte_array_append (out, (const guint8 *) &offset, sizeof offset);
+      if (i < n)
+        offset += strlen (strata_string_pool_get (pool, i));
+    }
+  for (guint32 i = 0; i < n; i++)
+    {
+      const char *s = strata_string_pool_get (pool, i);
+
+      g_byte_array_append (out, (const guint8 *) s, strlen (s));
+    }
+  return out;
+}
+
+/* The raw store: each lane that has activities, channel by channel and
+ * lane by lane: its blocks, their records, its fences; then the
+ * directory, a StrataIndexChannelLanes per channel (which lanes it has)
+ * and a StrataIndexLane per lane that has activities, both as checked
+ * arrays. A directory of every channel's 17 lane slots was 680 bytes a
+ * channel, 8% of the index for the 48 742 mostly short-lived threads of
+ * 20M generated events. */
+static void
+write_raw_store (Writer            *w,
+                 StrataRawStore    *raw,
+                 StrataIndexHeader *h)
+{
+  guint n_channels = strata_raw_store_get_n_channels (raw);
+  g_autofree StrataIndexChannelLanes *entries = g_new0 (StrataIndexChannelLanes, MAX (n_channels, 1));
+  g_autoptr(GArray) lanes = NULL;
+  guint64 n_lanes = 0;
+
+  /* Sized once: a record per lane with activities (240 000 lanes, 9.6 MB,
+   * on 40M generated events), doubled as it grew, was half again at the
+   * peak of the index build. Counted from the channels' entries, so the
+   * exited threads' seals are read once, below. */
+  for (guint32 c = 0; c < n_channels; c++)
+    n_lanes += __builtin_popcount (strata_raw_store_get_lanes (raw, c));
+  lanes = g_array_sized_new (FALSE, FALSE, sizeof (StrataIndexLane), n_lanes);
+
+  for (guint32 c = 0; c < n_channels; c++)
+    {
+      guint32 present = strata_raw_store_get_lanes (raw, c);
+
+      entries[c].first = lanes->len;
+      for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+        {
+          StrataIndexLane rec = { 0 };
+          const StrataRawStoreFence *fences;
+          const StrataRawStoreSpilled *spilled;
+          const StrataActivity *acts;
+          guint n, n_fences, n_spilled;
+
+          if (!(present & (1u << l)))
+            continue;
+          acts = strata_raw_store_peek_lane (raw, c, l, &n, &fences, &n_fences, &spilled, &n_spilled);
+          g_assert (n + n_spilled > 0);
+          /* Every spilled block is full but maybe the last, which is then
+           * the lane's last (nothing of it is in memory). */
+          rec.offset = put_spilled_and_packed (w, raw, c, l, n_spilled, acts, n, &rec.n, &rec.sums_offset);
+          if (w->error != 0)
+            return;
+          rec.fences_offset = put_lane_fences (w, raw, c, l, &rec.n_fences, &rec.fence_sums_offset);
+          if (w->error == 0 && rec.n_fences != n_fences)
+            w->error = EIO;
+          entries[c].present |= 1u << l;
+          g_array_append_val (lanes, rec);
+        }
+    }
+
+  h->n_raw_channels = n_channels;
+  h->n_activities = strata_raw_store_get_size (raw);
+  h->n_raw_lanes = lanes->len;
+  h->raw_channels_offset = put_checked (w, entries, n_channels, sizeof *entries, STRATA_INDEX_CHANNEL_BLOCK,
+                                        &h->raw_channels_sums_offset);
+  h->lanes_offset = put_checked (w, lanes->data, lanes->len, sizeof (StrataIndexLane), STRATA_INDEX_LANE_BLOCK,
+                                 &h->lanes_sums_offset);
+}
+
+static GArray *
+write_levels (Writer         *w,
+              StrataZoomTree *tree,
+              guint           n_ranks)
+{
+  GArray *levels = g_array_new (FALSE, TRUE, sizeof (StrataIndexLevel));
+  g_autoptr(GArray) records = g_array_new (FALSE, TRUE, sizeof (StrataIndexChunk));
+
+  g_array_set_size (levels, n_ranks);
+  for (guint r = 0; r < n_ranks && w->error == 0; r++)
+    {
+      StrataIndexLevel *level = &g_array_index (levels, StrataIndexLevel, r);
+      guint n = strata_zoom_tree_get_n_rank_chunks (tree, r, &level->n_plain);
+
+      g_array_set_size (records, 0);
+      for (guint i = 0; i < n; i++)
+        {
+          StrataIndexChunk rec = { 0 };
+          g_autoptr(GError) peek_error = NULL;
+          StrataZoomChunkView view;
+          gsize spans_size;
+          guint64 n_sums;
+
+          /* A spilled chunk whose spans cannot be read back fails the
+           * write: the index would miss it. */
+          if (!strata_zoom_tree_peek_rank_chunk (tree, r, i, &view, &peek_error))
+            {
+              if (peek_error != NULL)
+                {
+                  g_warning ("index: %s", peek_error->message);
+                  w->error = EIO;
+                  break;
+                }
+              continue;
+            }
+          spans_size = view.n_channels * sizeof (StrataIndexSpan);
+
+          if (view.items == NULL && view.packer != NULL)
+            rec.items_offset = put_spilled_items (w, view.packer, view.first_block, view.n_items,
+                                                  &rec.items_sums_offset);
+          else
+            rec.items_offset = put_packed (w, view.items, view.n_items, sizeof (StrataZoomItem),
+                                           STRATA_INDEX_ITEM_BLOCK, &rec.items_sums_offset);
+          if (w->error != 0)
+            {
+              strata_zoom_chunk_view_clear (&view);
+              break;
+            }
+          n_sums = ((guint64) w->records->len + STRATA_INDEX_TABLE_BLOCK - 1) / STRATA_INDEX_TABLE_BLOCK;
+          {
+            /* The checksum of the table's block checksums, as written. */
+            g_autofree guint64 *sums = g_new (guint64, n_sums + 1);
+            const StrataIndexBlock *blocks = (const StrataIndexBlock *)(gconstpointer) w->records->data;
+
+            for (guint64 b = 0; b < n_sums; b++)
+              sums[b] = strata_index_checksum (blocks + b * STRATA_INDEX_TABLE_BLOCK,
+                                               MIN (STRATA_INDEX_TABLE_BLOCK,
+                                                    w->records->len - b * STRATA_INDEX_TABLE_BLOCK) *
+                                               sizeof (StrataIndexBlock));
+            rec.sums_checksum = strata_index_checksum (sums, n_sums * sizeof (guint64));
+          }
+
+          /* The spans, then the first item of each block of items, then
+           * the lane changes: collected here for a chunk in memory, kept
+           * by the tree for one it spilled. */
+          align (w);
+          rec.offset = w->offset;
+          {
+            gsize keys_at = strata_index_keys_offset (view.n_channels);
+            guint64 n_keys = strata_index_n_keys (view.n_items);
+            StrataIndexChunkKeys collected = { NULL };
+            const StrataIndexItemKey *keys = view.keys;
+            const guint32 *changes = view.changes;
+            guint n_changes = view.n_changes;
+            g_autofree guint8 *blob = NULL;
+            gsize size;
+
+            if (view.items != NULL)
+              {
+                strata_index_chunk_keys_init (&collected);
+                strata_index_chunk_keys_add (&collected, view.items, view.n_items);
+                keys = (const StrataIndexItemKey *)(gconstpointer) collected.keys->data;
+                changes = (const guint32 *)(gconstpointer) collected.changes->data;
+                n_changes = collected.changes->len;
+              }
+            else if (keys == NULL && n_keys > 0)
+              {
+                strata_zoom_chunk_view_clear (&view);
+                w->error = EIO;
+                break;
+              }
+
+            size = keys_at + n_keys * sizeof (StrataIndexItemKey) + n_changes * sizeof (guint32);
+            blob = g_malloc0 (size);
+            memcpy (blob, view.channels, spans_size);
+            if (n_keys > 0)
+              memcpy (blob + keys_at, keys, n_keys * sizeof (StrataIndexItemKey));
+            if (n_changes > 0)
+              memcpy (blob + keys_at + n_keys * sizeof (StrataIndexItemKey), changes, n_changes * sizeof (guint32));
+            strata_index_chunk_keys_clear (&collected);
+            strata_zoom_chunk_view_clear (&view);
+            put (w, blob, size);
+            rec.checksum = strata_index_checksum (blob, size);
+            rec.n_changes = n_changes;
+          }
+
+          rec.index = view.index;
+          rec.n_channels = view.n_channels;
+          rec.n_items = view.n_items;
+          rec.at_end = view.at_end;
+          g_array_append_val (records, rec);
+        }
+
+      level->n_chunks = records->len;
+      level->chunks_offset = put_checked (w, records->data, records->len, sizeof (StrataIndexChunk),
+                                          STRATA_INDEX_CHUNK_BLOCK, &level->sums_offset);
+    }
+
+  return levels;
+}
+
+/* The header but its checksum: what the file is, the source it was built
+ * from, the tree's parameters and its state at the end of the pass. */
+static void
+fill_header (StrataIndexHeader          *h,
+             StrataZoomTree             *tree,
+             const StrataZoomTreeState  *state,
+             const StrataSourceIdentity *identity,
+             guint64                     file_size)
+{
+  const StrataZoomParams *params = strata_zoom_tree_get_params (tree);
+
+  memcpy (h->magic, STRATA_INDEX_MAGIC, sizeof h->magic);
+  h->version = STRATA_INDEX_VERSION;
+  h->header_size = sizeof *h;
+  h->byte_order = STRATA_INDEX_BYTE_ORDER;
+  h->activity_size = sizeof (StrataActivity);
+  h->item_size = sizeof (StrataZoomItem);
+  h->channel_size = sizeof (StrataChannel);
+  h->file_size = file_size;
+  h->source_size = identity->size;
+  h->source_mtime_ns = identity->mtime_ns;
+  h->source_sample_hash = identity->sample_hash;
+
+  h->zoom_factor = params->zoom_factor;
+  h->pixels_per_chunk = params->pixels_per_chunk;
+  h->density_threshold = params->density_threshold;
+  h->buffer_criterion = params->buffer_criterion;
+  h->buffer_interval = params->buffer_interval;
+  h->buffer_count = params->buffer_count;
+  h->min_reduction = params->min_reduction;
+
+  h->first = state->first;
+  h->last = state->last;
+  h->n_buffers = state->n_buffers;
+  h->n_left_out = state->n_left_out;
+  h->tree_size = state->size;
+  h->n_ranks = state->n_ranks;
+}
+
+/**
+ * strata_index_write_with_parameters:
+ * @trace: a trace loaded with its zoom tree, the tree finished
+ * @identity: the source file's identity
+ * @index_path: where the index goes
+ *
+ * Writes the index of @trace. Nothing is left under @index_path unless the
+ * whole file was written.
+ */
+gboolean
+strata_index_write_with_parameters (StrataTrace                *trace,
+                                    const StrataSourceIdentity *identity,
+                                    const char                 *index_path,
+                                    const StrataParameters     *parameters,
+                                    GError                    **error)
+{
+  StrataZoomTree *tree = strata_trace_get_zoom_tree (trace);
+  g_autofree char *dir = NULL, *base = NULL, *tmp = NULL;
+  g_autoptr(GVariant) meta = NULL;
+  g_autoptr(GByteArray) strings = NULL;
+  g_autoptr(GArray) levels = NULL;
+  const StrataChannel *channels;
+  StrataZoomTreeState state;
+  StrataIndexHeader h = { 0 };
+  Writer w = { 0 };
+  gboolean anonymous;
+  guint n_channels;
+  int fd;
+
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), FALSE);
+  g_return_val_if_fail (tree != NULL && strata_zoom_tree_is_finished (tree), FALSE);
+
+  dir = g_path_get_dirname (index_path);
+  base = g_path_get_basename (index_path);
+  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  anonymous = fd >= 0;
+  if (!anonymous)
+    fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: %s", index_path, g_strerror (saved));
+      return FALSE;
+    }
+  w.file = fdopen (fd, "w");
+  w.path = tmp;
+  if (w.file == NULL)
+    {
+      close (fd);
+      if (!anonymous)
+        g_unlink (tmp);
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: cannot write", tmp);
+      return FALSE;
+    }
+  setvbuf (w.file, NULL, _IOFBF, 1 << 20);
+  w.block = g_byte_array_new ();
+  w.records = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
+  /* StrataParameters.zstd_level (STRATA_INDEX_ZSTD_LEVEL): 0 writes
+   * varints only, -7 to -1 zstd's fast levels, for measuring the codecs.
+   * Blocks the pass spilled at this level are copied as they are, others
+   * packed again. */
+  w.zstd_level = parameters->zstd_level != STRATA_PARAMETER_ZSTD_DEFAULT
+                   ? parameters->zstd_level : STRATA_INDEX_ZSTD_LEVEL;
+
+  /* Room for the header, written last. */
+  put (&w, &h, sizeof h);
+
+  meta = meta_variant (trace);
+  put_section (&w, &h.sections[STRATA_INDEX_SECTION_META],
+               g_variant_get_data (meta), g_variant_get_size (meta));
+  strings = strings_table (strata_trace_get_strings (trace));
+  put_section (&w, &h.sections[STRATA_INDEX_SECTION_STRINGS], strings->data, strings->len);
+  channels = strata_trace_get_channels (trace, &n_channels);
+  put_section (&w, &h.sections[STRATA_INDEX_SECTION_CHANNELS], channels,
+               (gsize) n_channels * sizeof (StrataChannel));
+  {
+    const StrataStats *stats = strata_trace_get_stats (trace);
+
+    put_section (&w, &h.sections[STRATA_INDEX_SECTION_THREAD_STATS], stats != NULL ? stats->threads->data : NULL,
+                 stats != NULL ? stats->threads->len * sizeof (StrataThreadStats) : 0);
+  }
+
+  write_raw_store (&w, strata_zoom_tree_get_raw_store (tree), &h);
+
+  strata_zoom_tree_get_state (tree, &state);
+  levels = write_levels (&w, tree, state.n_ranks);
+  put_section (&w, &h.sections[STRATA_INDEX_SECTION_LEVELS], levels->data,
+               levels->len * sizeof (StrataIndexLevel));
+  align (&w);
+
+  fill_header (&h, tree, &state, identity, w.offset);
+  h.checksum = strata_index_checksum (&h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
+
+  if (w.error == 0 && fflush (w.file) != 0)
+    w.error = errno;
+  if (w.error == 0 && !strata_file_write_all (fd, &h, sizeof h, 0))
+    w.error = errno != 0 ? errno : EIO;
+  if (w.error == 0 && fsync (fd) != 0)
+    w.error = errno;
+
+  /* Named only now, under a name of its own, then renamed over the final
+   * one (linkat cannot replace a file). */
+  if (w.error == 0 && anonymous)
+    {
+      g_autofree char *proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+      int linked = -1;
+
+      for (int tries = 0; linked != 0 && tries < 8; tries++)
+        {
+          g_free (tmp);
+          tmp = g_strdup_printf ("%s/.%s.%08x", dir, base, g_random_int ());
+          linked = linkat (AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+          if (linked != 0 && errno != EEXIST)
+            break;
+        }
+      if (linked != 0)
+        w.error = errno != 0 ? errno : EIO;
+      else
+        anonymous = FALSE;   /* named now: a failure below removes it */
+    }
+  if (fclose (w.file) != 0 && w.error == 0)
+    w.error = errno;
+  g_byte_array_unref (w.block);
+  g_array_unref (w.records);
+
+  if (w.error == 0 && g_rename (tmp, index_path) != 0)
+    w.error = errno;
+  if (w.error != 0)
+    {
+      if (!anonymous)
+        g_unlink (tmp);
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: %s", index_path, g_strerror (w.error));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/**
+ * strata_index_write:
+ *
+ * strata_index_write_with_parameters() with the parameters the
+ * environment sets.
+ */
+gboolean
+strata_index_write (StrataTrace                *trace,
+                    const StrataSourceIdentity *identity,
+                    const char                 *index_path,
+                    GError                    **error)
+{
+  g_auto(StrataParameters) parameters;
+
+  strata_parameters_init_from_environment (&parameters);
+  return strata_index_write_with_parameters (trace, identity, index_path, &parameters, error);
+}

@@ -1,0 +1,313 @@
+/* strata-painter-rows.c
+ *
+ * Which rows the painter draws and in what order: the trace's channels,
+ * CPUs first then processes and their threads by instance and id, the
+ * default leaving out threads with nothing in them, or the rows a caller
+ * chose (the timeline's pinned, hidden and folded rows).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "strata-painter.h"
+#include "strata-painter-internal.h"
+#include "strata-painter-private.h"
+#include "strata-zoom-chunk.h"
+
+gpointer
+strata_painter_cpu_key (guint16 instance,
+                        gint32  cpu)
+{
+  return GUINT_TO_POINTER (((guint) instance << 16) | ((guint) cpu & 0xffff));
+}
+
+/**
+ * strata_painter_set_channels:
+ * @channels: (array length=n_channels): the trace's channels; not copied,
+ *   so call this again when they grow
+ *
+ * A process row is named after its main thread (the kernel model knows a
+ * process by its pid only), and a thread's running spans are labelled
+ * with the CPU's row name.
+ */
+void
+strata_painter_set_channels (StrataPainter       *self,
+                             const StrataChannel *channels,
+                             guint                n_channels)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (channels != NULL || n_channels == 0);
+
+  self->channels = channels;
+  self->n_channels = n_channels;
+
+  g_array_set_size (self->names, n_channels);
+  g_hash_table_remove_all (self->cpu_names);
+
+  for (guint i = 0; i < n_channels; i++)
+    {
+      g_array_index (self->names, guint32, i) = channels[i].name;
+      if (channels[i].kind == STRATA_CHANNEL_CPU)
+        g_hash_table_insert (self->cpu_names, strata_painter_cpu_key (channels[i].instance, channels[i].id),
+                             GUINT_TO_POINTER (channels[i].name));
+    }
+
+  for (guint i = 0; i < n_channels; i++)
+    {
+      const StrataChannel *t = &channels[i];
+      guint32 *name;
+
+      if (t->kind != STRATA_CHANNEL_THREAD || t->parent >= n_channels)
+        continue;
+
+      name = &g_array_index (self->names, guint32, t->parent);
+      if (channels[t->parent].name == STRATA_STRING_NONE &&
+          (*name == STRATA_STRING_NONE || t->id == channels[t->parent].id))
+        *name = t->name;
+    }
+
+  g_array_set_size (self->row_of, n_channels);
+  for (guint i = 0; i < n_channels; i++)
+    g_array_index (self->row_of, gint32, i) = -1;
+}
+
+/* The trace's span: time zero of the ruler, and what the default rows
+ * look at to leave out threads with nothing to show. */
+void
+strata_painter_set_extent (StrataPainter *self,
+                           gint64         start,
+                           gint64         end)
+{
+  g_return_if_fail (self != NULL);
+
+  self->start = start;
+  self->end = MAX (start, end);
+}
+
+void
+strata_painter_set_style (StrataPainter          *self,
+                          const StrataPaintStyle *style)
+{
+  g_return_if_fail (self != NULL && style != NULL);
+
+  self->style = *style;
+  self->style.row_height = MAX (self->style.row_height, 4);
+  if (self->style.scheme != STRATA_PAINT_SCHEME_DARK)
+    self->style.scheme = STRATA_PAINT_SCHEME_LIGHT;
+}
+
+const StrataPaintStyle *
+strata_painter_get_style (StrataPainter *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return &self->style;
+}
+
+/**
+ * strata_painter_set_rows:
+ * @channels: (array length=n_rows): the channels to show, top to bottom
+ *
+ * Call it after strata_painter_set_channels(): a thread is indented
+ * when its process's row heads it.
+ */
+void
+strata_painter_set_rows (StrataPainter *self,
+                         const guint32 *channels,
+                         guint          n_rows)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (channels != NULL || n_rows == 0);
+
+  g_array_set_size (self->rows, 0);
+  g_array_append_vals (self->rows, channels, n_rows);
+
+  /* A thread is indented under its process only where the process's row
+   * is there to head it. */
+  g_array_set_size (self->indents, n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const StrataChannel *ch = channels[i] < self->n_channels ? &self->channels[channels[i]] : NULL;
+      guint8 indent = 0;
+
+      if (ch != NULL && ch->kind == STRATA_CHANNEL_THREAD && ch->parent < self->n_channels)
+        for (guint j = i; j-- > 0; )
+          {
+            const StrataChannel *above = channels[j] < self->n_channels ? &self->channels[channels[j]] : NULL;
+
+            if (channels[j] == ch->parent)
+              indent = 1;
+            if (above == NULL || above->kind != STRATA_CHANNEL_THREAD || above->parent != ch->parent)
+              break;
+          }
+      g_array_index (self->indents, guint8, i) = indent;
+    }
+}
+
+const guint32 *
+strata_painter_get_rows (StrataPainter *self,
+                         guint         *n_rows)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (n_rows != NULL)
+    *n_rows = self->rows->len;
+  return (const guint32 *)(gpointer) self->rows->data;
+}
+
+static int
+by_instance_and_id (gconstpointer pa,
+                    gconstpointer pb,
+                    gpointer      user_data)
+{
+  const StrataChannel *channels = user_data;
+  const StrataChannel *a = &channels[*(const guint32 *) pa];
+  const StrataChannel *b = &channels[*(const guint32 *) pb];
+
+  if (a->instance != b->instance)
+    return a->instance < b->instance ? -1 : 1;
+  if (a->id != b->id)
+    return a->id < b->id ? -1 : 1;
+  if (a->generation != b->generation)
+    return a->generation < b->generation ? -1 : 1;
+  return 0;
+}
+
+/* The threads whose rows would show something other than "unknown": one
+ * query of the coarsest level over the whole trace. */
+static guint8 *
+threads_with_something (StrataPainter *self)
+{
+  g_autoptr(GArray) query = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  StrataZoomGeometry g;
+  guint8 *shown = g_new0 (guint8, self->n_channels + 1);
+
+  for (guint32 i = 0; i < self->n_channels; i++)
+    if (self->channels[i].kind == STRATA_CHANNEL_THREAD)
+      g_array_append_val (query, i);
+
+  if (!strata_zoom_tree_get_geometry (self->tree, &g) || self->end <= self->start)
+    {
+      memset (shown, 1, self->n_channels);
+      return shown;
+    }
+
+  strata_zoom_tree_query (self->tree, 0, self->start, self->end + 1,
+                          (const guint32 *)(gpointer) query->data, query->len, items, NULL);
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
+
+      if (item->channel < self->n_channels &&
+          !(item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_UNKNOWN))
+        shown[item->channel] = 1;
+    }
+
+  return shown;
+}
+
+/**
+ * strata_painter_default_rows:
+ *
+ * The rows a timeline starts with: the CPUs, then each process followed
+ * by its threads, then the threads whose process is not known, each group
+ * by id. Threads with nothing known of them but that they exist are left
+ * out, and so are processes left with no thread.
+ *
+ * Returns: (transfer full) (element-type guint32): channel ids
+ */
+GArray *
+strata_painter_default_rows (StrataPainter *self)
+{
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) processes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint8 *shown = NULL;
+  g_autofree guint32 *head = NULL;
+  g_autofree guint32 *next = NULL;
+
+  g_return_val_if_fail (self != NULL, rows);
+
+  if (self->n_channels == 0)
+    return rows;
+
+  for (guint32 i = 0; i < self->n_channels; i++)
+    {
+      switch (self->channels[i].kind)
+        {
+        case STRATA_CHANNEL_CPU:
+          g_array_append_val (cpus, i);
+          break;
+        case STRATA_CHANNEL_PROCESS:
+          g_array_append_val (processes, i);
+          break;
+        case STRATA_CHANNEL_THREAD:
+        default:
+          g_array_append_val (threads, i);
+          break;
+        }
+    }
+
+  g_array_sort_with_data (cpus, by_instance_and_id, (gpointer) self->channels);
+  g_array_sort_with_data (processes, by_instance_and_id, (gpointer) self->channels);
+  g_array_sort_with_data (threads, by_instance_and_id, (gpointer) self->channels);
+
+  shown = threads_with_something (self);
+
+  /* Each process's shown threads as a list in tid order: pushed from the
+   * back of the sorted threads, so each list comes out front to back. */
+  head = g_new (guint32, self->n_channels);
+  next = g_new (guint32, self->n_channels);
+  for (guint i = 0; i < self->n_channels; i++)
+    head[i] = STRATA_CHANNEL_NONE;
+  for (guint t = threads->len; t-- > 0; )
+    {
+      guint32 tc = g_array_index (threads, guint32, t);
+      guint32 parent = self->channels[tc].parent;
+
+      if (shown[tc] && parent < self->n_channels &&
+          self->channels[parent].kind == STRATA_CHANNEL_PROCESS)
+        {
+          next[tc] = head[parent];
+          head[parent] = tc;
+        }
+    }
+
+  g_array_append_vals (rows, cpus->data, cpus->len);
+
+  for (guint p = 0; p < processes->len; p++)
+    {
+      guint32 pc = g_array_index (processes, guint32, p);
+
+      if (head[pc] == STRATA_CHANNEL_NONE)
+        continue;
+      /* A process of one thread is that thread's row alone: a heading
+       * over a single row says nothing the row does not. */
+      if (next[head[pc]] != STRATA_CHANNEL_NONE)
+        g_array_append_val (rows, pc);
+      for (guint32 tc = head[pc]; tc != STRATA_CHANNEL_NONE; tc = next[tc])
+        g_array_append_val (rows, tc);
+    }
+
+  for (guint t = 0; t < threads->len; t++)
+    {
+      guint32 tc = g_array_index (threads, guint32, t);
+      guint32 parent = self->channels[tc].parent;
+
+      if (shown[tc] &&
+          (parent >= self->n_channels || self->channels[parent].kind != STRATA_CHANNEL_PROCESS))
+        g_array_append_val (rows, tc);
+    }
+
+  return rows;
+}
+
+/* Columns --------------------------------------------------------------- */

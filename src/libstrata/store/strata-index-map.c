@@ -1,0 +1,182 @@
+/* strata-index-map.c
+ *
+ * The mapping itself is GLib's (GMappedFile, read-only and shared), so the
+ * kernel pages the file in as queries touch it and an index of any size
+ * opens at once. Everything built on the map reads through offsets it
+ * checked with strata_index_map_contains() first: a length in a damaged
+ * file never reads outside it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdarg.h>
+
+#include <xxhash.h>
+
+#include "strata-error.h"
+#include "strata-index-map.h"
+
+struct _StrataIndexMap
+{
+  gatomicrefcount   ref_count;
+  GMappedFile      *file;
+  GBytes           *bytes;
+  const guint8     *data;
+  gsize             size;
+  gint              damaged;
+  GMutex            lock;
+  char             *damage;
+  StrataBlockCache *cache;
+};
+
+guint64
+strata_index_checksum (const void *data,
+                       gsize       size)
+{
+  return XXH3_64bits (data, size);
+}
+
+static StrataIndexMap *
+map_new (void)
+{
+  StrataIndexMap *self = g_new0 (StrataIndexMap, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  g_mutex_init (&self->lock);
+  self->cache = strata_block_cache_new ();
+  return self;
+}
+
+StrataIndexMap *
+strata_index_map_new (const char  *path,
+                      GError     **error)
+{
+  g_autoptr(GError) local = NULL;
+  GMappedFile *file = g_mapped_file_new (path, FALSE, &local);
+  StrataIndexMap *self;
+
+  if (file == NULL)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_NOT_FOUND, "%s", local->message);
+      return NULL;
+    }
+
+  self = map_new ();
+  self->file = file;
+  self->data = (const guint8 *) g_mapped_file_get_contents (file);
+  self->size = g_mapped_file_get_length (file);
+
+  return self;
+}
+
+StrataIndexMap *
+strata_index_map_new_from_bytes (GBytes *bytes)
+{
+  StrataIndexMap *self = map_new ();
+
+  self->bytes = g_bytes_ref (bytes);
+  self->data = g_bytes_get_data (bytes, &self->size);
+  return self;
+}
+
+StrataIndexMap *
+strata_index_map_ref (StrataIndexMap *self)
+{
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+strata_index_map_unref (StrataIndexMap *self)
+{
+  if (self == NULL || !g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_clear_pointer (&self->file, g_mapped_file_unref);
+  g_clear_pointer (&self->bytes, g_bytes_unref);
+  g_mutex_clear (&self->lock);
+  g_free (self->damage);
+  strata_block_cache_free (self->cache);
+  g_free (self);
+}
+
+/* The decoded blocks of this file's packed arrays, and its zstd contexts. */
+StrataBlockCache *
+strata_index_map_get_cache (StrataIndexMap *self)
+{
+  return self->cache;
+}
+
+const guint8 *
+strata_index_map_get_data (StrataIndexMap *self,
+                           gsize          *size)
+{
+  *size = self->size;
+  return self->data;
+}
+
+/* Whether @count elements of @elem_size at @offset lie inside the file
+ * and are aligned for reading in place. */
+gboolean
+strata_index_map_contains (StrataIndexMap *self,
+                           guint64         offset,
+                           guint64         count,
+                           guint64         elem_size)
+{
+  if (count == 0)
+    return offset <= self->size;
+  if (elem_size > 0 && count > G_MAXUINT64 / elem_size)
+    return FALSE;
+  if (offset % 8 != 0 || offset > self->size)
+    return FALSE;
+  return count * elem_size <= self->size - offset;
+}
+
+/* The checksums are not looked at in a fuzzing build, so the fuzzer gets
+ * past them to the structure behind. */
+gboolean
+strata_index_map_verify (StrataIndexMap *self,
+                         const void     *data,
+                         gsize           size,
+                         guint64         checksum)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  (void) strata_index_checksum (data, size);
+  return TRUE;
+#else
+  return strata_index_checksum (data, size) == checksum;
+#endif
+}
+
+void
+strata_index_map_note_damage (StrataIndexMap *self,
+                              const char     *format,
+                              ...)
+{
+  va_list args;
+
+  g_mutex_lock (&self->lock);
+  if (self->damage == NULL)
+    {
+      va_start (args, format);
+      self->damage = g_strdup_vprintf (format, args);
+      va_end (args);
+    }
+  g_mutex_unlock (&self->lock);
+  g_atomic_int_set (&self->damaged, 1);
+}
+
+/* Returns: (nullable): what was found damaged first, if anything was */
+const char *
+strata_index_map_get_damage (StrataIndexMap *self)
+{
+  const char *damage;
+
+  if (self == NULL || !g_atomic_int_get (&self->damaged))
+    return NULL;
+  g_mutex_lock (&self->lock);
+  damage = self->damage;
+  g_mutex_unlock (&self->lock);
+  return damage;
+}

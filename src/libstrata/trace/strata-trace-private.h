@@ -1,0 +1,63 @@
+/* strata-trace-private.h
+ *
+ * The one pass over a source (the loader runs it), a trace made from
+ * parts (what the index reader read back), and the statistics a trace is
+ * given after its pass.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "strata-index-map.h"
+#include "strata-kernel-model.h"
+#include "strata-trace.h"
+
+G_BEGIN_DECLS
+
+/* What an index gives back of a trace: the pass's findings without the
+ * pass. */
+typedef struct
+{
+  StrataSourceInfo *info;          /* taken */
+  StrataStringPool *strings;       /* taken */
+  GArray           *channels;      /* StrataChannel, taken */
+  GArray           *switches;      /* guint64, taken */
+  GArray           *event_counts;  /* StrataEventCount, taken */
+  guint64           n_events;
+  gint64            start;
+  gint64            end;
+  GError           *damage;        /* taken */
+  StrataZoomTree   *tree;          /* taken */
+  StrataStats      *stats;         /* taken; its threads NULL until asked for: */
+  const StrataThreadStats *thread_rows;  /* ... these, in stats_map */
+  gsize             n_thread_rows;
+  StrataIndexMap   *stats_map;     /* taken */
+  char             *index_path;    /* taken */
+} StrataTraceParts;
+
+StrataTrace *strata_trace_new_from_parts (StrataTraceParts *parts);
+
+/* One pass over a source: what it keeps, builds and tells. */
+typedef struct
+{
+  gboolean                 keep_activities;
+  StrataActivityFunc       sink;          /* each activity as the model completes it */
+  StrataChannelCloseFunc   close_sink;    /* each channel the model closes (a thread that exited) */
+  gpointer                 sink_data;
+  const StrataZoomParams  *params;        /* the zoom tree's, or NULL for none */
+  StrataTraceProgressFunc  progress;
+  gpointer                 progress_data;
+  gboolean                 debug_memory;
+} StrataTracePass;
+
+StrataTrace *strata_trace_read           (const char            *path,
+                                          const StrataTracePass *pass,
+                                          GError               **error);
+void         strata_trace_set_stats      (StrataTrace      *self,
+                                          StrataStats      *stats);
+void         strata_source_info_free     (StrataSourceInfo *info);
+
+G_END_DECLS

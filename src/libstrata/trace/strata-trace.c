@@ -1,0 +1,764 @@
+/* strata-trace.c
+ *
+ * One pass over a source: read batches, feed the kernel model, keep its
+ * activities (in the order the model completes them, which is the same for
+ * the same input) and count events by name.
+ *
+ * Reading and decoding run in a thread of their own, a few batches ahead of
+ * the kernel model, so the two use two cores. The batches go round two
+ * queues (full and free): memory stays flat, and the queues order the
+ * memory the two threads share (the events and the string pool's ids). A read error after some events is
+ * kept as the trace's damage: the caller warns and goes on with what was
+ * read. An error before any event is an error.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "strata-kernel-model.h"
+#include "strata-trace.h"
+#include "strata-trace-private.h"
+#include "strata-zoom-tree-private.h"
+
+#define BATCH_SIZE 4096
+#define N_BATCHES  8
+
+struct _StrataTrace
+{
+  GObject            parent_instance;
+  StrataSource      *source;
+  StrataStringPool  *strings;
+  GArray            *channels;     /* StrataChannel */
+  GArray            *switches;     /* guint64 per channel */
+  GArray            *activities;   /* StrataActivity */
+  GArray            *counts;       /* guint64 per name id */
+  GArray            *event_counts; /* StrataEventCount, non-zero only */
+  guint64            n_events;
+  gint64             start;
+  gint64             end;
+  GError            *damage;
+  gboolean           keep_activities;
+  gboolean           debug_memory;
+  StrataActivityFunc sink;
+  StrataChannelCloseFunc close_sink;
+  gpointer           sink_data;
+  StrataZoomTree    *tree;
+  StrataTraceProgressFunc progress;
+  gpointer           progress_data;
+  GArray            *read_spans;   /* ReadSpan per instance and CPU, while loading with progress */
+  guint64            bytes_total;  /* the file's size */
+  guint64            file_position;/* the source's own measure, 0 if none */
+
+  /* Opened from an index: no source, its description kept here. */
+  StrataSourceInfo  *info;
+  StrataStats       *stats;
+  /* Opened from an index: the statistics' thread rows, still in the map,
+   * until strata_trace_get_stats() copies them into stats->threads. */
+  const StrataThreadStats *pending_rows;
+  gsize              n_pending_rows;
+  StrataIndexMap    *pending_map;
+  GMutex             stats_lock;
+  char              *index_path;
+};
+
+G_DEFINE_FINAL_TYPE (StrataTrace, strata_trace, G_TYPE_OBJECT)
+
+static void
+strata_trace_finalize (GObject *object)
+{
+  StrataTrace *self = (StrataTrace *)object;
+
+  g_clear_object (&self->source);
+  g_clear_pointer (&self->strings, strata_string_pool_unref);
+  g_clear_pointer (&self->channels, g_array_unref);
+  g_clear_pointer (&self->switches, g_array_unref);
+  g_clear_pointer (&self->activities, g_array_unref);
+  g_clear_pointer (&self->counts, g_array_unref);
+  g_clear_pointer (&self->event_counts, g_array_unref);
+  g_clear_error (&self->damage);
+  g_clear_pointer (&self->tree, strata_zoom_tree_free);
+  g_clear_pointer (&self->info, strata_source_info_free);
+  g_clear_pointer (&self->stats, strata_stats_free);
+  g_clear_pointer (&self->pending_map, strata_index_map_unref);
+  g_mutex_clear (&self->stats_lock);
+  g_clear_pointer (&self->index_path, g_free);
+  g_clear_pointer (&self->read_spans, g_array_unref);
+
+  G_OBJECT_CLASS (strata_trace_parent_class)->finalize (object);
+}
+
+static void
+strata_trace_class_init (StrataTraceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = strata_trace_finalize;
+}
+
+static void
+strata_trace_init (StrataTrace *self)
+{
+  g_mutex_init (&self->stats_lock);
+  self->channels = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
+  self->switches = g_array_new (FALSE, TRUE, sizeof (guint64));
+  self->activities = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->counts = g_array_new (FALSE, TRUE, sizeof (guint64));
+  self->event_counts = g_array_new (FALSE, FALSE, sizeof (StrataEventCount));
+}
+
+/* StrataParameters.debug_memory (STRATA_DEBUG_MEMORY=1): what the heap holds at the pass's milestones
+ * and the process's anonymous memory, for finding what grows with the
+ * trace (bench/RESULTS-index.md). */
+static void
+note_memory (StrataTrace *self,
+             const char  *where)
+{
+  struct mallinfo2 info;
+  char status[4096];
+  const char *anon;
+  FILE *file;
+  gsize n;
+
+  if (!self->debug_memory || (file = fopen ("/proc/self/status", "r")) == NULL)
+    return;
+  n = fread (status, 1, sizeof status - 1, file);
+  status[n] = '\0';
+  fclose (file);
+  anon = strstr (status, "RssAnon:");
+  info = mallinfo2 ();
+  g_message ("memory at %s (%" G_GUINT64_FORMAT " events): heap in use %" G_GSIZE_FORMAT
+             " kB (%" G_GSIZE_FORMAT " kB mapped), free in the heap %" G_GSIZE_FORMAT " kB; %.*s",
+             where, self->n_events, (info.uordblks + info.hblkhd) >> 10, info.hblkhd >> 10,
+             info.fordblks >> 10, anon != NULL ? (int) strcspn (anon, "\n") : 0, anon != NULL ? anon : "");
+  if (self->tree != NULL)
+    strata_zoom_tree_note_build_memory (self->tree, where);
+}
+
+static void
+collect_activity (const StrataActivity *activity,
+                  gpointer              user_data)
+{
+  StrataTrace *self = user_data;
+
+  if (self->keep_activities)
+    g_array_append_vals (self->activities, activity, 1);
+  if (self->sink != NULL)
+    self->sink (activity, self->sink_data);
+  if (self->tree != NULL)
+    strata_zoom_tree_add (activity, self->tree);
+}
+
+static void
+close_channel (guint32  channel,
+               gint64   t,
+               gpointer user_data)
+{
+  StrataTrace *self = user_data;
+
+  if (self->tree != NULL)
+    strata_zoom_tree_close_channel (self->tree, channel, t);
+  /* The sink told too (the index pass's statistics: an exited thread's
+   * sums leave the builder's memory). */
+  if (self->close_sink != NULL)
+    self->close_sink (channel, t, self->sink_data);
+}
+
+typedef struct
+{
+  StrataEvent *events;
+  gssize       n;       /* events in it; 0 at the end, -1 with error */
+  GError      *error;
+  guint64      position;/* the source's "file-position" once it was read */
+} Batch;
+
+typedef struct
+{
+  StrataSource *source;
+  GAsyncQueue  *full;
+  GAsyncQueue  *free;
+  gint          stop;      /* set when the caller no longer wants events */
+  gboolean      has_position; /* the source measures its file position */
+  GByteArray   *cpus_named; /* strata_kernel_model_intern_ahead()'s */
+} Reader;
+
+static gpointer
+reader_thread (gpointer data)
+{
+  Reader *reader = data;
+
+  for (;;)
+    {
+      Batch *batch = g_async_queue_pop (reader->free);
+
+      if (g_atomic_int_get (&reader->stop))
+        {
+          batch->n = 0;
+          g_async_queue_push (reader->full, batch);
+          break;
+        }
+      batch->n = strata_source_read_batch (reader->source, batch->events, BATCH_SIZE,
+                                           &batch->error);
+      batch->position = 0;
+      if (reader->has_position)
+        batch->position = strata_source_get_file_position (reader->source);
+      /* Here, not in the model's thread: the ids must not follow timing. */
+      if (batch->n > 0)
+        strata_kernel_model_intern_ahead (strata_source_get_strings (reader->source),
+                                          reader->cpus_named, batch->events, batch->n);
+      g_async_queue_push (reader->full, batch);
+
+      if (batch->n <= 0)
+        break;
+    }
+
+  return NULL;
+}
+
+/* How far a load is into its file, from where its events come from: the
+ * readers yield each event with its offset in the file, so each CPU's
+ * events (of each buffer instance) have covered [first, last] of it. A
+ * trace.dat keeps each CPU's data in a section of its own, a perf.data
+ * interleaves them: the union of the spans is what has been read either
+ * way, and what lies before the first event (the headers) was read when
+ * the file was opened. Compressed data is the exception: its events'
+ * offsets are not where the file's bytes are, so a source that reads it
+ * says how far into the file it is itself (a "file-position" property,
+ * read on the reader thread after each batch), and that is used instead
+ * whenever it is not 0. */
+typedef struct
+{
+  guint64 first;
+  guint64 last;
+} ReadSpan;
+
+#define READ_SPAN_CPUS      1024
+#define READ_SPAN_INSTANCES 64
+
+static void
+note_read_spans (StrataTrace       *self,
+                 const StrataEvent *events,
+                 gsize              n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      const StrataEvent *ev = &events[i];
+      guint key = ev->cpu >= 0 && ev->cpu < READ_SPAN_CPUS - 1 ? (guint) ev->cpu + 1 : 0;
+      ReadSpan *span;
+
+      /* Bounded whatever a damaged file says: instances past the 64th
+       * share one set of spans (the union is then only coarser). */
+      key += MIN ((guint) ev->instance, READ_SPAN_INSTANCES - 1) * READ_SPAN_CPUS;
+      if (key >= self->read_spans->len)
+        {
+          guint old = self->read_spans->len;
+
+          g_array_set_size (self->read_spans, key + 1);
+          for (guint k = old; k <= key; k++)
+            g_array_index (self->read_spans, ReadSpan, k) = (ReadSpan) { G_MAXUINT64, 0 };
+        }
+      span = &g_array_index (self->read_spans, ReadSpan, key);
+      span->first = MIN (span->first, ev->source_offset);
+      span->last = MAX (span->last, ev->source_offset);
+    }
+}
+
+static int
+by_first (gconstpointer pa,
+          gconstpointer pb)
+{
+  const ReadSpan *a = pa, *b = pb;
+
+  return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static guint64
+bytes_read (StrataTrace *self)
+{
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ReadSpan));
+  guint64 read = 0, covered_to = 0;
+
+  for (guint k = 0; k < self->read_spans->len; k++)
+    {
+      ReadSpan span = g_array_index (self->read_spans, ReadSpan, k);
+
+      if (span.first <= span.last)
+        g_array_append_val (spans, span);
+    }
+  if (self->file_position > 0)
+    return MIN (self->file_position, self->bytes_total);
+  if (spans->len == 0)
+    return 0;
+  g_array_sort (spans, by_first);
+
+  read = g_array_index (spans, ReadSpan, 0).first;
+  covered_to = read;
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const ReadSpan *span = &g_array_index (spans, ReadSpan, i);
+      guint64 from = MAX (span->first, covered_to);
+
+      if (span->last + 1 > from)
+        {
+          read += span->last + 1 - from;
+          covered_to = span->last + 1;
+        }
+    }
+  return MIN (read, self->bytes_total);
+}
+
+static void
+count_events (StrataTrace       *self,
+              const StrataEvent *events,
+              gsize              n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 name = events[i].name;
+
+      if (name >= self->counts->len)
+        g_array_set_size (self->counts, MAX (name + 1, self->counts->len * 2));
+      g_array_index (self->counts, guint64, name)++;
+    }
+}
+
+static gboolean
+report_progress (StrataTrace       *self,
+                 StrataKernelModel *model)
+{
+  StrataTraceProgress p = { 0 };
+  const StrataSourceInfo *info = strata_source_get_info (self->source);
+
+  p.trace = self;
+  p.tree = self->tree;
+  p.channels = strata_kernel_model_get_channels (model, &p.n_channels);
+  p.n_events = self->n_events;
+  p.start = info->first_ts;
+  p.horizon = strata_kernel_model_get_horizon (model);
+  p.bytes_total = self->bytes_total;
+  p.bytes_read = bytes_read (self);
+  return self->progress (&p, self->progress_data);
+}
+
+static void
+read_events (StrataTrace        *self,
+             StrataKernelModel  *model,
+             GError            **error)
+{
+  Batch batches[N_BATCHES];
+  Reader reader = { 0 };
+  GThread *thread;
+
+  reader.source = self->source;
+  reader.has_position = self->progress != NULL &&
+                        strata_source_has_file_position (self->source);
+  reader.full = g_async_queue_new ();
+  reader.free = g_async_queue_new ();
+  reader.cpus_named = g_byte_array_new ();
+
+  for (guint i = 0; i < N_BATCHES; i++)
+    {
+      batches[i].events = g_new (StrataEvent, BATCH_SIZE);
+      batches[i].n = 0;
+      batches[i].error = NULL;
+      g_async_queue_push (reader.free, &batches[i]);
+    }
+
+  thread = g_thread_new ("strata-reader", reader_thread, &reader);
+
+  for (;;)
+    {
+      Batch *batch = g_async_queue_pop (reader.full);
+
+      if (batch->n <= 0)
+        {
+          if (batch->n < 0)
+            g_propagate_error (error, g_steal_pointer (&batch->error));
+          break;
+        }
+
+      count_events (self, batch->events, batch->n);
+      if (self->read_spans != NULL)
+        note_read_spans (self, batch->events, batch->n);
+      self->file_position = batch->position;
+      self->n_events += batch->n;
+      strata_kernel_model_feed (model, batch->events, batch->n);
+      if (self->tree != NULL)
+        strata_zoom_tree_advance (self->tree, strata_kernel_model_get_horizon (model),
+                                  (StrataForeachOpenFunc) strata_kernel_model_foreach_open, model);
+
+      g_async_queue_push (reader.free, batch);
+
+      if (self->progress != NULL && !report_progress (self, model))
+        {
+          /* Let the reader stop, and take back every batch it filled. */
+          g_atomic_int_set (&reader.stop, 1);
+          for (;;)
+            {
+              Batch *rest = g_async_queue_pop (reader.full);
+              gboolean last = rest->n <= 0;
+
+              g_clear_error (&rest->error);
+              if (last)
+                break;
+              g_async_queue_push (reader.free, rest);
+            }
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: loading was cancelled",
+                       strata_source_get_path (self->source));
+          break;
+        }
+    }
+
+  g_thread_join (thread);
+
+  for (guint i = 0; i < N_BATCHES; i++)
+    {
+      g_free (batches[i].events);
+      g_clear_error (&batches[i].error);
+    }
+  g_async_queue_unref (reader.full);
+  g_async_queue_unref (reader.free);
+  g_byte_array_unref (reader.cpus_named);
+}
+
+/**
+ * strata_trace_read:
+ * @pass: what the pass keeps, builds and tells
+ *
+ * Reads the whole trace through the kernel model. When the file is
+ * damaged after some events, the trace is returned with what was read and
+ * the damage is available from strata_trace_get_damage(). The loader's
+ * pass (strata-loader.c).
+ *
+ * Returns: (transfer full): the trace, or %NULL with @error set
+ */
+StrataTrace *
+strata_trace_read (const char            *path,
+                   const StrataTracePass *pass,
+                   GError               **error)
+{
+  g_autoptr(StrataTrace) self = NULL;
+  g_autoptr(StrataKernelModel) model = NULL;
+  const StrataSourceInfo *info;
+  const StrataChannel *channels;
+  guint n_channels;
+  GError *read_error = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (STRATA_TYPE_TRACE, NULL);
+  self->keep_activities = pass->keep_activities;
+  self->sink = pass->sink;
+  self->close_sink = pass->close_sink;
+  self->sink_data = pass->sink_data;
+  self->progress = pass->progress;
+  self->progress_data = pass->progress_data;
+  self->debug_memory = pass->debug_memory;
+  if (pass->progress != NULL)
+    {
+      GStatBuf st;
+
+      self->read_spans = g_array_new (FALSE, FALSE, sizeof (ReadSpan));
+      self->bytes_total = g_stat (path, &st) == 0 && st.st_size > 0 ? (guint64) st.st_size : 0;
+    }
+  if (pass->params != NULL && !(self->tree = strata_zoom_tree_new (pass->params, error)))
+    return NULL;
+  self->source = strata_source_open (path, error);
+  if (self->source == NULL)
+    return NULL;
+
+  self->strings = strata_string_pool_ref (strata_source_get_strings (self->source));
+  info = strata_source_get_info (self->source);
+  if (self->tree != NULL && info->span_first <= info->span_last)
+    strata_zoom_tree_set_span_hint (self->tree, info->span_first, info->span_last);
+
+  model = strata_kernel_model_new (self->strings, info->lost_per_cpu);
+  strata_kernel_model_set_sink (model, collect_activity, self);
+  strata_kernel_model_set_close_func (model, close_channel, self);
+  strata_kernel_model_set_layout (model, info->instances->len, info->n_cpus);
+
+  read_events (self, model, &read_error);
+  g_clear_pointer (&self->read_spans, g_array_unref);
+  note_memory (self, "the pass's end");
+
+  if (read_error != NULL)
+    {
+      if (self->n_events == 0 ||
+          g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, read_error);
+          return NULL;
+        }
+      self->damage = read_error;
+    }
+
+  self->start = info->first_ts == G_MAXINT64 ? 0 : info->first_ts;
+  self->end = info->last_ts == G_MININT64 ? 0 : info->last_ts;
+
+  strata_kernel_model_finish (model, self->end);
+  if (self->tree != NULL)
+    {
+      strata_zoom_tree_finish (self->tree);
+      /* The tree let go of its build state (the levels' pools, tens of
+       * MB on a big trace) amid what stays: without this the heap keeps
+       * those pages, and the index is written after, the pass's peak. */
+      malloc_trim (0);
+    }
+  note_memory (self, "the tree finished");
+
+  channels = strata_kernel_model_get_channels (model, &n_channels);
+  g_array_append_vals (self->channels, channels, n_channels);
+  g_array_set_size (self->switches, n_channels);
+  for (guint i = 0; i < n_channels; i++)
+    g_array_index (self->switches, guint64, i) =
+      strata_kernel_model_get_context_switches (model, i);
+
+  for (guint i = 0; i < self->counts->len; i++)
+    {
+      guint64 count = g_array_index (self->counts, guint64, i);
+
+      if (count > 0)
+        {
+          StrataEventCount ec = { i, count };
+          g_array_append_val (self->event_counts, ec);
+        }
+    }
+
+  return g_steal_pointer (&self);
+}
+
+StrataSource *
+strata_trace_get_source (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->source;
+}
+
+const StrataSourceInfo *
+strata_trace_get_info (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  if (self->info != NULL)
+    return self->info;
+  return strata_source_get_info (self->source);
+}
+
+StrataStringPool *
+strata_trace_get_strings (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->strings;
+}
+
+const char *
+strata_trace_get_string (StrataTrace *self,
+                         guint32      id)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), "");
+  return strata_string_pool_get (self->strings, id);
+}
+
+const StrataChannel *
+strata_trace_get_channels (StrataTrace *self,
+                           guint       *n_channels)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+
+  *n_channels = self->channels->len;
+  return (const StrataChannel *) (gpointer) self->channels->data;
+}
+
+const StrataActivity *
+strata_trace_get_activities (StrataTrace *self,
+                             gsize       *n_activities)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+
+  *n_activities = self->activities->len;
+  return (const StrataActivity *) (gpointer) self->activities->data;
+}
+
+const StrataEventCount *
+strata_trace_get_event_counts (StrataTrace *self,
+                               guint       *n_counts)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+
+  *n_counts = self->event_counts->len;
+  return (const StrataEventCount *) (gpointer) self->event_counts->data;
+}
+
+guint64
+strata_trace_get_n_events (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), 0);
+  return self->n_events;
+}
+
+guint64
+strata_trace_get_context_switches (StrataTrace *self,
+                                   guint        channel)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), 0);
+
+  if (channel >= self->switches->len)
+    return 0;
+  return g_array_index (self->switches, guint64, channel);
+}
+
+gint64
+strata_trace_get_start (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), 0);
+  return self->start;
+}
+
+gint64
+strata_trace_get_end (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), 0);
+  return self->end;
+}
+
+/**
+ * strata_trace_get_damage:
+ *
+ * Returns: (nullable): the error that ended reading early, if any; the
+ *   trace holds everything read before it
+ */
+/* Returns: (nullable): the zoom tree, if the trace was loaded with one */
+StrataZoomTree *
+strata_trace_get_zoom_tree (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->tree;
+}
+
+const GError *
+strata_trace_get_damage (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->damage;
+}
+
+void
+strata_source_info_free (StrataSourceInfo *info)
+{
+  if (info == NULL)
+    return;
+  g_free (info->format);
+  g_free (info->version);
+  g_free (info->compression);
+  g_free (info->clock);
+  g_clear_pointer (&info->instances, g_ptr_array_unref);
+  g_clear_pointer (&info->lost_per_cpu, g_array_unref);
+  g_free (info->hostname);
+  g_free (info->kernel_release);
+  g_clear_pointer (&info->undecoded, g_ptr_array_unref);
+  g_free (info);
+}
+
+/* A trace opened from an index: what the pass found, without the pass. */
+StrataTrace *
+strata_trace_new_from_parts (StrataTraceParts *parts)
+{
+  StrataTrace *self = g_object_new (STRATA_TYPE_TRACE, NULL);
+
+  self->info = g_steal_pointer (&parts->info);
+  self->strings = g_steal_pointer (&parts->strings);
+  g_array_unref (self->channels);
+  self->channels = g_steal_pointer (&parts->channels);
+  g_array_unref (self->switches);
+  self->switches = g_steal_pointer (&parts->switches);
+  g_array_unref (self->event_counts);
+  self->event_counts = g_steal_pointer (&parts->event_counts);
+  self->n_events = parts->n_events;
+  self->start = parts->start;
+  self->end = parts->end;
+  self->damage = g_steal_pointer (&parts->damage);
+  self->tree = g_steal_pointer (&parts->tree);
+  self->stats = g_steal_pointer (&parts->stats);
+  if (self->stats != NULL && self->stats->threads == NULL)
+    {
+      self->pending_map = g_steal_pointer (&parts->stats_map);
+      self->n_pending_rows = parts->n_thread_rows;
+      g_atomic_pointer_set (&self->pending_rows, parts->thread_rows);
+    }
+  self->index_path = g_steal_pointer (&parts->index_path);
+
+  return self;
+}
+
+void
+strata_trace_set_stats (StrataTrace *self,
+                        StrataStats *stats)
+{
+  g_return_if_fail (STRATA_IS_TRACE (self));
+
+  g_mutex_lock (&self->stats_lock);
+  g_atomic_pointer_set (&self->pending_rows, NULL);
+  g_clear_pointer (&self->pending_map, strata_index_map_unref);
+  g_clear_pointer (&self->stats, strata_stats_free);
+  self->stats = stats;
+  g_mutex_unlock (&self->stats_lock);
+}
+
+/**
+ * strata_trace_get_stats:
+ *
+ * Returns: (nullable): the statistics, if the trace came through an index
+ *   (which keeps them) or was loaded to build one
+ */
+const StrataStats *
+strata_trace_get_stats (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+
+  /* The thread rows of an index, copied on the first call (from any
+   * thread): pending_rows goes back to NULL once stats->threads is set. */
+  if G_UNLIKELY (g_atomic_pointer_get (&self->pending_rows) != NULL)
+    {
+      g_mutex_lock (&self->stats_lock);
+      if (self->pending_rows != NULL)
+        {
+          GArray *threads = g_array_sized_new (FALSE, TRUE, sizeof (StrataThreadStats), (guint) self->n_pending_rows);
+
+          g_array_append_vals (threads, self->pending_rows, (guint) self->n_pending_rows);
+          self->stats->threads = threads;
+          g_atomic_pointer_set (&self->pending_rows, NULL);
+          g_clear_pointer (&self->pending_map, strata_index_map_unref);
+        }
+      g_mutex_unlock (&self->stats_lock);
+    }
+  return self->stats;
+}
+
+/* Returns: (nullable): the index the trace was opened from */
+const char *
+strata_trace_get_index_path (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  return self->index_path;
+}
+
+/**
+ * strata_trace_get_index_damage:
+ *
+ * Returns: (nullable): what the queries so far found damaged in the index
+ *   the trace was opened from; the answers may then be incomplete (never
+ *   wrong otherwise), and the index should be rebuilt
+ */
+const char *
+strata_trace_get_index_damage (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
+  if (self->index_path == NULL || self->tree == NULL)
+    return NULL;
+  return strata_zoom_tree_get_damage (self->tree);
+}

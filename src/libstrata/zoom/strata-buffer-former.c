@@ -1,0 +1,810 @@
+/* strata-buffer-former.c
+ *
+ * The seed's buffer former: it keeps the activities not yet delivered in
+ * start order and, at each advance, cuts the stream at times before the
+ * horizon into adjacent buffers, each holding every activity overlapping
+ * it, clipped, with continuation flags where it was cut; the chunking
+ * criterion (strata_zoom_tree_decide()) counts the starts it knows, and every buffer goes
+ * to the active levels, on this thread or, pipelined, on the levels' own.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "strata-block-packer.h"
+#include "strata-chunk-keys.h"
+#include "strata-error.h"
+#include "strata-packed-array.h"
+#include "strata-raw-store-private.h"
+#include "strata-spill-file.h"
+#include "strata-zoom-chunk.h"
+#include "strata-zoom-tree.h"
+#include "strata-zoom-tree-internal.h"
+#include "strata-zoom-tree-private.h"
+
+/* The last instant an activity covers: its end is excluded. */
+static gint64
+last_point (const StrataActivity *a)
+{
+  return a->end > a->start ? a->end - 1 : a->start;
+}
+
+static int
+by_start (gconstpointer pa,
+          gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+int
+strata_zoom_tree_by_channel (gconstpointer pa,
+                             gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+
+  return a->channel < b->channel ? -1 : a->channel > b->channel;
+}
+
+static void
+collect_open (const StrataActivity *activity,
+              gpointer              user_data)
+{
+  StrataZoomTree *self = user_data;
+  StrataActivity a = *activity;
+
+  a.flags |= STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
+  g_array_append_val (self->open, a);
+}
+
+/* The index of the first element of the sorted @array >= @t, from @head. */
+guint
+strata_zoom_tree_lower_bound_gint64 (GArray *array,
+                                     guint   head,
+                                     gint64  t)
+{
+  guint lo = head, hi = array->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (array, gint64, mid) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return lo;
+}
+
+gint64
+strata_zoom_tree_chunk_end (StrataZoomTree *self,
+                            guint           rank,
+                            gint64          t)
+{
+  gint64 index = strata_zoom_geometry_chunk_index (&self->ranks, rank, t);
+
+  return strata_zoom_geometry_chunk_start (&self->ranks, rank, index + 1);
+}
+
+/* The chunking criterion for chunk @index of @rank, as far as the known
+ * starts tell. */
+Decision
+strata_zoom_tree_decide (StrataZoomTree *self,
+                         guint           rank,
+                         gint64          index)
+{
+  Level *level = &self->levels[rank];
+  gint64 s, e;
+  guint n;
+
+  if (level->memo_index == index)
+    return level->memo;
+
+  if (rank > 0)
+    {
+      Level *parent = &self->levels[rank - 1];
+
+      if (parent->memo == DECISION_SPARSE &&
+          parent->memo_index == index >> self->ranks.factor_log2)
+        return DECISION_SPARSE;
+    }
+
+  s = strata_zoom_geometry_chunk_start (&self->ranks, rank, index);
+  e = strata_zoom_geometry_chunk_start (&self->ranks, rank, index + 1);
+
+  /* The starts before the cut are gone; only the first cut has none. */
+  if (s < self->cut && self->cut != self->first_cut)
+    return DECISION_UNKNOWN;
+
+  n = strata_zoom_tree_lower_bound_gint64 (self->starts, self->starts_head, e) -
+      strata_zoom_tree_lower_bound_gint64 (self->starts, self->starts_head, s);
+
+  if (n >= self->params.density_threshold)
+    return DECISION_DENSE;
+  if (e <= self->horizon)
+    return DECISION_SPARSE;
+  return DECISION_UNKNOWN;
+}
+
+void
+strata_zoom_tree_remember (StrataZoomTree *self,
+                           guint           rank,
+                           gint64          index,
+                           Decision        decision)
+{
+  self->levels[rank].memo_index = index;
+  self->levels[rank].memo = decision;
+}
+
+/* The levels' share of an adaptive buffer, a rank at a time: where a
+ * rank's chunk changes, where it ends, and the lanes that close. */
+static void
+adaptive_begin (StrataZoomTree *self,
+                guint           rank,
+                const Buffer   *buffer)
+{
+  Level *level = &self->levels[rank];
+  gint64 index = strata_zoom_geometry_chunk_index (&self->ranks, rank, buffer->b);
+
+  /* An adaptive buffer lies inside one sparse chunk of the stack's top
+   * rank, so every finer chunk in it is sparse too; inside one dense
+   * chunk of each rank above it, which find_stack_top() found dense. */
+  if ((gint) rank >= buffer->stack_top)
+    {
+      strata_zoom_tree_level_finish_chunk (self, level);
+      return;
+    }
+  if (level->chunk == index)
+    return;
+
+  strata_zoom_tree_level_finish_chunk (self, level);
+  g_assert (self->pipelined || strata_zoom_tree_decide (self, rank, index) == DECISION_DENSE);
+  if (!self->pipelined)
+    strata_zoom_tree_remember (self, rank, index, DECISION_DENSE);
+  level->chunk = index;
+  level->chunk_active = index != level->first_chunk;
+  /* Where the level's last chunk did not pay, it is likely this one will
+   * not either: count it only (level_finish_count()). */
+  level->counting = level->chunk_active && level->last_plain;
+}
+
+static void
+adaptive_end (StrataZoomTree *self,
+              guint           rank,
+              const Buffer   *buffer)
+{
+  Level *level = &self->levels[rank];
+
+  if (level->chunk >= 0 &&
+      buffer->e == strata_zoom_geometry_chunk_start (&self->ranks, rank, level->chunk + 1))
+    strata_zoom_tree_level_finish_chunk (self, level);
+
+  /* The lanes of channels that get nothing after this buffer: their
+   * output in the chunk is final, their states free. */
+  if (level->chunk >= 0 && level->touched->len > 0)
+    for (guint i = 0; i < buffer->closes->len; i++)
+      {
+        Lane *lane = strata_zoom_tree_find_lane (self, level, g_array_index (buffer->closes, guint32, i));
+
+        if (lane != NULL)
+          strata_zoom_tree_lane_close (self, level, lane);
+      }
+}
+
+/* Every level consumes the buffer. An adaptive buffer lies inside one
+ * chunk of every active rank, so its pieces go to every such rank in one
+ * walk: each piece's lane is found once, and its states at the ranks are
+ * at one slot of each (the ranks are independent, so this is what each
+ * consuming the buffer in turn would make). The fixed criteria, whose
+ * buffers can cross chunks, run the ranks in turn. */
+static void
+consume (StrataZoomTree *self,
+         const Buffer   *buffer)
+{
+  const StrataActivity *pieces = (const StrataActivity *)(gpointer) buffer->pieces->data;
+  const guint32 *ids = (const guint32 *)(gpointer) buffer->lanes->data;
+  Level *active[MAX_RANKS];
+  guint n_active = 0, n = buffer->pieces->len;
+
+  if (self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE)
+    {
+      for (guint r = 0; r < self->n_ranks; r++)
+        strata_zoom_tree_level_consume (self, r, buffer);
+      return;
+    }
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      adaptive_begin (self, r, buffer);
+      if ((gint) r < buffer->stack_top && self->levels[r].chunk_active)
+        active[n_active++] = &self->levels[r];
+    }
+
+  if (n_active > 0)
+    for (guint i = 0; i < n; i++)
+      {
+        guint32 slot = slot_for (self, ids[i]);
+
+        for (guint k = 0; k < n_active; k++)
+          lane_offer (active[k], get_lane (self, active[k], slot, ids[i], &pieces[i]), &pieces[i]);
+      }
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    adaptive_end (self, r, buffer);
+}
+
+static gpointer
+aggregator_main (gpointer data)
+{
+  StrataZoomTree *self = data;
+
+  for (;;)
+    {
+      Buffer *buffer = g_async_queue_pop (self->full);
+
+      if (buffer == &self->quit)
+        break;
+      consume (self, buffer);
+      g_async_queue_push (self->free, buffer);
+    }
+
+  return NULL;
+}
+
+/* The pipeline: the buffer former and the kernel model in the caller's
+ * thread, the levels in this one, up to N_BUFFERS buffers behind. Only
+ * with adaptive buffers (the levels then need none of the former's
+ * decisions, see strata_zoom_tree_level_consume()), one aggregator, and no buffer function
+ * (which is told of a buffer once the levels have taken it). */
+static void
+start_aggregator (StrataZoomTree *self)
+{
+  if (!self->params.pipelined || self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE ||
+      self->buffer_func != NULL)
+    return;
+
+  self->pipelined = TRUE;
+  self->full = g_async_queue_new ();
+  self->free = g_async_queue_new ();
+  for (guint i = 0; i < N_BUFFERS; i++)
+    g_async_queue_push (self->free, &self->buffers[i]);
+  self->buffer = NULL;
+  self->aggregator = g_thread_new ("strata-levels", aggregator_main, self);
+}
+
+/* Waits until the levels have taken every buffer delivered. */
+void
+strata_zoom_tree_stop_aggregator (StrataZoomTree *self)
+{
+  if (self->aggregator == NULL)
+    return;
+
+  g_async_queue_push (self->full, &self->quit);
+  g_thread_join (self->aggregator);
+  self->aggregator = NULL;
+  g_clear_pointer (&self->full, g_async_queue_unref);
+  g_clear_pointer (&self->free, g_async_queue_unref);
+  self->buffer = &self->buffers[0];
+  self->pipelined = FALSE;
+}
+
+/* The id of @channel's lane @l if it has one, else 0 (id + 1). */
+static guint32
+lane_id_known (StrataZoomTree *self,
+               guint32         channel,
+               guint           l)
+{
+  guint page = channel >> LANE_ID_PAGE_BITS;
+  const guint32 *ids;
+
+  if (page >= self->lane_ids->len || (ids = g_ptr_array_index (self->lane_ids, page)) == NULL)
+    return 0;
+  return ids[(channel & (LANE_ID_PAGE - 1)) * N_LANES + l];
+}
+
+/* The lanes of the channels closed before @e go with the buffer that ends
+ * there: every piece of theirs is in it or in an earlier one. */
+static void
+buffer_closes (StrataZoomTree *self,
+               Buffer         *buffer,
+               gint64          e)
+{
+  const ChannelClose *c = (const ChannelClose *)(gpointer) self->closing->data;
+
+  g_array_set_size (buffer->closes, 0);
+  while (self->closing_head < self->closing->len && c[self->closing_head].t < e)
+    {
+      guint32 channel = c[self->closing_head++].channel;
+      guint page = channel >> LANE_ID_PAGE_BITS;
+
+      for (guint l = 0; l < N_LANES; l++)
+        {
+          guint32 id = lane_id_known (self, channel, l);
+
+          if (id != 0)
+            {
+              id--;
+              g_array_append_val (buffer->closes, id);
+            }
+        }
+      /* A page of ids whose channels have all closed is not asked again
+       * (a closed channel gets no more activities). */
+      if (page >= self->ids_closed->len)
+        g_array_set_size (self->ids_closed, page + 1);
+      if (++g_array_index (self->ids_closed, guint16, page) == LANE_ID_PAGE && page < self->lane_ids->len)
+        g_clear_pointer (&g_ptr_array_index (self->lane_ids, page), g_free);
+    }
+  if (self->closing_head == self->closing->len)
+    {
+      g_array_set_size (self->closing, 0);
+      self->closing_head = 0;
+    }
+}
+
+static void
+deliver (StrataZoomTree *self,
+         gint64          e,
+         gint            stack_top)
+{
+  gint64 b = self->cut;
+  guint kept = 0, n_pieces;
+
+  /* The buffer: every pending or open activity overlapping [b, e),
+   * clipped. Pending activities come before the open ones, which are the
+   * latest of their lanes, so each lane stays in start order. */
+  if (self->pipelined)
+    self->buffer = g_async_queue_pop (self->free);
+  {
+    const StrataActivity *p = (const StrataActivity *)(gpointer)self->pending->data;
+    const StrataActivity *o = (const StrataActivity *)(gpointer)self->open_by_start->data;
+    guint np = self->pending->len, no = self->open_by_start->len, i = 0, j = 0, n = 0;
+    StrataActivity *out;
+    guint32 *lanes;
+
+    g_array_set_size (self->buffer->pieces, np + no);
+    g_array_set_size (self->buffer->lanes, np + no);
+    out = (StrataActivity *)(gpointer)self->buffer->pieces->data;
+    lanes = (guint32 *)(gpointer)self->buffer->lanes->data;
+
+    /* Both are in start order; on a tie the completed one goes first. */
+    while ((i < np && p[i].start < e) || (j < no && o[j].start < e))
+      {
+        gboolean from_pending = i < np && p[i].start < e && (j >= no || p[i].start <= o[j].start);
+        const StrataActivity *a = from_pending ? &p[i++] : &o[j++];
+
+        if (strata_activity_overlaps (a, b, e))
+          {
+            out[n] = *a;
+            strata_activity_clip (&out[n], b, e);
+            lanes[n] = lane_id (self, out[n].channel, strata_zoom_lane_of (&out[n]));
+            n++;
+          }
+      }
+    g_array_set_size (self->buffer->pieces, n);
+    g_array_set_size (self->buffer->lanes, n);
+    n_pieces = n;
+  }
+  self->buffer->b = b;
+  self->buffer->e = e;
+  self->buffer->stack_top = stack_top;
+  buffer_closes (self, self->buffer, e);
+
+  if (self->pipelined)
+    {
+      g_async_queue_push (self->full, self->buffer);
+      self->buffer = NULL;
+    }
+  else
+    consume (self, self->buffer);
+
+  /* At the first cut every rank's first chunk was decided: those from the
+   * stack's top on hold fewer than T starts. */
+  if (self->n_buffers == 0)
+    self->first_top = stack_top;
+  self->n_buffers++;
+  if (self->buffer_func != NULL)
+    self->buffer_func (b, e, n_pieces, MAX (stack_top, 0), self->buffer_data);
+
+  /* Keep what goes on after e. */
+  for (guint i = 0; i < self->pending->len; i++)
+    {
+      StrataActivity *a = &g_array_index (self->pending, StrataActivity, i);
+
+      if (a->start >= e || (a->end > e && !strata_activity_is_instant (a)))
+        g_array_index (self->pending, StrataActivity, kept++) = *a;
+    }
+  g_array_set_size (self->pending, kept);
+
+  self->cut = e;
+  self->starts_head = strata_zoom_tree_lower_bound_gint64 (self->starts, self->starts_head, e);
+}
+
+/* Makes the activities that arrived since the last advance visible to
+ * queries. */
+static void
+publish_incoming (StrataZoomTree *self)
+{
+  if (self->n_published == self->incoming->len && self->sealing->len == 0)
+    return;
+
+  g_rw_lock_writer_lock (&self->lock);
+  for (guint i = self->n_published; i < self->incoming->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (self->incoming, StrataActivity, i);
+
+      strata_raw_store_add (a, self->raw);
+      self->first = MIN (self->first, a->start);
+      self->last = MAX (self->last, last_point (a));
+    }
+  /* Every activity of a closed channel came before its close, so it is
+   * in the store now: its records can leave memory. */
+  for (guint i = 0; i < self->sealing->len; i++)
+    strata_raw_store_close_channel (self->raw, g_array_index (self->sealing, guint32, i));
+  g_array_set_size (self->sealing, 0);
+  g_rw_lock_writer_unlock (&self->lock);
+
+  self->n_published = self->incoming->len;
+}
+
+typedef struct
+{
+  guint64 key;    /* start - the earliest start */
+  guint32 index;
+  guint32 unused;
+} SortKey;
+
+G_STATIC_ASSERT (sizeof (SortKey) == 16);
+
+#define RADIX_BITS 11
+#define RADIX      (1u << RADIX_BITS)
+
+/* A stable sort of @array by start. The model hands activities over in
+ * the order they end, which is far from start order (a batch of 5000 had
+ * some 1800 runs in order), and the generic sort, a call per comparison,
+ * was a tenth of the index pass. So: a least-significant-digit radix sort
+ * of (start, index) pairs, 11 bits a pass and only as many passes as the
+ * batch's span of starts needs, then one gather. Radix passes are stable,
+ * so activities that start together keep the order they came in. */
+static void
+sort_by_start (GArray *array,
+               GArray *scratch,
+               GArray *keys_a,
+               GArray *keys_b)
+{
+  const StrataActivity *src = (const StrataActivity *)(gconstpointer)array->data;
+  guint n = array->len;
+  gint64 lo = G_MAXINT64, hi = G_MININT64;
+  gboolean sorted = TRUE;
+  SortKey *a, *b;
+  guint32 counts[RADIX];
+
+  if (n < 2)
+    return;
+
+  for (guint i = 0; i < n; i++)
+    {
+      lo = MIN (lo, src[i].start);
+      hi = MAX (hi, src[i].start);
+      sorted &= i == 0 || src[i].start >= src[i - 1].start;
+    }
+  if (sorted)
+    return;
+
+  g_array_set_size (keys_a, n);
+  g_array_set_size (keys_b, n);
+  a = (SortKey *)(gpointer)keys_a->data;
+  b = (SortKey *)(gpointer)keys_b->data;
+  for (guint i = 0; i < n; i++)
+    {
+      a[i].key = (guint64) (src[i].start - lo);
+      a[i].index = i;
+    }
+
+  for (guint shift = 0; shift < 64 && ((guint64) (hi - lo) >> shift) != 0; shift += RADIX_BITS)
+    {
+      guint32 sum = 0;
+      SortKey *t;
+
+      memset (counts, 0, sizeof counts);
+      for (guint i = 0; i < n; i++)
+        counts[(a[i].key >> shift) & (RADIX - 1)]++;
+      if (counts[(a[0].key >> shift) & (RADIX - 1)] == n)
+        continue;  /* one digit for all: the order stays */
+      for (guint d = 0; d < RADIX; d++)
+        {
+          guint32 c = counts[d];
+
+          counts[d] = sum;
+          sum += c;
+        }
+      for (guint i = 0; i < n; i++)
+        b[counts[(a[i].key >> shift) & (RADIX - 1)]++] = a[i];
+      t = a;
+      a = b;
+      b = t;
+    }
+
+  g_array_set_size (scratch, n);
+  {
+    StrataActivity *dst = (StrataActivity *)(gpointer)scratch->data;
+
+    for (guint i = 0; i < n; i++)
+      dst[i] = src[a[i].index];
+    memcpy (array->data, dst, n * sizeof (StrataActivity));
+  }
+}
+
+/* Hands them to the buffer former: into pending, in start order. */
+void
+strata_zoom_tree_take_incoming (StrataZoomTree *self)
+{
+  publish_incoming (self);
+  if (self->incoming->len == 0)
+    return;
+
+  /* Stable sort and merge: instants at one time keep the order they were
+   * recorded in, as in the raw store. */
+  sort_by_start (self->incoming, self->sort_scratch, self->sort_keys, self->sort_keys2);
+  {
+    const StrataActivity *p = (const StrataActivity *)(gpointer)self->pending->data;
+    const StrataActivity *n = (const StrataActivity *)(gpointer)self->incoming->data;
+    guint np = self->pending->len, nn = self->incoming->len, i = 0, j = 0;
+    StrataActivity *out;
+    GArray *tmp;
+    guint k = 0;
+
+    g_array_set_size (self->merge, np + nn);
+    out = (StrataActivity *)(gpointer)self->merge->data;
+    while (i < np && j < nn)
+      out[k++] = p[i].start <= n[j].start ? p[i++] : n[j++];
+    while (i < np)
+      out[k++] = p[i++];
+    while (j < nn)
+      out[k++] = n[j++];
+
+    tmp = self->pending;
+    self->pending = self->merge;
+    self->merge = tmp;
+  }
+  g_array_set_size (self->incoming, 0);
+  self->n_published = 0;
+}
+
+/* The starts the chunking criterion can count: from the cut to the
+ * horizon, of completed and open activities. */
+static void
+collect_starts (StrataZoomTree *self)
+{
+  const StrataActivity *p = (const StrataActivity *)(gpointer)self->pending->data;
+  const StrataActivity *o = (const StrataActivity *)(gpointer)self->open_by_start->data;
+  guint np = self->pending->len, no = self->open_by_start->len, i = 0, j = 0;
+  gint64 limit = self->finished ? G_MAXINT64 : self->horizon;
+  gint64 *out;
+  guint n = 0;
+
+  g_array_set_size (self->starts, np + no);
+  out = (gint64 *)(gpointer)self->starts->data;
+  self->starts_head = 0;
+
+  while ((i < np && p[i].start < limit) || (j < no && o[j].start < limit))
+    {
+      gint64 t;
+
+      if (j >= no || o[j].start >= limit || (i < np && p[i].start < limit && p[i].start <= o[j].start))
+        t = p[i++].start;
+      else
+        t = o[j++].start;
+      if (t >= self->cut)
+        out[n++] = t;
+    }
+  g_array_set_size (self->starts, n);
+}
+
+/* The rank that will be level 0 if the stream, which starts at @first,
+ * ends where the span hint says; n_ranks without a hint. */
+static guint
+hinted_root (StrataZoomTree *self,
+             gint64          first)
+{
+  guint r = self->n_ranks - 1;
+
+  if (self->hint_last == G_MININT64)
+    return self->n_ranks;
+  while (r > 0 &&
+         strata_zoom_geometry_chunk_index (&self->ranks, r, first) !=
+         strata_zoom_geometry_chunk_index (&self->ranks, r, MAX (first, self->hint_last)))
+    r--;
+  return r;
+}
+
+void
+strata_zoom_tree_form_buffers (StrataZoomTree *self)
+{
+  gboolean delivered = FALSE;
+
+  if (!self->started)
+    {
+      gint64 first = G_MAXINT64;
+
+      if (self->pending->len > 0)
+        first = g_array_index (self->pending, StrataActivity, 0).start;
+      for (guint i = 0; i < self->open->len; i++)
+        first = MIN (first, g_array_index (self->open, StrataActivity, i).start);
+
+      /* Nothing may still come that starts before the first cut. */
+      if (first == G_MAXINT64 || (!self->finished && first >= self->horizon))
+        return;
+      self->cut = self->first_cut = first;
+      self->started = TRUE;
+      start_aggregator (self);
+      self->hint_root = hinted_root (self, first);
+      for (guint r = 0; r < self->n_ranks; r++)
+        if (r < self->hint_root)
+          self->levels[r].first_chunk = strata_zoom_geometry_chunk_index (&self->ranks, r, first);
+    }
+
+  collect_starts (self);
+
+  for (;;)
+    {
+      gint stack_top;
+      gint64 e;
+
+      if (self->finished && self->pending->len == 0)
+        break;
+      e = strata_zoom_tree_next_cut (self, &stack_top);
+      if (e < 0)
+        break;
+      deliver (self, e, stack_top);
+      delivered = TRUE;
+    }
+
+  /* Nothing could be cut: the horizon is held back (a CPU that has not
+   * switched yet) or no chunk can be decided yet. Trying again at every
+   * advance would cost the whole pending stream each time; wait until it
+   * has doubled, or the horizon passed what the last attempt waited for. */
+  self->retry_size = delivered ? 0 : MAX (2 * self->pending->len, 4096);
+}
+
+/**
+ * strata_zoom_tree_close_channel:
+ * @channel: a channel that gets no activity after @t (a thread that
+ *   exited and was switched out for the last time)
+ * @t: the latest point of its activities added so far
+ *
+ * Lets each level, once it has consumed the buffer that holds @t, flush
+ * the channel's lanes into its current chunk's output as the chunk's end
+ * would and give their states back, so the levels' states follow the
+ * lanes alive in a chunk, not every thread its chunk saw (a coarse
+ * level's chunk is long). Call it after the channel's last activity was
+ * added; closes are applied in the order they came, each once the buffers
+ * have passed its @t (one that comes out of order only waits longer). An
+ * activity of @channel after it is a misuse: its lanes would start again
+ * from nothing.
+ */
+void
+strata_zoom_tree_close_channel (StrataZoomTree *self,
+                                guint32         channel,
+                                gint64          t)
+{
+  ChannelClose c = { t, channel };
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->finished);
+
+  g_array_append_val (self->closing, c);
+  g_array_append_val (self->sealing, channel);
+}
+
+/**
+ * strata_zoom_tree_advance:
+ * @horizon: nothing still to come changes what lies before it
+ * @foreach_open: (nullable): lists the activities still going on
+ * @source: for @foreach_open
+ *
+ * Takes in the activities added since the last call and delivers every
+ * buffer the horizon allows. Call it often (after each batch of events).
+ */
+void
+strata_zoom_tree_advance (StrataZoomTree        *self,
+                          gint64                 horizon,
+                          StrataForeachOpenFunc  foreach_open,
+                          gpointer               source)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->finished);
+
+  publish_incoming (self);
+
+  g_rw_lock_writer_lock (&self->lock);
+  g_array_set_size (self->open, 0);
+  if (foreach_open != NULL)
+    foreach_open (source, collect_open, self);
+  g_array_set_size (self->open_by_start, 0);
+  g_array_append_vals (self->open_by_start, self->open->data, self->open->len);
+  g_array_sort (self->open_by_start, by_start);
+  g_array_sort (self->open, strata_zoom_tree_by_channel);
+  self->horizon = MAX (self->horizon, horizon);
+  g_rw_lock_writer_unlock (&self->lock);
+
+  if (self->pending->len + self->incoming->len < self->retry_size &&
+      self->horizon < self->wait_horizon)
+    return;
+
+  strata_zoom_tree_take_incoming (self);
+  self->wait_horizon = G_MAXINT64;
+  strata_zoom_tree_form_buffers (self);
+}
+
+/* Chunk @index of @rank computed from the raw store, with the on-demand
+ * code, over @channels (all when %NULL); %NULL when it is not dense (if
+ * @count_starts) or aggregation does not pay. */
+Chunk *
+strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
+                                       guint           rank,
+                                       gint64          index,
+                                       GArray         *channels,
+                                       gboolean        count_starts)
+{
+  Level *level = &self->levels[rank];
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  guint n_channels = channels != NULL ? channels->len : strata_raw_store_get_n_channels (self->raw);
+  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self);
+  ItemStream stream;
+  guint64 n_starts = 0, members = 0, first_block = 0;
+  guint n_items = 0;
+  Chunk *chunk;
+
+  strata_zoom_tree_item_stream_begin (&stream, packer);
+
+  /* A chunk that spills streams its items to the packer as they are
+   * computed (the first chunks are the biggest: every channel over the
+   * whole trace at the coarse levels); one found not dense or not worth
+   * storing after all leaves its blocks unused in the spill file. */
+  for (guint i = 0; i < n_channels; i++)
+    {
+      guint32 c = channels != NULL ? g_array_index (channels, guint32, i) : i;
+
+      g_array_set_size (channel_items, 0);
+      n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
+                                                  index, c, channel_items);
+      strata_zoom_tree_assemble_channel (spans, items, &stream, &n_items, &members, c,
+                                         (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
+    }
+  if (stream.stream != NULL)
+    first_block = strata_block_stream_end (stream.stream, NULL);
+
+  if (count_starts && n_starts < self->params.density_threshold)
+    {
+      strata_zoom_tree_chunk_take_spans (self, &stream, NULL, NULL);
+      return NULL;
+    }
+  if (!strata_zoom_tree_worth_storing (self, spans->len, n_items, members))
+    {
+      level->n_plain++;
+      strata_zoom_tree_chunk_take_spans (self, &stream, NULL, NULL);
+      return NULL;
+    }
+
+  chunk = strata_zoom_tree_chunk_alloc (self, index, spans->len, n_items, packer);
+  if (packer != NULL)
+    chunk->first_block = first_block;
+  else
+    memcpy (chunk->items, items->data, (gsize) n_items * sizeof (StrataZoomItem));
+  strata_zoom_tree_chunk_take_spans (self, &stream, chunk, (const ChannelSpan *)(gpointer) spans->data);
+  chunk->at_end = TRUE;
+  strata_zoom_tree_chunk_count (self, chunk);
+  return chunk;
+}

@@ -1,0 +1,292 @@
+/* strata-zoom-chunk.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "strata-raw-store-private.h"
+#include "strata-zoom-chunk.h"
+
+
+/* Lanes in the order the raw store answers: depths 0..15, then instants. */
+guint
+strata_zoom_lane_of (const StrataActivity *activity)
+{
+  return strata_activity_is_instant (activity) ? 16 : MIN (strata_activity_get_depth (activity), 15);
+}
+
+/* The lane an item was aggregated in: a chunk holds a channel's lanes one
+ * after the other, in this order, each in start order. */
+guint
+strata_zoom_item_lane (const StrataZoomItem *item)
+{
+  StrataActivity a = { .kind = item->kind, .state = item->state, .flags = item->flags };
+
+  return strata_zoom_lane_of (&a);
+}
+
+static int
+by_lane_then_start (gconstpointer pa,
+                    gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+  guint la = strata_zoom_lane_of (a), lb = strata_zoom_lane_of (b);
+
+  if (la != lb)
+    return la < lb ? -1 : 1;
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* strata_zoom_compute_chunk_full() over the raw store alone: each lane is
+ * walked once, block by block through strata_raw_lane_get() (a spilled or
+ * mapped lane is decoded one block at a time, never copied whole), and
+ * the items go to a vector that grows with them, then into @out. The
+ * chunks the build computes at the end (a level's first one, the whole
+ * trace at level 0) used to have every lane in range decoded twice, once
+ * to size the output by its activities and once to walk it, and a copy
+ * of each lane as big as its part of the trace. */
+static guint
+compute_chunk_in_place (StrataRawStore *store,
+                        gint64          s,
+                        gint64          e,
+                        gint64          pixel,
+                        guint32         channel,
+                        GArray         *out)
+{
+  StrataRawLane lane;
+  StrataAggregateRun run;
+  StrataZoomItemVec vec = { NULL, 0, 0 };
+  guint n_starts = 0;
+
+  strata_aggregate_run_init (&run, pixel);
+  for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+    {
+      const StrataActivity *p;
+      guint first, end;
+
+      /* A lane that begins after the chunk costs no block read; asked for
+       * [s, s), the look-up finds the first activity that can overlap the
+       * chunk without walking on to the chunk's end. */
+      if (!strata_raw_store_lane_begins_before (store, channel, l, e) ||
+          !strata_raw_store_open_lane (store, channel, l, s, s, &lane, &first, &end))
+        continue;
+      for (guint k = first; (p = strata_raw_lane_get (&lane, k)) != NULL && p->start < e; k++)
+        {
+          StrataActivity a = *p;
+
+          if (!strata_activity_overlaps (&a, s, e))
+            continue;
+          n_starts += a.start >= s;
+          strata_activity_clip (&a, s, e);
+          strata_aggregate_run_offer_vec (&run, &a, &vec);
+        }
+      /* A run never crosses lanes. */
+      strata_aggregate_run_flush_vec (&run, &vec);
+    }
+  strata_aggregate_run_clear (&run);
+
+  if (vec.len > 0)
+    g_array_append_vals (out, vec.items, vec.len);
+  strata_zoom_item_vec_clear (&vec);
+
+  return n_starts;
+}
+
+/**
+ * strata_zoom_compute_chunk:
+ * @store: the raw store
+ * @geometry: the tree's geometry
+ * @level: a zoom level
+ * @index: the chunk's index at that level
+ * @channel: the channel
+ * @out: (element-type StrataZoomItem): where the items are appended, lane
+ *   by lane, each in time order
+ */
+void
+strata_zoom_compute_chunk (StrataRawStore           *store,
+                           const StrataZoomGeometry *geometry,
+                           guint                     level,
+                           gint64                    index,
+                           guint32                   channel,
+                           GArray                   *out)
+{
+  strata_zoom_compute_chunk_full (store, NULL, 0, geometry, level, index, channel, out);
+}
+
+/**
+ * strata_zoom_compute_chunk_full:
+ * @open: (array length=n_open) (nullable): activities of @channel that are
+ *   still going on (a tree being built), each after every completed one of
+ *   its lane, flagged CONTINUES_AFTER
+ *
+ * Like strata_zoom_compute_chunk(), over the raw store and @open.
+ *
+ * Returns: how many of the activities start inside the chunk
+ */
+guint
+strata_zoom_compute_chunk_full (StrataRawStore           *store,
+                                const StrataActivity     *open,
+                                guint                     n_open,
+                                const StrataZoomGeometry *geometry,
+                                guint                     level,
+                                gint64                    index,
+                                guint32                   channel,
+                                GArray                   *out)
+{
+  g_autoptr(GArray) activities = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  gint64 s = strata_zoom_geometry_chunk_start (geometry, level, index);
+  gint64 e = s + strata_zoom_geometry_chunk_duration (geometry, level);
+  StrataAggregateRun run;
+  guint lane = G_MAXUINT;
+  guint n_starts = 0;
+
+  g_return_val_if_fail (store != NULL && geometry != NULL && out != NULL, 0);
+
+  if (n_open == 0)
+    return compute_chunk_in_place (store, s, e, strata_zoom_geometry_pixel (geometry, level),
+                                   channel, out);
+
+  strata_raw_store_query (store, channel, s, e, activities);
+  if (n_open > 0)
+    {
+      for (guint i = 0; i < n_open; i++)
+        if (open[i].channel == channel && strata_activity_overlaps (&open[i], s, e))
+          g_array_append_vals (activities, &open[i], 1);
+      /* Stable: instants at one time keep the order they were recorded in. */
+      g_array_sort (activities, by_lane_then_start);
+    }
+
+  strata_aggregate_run_init (&run, strata_zoom_geometry_pixel (geometry, level));
+
+  for (guint i = 0; i < activities->len; i++)
+    {
+      StrataActivity a = g_array_index (activities, StrataActivity, i);
+
+      /* The store answers lane by lane; a run never crosses lanes. */
+      if (strata_zoom_lane_of (&a) != lane)
+        {
+          strata_aggregate_run_flush (&run, out);
+          lane = strata_zoom_lane_of (&a);
+        }
+
+      n_starts += a.start >= s;
+      strata_activity_clip (&a, s, e);
+      strata_aggregate_run_offer (&run, &a, out);
+    }
+
+  strata_aggregate_run_flush (&run, out);
+  strata_aggregate_run_clear (&run);
+
+  return n_starts;
+}
+
+/* Where the aggregation of a lane can start afresh at or before activity
+ * @k (clipped to [s, e)): at the chunk's first activity (the one before
+ * does not reach into the chunk; a lane's activities are in order), after a
+ * non-trivial one, at a non-trivial one, or where a trivial one could not
+ * join the run of the one before it (from that one's start to its end is
+ * more than a pixel). */
+static guint
+reset_point (StrataRawLane *lane,
+             guint          k,
+             gint64         s,
+             gint64         e,
+             gint64         pixel)
+{
+  const StrataActivity *p;
+
+  /* Walking back leaves the part of the lane that the look-up read: a
+   * block found damaged stops it. */
+  while (k > 0 && (p = strata_raw_lane_get (lane, k - 1)) != NULL && strata_activity_overlaps (p, s, e))
+    {
+      StrataActivity before = *p, a;
+
+      if ((p = strata_raw_lane_get (lane, k)) == NULL)
+        break;
+      a = *p;
+      strata_activity_clip (&a, s, e);
+      strata_activity_clip (&before, s, e);
+      if (a.end - a.start >= pixel || before.end - before.start >= pixel ||
+          a.end - before.start > pixel)
+        break;
+      k--;
+    }
+
+  return k;
+}
+
+/**
+ * strata_zoom_compute_window:
+ * @from: the start of the part of the chunk wanted
+ * @to: its end
+ *
+ * Like strata_zoom_compute_chunk_full(), but only as much of the chunk as
+ * the items overlapping [@from, @to) need: each lane is aggregated from
+ * the last point before the window where a run starts afresh, so the
+ * items are the chunk's own, and a query one screen wide does not pay for
+ * the rest of a chunk up to F times wider. Items before or after the
+ * window may come too.
+ */
+void
+strata_zoom_compute_window (StrataRawStore           *store,
+                            const StrataActivity     *open,
+                            guint                     n_open,
+                            const StrataZoomGeometry *geometry,
+                            guint                     level,
+                            gint64                    index,
+                            guint32                   channel,
+                            gint64                    from,
+                            gint64                    to,
+                            GArray                   *out)
+{
+  gint64 s = strata_zoom_geometry_chunk_start (geometry, level, index);
+  gint64 e = s + strata_zoom_geometry_chunk_duration (geometry, level);
+  gint64 pixel = strata_zoom_geometry_pixel (geometry, level);
+  /* Every member of an aggregate overlapping the window lies within a
+   * pixel of it. */
+  gint64 w0 = MAX (s, from - pixel), w1 = MIN (e, to + pixel);
+  StrataAggregateRun run;
+
+  g_return_if_fail (store != NULL && geometry != NULL && out != NULL);
+
+  for (guint i = 0; i < n_open; i++)
+    if (open[i].channel == channel)
+      {
+        /* A growing tree: the open activities go after their lanes, so
+         * compute the whole chunk, as the on-demand code does. */
+        strata_zoom_compute_chunk_full (store, open, n_open, geometry, level, index, channel, out);
+        return;
+      }
+
+  if (w1 <= w0)
+    return;
+
+  strata_aggregate_run_init (&run, pixel);
+
+  for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+    {
+      guint first, end;
+      StrataRawLane lane;
+
+      if (!strata_raw_store_open_lane (store, channel, l, w0, w1, &lane, &first, &end) || first >= end)
+        continue;
+
+      for (guint k = reset_point (&lane, first, s, e, pixel); k < end; k++)
+        {
+          const StrataActivity *p = strata_raw_lane_get (&lane, k);
+          StrataActivity a;
+
+          if (p == NULL)
+            break;
+          a = *p;
+          if (!strata_activity_overlaps (&a, s, e))
+            continue;
+          strata_activity_clip (&a, s, e);
+          strata_aggregate_run_offer (&run, &a, out);
+        }
+      strata_aggregate_run_flush (&run, out);
+    }
+
+  strata_aggregate_run_clear (&run);
+}
