@@ -32,6 +32,7 @@ strata_source_info_free (StrataSourceInfo *info)
   g_clear_pointer (&info->lost_per_cpu, g_array_unref);
   g_free (info->hostname);
   g_free (info->kernel_release);
+  g_clear_pointer (&info->details, g_array_unref);
   g_free (info);
 }
 
@@ -194,6 +195,22 @@ read_meta (const guint8      *data,
     return corrupt (error, "the metadata is incomplete");
   g_variant_dict_lookup (dict, "hostname", "s", &info->hostname);
   g_variant_dict_lookup (dict, "kernel-release", "s", &info->kernel_release);
+  info->details = strata_source_details_new ();
+  {
+    g_autoptr(GVariant) details = g_variant_dict_lookup_value (dict, "details", G_VARIANT_TYPE ("a(ss)"));
+    const char *key, *value;
+
+    if (details != NULL)
+      {
+        g_variant_iter_init (&iter, details);
+        while (g_variant_iter_next (&iter, "(&s&s)", &key, &value))
+          {
+            StrataSourceDetail d = { g_strdup (key), g_strdup (value) };
+
+            g_array_append_val (info->details, d);
+          }
+      }
+  }
 
   g_variant_iter_init (&iter, instances);
   while (g_variant_iter_next (&iter, "&s", &s))

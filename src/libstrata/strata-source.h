@@ -45,7 +45,16 @@ typedef struct
   gint64     span_last;
   char      *hostname;        /* may be NULL */
   char      *kernel_release;  /* may be NULL */
+  /* What else the file says of itself, for `info` (a recorder's command
+   * line, its buffers ...): StrataSourceDetail, in the order given. */
+  GArray    *details;
 } StrataSourceInfo;
+
+typedef struct
+{
+  char *name;
+  char *value;
+} StrataSourceDetail;
 
 #define STRATA_TYPE_SOURCE (strata_source_get_type ())
 
@@ -113,5 +122,9 @@ StrataSourceInfo       *strata_source_get_info_mutable (StrataSource *self);
 void                    strata_source_note_lost        (StrataSource *self,
                                                         guint         cpu,
                                                         guint64       count);
+void                    strata_source_add_detail       (StrataSource *self,
+                                                        const char   *name,
+                                                        const char   *value);
+GArray                 *strata_source_details_new      (void);
 
 G_END_DECLS
