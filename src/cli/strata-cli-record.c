@@ -340,6 +340,10 @@ strata_cli_record (int    argc,
       return STRATA_CLI_EXIT_FAILED;
     }
 
+  /* Said when the hooks are in: a program that runs this one waits for it. */
+  g_printerr ("strata-cli record: recording to %s (hooks %s); Ctrl+C stops\n",
+              output, strata_ebpf_recorder_get_hooks (recorder));
+
   loop = g_main_loop_new (NULL, FALSE);
   r.recorder = recorder;
   r.loop = loop;

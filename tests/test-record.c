@@ -1,0 +1,328 @@
+/* test-record.c
+ *
+ * strata-cli record, really recording (as root, under the machine-wide
+ * recording lock) the workload of strata-record-workload.c, read back
+ * through the ebpf plugin and the kernel model. What the recording says
+ * is checked against what the kernel told each thread about itself, a
+ * measure independent of any trace:
+ *
+ * - the threads are named, the one that existed before the recording
+ *   started too;
+ * - each thread's switches out in the recording equal its context
+ *   switches by getrusage() (voluntary + involuntary: the scheduler
+ *   counts one of them for every switch away from a task, exactly when
+ *   sched_switch fires with it as prev); the counters are read between
+ *   two clock reads, so the recording's count between the inner ends of
+ *   those brackets is a lower bound, between the outer ends an upper one;
+ * - each thread's running time in the kernel model is its CPU time by
+ *   CLOCK_THREAD_CPUTIME_ID, within 1% plus 4 µs per switch: the
+ *   scheduler charges time from its own clock read in __schedule()
+ *   before the tracepoint, not the tracepoint's time, so each switch in
+ *   or out may shift the boundary by the time between the two (a few µs
+ *   at most, measured well under that here), and interrupt time is
+ *   not charged to the task (IRQ_TIME_ACCOUNTING) while the model
+ *   shows the task on its CPU under the interrupt;
+ * - nothing was lost.
+ *
+ * The same for the raw_tp hooks (the fallback where tp_btf is missing),
+ * for a recording that runs a command and stops when it exits, and for
+ * --duration.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "strata-test-record.h"
+#include "strata-test-support.h"
+
+typedef struct
+{
+  char   *dir;
+  char   *path;
+  GArray *threads;
+  gint32  workload_pid;
+  char   *summary;
+} Recorded;
+
+static void
+recorded_clear (Recorded *r)
+{
+  if (r->path != NULL)
+    g_unlink (r->path);
+  g_clear_pointer (&r->dir, g_free);
+  g_clear_pointer (&r->path, g_free);
+  g_clear_pointer (&r->threads, g_array_unref);
+  g_clear_pointer (&r->summary, g_free);
+}
+
+/* Records the workload (started first, so its "strata-pre" exists before
+ * the recording) with @args; FALSE when recording is not permitted. */
+static gboolean
+record_workload (Recorded           *r,
+                 const char * const *args,
+                 int                 round_trips,
+                 int                 spin_us)
+{
+  g_autoptr(GSubprocess) workload = NULL;
+  g_autoptr(GSubprocess) recorder = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *why = NULL;
+  int lock;
+
+  if (!strata_test_record_permitted (&why))
+    {
+      g_test_skip (why);
+      return FALSE;
+    }
+
+  memset (r, 0, sizeof *r);
+  r->dir = strata_test_tmpdir ();
+  r->path = g_build_filename (r->dir, "workload.strata", NULL);
+
+  lock = strata_test_record_lock ();
+  workload = strata_test_workload_start (round_trips, spin_us, &r->workload_pid, &error);
+  g_assert_no_error (error);
+  recorder = strata_test_recorder_start (r->path, args, &error);
+  g_assert_no_error (error);
+  r->threads = strata_test_workload_finish (workload, &error);
+  g_assert_no_error (error);
+  strata_test_recorder_stop (recorder, &r->summary, &error);
+  g_assert_no_error (error);
+  strata_test_record_unlock (lock);
+
+  g_assert_cmpuint (r->threads->len, ==, 3);
+  return TRUE;
+}
+
+static const StrataChannel *
+thread_channel (StrataTrace *trace,
+                gint32       tid,
+                gint64       at)
+{
+  const StrataChannel *channels;
+  guint n;
+
+  channels = strata_trace_get_channels (trace, &n);
+  for (guint i = 0; i < n; i++)
+    if (channels[i].kind == STRATA_CHANNEL_THREAD && channels[i].id == tid &&
+        channels[i].begin <= at && at < channels[i].end)
+      return &channels[i];
+  return NULL;
+}
+
+static gint64
+running_time (StrataTrace *trace,
+              guint32      channel,
+              gint64       t0,
+              gint64       t1)
+{
+  const StrataActivity *activities;
+  gsize n;
+  gint64 sum = 0;
+
+  activities = strata_trace_get_activities (trace, &n);
+  for (gsize i = 0; i < n; i++)
+    {
+      StrataActivity a = activities[i];
+
+      if (a.channel != channel || a.kind != STRATA_ACTIVITY_STATE ||
+          a.state != STRATA_TASK_STATE_RUNNING || !strata_activity_overlaps (&a, t0, t1))
+        continue;
+      strata_activity_clip (&a, t0, t1);
+      sum += a.end - a.start;
+    }
+  return sum;
+}
+
+static guint
+switches_out (GArray *events,
+              gint32  tid,
+              gint64  t0,
+              gint64  t1)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *ev = &g_array_index (events, StrataEvent, i);
+
+      if (ev->type == STRATA_EVENT_SCHED_SWITCH && ev->u.sched_switch.prev_pid == tid &&
+          ev->ts > t0 && ev->ts < t1)
+        n++;
+    }
+  return n;
+}
+
+static void
+check_recording (Recorded *r)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = NULL;
+  const StrataSourceInfo *info;
+  const char *names[] = { "strata-pre", "strata-spin", "strata-ping" };
+  guint n_channels;
+
+  events = strata_test_read_events (r->path, &source, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (events->len, >, 0);
+  for (guint i = 1; i < events->len; i++)
+    g_assert_cmpint (g_array_index (events, StrataEvent, i - 1).ts, <=,
+                     g_array_index (events, StrataEvent, i).ts);
+
+  trace = strata_trace_load_full (r->path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (strata_trace_get_damage (trace));
+  info = strata_trace_get_info (trace);
+  g_assert_cmpstr (info->format, ==, "strata eBPF");
+  g_assert_cmpstr (info->clock, ==, "mono");
+  g_assert_cmpuint (info->lost_events, ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      const StrataTestThread *t = strata_test_thread_find (r->threads, names[i]);
+      const StrataChannel *ch;
+      guint lower, upper;
+      gint64 run, tolerance;
+
+      g_assert_nonnull (t);
+      ch = thread_channel (trace, t->tid, t->b0);
+      g_assert_nonnull (ch);
+      g_assert_cmpstr (strata_trace_get_string (trace, ch->name), ==, names[i]);
+      g_assert_cmpint (ch->tgid, ==, r->workload_pid);
+
+      lower = switches_out (events, t->tid, t->b0, t->a1);
+      upper = switches_out (events, t->tid, t->a0, t->b1);
+      g_test_message ("%s: %u..%u switches in the recording, %" G_GINT64_FORMAT " by getrusage",
+                      names[i], lower, upper, t->switches);
+      g_assert_cmpint (t->switches, >=, lower);
+      g_assert_cmpint (t->switches, <=, upper);
+
+      run = running_time (trace, ch - strata_trace_get_channels (trace, &n_channels),
+                          (t->a0 + t->b0) / 2, (t->a1 + t->b1) / 2);
+      tolerance = t->cpu_ns / 100 + 4000 * (t->switches + 1);
+      g_test_message ("%s: running %" G_GINT64_FORMAT " ns in the model, CPU time %" G_GINT64_FORMAT
+                      " ns (%+.3f%%)", names[i], run, t->cpu_ns,
+                      100.0 * (run - t->cpu_ns) / MAX (t->cpu_ns, 1));
+      g_assert_cmpint (ABS (run - t->cpu_ns), <=, tolerance);
+    }
+}
+
+static void
+test_workload (void)
+{
+  Recorded r;
+
+  if (!record_workload (&r, NULL, 1000, 20))
+    return;
+  check_recording (&r);
+  g_assert_nonnull (strstr (r.summary, "lost: none"));
+  recorded_clear (&r);
+}
+
+static void
+test_workload_raw_tp (void)
+{
+  const char *args[] = { "--hooks", "raw_tp", NULL };
+  Recorded r;
+
+  if (!record_workload (&r, args, 500, 20))
+    return;
+  check_recording (&r);
+  g_assert_nonnull (strstr (r.summary, "hooks raw_tp"));
+  recorded_clear (&r);
+}
+
+/* With a command, the recording ends when it does; --duration ends it
+ * too. Both files are whole (their footer read). */
+static void
+test_command_and_duration (void)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *a = NULL, *b = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int lock, status;
+
+  if (!strata_test_record_permitted (&why))
+    {
+      g_test_skip (why);
+      return;
+    }
+
+  dir = strata_test_tmpdir ();
+  a = g_build_filename (dir, "command.strata", NULL);
+  b = g_build_filename (dir, "duration.strata", NULL);
+
+  lock = strata_test_record_lock ();
+  {
+    const char *args[] = { "record", "-q", "-o", a, "--", "sh", "-c", "sleep 0.2; echo hello", NULL };
+
+    status = strata_test_run_cli (args, &out, &err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_cmpstr (out, ==, "hello\n");
+    g_assert_nonnull (strstr (err, "lost: none"));
+  }
+  {
+    const char *args[] = { "record", "-q", "-o", b, "--duration", "300ms", NULL };
+
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    status = strata_test_run_cli (args, &out, &err);
+    g_assert_cmpint (status, ==, 0);
+  }
+  strata_test_record_unlock (lock);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(StrataSource) source = NULL;
+      g_autoptr(GArray) events = strata_test_read_events (i == 0 ? a : b, &source, &error);
+      const StrataSourceInfo *info;
+      gboolean saw_sh = FALSE;
+
+      g_assert_no_error (error);
+      info = strata_source_get_info (source);
+      g_assert_cmpint (info->last_ts - info->first_ts, >, 200 * G_GINT64_CONSTANT (1000000));
+      g_assert_cmpint (info->last_ts - info->first_ts, <, 30 * G_GINT64_CONSTANT (1000000000));
+      for (guint k = 0; k < info->details->len; k++)
+        {
+          const StrataSourceDetail *d = &g_array_index (info->details, StrataSourceDetail, k);
+
+          if (g_str_equal (d->name, "Stopped cleanly"))
+            g_assert_cmpstr (d->value, ==, "yes");
+        }
+      /* The command's exec is in its recording. */
+      for (guint k = 0; k < events->len; k++)
+        {
+          const StrataEvent *ev = &g_array_index (events, StrataEvent, k);
+
+          if (ev->type == STRATA_EVENT_SCHED_PROCESS_EXEC &&
+              g_str_has_suffix (strata_string_pool_get (strata_source_get_strings (source),
+                                                        ev->u.exec.filename), "/sh"))
+            saw_sh = TRUE;
+        }
+      g_assert_true (i == 1 || saw_sh);
+    }
+
+  g_unlink (a);
+  g_unlink (b);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/strata/record/workload", test_workload);
+  g_test_add_func ("/strata/record/workload-raw-tp", test_workload_raw_tp);
+  g_test_add_func ("/strata/record/command-and-duration", test_command_and_duration);
+
+  return g_test_run ();
+}
