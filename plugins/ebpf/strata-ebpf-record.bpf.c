@@ -33,6 +33,11 @@ const volatile __u64 wakeup_bytes = 1 << 20;
  * is read from the task, under the name this kernel gives it. */
 const volatile bool switch_has_state_arg = false;
 
+/* Set by the recorder once every hook is attached, cleared before they
+ * are detached: the hooks attach one after another, and a recording
+ * whose switches began before its wakeups would not be whole. */
+volatile bool recording = false;
+
 struct
 {
   __uint (type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
@@ -164,6 +169,8 @@ emit_begin (struct emit *e)
   __u32 zero = 0;
   __u32 ring;
 
+  if (!recording)
+    return false;
   e->cpu = bpf_get_smp_processor_id ();
   ring = e->cpu / cpus_per_ring;
   e->rb = bpf_map_lookup_elem (&rings, &ring);
@@ -323,8 +330,9 @@ on_wakeup (unsigned long long *ctx,
   __u64 id = bpf_get_current_pid_tgid ();
   struct emit e;
 
-  /* The recorder's own wakeups (its drain timer) are not recorded. */
-  if (is_recorder (id >> 32) || is_recorder (BPF_CORE_READ (p, tgid)))
+  /* The recorder's threads being woken (its drain timer) are left out:
+   * recording them would record the recording. What it wakes stays. */
+  if (is_recorder (BPF_CORE_READ (p, tgid)))
     return 0;
   if (!emit_begin (&e))
     return 0;

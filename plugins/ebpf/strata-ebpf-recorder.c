@@ -900,6 +900,9 @@ attach_sampler (StrataEbpfRecorder  *self,
 static void
 detach (StrataEbpfRecorder *self)
 {
+  /* Everywhere at once again, before the hooks go one by one. */
+  if (self->skel != NULL && self->skel->bss != NULL)
+    __atomic_store_n (&self->skel->bss->recording, false, __ATOMIC_SEQ_CST);
   if (self->skel != NULL)
     strata_ebpf_skel__detach (self->skel);
   if (self->perf_links != NULL)
@@ -1011,6 +1014,8 @@ strata_ebpf_recorder_start (StrataEbpfRecorder  *self,
       return FALSE;
     }
 
+  /* Every hook in: the recording starts now, everywhere at once. */
+  __atomic_store_n (&self->skel->bss->recording, true, __ATOMIC_SEQ_CST);
   self->start_ns = monotonic_ns ();
   self->running = TRUE;
 
