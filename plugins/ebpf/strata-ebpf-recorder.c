@@ -271,60 +271,6 @@ capture_libbpf (enum libbpf_print_level  level,
   return 0;
 }
 
-/* The verifier's last lines, and which program it refused. */
-static char *
-verifier_excerpt (const char *log)
-{
-  const char *begin = g_strrstr (log, "-- BEGIN PROG LOAD LOG --");
-  const char *end;
-  g_autofree char *prog = NULL;
-  g_auto(GStrv) lines = NULL;
-  GString *out;
-  guint n, from;
-
-  if (begin == NULL)
-    return NULL;
-
-  /* "libbpf: prog 'NAME': -- BEGIN PROG LOAD LOG --" */
-  {
-    const char *line = begin;
-    const char *quote_end;
-
-    while (line > log && line[-1] != '\n')
-      line--;
-    if ((line = strstr (line, "prog '")) != NULL && line < begin &&
-        (quote_end = strchr (line + 6, '\'')) != NULL)
-      prog = g_strndup (line + 6, quote_end - line - 6);
-  }
-
-  begin = strchr (begin, '\n');
-  if (begin == NULL)
-    return NULL;
-  begin++;
-  end = strstr (begin, "-- END PROG LOAD LOG --");
-  if (end == NULL)
-    end = begin + strlen (begin);
-  while (end > begin && end[-1] != '\n')
-    end--;
-
-  {
-    g_autofree char *body = g_strndup (begin, end - begin);
-    lines = g_strsplit (g_strchomp (body), "\n", -1);
-  }
-  n = g_strv_length (lines);
-  from = n > 12 ? n - 12 : 0;
-
-  out = g_string_new (NULL);
-  g_string_append_printf (out, "the kernel's verifier refused the BPF program %s; its last words:",
-                          prog != NULL ? prog : "(unnamed)");
-  for (guint i = from; i < n; i++)
-    g_string_append_printf (out, "\n    %s", lines[i]);
-  g_string_append (out, "\nThis kernel may be older than the recorder supports (5.8 or later "
-                        "with BTF), or a kernel that changed a hooked tracepoint");
-
-  return g_string_free (out, FALSE);
-}
-
 static void
 set_error_from_errno (GError     **error,
                       int          err,
@@ -781,7 +727,7 @@ load_programs (StrataEbpfRecorder  *self,
 
   if (err != 0)
     {
-      g_autofree char *excerpt = verifier_excerpt (load_log->str);
+      g_autofree char *excerpt = strata_ebpf_describe_verifier_log (load_log->str);
 
       if (excerpt != NULL)
         g_set_error_literal (error, STRATA_RECORD_ERROR, STRATA_RECORD_ERROR_VERIFIER, excerpt);

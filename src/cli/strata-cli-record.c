@@ -108,6 +108,28 @@ parse_duration (const char  *text,
   return TRUE;
 }
 
+/* "1.6 MB", with a plain space whatever the locale. */
+static char *
+format_bytes (guint64 bytes)
+{
+  g_autofree char *value = g_format_size_full (bytes, G_FORMAT_SIZE_ONLY_VALUE);
+  g_autofree char *unit = g_format_size_full (bytes, G_FORMAT_SIZE_ONLY_UNIT);
+
+  return g_strdup_printf ("%s %s", value, unit);
+}
+
+/* An argument as a shell reads it back, quoted only when it must be. */
+static char *
+quote_if_needed (const char *arg)
+{
+  if (*arg == '\0')
+    return g_strdup ("''");
+  for (const char *p = arg; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && strchr ("_./=:,+-@%", *p) == NULL)
+      return g_shell_quote (arg);
+  return g_strdup (arg);
+}
+
 static void
 print_status (Record   *r,
               gboolean  final)
@@ -123,7 +145,7 @@ print_status (Record   *r,
 
   if (!r->tty)
     return;
-  size = g_format_size (s.bytes);
+  size = format_bytes (s.bytes);
   fprintf (stderr, "\rrecording %7.1f s  %10.0f events/s  %8" G_GUINT64_FORMAT " lost  %10s%s",
            s.elapsed_ns / 1e9, r->rate, s.lost, size, final ? "\n" : "  ");
   fflush (stderr);
@@ -181,7 +203,8 @@ on_child_exit (GPid     pid,
 
 static void
 print_summary (Record     *r,
-               const char *output)
+               const char *output,
+               gboolean    whole)
 {
   StrataRecordStatus s;
   g_autofree char *size = NULL;
@@ -189,11 +212,16 @@ print_summary (Record     *r,
   guint64 lost = 0;
 
   strata_ebpf_recorder_get_status (r->recorder, &s);
-  size = g_format_size (s.bytes);
-  fprintf (stderr, "strata-cli record: wrote %s: %" G_GUINT64_FORMAT " records in %.2f s "
-           "(%.0f/s), %s, hooks %s\n", output, s.records, s.elapsed_ns / 1e9,
-           s.elapsed_ns > 0 ? s.records * 1e9 / s.elapsed_ns : 0.0, size,
-           strata_ebpf_recorder_get_hooks (r->recorder));
+  size = format_bytes (s.bytes);
+  if (whole)
+    fprintf (stderr, "strata-cli record: wrote %s: %" G_GUINT64_FORMAT " records in %.2f s "
+             "(%.0f/s), %s, hooks %s\n", output, s.records, s.elapsed_ns / 1e9,
+             s.elapsed_ns > 0 ? s.records * 1e9 / s.elapsed_ns : 0.0, size,
+             strata_ebpf_recorder_get_hooks (r->recorder));
+  else
+    fprintf (stderr, "strata-cli record: %s holds %s, what was written before the error; "
+             "it opens without its footer. Records taken in %.2f s:\n",
+             output, size, s.elapsed_ns / 1e9);
 
   for (guint t = 1; t < STRATA_EBPF_N_RECORD_TYPES; t++)
     {
@@ -266,7 +294,7 @@ strata_cli_record (int    argc,
 
     for (int i = 1; i < argc; i++)
       {
-        g_autofree char *quoted = strcmp (argv[i], "--") == 0 ? g_strdup ("--") : g_shell_quote (argv[i]);
+        g_autofree char *quoted = quote_if_needed (argv[i]);
 
         g_string_append_printf (cl, " %s", quoted);
       }
@@ -383,7 +411,7 @@ strata_cli_record (int    argc,
   ok = strata_ebpf_recorder_stop (recorder, &error);
   if (!ok)
     g_printerr ("strata-cli record: %s\n", error->message);
-  print_summary (&r, output);
+  print_summary (&r, output, ok);
 
   if (command != NULL && !r.child_running && !g_spawn_check_wait_status (r.child_status, NULL))
     g_printerr ("strata-cli record: %s exited with status %d\n", command[0],
