@@ -15,7 +15,11 @@
  *   two clock reads, so the recording's count between the inner ends of
  *   those brackets is a lower bound, between the outer ends an upper one;
  * - each thread's running time in the kernel model is its CPU time by
- *   CLOCK_THREAD_CPUTIME_ID, within 1% plus 4 µs per switch: the
+ *   CLOCK_THREAD_CPUTIME_ID, within 1% plus 4 µs per switch (less by at
+ *   most the time the model marks unknown on the CPUs: on the kernel of
+ *   these machines, 6.18-fc, switches away from two threads of PID 1 never
+ *   fire sched_switch, for perf as for us, and a thread switched in after
+ *   one of them is credited from its first event instead): the
  *   scheduler charges time from its own clock read in __schedule()
  *   before the tracepoint, not the tracepoint's time, so each switch in
  *   or out may shift the boundary by the time between the two (a few µs
@@ -138,6 +142,30 @@ running_time (StrataTrace *trace,
   return sum;
 }
 
+/* Time the CPUs' rows say they do not know who ran (switches missing
+ * from the trace), within [t0, t1). */
+static gint64
+unknown_time (StrataTrace *trace,
+              gint64       t0,
+              gint64       t1)
+{
+  const StrataActivity *activities;
+  gsize n;
+  gint64 sum = 0;
+
+  activities = strata_trace_get_activities (trace, &n);
+  for (gsize i = 0; i < n; i++)
+    {
+      StrataActivity a = activities[i];
+
+      if (a.kind != STRATA_ACTIVITY_UNKNOWN || !strata_activity_overlaps (&a, t0, t1))
+        continue;
+      strata_activity_clip (&a, t0, t1);
+      sum += a.end - a.start;
+    }
+  return sum;
+}
+
 static guint
 switches_out (GArray *events,
               gint32  tid,
@@ -155,6 +183,39 @@ switches_out (GArray *events,
         n++;
     }
   return n;
+}
+
+/* Running time from the switches alone: from the switch to @tid on a
+ * CPU to the next switch on that CPU. */
+static gint64
+switched_in_time (GArray *events,
+                  gint32  tid,
+                  gint64  t0,
+                  gint64  t1)
+{
+  g_autoptr(GHashTable) since = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  gint64 sum = 0;
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *ev = &g_array_index (events, StrataEvent, i);
+      gint64 *start;
+
+      if (ev->type != STRATA_EVENT_SCHED_SWITCH)
+        continue;
+      start = g_hash_table_lookup (since, GINT_TO_POINTER (ev->cpu));
+      if (start != NULL && ev->u.sched_switch.prev_pid == tid)
+        sum += MAX (0, MIN (ev->ts, t1) - MAX (*start, t0));
+      if (ev->u.sched_switch.next_pid == tid)
+        {
+          start = g_new (gint64, 1);
+          *start = ev->ts;
+          g_hash_table_insert (since, GINT_TO_POINTER (ev->cpu), start);
+        }
+      else
+        g_hash_table_remove (since, GINT_TO_POINTER (ev->cpu));
+    }
+  return sum;
 }
 
 static void
@@ -188,7 +249,7 @@ check_recording (Recorded *r)
       const StrataTestThread *t = strata_test_thread_find (r->threads, names[i]);
       const StrataChannel *ch;
       guint lower, upper;
-      gint64 run, tolerance;
+      gint64 run, tolerance, unknown;
 
       g_assert_nonnull (t);
       ch = thread_channel (trace, t->tid, t->b0);
@@ -205,11 +266,15 @@ check_recording (Recorded *r)
 
       run = running_time (trace, ch - strata_trace_get_channels (trace, &n_channels),
                           (t->a0 + t->b0) / 2, (t->a1 + t->b1) / 2);
+      g_test_message ("%s: %" G_GINT64_FORMAT " ns between its switches in and out",
+                      names[i], switched_in_time (events, t->tid, (t->a0 + t->b0) / 2, (t->a1 + t->b1) / 2));
       tolerance = t->cpu_ns / 100 + 4000 * (t->switches + 1);
+      unknown = unknown_time (trace, (t->a0 + t->b0) / 2, (t->a1 + t->b1) / 2);
       g_test_message ("%s: running %" G_GINT64_FORMAT " ns in the model, CPU time %" G_GINT64_FORMAT
-                      " ns (%+.3f%%)", names[i], run, t->cpu_ns,
-                      100.0 * (run - t->cpu_ns) / MAX (t->cpu_ns, 1));
-      g_assert_cmpint (ABS (run - t->cpu_ns), <=, tolerance);
+                      " ns (%+.3f%%), %" G_GINT64_FORMAT " ns of the CPUs unknown", names[i], run,
+                      t->cpu_ns, 100.0 * (run - t->cpu_ns) / MAX (t->cpu_ns, 1), unknown);
+      g_assert_cmpint (run, <=, t->cpu_ns + tolerance);
+      g_assert_cmpint (run, >=, t->cpu_ns - tolerance - unknown);
     }
 }
 

@@ -111,7 +111,7 @@ struct pt_regs
 {
   long unsigned int orig_ax;
 } __attribute__((preserve_access_index));
-#define STRATA_SYSCALL_NR(regs) ((__s32) BPF_CORE_READ ((regs), orig_ax))
+#define STRATA_SYSCALL_NR_FIELD orig_ax
 /* The registers before the sample period in bpf_perf_event_data. */
 #define STRATA_USER_REGS_SIZE (21 * 8)
 #elif defined(__TARGET_ARCH_arm64)
@@ -119,7 +119,7 @@ struct pt_regs
 {
   int syscallno;
 } __attribute__((preserve_access_index));
-#define STRATA_SYSCALL_NR(regs) ((__s32) BPF_CORE_READ ((regs), syscallno))
+#define STRATA_SYSCALL_NR_FIELD syscallno
 #define STRATA_USER_REGS_SIZE (34 * 8)
 #else
 #error "the recorder knows the registers of x86_64 and arm64 only"

@@ -111,6 +111,7 @@ struct _StrataEbpfRecorder
 
   guint64                  own_counts[STRATA_EBPF_N_RECORD_TYPES];  /* atomic */
   guint64                 *lost;         /* by CPU, at stop */
+  guint64                  missed;       /* hook runs the kernel skipped, at stop */
 };
 
 G_DEFINE_FINAL_TYPE (StrataEbpfRecorder, strata_ebpf_recorder, G_TYPE_OBJECT)
@@ -436,21 +437,25 @@ read_cpu_states (StrataEbpfRecorder *self,
                  guint64            *reported,
                  guint64            *first_ts)
 {
-  struct { guint64 dropped, reported, first_drop_ts; } *values;
+  /* Each CPU's value, 8-byte aligned: three counters first (the rest is
+   * the programs' own cache). */
+  gsize stride = (bpf_map__value_size (self->skel->maps.cpu_states) + 7) & ~(gsize) 7;
+  g_autofree guint8 *values = g_malloc0 (stride * self->n_cpus);
   guint32 zero = 0;
   gboolean ok;
 
-  values = g_new0 (typeof (*values), self->n_cpus);
   ok = bpf_map_lookup_elem (bpf_map__fd (self->skel->maps.cpu_states), &zero, values) == 0;
   for (guint i = 0; ok && i < self->n_cpus; i++)
     {
-      dropped[i] = values[i].dropped;
+      guint64 v[3];
+
+      memcpy (v, values + i * stride, sizeof v);
+      dropped[i] = v[0];
       if (reported != NULL)
-        reported[i] = values[i].reported;
+        reported[i] = v[1];
       if (first_ts != NULL)
-        first_ts[i] = values[i].first_drop_ts;
+        first_ts[i] = v[2];
     }
-  g_free (values);
 
   return ok;
 }
@@ -1023,6 +1028,7 @@ strata_ebpf_recorder_stop (StrataEbpfRecorder  *self,
   if (!self->running)
     return TRUE;
 
+  strata_ebpf_recorder_get_missed (self, NULL);
   detach (self);
   stop_threads (self);
   self->running = FALSE;
@@ -1045,6 +1051,46 @@ strata_ebpf_recorder_stop (StrataEbpfRecorder  *self,
     }
 
   return TRUE;
+}
+
+/**
+ * strata_ebpf_recorder_get_missed:
+ * @malformed: (out) (optional): records the consumer could not take
+ *
+ * Returns: times the kernel skipped a hook because one of the same
+ *   program was already running on that CPU (the programs'
+ *   recursion_misses)
+ */
+guint64
+strata_ebpf_recorder_get_missed (StrataEbpfRecorder *self,
+                                 guint64            *malformed)
+{
+  struct bpf_program *prog;
+  guint64 missed = 0;
+
+  g_return_val_if_fail (STRATA_IS_EBPF_RECORDER (self), 0);
+
+  if (malformed != NULL)
+    {
+      *malformed = 0;
+      for (guint r = 0; self->rings != NULL && r < self->n_rings; r++)
+        *malformed += self->rings[r].malformed;
+    }
+  if (self->skel == NULL)
+    return self->missed;
+
+  bpf_object__for_each_program (prog, self->skel->obj)
+    {
+      struct bpf_prog_info info;
+      __u32 len = sizeof info;
+      int fd = bpf_program__fd (prog);
+
+      memset (&info, 0, sizeof info);
+      if (fd >= 0 && bpf_obj_get_info_by_fd (fd, &info, &len) == 0)
+        missed += info.recursion_misses;
+    }
+  self->missed = MAX (self->missed, missed);
+  return self->missed;
 }
 
 const char *

@@ -97,6 +97,8 @@ gboolean            strata_ebpf_recorder_stop            (StrataEbpfRecorder  *s
 
 /* After stop(): what was written and what was lost. */
 const char         *strata_ebpf_recorder_get_hooks       (StrataEbpfRecorder  *self);
+guint64             strata_ebpf_recorder_get_missed      (StrataEbpfRecorder  *self,
+                                                          guint64             *malformed);
 guint               strata_ebpf_recorder_get_n_cpus      (StrataEbpfRecorder  *self);
 guint64             strata_ebpf_recorder_get_lost        (StrataEbpfRecorder  *self,
                                                           guint                cpu);

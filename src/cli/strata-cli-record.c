@@ -247,6 +247,17 @@ print_summary (Record     *r,
             fprintf (stderr, "    CPU %-4u %12" G_GUINT64_FORMAT "\n", cpu, n);
         }
     }
+  {
+    guint64 malformed = 0;
+    guint64 missed = strata_ebpf_recorder_get_missed (r->recorder, &malformed);
+
+    if (missed > 0)
+      fprintf (stderr, "  the kernel skipped a hook %" G_GUINT64_FORMAT " times (one of the same "
+               "kind was already running on that CPU)\n", missed);
+    if (malformed > 0)
+      fprintf (stderr, "  %" G_GUINT64_FORMAT " records from the rings were not records and "
+               "were left out\n", malformed);
+  }
   if (s.late > 0)
     fprintf (stderr, "  %" G_GUINT64_FORMAT " records came later than their block (a reader "
              "puts them in order)\n", s.late);
