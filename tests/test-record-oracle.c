@@ -13,7 +13,11 @@
  * clock a moment apart for the same event: the window's edges are put
  * where neither recording has a switch for a while, and 0.1% is asked of
  * the workload's threads, whose intervals are long against that moment;
- * other threads' running time agrees within 4 µs a switch. The window
+ * other threads' running time agrees within 20 µs a switch (that moment
+ * is a few hundred ns mostly, a few µs at times on this loaded virtual
+ * machine). Stronger than the counts: on every CPU the two recordings
+ * have the same switches, from the same thread to the same thread, in
+ * the same order. The window
  * is the recorder's (it starts and stops on every CPU at once; perf
  * enables and disables its CPUs one by one, before and after it), from
  * where it has seen a switch on every CPU. perf starts first: its handler then runs before the recorder's, and the moment
@@ -432,6 +436,30 @@ test_same_as_perf (void)
       g_assert_cmpint (t->b1, <, t1);
     }
 
+  /* The same switches, in the same order, on every CPU. */
+  for (guint cpu = 0; cpu < 256; cpu++)
+    {
+      g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) perfs = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+      for (guint side = 0; side < 2; side++)
+        {
+          GArray *evs = side == 0 ? ours : theirs;
+
+          for (guint k = 0; k < evs->len; k++)
+            {
+              const Ev *e = &g_array_index (evs, Ev, k);
+              gint64 pair = ((gint64) e->prev << 32) | (guint32) e->next;
+
+              if (!e->waking && e->cpu == (gint32) cpu && e->ts >= t0 && e->ts < t1)
+                g_array_append_val (side == 0 ? mine : perfs, pair);
+            }
+        }
+      g_assert_cmpuint (mine->len, ==, perfs->len);
+      for (guint k = 0; k < mine->len; k++)
+        g_assert_cmpint (g_array_index (mine, gint64, k), ==, g_array_index (perfs, gint64, k));
+    }
+
   a = per_thread (ours, t0, t1);
   b = per_thread (theirs, t0, t1);
 
@@ -443,13 +471,13 @@ test_same_as_perf (void)
       gint64 diff;
 
       g_assert_nonnull (s);
-      if (s->wakings != p->wakings || s->switches != p->switches || ABS (s->running - p->running) > 4000 * (gint64) (p->switches + 1))
+      if (s->wakings != p->wakings || s->switches != p->switches || ABS (s->running - p->running) > 20000 * (gint64) (p->switches + 1))
         {
           g_autofree char *comm_path = g_strdup_printf ("/proc/%d/comm", GPOINTER_TO_INT (key));
           g_autofree char *comm = NULL;
 
           g_file_get_contents (comm_path, &comm, NULL, NULL);
-          if (s->switches != p->switches || ABS (s->running - p->running) > 4000 * (gint64) (p->switches + 1) ||
+          if (s->switches != p->switches || ABS (s->running - p->running) > 20000 * (gint64) (p->switches + 1) ||
               (s->wakings != p->wakings && !g_hash_table_contains (recorder_tids, key)))
             for (guint side = 0; side < 2; side++)
               {
@@ -484,7 +512,7 @@ test_same_as_perf (void)
       if (is_workload (threads, GPOINTER_TO_INT (key)))
         g_assert_cmpint (diff * 1000, <=, p->running);
       else
-        g_assert_cmpint (diff, <=, MAX (p->running / 1000, 4000 * (gint64) (p->switches + 1)));
+        g_assert_cmpint (diff, <=, MAX (p->running / 1000, 20000 * (gint64) (p->switches + 1)));
       compared++;
     }
   g_assert_cmpuint (g_hash_table_size (a), ==, g_hash_table_size (b));
