@@ -508,7 +508,7 @@ test_same_as_perf (void)
       /* Two hooks on one tracepoint read the clock a moment apart, and
        * that moment varies (measured here: about 250 ns, at worst a few
        * µs): 0.1% holds where a thread's intervals are long against it,
-       * the workload's threads; any other within 4 µs a switch. */
+       * the workload's threads; any other within 20 µs a switch. */
       if (is_workload (threads, GPOINTER_TO_INT (key)))
         g_assert_cmpint (diff * 1000, <=, p->running);
       else
