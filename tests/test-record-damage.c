@@ -457,6 +457,34 @@ test_follow (void)
   g_unlink (grow);
 }
 
+/* The fuzzer's corpus (tests/fuzz/ebpf-corpus), replayed in every
+ * build: an answer for each input, events or a STRATA_ERROR. */
+static void
+test_fuzz_corpus (void)
+{
+  g_autofree char *dir = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "fuzz", "ebpf-corpus", NULL);
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0, whole = 0;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      Outcome o;
+
+      read_all (path, &o);
+      if (o.error != NULL)
+        g_assert_true (o.error->domain == STRATA_ERROR);
+      else
+        whole++;
+      outcome_clear (&o);
+      n++;
+    }
+  g_test_message ("%u inputs, %u read without an error", n, whole);
+  g_assert_cmpuint (n, >, 100);
+}
+
 /* ---- as root: the recorder itself ---- */
 
 static gboolean
@@ -667,6 +695,7 @@ main (int    argc,
   g_test_add_func ("/strata/ebpf/bit-flips", test_bit_flips);
   g_test_add_func ("/strata/ebpf/garbage", test_garbage);
   g_test_add_func ("/strata/ebpf/follow", test_follow);
+  g_test_add_func ("/strata/ebpf/fuzz-corpus", test_fuzz_corpus);
   g_test_add_func ("/strata/ebpf/killed", test_killed);
   g_test_add_func ("/strata/ebpf/disk-full", test_disk_full);
   g_test_add_func ("/strata/ebpf/refusals", test_refusals);

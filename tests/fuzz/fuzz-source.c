@@ -3,7 +3,7 @@
  * A libFuzzer harness for the binary trace readers, built three times:
  * as fuzz-perf (seeds: the perf-*.data.xz fixtures, unpacked), as
  * fuzz-tracedat (seeds: the .dat fixtures and cuts of them) and as
- * fuzz-ebpf (Strata's eBPF recordings; corpus in corpus-ebpf/). Each input is
+ * fuzz-ebpf (Strata's eBPF recordings; corpus in ebpf-corpus/). Each input is
  * written to a memfd and opened by path through strata_source_open(), as a
  * user's file would be (the perf reader maps the file, libtracecmd opens
  * the path itself), so the probe picks the reader from the content, then
