@@ -379,6 +379,83 @@ test_command_and_duration (void)
   g_unlink (b);
 }
 
+/* CPU samples (-F 999) with their stacks, named by the same symbolizer
+ * as perf.data's: the spinner, 200 ms of CPU, has about 200 samples
+ * (cpu-clock's period adapts, so within half of that either way), each
+ * with a call chain, and most of them walk the user stack by its frame
+ * pointers (the workload is built with them) to the thread's start,
+ * start_thread, or name the spinner itself (the libc clock_gettime it
+ * spins in keeps no frame pointer, so the walk from there skips its
+ * caller, as it does for perf); every kernel frame has a name. */
+static void
+test_samples (void)
+{
+  const char *args[] = { "-F", "999", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = NULL;
+  const StrataTestThread *spin;
+  guint samples = 0, named = 0, chains = 0, kernel_frames = 0, kernel_named = 0;
+  Recorded r;
+
+  if (!record_workload (&r, args, 200, 20))
+    return;
+  spin = strata_test_thread_find (r.threads, "strata-spin");
+  events = strata_test_read_events (r.path, &source, &error);
+  g_assert_no_error (error);
+  g_assert_true (strata_source_has_callchains (source));
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *ev = &g_array_index (events, StrataEvent, i);
+      const guint64 *frames;
+      guint n;
+      gboolean hit = FALSE;
+
+      if (ev->type != STRATA_EVENT_SAMPLE || ev->pid != spin->tid ||
+          ev->ts < spin->b0 || ev->ts > spin->a1)
+        continue;
+      samples++;
+      frames = strata_source_get_callchain (source, ev->u.sample.callchain, &n);
+      if (frames == NULL || n == 0)
+        continue;
+      chains++;
+      g_assert_cmpuint (frames[0], ==, ev->u.sample.ip);
+      for (guint f = 0; f < n; f++)
+        {
+          g_autofree char *name = strata_source_symbolize (source, ev->tgid, frames[f]);
+
+          g_assert_nonnull (name);
+          if (g_str_equal (name, "spinner") || g_str_equal (name, "start_thread"))
+            hit = TRUE;
+          if (frames[f] >= G_GUINT64_CONSTANT (0xffff800000000000))
+            {
+              kernel_frames++;
+              if (!g_str_has_prefix (name, "[kernel]"))
+                kernel_named++;
+            }
+        }
+      named += hit;
+      if (g_test_verbose () && samples < 6)
+        for (guint f = 0; f < n; f++)
+          {
+            g_autofree char *name = strata_source_symbolize (source, ev->tgid, frames[f]);
+
+            g_test_message ("  sample %u frame %u: 0x%" G_GINT64_MODIFIER "x %s", samples, f, frames[f], name);
+          }
+    }
+
+  g_test_message ("spinner: %u samples for %" G_GINT64_FORMAT " ns of CPU, %u with a chain, "
+                  "%u reaching spinner or start_thread; %u kernel frames, %u named", samples, spin->cpu_ns,
+                  chains, named, kernel_frames, kernel_named);
+  g_assert_cmpuint (samples, >=, spin->cpu_ns * 999 / 1000000000 / 2);
+  g_assert_cmpuint (samples, <=, spin->cpu_ns * 999 / 1000000000 * 3 / 2);
+  g_assert_cmpuint (chains, ==, samples);
+  g_assert_cmpuint (named * 2, >=, samples);
+  g_assert_cmpuint (kernel_named, ==, kernel_frames);
+  recorded_clear (&r);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -388,6 +465,7 @@ main (int    argc,
   g_test_add_func ("/strata/record/workload", test_workload);
   g_test_add_func ("/strata/record/workload-raw-tp", test_workload_raw_tp);
   g_test_add_func ("/strata/record/command-and-duration", test_command_and_duration);
+  g_test_add_func ("/strata/record/samples", test_samples);
 
   return g_test_run ();
 }

@@ -237,6 +237,7 @@ enum strata_ebpf_field_tag
   STRATA_EBPF_FIELD_SAMPLE_FREQ,         /* __u32: samples per second per CPU, 0 none */
   STRATA_EBPF_FIELD_RECORDER_PID,        /* __u32 */
   STRATA_EBPF_FIELD_HOOKS,               /* string: "tp_btf" or "raw_tp" */
+  STRATA_EBPF_FIELD_KERNEL_TEXT,         /* __u64: _text in /proc/kallsyms (0: not readable) */
 };
 
 struct strata_ebpf_rings_field

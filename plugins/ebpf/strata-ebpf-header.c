@@ -109,6 +109,13 @@ strata_ebpf_header_serialize (const StrataEbpfHeader *header)
   add_u32 (out, STRATA_EBPF_FIELD_SAMPLE_FREQ, header->sample_freq, &n_fields);
   add_u32 (out, STRATA_EBPF_FIELD_RECORDER_PID, header->recorder_pid, &n_fields);
   add_string (out, STRATA_EBPF_FIELD_HOOKS, header->hooks, &n_fields);
+  if (header->kernel_text != 0)
+    {
+      guint64 le = GUINT64_TO_LE (header->kernel_text);
+
+      add_field (out, STRATA_EBPF_FIELD_KERNEL_TEXT, &le, sizeof le);
+      n_fields++;
+    }
 
   fh = (struct strata_ebpf_file_header *) (gpointer) out->data;
   memcpy (fh->magic, STRATA_EBPF_MAGIC, STRATA_EBPF_MAGIC_LEN);
@@ -264,6 +271,13 @@ strata_ebpf_header_parse (StrataEbpfHeader  *header,
             else
               header->recorder_pid = v;
           }
+          break;
+        case STRATA_EBPF_FIELD_KERNEL_TEXT:
+          if (length != sizeof header->kernel_text)
+            return fail (error, STRATA_ERROR_CORRUPT, name, pos,
+                         "the kernel text field is %u bytes long, not 8", length);
+          memcpy (&header->kernel_text, value, sizeof header->kernel_text);
+          header->kernel_text = GUINT64_FROM_LE (header->kernel_text);
           break;
         case STRATA_EBPF_FIELD_RINGS:
           if (length != sizeof header->rings)

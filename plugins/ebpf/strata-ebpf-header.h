@@ -29,6 +29,7 @@ typedef struct
   guint32                        n_cpus;
   guint32                        sample_freq;
   guint32                        recorder_pid;
+  guint64                        kernel_text;  /* where the kernel's text was (KASLR), or 0 */
   struct strata_ebpf_rings_field rings;
   struct strata_ebpf_clocks      clocks;
 } StrataEbpfHeader;

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -745,6 +746,35 @@ load_programs (StrataEbpfRecorder  *self,
   return err == 0;
 }
 
+/* Where the kernel's text is (it moves at every boot, KASLR), so its
+ * addresses can be named after a reboot: _text in /proc/kallsyms, 0 when
+ * the addresses are hidden (kptr_restrict) or the file is not there. */
+static guint64
+kernel_text (void)
+{
+  g_autofree char *line = NULL;
+  size_t size = 0;
+  guint64 address = 0;
+  FILE *f = fopen ("/proc/kallsyms", "re");
+
+  if (f == NULL)
+    return 0;
+  while (getline (&line, &size, f) > 0)
+    {
+      unsigned long long a;
+      char type;
+      char name[64];
+
+      if (sscanf (line, "%llx %c %63s", &a, &type, name) == 3 && strcmp (name, "_text") == 0)
+        {
+          address = a;
+          break;
+        }
+    }
+  fclose (f);
+  return address;
+}
+
 static gboolean
 write_header (StrataEbpfRecorder  *self,
               GError             **error)
@@ -769,6 +799,7 @@ write_header (StrataEbpfRecorder  *self,
   snapshot_clocks (&header.clocks);
   header.sample_freq = (self->sets & STRATA_RECORD_SAMPLES) ? self->sample_freq : 0;
   header.recorder_pid = getpid ();
+  header.kernel_text = kernel_text ();
 
   ok = strata_ebpf_writer_write_header (self->writer, &header, error);
   strata_ebpf_header_clear (&header);

@@ -21,6 +21,7 @@
 #include "strata-ebpf-file.h"
 #include "strata-ebpf-source.h"
 #include "strata-error.h"
+#include "../strata-symbolizer.h"
 
 /* Bytes of records held waiting for another ring before the merge gives
  * up waiting: only a file whose horizons lie gets there. */
@@ -48,14 +49,6 @@ typedef struct
 
 typedef struct
 {
-  guint64 start;
-  guint64 end;
-  guint64 pgoff;
-  guint32 path;
-} Map;
-
-typedef struct
-{
   guint32 offset;
   guint32 n;
 } Chain;
@@ -80,7 +73,7 @@ struct _StrataEbpfSource
 
   GHashTable       *tasks;       /* pid -> Task */
   GHashTable       *irq_names;   /* irq -> pool id */
-  GHashTable       *maps;        /* tgid -> GArray of Map */
+  StrataSymbolizer *symbolizer;  /* the processes' mappings, for samples' frames */
   GArray           *swappers;    /* pool id of "swapper/N", by CPU */
   GArray           *frames;      /* guint64: every call chain's frames */
   GArray           *chains;      /* Chain, by id */
@@ -161,22 +154,14 @@ add_map (StrataEbpfSource             *self,
          const struct strata_ebpf_map *m,
          const guint8                 *rec)
 {
-  GArray *maps = g_hash_table_lookup (self->maps, GINT_TO_POINTER (tgid));
-  Map map;
+  guint64 start = GUINT64_FROM_LE (m->start);
+  guint64 end = GUINT64_FROM_LE (m->end);
 
-  if (maps == NULL)
-    {
-      maps = g_array_new (FALSE, FALSE, sizeof (Map));
-      g_hash_table_insert (self->maps, GINT_TO_POINTER (tgid), maps);
-    }
-  map.start = GUINT64_FROM_LE (m->start);
-  map.end = GUINT64_FROM_LE (m->end);
-  map.pgoff = GUINT64_FROM_LE (m->pgoff);
-  map.path = strata_string_pool_intern_len (self->strings,
-                                            (const char *) rec + sizeof *m,
-                                            strnlen ((const char *) rec + sizeof *m,
-                                                     GUINT16_FROM_LE (m->path_len)));
-  g_array_append_val (maps, map);
+  if (end <= start)
+    return;
+  strata_symbolizer_add_mapping (self->symbolizer, tgid, start, end - start,
+                                 GUINT64_FROM_LE (m->pgoff), (const char *) rec + sizeof *m,
+                                 GUINT16_FROM_LE (m->path_len));
 }
 
 static guint32
@@ -299,6 +284,8 @@ decode (StrataEbpfSource *self,
         guint32 comm = intern_fixed (self, f->child_comm, sizeof f->child_comm);
 
         set_task (self, child, (gint32) GUINT32_FROM_LE (f->child_tgid), comm);
+        if (child == (gint32) GUINT32_FROM_LE (f->child_tgid) && ev->tgid > 0)
+          strata_symbolizer_fork (self->symbolizer, ev->tgid, child);
         ev->type = STRATA_EVENT_SCHED_PROCESS_FORK;
         ev->u.fork.parent_pid = ev->pid;
         ev->u.fork.child_pid = child;
@@ -413,7 +400,9 @@ decode (StrataEbpfSource *self,
       return FALSE;
 
     case STRATA_EBPF_REC_MAPS_RESET:
-      g_hash_table_remove (self->maps, GINT_TO_POINTER (ev->pid));
+      /* Written just before the new image's mappings (the EXEC record
+       * itself comes later in the file): the image starts here. */
+      strata_symbolizer_exec (self->symbolizer, ev->pid, ev->ts);
       return FALSE;
 
     default:
@@ -786,6 +775,10 @@ strata_ebpf_source_open (StrataSource  *source,
       info->span_last = footer->last_ts;
     }
 
+  strata_symbolizer_set_kernel_release (self->symbolizer, h->kernel_release);
+  if (h->kernel_text != 0)
+    strata_symbolizer_set_kernel_text (self->symbolizer, h->kernel_text);
+
   add_details (self, h);
 
   return TRUE;
@@ -804,6 +797,18 @@ strata_ebpf_source_get_callchain (StrataSource *source,
   c = &g_array_index (self->chains, Chain, id);
   *n_frames = c->n;
   return &g_array_index (self->frames, guint64, c->offset);
+}
+
+/* Kernel frames through kallsyms, user frames through the mappings the
+ * recorder read from /proc: the same code as perf.data's samples. */
+static char *
+strata_ebpf_source_symbolize (StrataSource *source,
+                              gint32        pid,
+                              guint64       address)
+{
+  StrataEbpfSource *self = STRATA_EBPF_SOURCE (source);
+
+  return strata_symbolizer_name (self->symbolizer, pid, address, G_MAXINT64);
 }
 
 static guint64
@@ -826,7 +831,7 @@ strata_ebpf_source_finalize (GObject *object)
   g_clear_pointer (&self->strings, strata_string_pool_unref);
   g_clear_pointer (&self->tasks, g_hash_table_unref);
   g_clear_pointer (&self->irq_names, g_hash_table_unref);
-  g_clear_pointer (&self->maps, g_hash_table_unref);
+  g_clear_pointer (&self->symbolizer, strata_symbolizer_free);
   g_clear_pointer (&self->swappers, g_array_unref);
   g_clear_pointer (&self->frames, g_array_unref);
   g_clear_pointer (&self->chains, g_array_unref);
@@ -848,6 +853,7 @@ strata_ebpf_source_class_init (StrataEbpfSourceClass *klass)
   source_class->open = strata_ebpf_source_open;
   source_class->read_batch = strata_ebpf_source_read_batch;
   source_class->get_callchain = strata_ebpf_source_get_callchain;
+  source_class->symbolize = strata_ebpf_source_symbolize;
   source_class->get_file_position = strata_ebpf_source_get_file_position;
 }
 
@@ -856,7 +862,7 @@ strata_ebpf_source_init (StrataEbpfSource *self)
 {
   self->tasks = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->irq_names = g_hash_table_new (NULL, NULL);
-  self->maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  self->symbolizer = strata_symbolizer_new ();
   self->swappers = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->chains = g_array_new (FALSE, FALSE, sizeof (Chain));

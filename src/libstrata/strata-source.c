@@ -409,6 +409,16 @@ strata_source_symbolize (StrataSource *self,
   return klass->symbolize (self, pid, address);
 }
 
+/* Whether the format carries samples with call chains (its reader
+ * implements get_callchain). */
+gboolean
+strata_source_has_callchains (StrataSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), FALSE);
+
+  return STRATA_SOURCE_GET_CLASS (self)->get_callchain != NULL;
+}
+
 /* Whether the reader measures its own way through the file (see
  * get_file_position in #StrataSourceClass). */
 gboolean

@@ -115,6 +115,7 @@ char                   *strata_source_symbolize       (StrataSource  *self,
                                                        gint32         pid,
                                                        guint64        address);
 gboolean                strata_source_has_file_position (StrataSource *self);
+gboolean                strata_source_has_callchains   (StrataSource *self);
 guint64                 strata_source_get_file_position (StrataSource *self);
 
 /* For plugins. */
