@@ -128,10 +128,19 @@ strata_test_recorder_stop (GSubprocess  *recorder,
                            char        **err,
                            GError      **error)
 {
+  return strata_test_recorder_stop_with (recorder, SIGINT, err, error);
+}
+
+gboolean
+strata_test_recorder_stop_with (GSubprocess  *recorder,
+                                int           signum,
+                                char        **err,
+                                GError      **error)
+{
   GInputStream *pipe = g_object_get_data (G_OBJECT (recorder), "strata-test-stderr");
   g_autoptr(GByteArray) all = g_byte_array_new ();
 
-  g_subprocess_send_signal (recorder, SIGINT);
+  g_subprocess_send_signal (recorder, signum);
   for (;;)
     {
       guint8 buf[4096];
@@ -152,7 +161,10 @@ strata_test_recorder_stop (GSubprocess  *recorder,
 
   if (!g_subprocess_get_if_exited (recorder) || g_subprocess_get_exit_status (recorder) != 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the recorder failed: %s",
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the recorder failed (%s %d): %s",
+                   g_subprocess_get_if_exited (recorder) ? "exit status" : "signal",
+                   g_subprocess_get_if_exited (recorder) ? g_subprocess_get_exit_status (recorder)
+                                                         : g_subprocess_get_term_sig (recorder),
                    (const char *) all->data);
       return FALSE;
     }

@@ -41,8 +41,13 @@ void         strata_test_record_unlock      (int                  fd);
 GSubprocess *strata_test_recorder_start     (const char          *output,
                                              const char * const  *args,
                                              GError             **error);
-/* Stops it with SIGINT and waits; its stderr (the summary) in @err. */
+/* Stops it with SIGINT (or @signum) and waits; its stderr (the summary)
+ * in @err. */
 gboolean     strata_test_recorder_stop      (GSubprocess         *recorder,
+                                             char               **err,
+                                             GError             **error);
+gboolean     strata_test_recorder_stop_with (GSubprocess         *recorder,
+                                             int                  signum,
                                              char               **err,
                                              GError             **error);
 

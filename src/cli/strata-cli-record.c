@@ -373,9 +373,21 @@ strata_cli_record (int    argc,
   strata_ebpf_recorder_set_hooks (recorder, hooks);
   strata_ebpf_recorder_set_command_line (recorder, command_line);
 
+  /* Signals are caught before anything starts: one that comes while the
+   * programs load (or right after the line below) stops the recording
+   * cleanly once it runs, instead of killing the recorder half-way. */
+  loop = g_main_loop_new (NULL, FALSE);
+  r.recorder = recorder;
+  r.loop = loop;
+  r.stopped_by = "?";
+  sig_int = g_unix_signal_add (SIGINT, on_signal, &r);
+  sig_term = g_unix_signal_add (SIGTERM, on_signal, &r);
+
   if (!strata_ebpf_recorder_start (recorder, &error))
     {
       g_printerr ("strata-cli record: %s\n", error->message);
+      g_source_remove (sig_int);
+      g_source_remove (sig_term);
       return STRATA_CLI_EXIT_FAILED;
     }
 
@@ -383,11 +395,7 @@ strata_cli_record (int    argc,
   g_printerr ("strata-cli record: recording to %s (hooks %s); Ctrl+C stops\n",
               output, strata_ebpf_recorder_get_hooks (recorder));
 
-  loop = g_main_loop_new (NULL, FALSE);
-  r.recorder = recorder;
-  r.loop = loop;
   r.tty = !quiet && isatty (STDERR_FILENO);
-  r.stopped_by = "?";
 
   if (command != NULL)
     {
@@ -397,14 +405,14 @@ strata_cli_record (int    argc,
         {
           g_printerr ("strata-cli record: cannot run %s: %s\n", command[0], error->message);
           strata_ebpf_recorder_stop (recorder, NULL);
+          g_source_remove (sig_int);
+          g_source_remove (sig_term);
           return STRATA_CLI_EXIT_FAILED;
         }
       r.child_running = TRUE;
       g_child_watch_add (r.child, on_child_exit, &r);
     }
 
-  sig_int = g_unix_signal_add (SIGINT, on_signal, &r);
-  sig_term = g_unix_signal_add (SIGTERM, on_signal, &r);
   tick = g_timeout_add (500, on_tick, &r);
   if (duration_ns > 0)
     timer = g_timeout_add (MAX (duration_ns / 1000000, 1), on_duration, &r);
