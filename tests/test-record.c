@@ -38,6 +38,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 
 #include "strata-test-record.h"
@@ -304,13 +305,14 @@ test_workload_raw_tp (void)
 }
 
 /* With a command, the recording ends when it does; --duration ends it
- * too. Both files are whole (their footer read). */
+ * too, and SIGTERM, even the moment the recorder says it runs. Every
+ * file is whole (its footer read). */
 static void
 test_command_and_duration (void)
 {
   g_autofree char *why = NULL;
   g_autofree char *dir = NULL;
-  g_autofree char *a = NULL, *b = NULL;
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr(GError) error = NULL;
   int lock, status;
@@ -324,6 +326,7 @@ test_command_and_duration (void)
   dir = strata_test_tmpdir ();
   a = g_build_filename (dir, "command.strata", NULL);
   b = g_build_filename (dir, "duration.strata", NULL);
+  c = g_build_filename (dir, "term.strata", NULL);
 
   lock = strata_test_record_lock ();
   {
@@ -342,18 +345,27 @@ test_command_and_duration (void)
     status = strata_test_run_cli (args, &out, &err);
     g_assert_cmpint (status, ==, 0);
   }
+  {
+    /* SIGTERM, the moment the recorder says it runs. */
+    g_autoptr(GSubprocess) recorder = strata_test_recorder_start (c, NULL, &error);
+
+    g_assert_no_error (error);
+    strata_test_recorder_stop_with (recorder, SIGTERM, NULL, &error);
+    g_assert_no_error (error);
+  }
   strata_test_record_unlock (lock);
 
-  for (guint i = 0; i < 2; i++)
+  for (guint i = 0; i < 3; i++)
     {
       g_autoptr(StrataSource) source = NULL;
-      g_autoptr(GArray) events = strata_test_read_events (i == 0 ? a : b, &source, &error);
+      g_autoptr(GArray) events = strata_test_read_events (i == 0 ? a : i == 1 ? b : c, &source, &error);
       const StrataSourceInfo *info;
       gboolean saw_sh = FALSE;
 
       g_assert_no_error (error);
       info = strata_source_get_info (source);
-      g_assert_cmpint (info->last_ts - info->first_ts, >, 200 * G_GINT64_CONSTANT (1000000));
+      if (i < 2)
+        g_assert_cmpint (info->last_ts - info->first_ts, >, 200 * G_GINT64_CONSTANT (1000000));
       g_assert_cmpint (info->last_ts - info->first_ts, <, 30 * G_GINT64_CONSTANT (1000000000));
       for (guint k = 0; k < info->details->len; k++)
         {
@@ -372,11 +384,12 @@ test_command_and_duration (void)
                                                         ev->u.exec.filename), "/sh"))
             saw_sh = TRUE;
         }
-      g_assert_true (i == 1 || saw_sh);
+      g_assert_true (i != 0 || saw_sh);
     }
 
   g_unlink (a);
   g_unlink (b);
+  g_unlink (c);
 }
 
 /* CPU samples (-F 999) with their stacks, named by the same symbolizer
@@ -456,6 +469,84 @@ test_samples (void)
   recorded_clear (&r);
 }
 
+/* Losses are counted, written where they happened and shown: with the
+ * recorder stopped (SIGSTOP) while a workload switches thousands of
+ * times, a 4 KiB ring fills; the file's LOST records add up to the
+ * recorder's count, info says it per CPU, and the kernel model marks
+ * the time it cannot know as unknown on that CPU's row. */
+static void
+test_losses (void)
+{
+  const char *args[] = { "--buffer-size", "4K", "--cpus-per-ring", "1", NULL };
+  g_autofree char *why = NULL;
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "lossy.strata", NULL);
+  g_autofree char *summary = NULL;
+  g_autoptr(GSubprocess) recorder = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GArray) events = NULL;
+  const StrataSourceInfo *info;
+  const StrataActivity *activities;
+  const StrataChannel *channels;
+  guint64 lost_records = 0, said = 0;
+  guint n_channels, unknown_lost = 0;
+  gsize n_activities;
+  const char *p;
+  int lock;
+
+  if (!strata_test_record_permitted (&why))
+    {
+      g_test_skip (why);
+      return;
+    }
+
+  lock = strata_test_record_lock ();
+  recorder = strata_test_recorder_start (path, args, &error);
+  g_assert_no_error (error);
+  g_subprocess_send_signal (recorder, SIGSTOP);
+  {
+    g_autofree char *out = NULL;
+    int status;
+
+    g_assert_true (g_spawn_command_line_sync ("perf bench sched pipe -l 5000", &out, NULL, &status, &error));
+    g_assert_no_error (error);
+  }
+  g_subprocess_send_signal (recorder, SIGCONT);
+  strata_test_recorder_stop (recorder, &summary, &error);
+  g_assert_no_error (error);
+  strata_test_record_unlock (lock);
+
+  /* "lost: N records (...)" */
+  p = strstr (summary, "lost: ");
+  g_assert_nonnull (p);
+  said = g_ascii_strtoull (p + 6, NULL, 10);
+  g_assert_cmpuint (said, >, 0);
+
+  events = strata_test_read_events (path, &source, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < events->len; i++)
+    if (g_array_index (events, StrataEvent, i).type == STRATA_EVENT_LOST)
+      lost_records += g_array_index (events, StrataEvent, i).u.lost.count;
+  g_assert_cmpuint (lost_records, ==, said);
+  info = strata_source_get_info (source);
+  g_assert_cmpuint (info->lost_events, ==, said);
+
+  trace = strata_trace_load_full (path, STRATA_TRACE_LOAD_DEFAULT, NULL, NULL, &error);
+  g_assert_no_error (error);
+  channels = strata_trace_get_channels (trace, &n_channels);
+  activities = strata_trace_get_activities (trace, &n_activities);
+  for (gsize i = 0; i < n_activities; i++)
+    if (channels[activities[i].channel].kind == STRATA_CHANNEL_CPU &&
+        activities[i].kind == STRATA_ACTIVITY_UNKNOWN &&
+        (activities[i].flags & STRATA_ACTIVITY_FLAG_LOST))
+      unknown_lost++;
+  g_test_message ("%" G_GUINT64_FORMAT " records lost, %u unknown spans marked lost", said, unknown_lost);
+  g_assert_cmpuint (unknown_lost, >, 0);
+  g_unlink (path);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -466,6 +557,7 @@ main (int    argc,
   g_test_add_func ("/strata/record/workload-raw-tp", test_workload_raw_tp);
   g_test_add_func ("/strata/record/command-and-duration", test_command_and_duration);
   g_test_add_func ("/strata/record/samples", test_samples);
+  g_test_add_func ("/strata/record/losses", test_losses);
 
   return g_test_run ();
 }
