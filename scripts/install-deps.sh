@@ -8,6 +8,7 @@ PACKAGES="
   build-essential meson ninja-build pkg-config clang llvm libclang-rt-14-dev
   libglib2.0-dev libjson-glib-dev
   libtraceevent-dev libtracecmd-dev libtracefs-dev trace-cmd
+  libbpf-dev bpftool linux-perf
   libzstd-dev libelf-dev libdw-dev
   libxxhash-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core

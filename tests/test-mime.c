@@ -28,6 +28,7 @@ static const struct {
   { "sched-small-v6.dat.xz", "application/x-trace-cmd", "trace.dat" },
   { "sched-small.txt",      "text/x-ftrace",           "ftrace text" },
   { "lossy.txt",            "text/x-ftrace",           "ftrace text" },
+  { "ebpf-sched.strata.xz", "application/x-strata-recording", "strata eBPF" },
 };
 
 static void

@@ -891,9 +891,11 @@ action_open (GtkWidget  *widget,
   gtk_file_filter_set_name (traces, _("Kernel traces"));
   gtk_file_filter_add_mime_type (traces, "application/x-trace-cmd");
   gtk_file_filter_add_mime_type (traces, "application/x-perf-data");
+  gtk_file_filter_add_mime_type (traces, "application/x-strata-recording");
   gtk_file_filter_add_mime_type (traces, "text/x-ftrace");
   gtk_file_filter_add_suffix (traces, "dat");
   gtk_file_filter_add_suffix (traces, "data");
+  gtk_file_filter_add_suffix (traces, "strata");
   gtk_file_filter_set_name (all, _("All files"));
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), traces);

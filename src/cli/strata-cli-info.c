@@ -171,6 +171,17 @@ print_json (StrataTrace *trace,
     }
   strata_json_writer_end_array (w);
 
+  strata_json_writer_key (w, "details");
+  strata_json_writer_begin_object (w);
+  for (guint i = 0; info->details != NULL && i < info->details->len; i++)
+    {
+      const StrataSourceDetail *d = &g_array_index (info->details, StrataSourceDetail, i);
+
+      strata_json_writer_key (w, d->name);
+      strata_json_writer_string (w, d->value);
+    }
+  strata_json_writer_end_object (w);
+
   strata_json_writer_key (w, "damage");
   if (damage != NULL)
     strata_json_writer_string (w, damage->message);
@@ -237,6 +248,12 @@ print_human (StrataTrace *trace,
     printf ("%-14s %s\n", "Host", info->hostname);
   if (info->kernel_release != NULL)
     printf ("%-14s %s\n", "Kernel", info->kernel_release);
+  for (guint i = 0; info->details != NULL && i < info->details->len; i++)
+    {
+      const StrataSourceDetail *d = &g_array_index (info->details, StrataSourceDetail, i);
+
+      printf ("%-14s %s\n", d->name, d->value);
+    }
   printf ("%-14s %s\n", "Instances", instances->str);
   printf ("%-14s %s s to %s s (%s)\n", "Time span", start_s, end_s, span_s);
   printf ("%-14s %" G_GUINT64_FORMAT "\n", "Events", strata_trace_get_n_events (trace));

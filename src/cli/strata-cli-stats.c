@@ -3,7 +3,8 @@
  * `strata-cli stats FILE`: how the CPUs were used (busy, idle, IRQ, softirq
  * shares of the trace's span), which threads ran most and how long they
  * waited, wakeup latencies (waking to running) per thread and overall, and
- * context switches; for traces with samples (perf.data), the top functions
+ * context switches; for traces with samples (perf.data, eBPF recordings with
+ * --freq), the top functions
  * of the samples in a time range (--from, --to).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -257,6 +258,14 @@ stats_sink (const StrataActivity *activity,
   strata_cli_samples_add (sink->samples, activity);
 }
 
+static gboolean
+format_has_callchains (const char *file)
+{
+  g_autoptr(StrataSource) source = strata_source_open (file, NULL);
+
+  return source != NULL && strata_source_has_callchains (source);
+}
+
 int
 strata_cli_stats (int    argc,
                   char **argv)
@@ -338,9 +347,10 @@ strata_cli_stats (int    argc,
       return STRATA_CLI_EXIT_FAILED;
     }
 
-  /* Call chains live in the source, not (yet) in the index: a perf.data
-   * is read once more for its samples, their chains and their symbols. */
-  if (g_strcmp0 (strata_trace_get_info (trace)->format, "perf.data") != 0)
+  /* Call chains live in the source, not (yet) in the index: a trace of
+   * a format with samples is read once more for them, their chains and
+   * their symbols. */
+  if (!format_has_callchains (file))
     ;
   else if (own_stats != NULL)
     strata_cli_samples_resolve (samples, trace, from, to, top);

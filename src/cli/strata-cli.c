@@ -21,6 +21,7 @@ static const struct {
   int (*run) (int argc, char **argv);
   const char *summary;
 } commands[] = {
+  { "record", strata_cli_record, "Record the kernel's scheduling and interrupts with eBPF" },
   { "info", strata_cli_info, "Describe a trace: format, clock, CPUs, span, events per type" },
   { "stats", strata_cli_stats, "CPU usage, thread run times and wakeup latencies" },
   { "tree", strata_cli_tree, "The zoom tree one pass builds: levels, chunks, depth, size" },
@@ -37,7 +38,8 @@ usage (FILE *out)
     fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].summary);
   fprintf (out,
            "\nFILE is a trace.dat (trace-cmd), the kernel's ftrace text output,\n"
-           "or a perf.data file. Run 'strata-cli COMMAND --help' for its options.\n"
+           "a perf.data file, or a recording of strata-cli record.\n"
+           "Run 'strata-cli COMMAND --help' for its options.\n"
            "\nExit status: 0 on success, 1 on failure, 2 when the file is damaged\n"
            "and the output covers what was readable before the damage.\n");
 }

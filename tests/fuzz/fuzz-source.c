@@ -1,8 +1,9 @@
 /* fuzz-source.c
  *
- * A libFuzzer harness for the binary trace readers, built twice: as
- * fuzz-perf (seeds: the perf-*.data.xz fixtures, unpacked) and as
- * fuzz-tracedat (seeds: the .dat fixtures and cuts of them). Each input is
+ * A libFuzzer harness for the binary trace readers, built three times:
+ * as fuzz-perf (seeds: the perf-*.data.xz fixtures, unpacked), as
+ * fuzz-tracedat (seeds: the .dat fixtures and cuts of them) and as
+ * fuzz-ebpf (Strata's eBPF recordings). Each input is
  * written to a memfd and opened by path through strata_source_open(), as a
  * user's file would be (the perf reader maps the file, libtracecmd opens
  * the path itself), so the probe picks the reader from the content, then

@@ -56,6 +56,28 @@ read_undecoded (GVariantDict     *dict,
     }
 }
 
+/* What else the file said of itself (optional: an index of an older
+ * Strata has none). */
+static void
+read_details (GVariantDict     *dict,
+              StrataSourceInfo *info)
+{
+  g_autoptr(GVariant) details = g_variant_dict_lookup_value (dict, "details", G_VARIANT_TYPE ("a(ss)"));
+  GVariantIter iter;
+  const char *key, *value;
+
+  info->details = strata_source_details_new ();
+  if (details == NULL)
+    return;
+  g_variant_iter_init (&iter, details);
+  while (g_variant_iter_next (&iter, "(&s&s)", &key, &value))
+    {
+      StrataSourceDetail d = { g_strdup (key), g_strdup (value) };
+
+      g_array_append_val (info->details, d);
+    }
+}
+
 static gboolean
 corrupt (GError     **error,
          const char  *what)
@@ -217,6 +239,7 @@ read_meta (const guint8      *data,
   g_variant_dict_lookup (dict, "hostname", "s", &info->hostname);
   g_variant_dict_lookup (dict, "kernel-release", "s", &info->kernel_release);
   read_undecoded (dict, info);
+  read_details (dict, info);
 
   g_variant_iter_init (&iter, instances);
   while (g_variant_iter_next (&iter, "&s", &s))

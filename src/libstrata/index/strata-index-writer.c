@@ -360,6 +360,17 @@ meta_variant (StrataTrace *trace)
     g_variant_dict_insert (dict, "hostname", "s", info->hostname);
   if (info->kernel_release != NULL)
     g_variant_dict_insert (dict, "kernel-release", "s", info->kernel_release);
+  if (info->details != NULL && info->details->len > 0)
+    {
+      g_variant_builder_init (&b, G_VARIANT_TYPE ("a(ss)"));
+      for (guint i = 0; i < info->details->len; i++)
+        {
+          const StrataSourceDetail *d = &g_array_index (info->details, StrataSourceDetail, i);
+
+          g_variant_builder_add (&b, "(ss)", d->name, d->value);
+        }
+      g_variant_dict_insert_value (dict, "details", g_variant_builder_end (&b));
+    }
 
   g_variant_builder_init (&b, G_VARIANT_TYPE ("as"));
   for (guint i = 0; i < info->instances->len; i++)

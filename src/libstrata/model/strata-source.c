@@ -44,6 +44,7 @@ strata_source_finalize (GObject *object)
   g_clear_pointer (&priv->info.hostname, g_free);
   g_clear_pointer (&priv->info.kernel_release, g_free);
   g_clear_pointer (&priv->info.undecoded, g_ptr_array_unref);
+  g_clear_pointer (&priv->info.details, g_array_unref);
 
   G_OBJECT_CLASS (strata_source_parent_class)->finalize (object);
 }
@@ -100,6 +101,43 @@ strata_source_init (StrataSource *self)
   priv->info.last_ts = G_MININT64;
   priv->info.span_first = G_MAXINT64;
   priv->info.span_last = G_MININT64;
+  priv->info.details = strata_source_details_new ();
+}
+
+static void
+detail_clear (gpointer data)
+{
+  StrataSourceDetail *d = data;
+
+  g_free (d->name);
+  g_free (d->value);
+}
+
+/* An empty array of StrataSourceDetail that frees its strings. */
+GArray *
+strata_source_details_new (void)
+{
+  GArray *details = g_array_new (FALSE, FALSE, sizeof (StrataSourceDetail));
+
+  g_array_set_clear_func (details, detail_clear);
+  return details;
+}
+
+/* For plugins: a fact of the file's own, shown by `info` as it is. */
+void
+strata_source_add_detail (StrataSource *self,
+                          const char   *name,
+                          const char   *value)
+{
+  StrataSourcePrivate *priv = strata_source_get_instance_private (self);
+  StrataSourceDetail d;
+
+  g_return_if_fail (STRATA_IS_SOURCE (self));
+  g_return_if_fail (name != NULL && value != NULL);
+
+  d.name = g_strdup (name);
+  d.value = g_strdup (value);
+  g_array_append_val (priv->info.details, d);
 }
 
 const char *
@@ -433,6 +471,16 @@ strata_source_symbolize (StrataSource *self,
   if (klass->symbolize == NULL)
     return NULL;
   return klass->symbolize (self, pid, address);
+}
+
+/* Whether the format carries samples with call chains (its reader
+ * implements get_callchain). */
+gboolean
+strata_source_has_callchains (StrataSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), FALSE);
+
+  return STRATA_SOURCE_GET_CLASS (self)->get_callchain != NULL;
 }
 
 /* Whether the reader measures its own way through the file (see

@@ -57,7 +57,16 @@ typedef struct
   char      *hostname;        /* may be NULL */
   char      *kernel_release;  /* may be NULL */
   GPtrArray *undecoded;       /* StrataUndecoded *; filled while reading */
+  /* What else the file says of itself, for `info` (a recorder's command
+   * line, its buffers ...): StrataSourceDetail, in the order given. */
+  GArray    *details;
 } StrataSourceInfo;
+
+typedef struct
+{
+  char *name;
+  char *value;
+} StrataSourceDetail;
 
 #define STRATA_TYPE_SOURCE (strata_source_get_type ())
 
@@ -118,6 +127,7 @@ char                   *strata_source_symbolize       (StrataSource  *self,
                                                        gint32         pid,
                                                        guint64        address);
 gboolean                strata_source_has_file_position (StrataSource *self);
+gboolean                strata_source_has_callchains   (StrataSource *self);
 guint64                 strata_source_get_file_position (StrataSource *self);
 
 /* For plugins. */
@@ -133,5 +143,10 @@ void                    strata_source_note_undecoded   (StrataSource *self,
 
 StrataUndecoded        *strata_undecoded_new           (const char   *what);
 void                    strata_undecoded_free          (StrataUndecoded *undecoded);
+
+void                    strata_source_add_detail       (StrataSource *self,
+                                                        const char   *name,
+                                                        const char   *value);
+GArray                 *strata_source_details_new      (void);
 
 G_END_DECLS

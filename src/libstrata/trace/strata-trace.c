@@ -661,6 +661,7 @@ strata_source_info_free (StrataSourceInfo *info)
   g_free (info->hostname);
   g_free (info->kernel_release);
   g_clear_pointer (&info->undecoded, g_ptr_array_unref);
+  g_clear_pointer (&info->details, g_array_unref);
   g_free (info);
 }
 

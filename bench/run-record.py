@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# run-record.py — what recording costs: `perf bench sched messaging` and
+# `perf bench sched pipe` run with nothing recording, under `perf record`
+# of the recorder's tracepoints (-a; with its default buffers, and with
+# 16 MiB per CPU like the recorder's ring), under a tracefs recording of the
+# same events (the kernel's ring buffer, enabled through
+# /sys/kernel/tracing, as ../shared/tools/record-ftrace does; the file is
+# extracted with `trace-cmd extract` after the clock stops), and under
+# `strata-cli record`. The configurations take turns run by run, in an
+# order that rotates, so a change in the machine's load hits each alike;
+# every number is a median of RUNS, and each slowdown is the median of
+# the per-round ratios against that round's unrecorded run.
+#
+# For each workload and configuration it prints: the workload's own time
+# (perf bench's "Total time"), its slowdown, the events recorded and lost,
+# events per second of workload time, the recorder's own CPU time (user +
+# system of the perf or strata-cli process; the tracefs recording has no
+# process, its cost is all in the workload's time) and bytes per event of
+# the file it wrote. The recorders run without a command (started, then
+# the workload, then SIGINT), so their CPU time is theirs alone.
+#
+# Usage: sudo bench/run-record.py [BUILD_DIR]     (default: _build)
+# Environment: RUNS (5), MESSAGING ("-g 2 -l 200"), PIPE ("-l 50000"),
+#              BUFFER_KB (tracefs buffer per CPU, default 16384, the same
+#              16 MiB the recorder's default ring has for up to 8 CPUs).
+# Every recording takes /tmp/strata-record.lock, one at a time.
+
+import fcntl
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "_build"
+CLI = os.path.join(BUILD, "src", "cli", "strata-cli")
+RUNS = int(os.environ.get("RUNS", "5"))
+WORKLOADS = {
+    "messaging": ["perf", "bench", "sched", "messaging"] + os.environ.get("MESSAGING", "-g 2 -l 200").split(),
+    "pipe": ["perf", "bench", "sched", "pipe"] + os.environ.get("PIPE", "-l 50000").split(),
+}
+BUFFER_KB = os.environ.get("BUFFER_KB", "16384")
+EVENTS = [
+    "sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup_new",
+    "sched:sched_process_fork", "sched:sched_process_exec", "sched:sched_process_exit",
+    "task:task_rename", "irq:irq_handler_entry", "irq:irq_handler_exit",
+    "irq:softirq_entry", "irq:softirq_exit",
+]
+TRACEFS = "/sys/kernel/tracing"
+LOCK = "/tmp/strata-record.lock"
+CONFIGS = ["none", "perf record", "perf record -m 16M", "tracefs", "strata-cli record"]
+
+
+class Locked:
+    def __enter__(self):
+        self.fd = os.open(LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+def workload_time(argv):
+    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    m = re.search(r"Total time:\s*([0-9.]+)", out)
+    if not m:
+        raise RuntimeError("no total time from " + " ".join(argv) + ":\n" + out)
+    return float(m.group(1))
+
+
+def cpu_seconds(pid):
+    _, status, ru = os.wait4(pid, 0)
+    return ru.ru_utime + ru.ru_stime
+
+
+def run_none(argv, tmp):
+    return {"time": workload_time(argv)}
+
+
+def run_perf_16m(argv, tmp):
+    return run_perf(argv, tmp, ["-m", "16M"])
+
+
+def run_perf(argv, tmp, extra=()):
+    data = os.path.join(tmp, "perf.data")
+    ctl, ack = os.path.join(tmp, "ctl"), os.path.join(tmp, "ack")
+    for f in (ctl, ack):
+        if os.path.exists(f):
+            os.unlink(f)
+        os.mkfifo(f)
+    cmd = ["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a", "-D", "-1",
+           "--control", "fifo:%s,%s" % (ctl, ack), "-o", data] + list(extra)
+    for e in EVENTS:
+        cmd += ["-e", e]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    c = os.open(ctl, os.O_RDWR)
+    a = os.open(ack, os.O_RDWR)
+    os.write(c, b"enable\n")
+    while not select.select([a], [], [], 0.5)[0]:
+        if p.poll() is not None:
+            raise RuntimeError("perf record failed: " + " ".join(cmd))
+    os.read(a, 16)
+    t = workload_time(argv)
+    p.send_signal(signal.SIGINT)
+    cpu = cpu_seconds(p.pid)
+    p.returncode = 0
+    os.close(c)
+    os.close(a)
+    stats = subprocess.run(["perf", "report", "-i", data, "--stats"], capture_output=True,
+                           text=True).stdout
+    # The first lines of --stats are the whole file's; per-event ones follow.
+    whole = re.search(r"Aggregated stats:(.*?)(\n\s*\S+ stats:|\Z)", stats, re.S).group(1)
+    samples = sum(int(m) for m in re.findall(r"SAMPLE events:\s*(\d+)", whole))
+    lost = sum(int(m) for m in re.findall(r"LOST[A-Z_]* events:\s*(\d+)", whole))
+    size = os.path.getsize(data)
+    os.unlink(data)
+    return {"time": t, "events": samples, "lost": lost, "cpu": cpu, "bytes": size}
+
+
+def tracefs_write(name, value, append=False):
+    # tracefs files do not seek: O_APPEND as the shell's >> does it.
+    fd = os.open(os.path.join(TRACEFS, name), os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC))
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
+
+
+def run_tracefs(argv, tmp):
+    dat = os.path.join(tmp, "trace.dat")
+    tracefs_write("tracing_on", "0")
+    tracefs_write("trace", "")
+    tracefs_write("buffer_size_kb", BUFFER_KB)
+    tracefs_write("trace_clock", "mono")
+    tracefs_write("set_event", "")
+    for e in EVENTS:
+        tracefs_write("set_event", e + "\n", append=True)
+    tracefs_write("tracing_on", "1")
+    t = workload_time(argv)
+    tracefs_write("tracing_on", "0")
+    entries = overrun = 0
+    for cpu in sorted(os.listdir(os.path.join(TRACEFS, "per_cpu"))):
+        with open(os.path.join(TRACEFS, "per_cpu", cpu, "stats")) as f:
+            s = f.read()
+        entries += int(re.search(r"^entries: (\d+)", s, re.M).group(1))
+        overrun += int(re.search(r"^overrun: (\d+)", s, re.M).group(1))
+    subprocess.run(["trace-cmd", "extract", "-o", dat], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tracefs_write("set_event", "")
+    tracefs_write("trace_clock", "local")
+    size = os.path.getsize(dat)
+    os.unlink(dat)
+    return {"time": t, "events": entries, "lost": overrun, "cpu": 0.0, "bytes": size}
+
+
+def run_strata(argv, tmp):
+    out = os.path.join(tmp, "trace.strata")
+    p = subprocess.Popen([CLI, "record", "-q", "-o", out], stderr=subprocess.PIPE, text=True)
+    while True:
+        line = p.stderr.readline()
+        if not line:
+            raise RuntimeError("strata-cli record did not start")
+        if line.startswith("strata-cli record: recording to"):
+            break
+    t = workload_time(argv)
+    p.send_signal(signal.SIGINT)
+    rest = p.stderr.read()
+    cpu = cpu_seconds(p.pid)
+    p.returncode = 0
+    info = json.loads(subprocess.run([CLI, "info", "--json", "--no-index", out], check=True,
+                                     capture_output=True, text=True).stdout)
+    size = os.path.getsize(out)
+    os.unlink(out)
+    if "lost: none" not in rest:
+        print("strata-cli record lost records:\n" + rest, file=sys.stderr)
+    return {"time": t, "events": info["events"], "lost": info["lost_events"], "cpu": cpu,
+            "bytes": size}
+
+
+RUNNERS = {"none": run_none, "perf record": run_perf, "perf record -m 16M": run_perf_16m,
+           "tracefs": run_tracefs,
+           "strata-cli record": run_strata}
+
+
+def main():
+    if os.geteuid() != 0:
+        sys.exit("run-record.py: recording needs root")
+    for tool in ("perf", "trace-cmd"):
+        if shutil.which(tool) is None:
+            sys.exit("run-record.py: %s is missing" % tool)
+    if not os.path.exists(os.path.join(TRACEFS, "set_event")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+
+    tmp = tempfile.mkdtemp(prefix="strata-bench-record-")
+    results = {w: {c: [] for c in CONFIGS} for w in WORKLOADS}
+    loads = []
+    try:
+        for r in range(RUNS):
+            for w, argv in WORKLOADS.items():
+                order = CONFIGS[r % len(CONFIGS):] + CONFIGS[:r % len(CONFIGS)]
+                for c in order:
+                    with Locked():
+                        res = RUNNERS[c](argv, tmp)
+                    results[w][c].append(res)
+                    print("round %d %s %-18s %s" % (r + 1, w, c,
+                          " ".join("%s=%s" % (k, round(v, 4) if isinstance(v, float) else v)
+                                   for k, v in res.items())), file=sys.stderr, flush=True)
+            loads.append(os.getloadavg()[0])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print("Load average (1 min) after each round: %s\n" % ", ".join("%.1f" % l for l in loads))
+    for w, argv in WORKLOADS.items():
+        print("### %s (`%s`), median of %d runs\n" % (w, " ".join(argv), RUNS))
+        print("| recording | workload s | slowdown (min–max) | events | lost | events/s | "
+              "recorder CPU s | CPU µs/event | bytes/event |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        base = [x["time"] for x in results[w]["none"]]
+        for c in CONFIGS:
+            rs = results[w][c]
+            t = statistics.median(x["time"] for x in rs)
+            ratios = [x["time"] / b for x, b in zip(rs, base)]
+            if c == "none":
+                print("| %s | %.3f | 1 | | | | | | |" % (c, t))
+                continue
+            ev = statistics.median(x["events"] for x in rs)
+            lost = max(x["lost"] for x in rs)
+            rate = statistics.median(x["events"] / x["time"] for x in rs)
+            cpu = statistics.median(x["cpu"] for x in rs)
+            bpe = statistics.median(x["bytes"] / max(x["events"], 1) for x in rs)
+            print("| %s | %.3f | %.3f (%.3f–%.3f) | %d | %d | %.0f | %.3f | %.2f | %.1f |"
+                  % (c, t, statistics.median(ratios), min(ratios), max(ratios), ev, lost, rate,
+                     cpu, 1e6 * cpu / max(ev, 1), bpe))
+        print()
+
+
+if __name__ == "__main__":
+    main()
