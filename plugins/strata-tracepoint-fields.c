@@ -52,6 +52,8 @@ strata_tracepoint_fields_resolve (StrataTracepointFields *self,
       f[WK_PID] = tep_find_field (event, "pid");
       f[WK_PRIO] = tep_find_field (event, "prio");
       f[WK_TARGET_CPU] = tep_find_field (event, "target_cpu");
+      /* Whether the wakeup came from an interrupt (a common field). */
+      f[WK_COMMON_FLAGS] = tep_find_common_field (event, "common_flags");
       n_required = 2;
       break;
     case STRATA_EVENT_SCHED_PROCESS_FORK:

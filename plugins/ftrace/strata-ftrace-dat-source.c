@@ -773,6 +773,8 @@ decode_record (StrataFtraceDatSource *self,
       event->u.wakeup.pid = read_i32 (self, f[WK_PID], record, -1);
       event->u.wakeup.prio = read_i32 (self, f[WK_PRIO], record, -1);
       event->u.wakeup.target_cpu = read_i32 (self, f[WK_TARGET_CPU], record, -1);
+      event->u.wakeup.context =
+        strata_event_context_from_trace_flags (read_i32 (self, f[WK_COMMON_FLAGS], record, 0));
       break;
     case STRATA_EVENT_SCHED_PROCESS_FORK:
       event->u.fork.parent_comm = read_string (self, f[FK_PARENT_COMM], record);

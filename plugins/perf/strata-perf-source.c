@@ -446,7 +446,7 @@ type_fields (guint32  type,
     case STRATA_EVENT_SCHED_SWITCH: *n_fields = 7; *strings = 1u << SW_PREV_COMM | 1u << SW_NEXT_COMM; break;
     case STRATA_EVENT_SCHED_WAKING:
     case STRATA_EVENT_SCHED_WAKEUP:
-    case STRATA_EVENT_SCHED_WAKEUP_NEW: *n_fields = 4; *strings = 1u << WK_COMM; break;
+    case STRATA_EVENT_SCHED_WAKEUP_NEW: *n_fields = 5; *strings = 1u << WK_COMM; break;
     case STRATA_EVENT_SCHED_PROCESS_FORK: *n_fields = 4; *strings = 1u << FK_PARENT_COMM | 1u << FK_CHILD_COMM; break;
     case STRATA_EVENT_SCHED_PROCESS_EXEC: *n_fields = 3; *strings = 1u << EX_FILENAME; break;
     case STRATA_EVENT_SCHED_PROCESS_EXIT: *n_fields = 3; *strings = 1u << XT_COMM; break;
@@ -698,6 +698,8 @@ decode_direct (StrataPerfSource *self,
       event->u.wakeup.pid = load_i32 (d, &f[WK_PID], -1);
       event->u.wakeup.prio = load_i32 (d, &f[WK_PRIO], -1);
       event->u.wakeup.target_cpu = load_i32 (d, &f[WK_TARGET_CPU], -1);
+      event->u.wakeup.context =
+        strata_event_context_from_trace_flags (load_i32 (d, &f[WK_COMMON_FLAGS], 0));
       break;
     case STRATA_EVENT_SCHED_PROCESS_FORK:
       event->u.fork.parent_comm = load_string (self, d, &f[FK_PARENT_COMM]);
@@ -774,6 +776,8 @@ decode_tracepoint (StrataPerfSource *self,
       event->u.wakeup.pid = read_i32 (self, f[WK_PID], &record, -1);
       event->u.wakeup.prio = read_i32 (self, f[WK_PRIO], &record, -1);
       event->u.wakeup.target_cpu = read_i32 (self, f[WK_TARGET_CPU], &record, -1);
+      event->u.wakeup.context =
+        strata_event_context_from_trace_flags (read_i32 (self, f[WK_COMMON_FLAGS], &record, 0));
       break;
     case STRATA_EVENT_SCHED_PROCESS_FORK:
       event->u.fork.parent_comm = read_string (self, f[FK_PARENT_COMM], &record);

@@ -50,6 +50,17 @@ typedef enum
   STRATA_N_TASK_STATES
 } StrataTaskState;
 
+/* What an event ran in besides its thread, from the trace's own record
+ * of it (the irq-info flags of ftrace and of perf's tracepoints): a
+ * wakeup in an interrupt is the interrupt's doing, not the thread's that
+ * it interrupted. 0 is a task's context, or not known. */
+typedef enum
+{
+  STRATA_EVENT_CONTEXT_HARDIRQ = 1 << 0,
+  STRATA_EVENT_CONTEXT_SOFTIRQ = 1 << 1,
+  STRATA_EVENT_CONTEXT_NMI     = 1 << 2,
+} StrataEventContext;
+
 typedef struct
 {
   gint64   ts;             /* nanoseconds, in the trace's clock */
@@ -76,6 +87,7 @@ typedef struct
       gint32  prio;
       gint32  target_cpu;
       guint32 comm;
+      guint32 context;     /* StrataEventContext: the interrupt it ran in */
     } wakeup;              /* sched_waking, sched_wakeup, sched_wakeup_new */
     struct {
       gint32  parent_pid;
@@ -120,5 +132,7 @@ char             strata_task_state_to_letter     (StrataTaskState  state);
 StrataTaskState  strata_task_state_from_letters  (const char      *letters,
                                                   gssize           len);
 const char      *strata_softirq_name             (gint             vec);
+guint            strata_event_context_from_trace_flags (guint      flags);
+guint            strata_event_context_from_irq_info    (char       letter);
 
 G_END_DECLS
