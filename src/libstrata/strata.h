@@ -9,6 +9,7 @@
 
 #include "strata-activity.h"
 #include "strata-aggregator.h"
+#include "strata-critical-path.h"
 #include "strata-error.h"
 #include "strata-event.h"
 #include "strata-index.h"
@@ -19,6 +20,8 @@
 #include "strata-stats.h"
 #include "strata-string-pool.h"
 #include "strata-trace.h"
+#include "strata-trace-lookup.h"
+#include "strata-wakeup.h"
 #include "strata-zoom-chunk.h"
 #include "strata-zoom-geometry.h"
 #include "strata-zoom-tree.h"
