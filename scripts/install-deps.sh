@@ -7,7 +7,7 @@ set -eu
 PACKAGES="
   build-essential meson ninja-build pkg-config clang llvm libclang-rt-14-dev
   libglib2.0-dev libjson-glib-dev
-  libtraceevent-dev libtracecmd-dev libtracefs-dev trace-cmd
+  libtraceevent-dev libtracecmd-dev libtracefs-dev trace-cmd linux-perf
   libzstd-dev libelf-dev libdw-dev
   libxxhash-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
