@@ -113,6 +113,7 @@ typedef struct
   guint32                  need;     /* raw bytes that hold all those fields */
   FieldLoad                pid;      /* common_pid */
   FieldLoad                f[7];
+  guint32                  chain_name;  /* "system:name": its call chains' samples */
 } TpInfo;
 
 
@@ -496,6 +497,11 @@ resolve_tracepoint (StrataPerfSource *self,
   g_hash_table_insert (self->tp_infos, GINT_TO_POINTER ((gint) config), info);
   info->name = strata_string_pool_intern (self->strings, event->name);
   info->type = strata_tracepoint_fields_resolve (&info->tp, event);
+  {
+    g_autofree char *full = g_strdup_printf ("%s:%s", event->system ? event->system : "", event->name);
+
+    info->chain_name = strata_string_pool_intern (self->strings, full);
+  }
   prepare_loads (self, info);
 
   return info;
@@ -2478,50 +2484,66 @@ handle_sample (StrataPerfSource  *self,
       event_init (self, slot, &s, offset);
       decode_tracepoint (self, a->tp, s.raw, s.raw_size, s.has_tid, slot);
       push_commit (self);
-      return TRUE;
+      if (s.ips == NULL)
+        return TRUE;
+
+      /* Recorded with its call chain (sched_switch -g: where threads go
+       * off the CPU): the chain is a sample of its own, named as perf
+       * names the event, "sched:sched_switch". */
+      event_init (self, &ev, &s, offset);
+      ev.type = STRATA_EVENT_SAMPLE;
+      ev.name = a->tp->chain_name;
+      ev.u.sample.ip = s.ip;
+      ev.u.sample.period = s.period;
+      ev.u.sample.callchain = G_MAXUINT32;
+      ev.u.sample.flags = STRATA_SAMPLE_TRACEPOINT;
     }
   else
     {
       event_init (self, &ev, &s, offset);
-      guint64 frames[512];
-      guint n = 0;
-
       ev.type = STRATA_EVENT_SAMPLE;
       ev.name = a->name;
       ev.u.sample.ip = s.ip;
       ev.u.sample.period = s.period;
       ev.u.sample.callchain = G_MAXUINT32;
-
-      if (s.ips != NULL)
-        {
-          for (guint64 i = 0; i < s.nr && n < G_N_ELEMENTS (frames); i++)
-            {
-              guint64 ip = rd64 (self, s.ips + 8 * i);
-
-              if (ip >= PERF_CONTEXT_MAX)
-                continue;
-              frames[n++] = ip;
-            }
-        }
-      else if (s.ip != 0)
-        frames[n++] = s.ip;
-
-      if (n > 0)
-        {
-          /* Interned as the chunk is taken in, in the caller's thread:
-           * the table is the caller's to read. */
-          Chunk *c = producer_chunk (self);
-          PendingChain pc = { c->n, c->frames != NULL ? c->frames->len : 0, n };
-
-          if (c->frames == NULL)
-            {
-              c->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
-              c->chains = g_array_new (FALSE, FALSE, sizeof (PendingChain));
-            }
-          g_array_append_vals (c->frames, frames, n);
-          g_array_append_val (c->chains, pc);
-        }
     }
+
+  {
+    guint64 frames[512];
+    guint n = 0;
+
+    if (s.ips != NULL)
+      {
+        for (guint64 i = 0; i < s.nr && n < G_N_ELEMENTS (frames); i++)
+          {
+            guint64 ip = rd64 (self, s.ips + 8 * i);
+
+            if (ip >= PERF_CONTEXT_MAX)
+              continue;
+            frames[n++] = ip;
+          }
+      }
+    /* A chain of context markers only (user frames left to DWARF
+     * unwinding, --call-graph dwarf): the sample's ip, as perf shows. */
+    if (n == 0 && s.ip != 0)
+      frames[n++] = s.ip;
+
+    if (n > 0)
+      {
+        /* Interned as the chunk is taken in, in the caller's thread:
+         * the table is the caller's to read. */
+        Chunk *c = producer_chunk (self);
+        PendingChain pc = { c->n, c->frames != NULL ? c->frames->len : 0, n };
+
+        if (c->frames == NULL)
+          {
+            c->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
+            c->chains = g_array_new (FALSE, FALSE, sizeof (PendingChain));
+          }
+        g_array_append_vals (c->frames, frames, n);
+        g_array_append_val (c->chains, pc);
+      }
+  }
 
   push_event (self, &ev);
   return TRUE;

@@ -53,7 +53,8 @@ typedef enum
   STRATA_ACTIVITY_WAKEUP,    /* instant on the woken thread; arg = the waker's tid */
   STRATA_ACTIVITY_EVENT,     /* instant: any other event; label = its name, arg = pid */
   STRATA_ACTIVITY_SAMPLE,    /* instant on a thread row: a profiler's sample; label = the
-                              * event's name, arg = the source's call chain id or -1 */
+                              * event's name, arg = the source's call chain id or -1;
+                              * state = StrataSampleFlags (a tracepoint's call chain) */
   STRATA_N_ACTIVITY_KINDS
 } StrataActivityKind;
 

@@ -303,3 +303,54 @@ strata_critical_path_compute (StrataTrace *trace,
 
   return out;
 }
+
+static int
+by_total_descending (gconstpointer pa,
+                     gconstpointer pb)
+{
+  const StrataPathThread *a = pa, *b = pb;
+
+  if (a->total != b->total)
+    return a->total > b->total ? -1 : 1;
+  return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/**
+ * strata_critical_path_by_thread:
+ * @segments: (element-type StrataPathSegment): a path
+ *
+ * Returns: (transfer full) (element-type StrataPathThread): each thread
+ *   on the path with its share of it, the largest first
+ */
+GArray *
+strata_critical_path_by_thread (const GArray *segments)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new (NULL, NULL);
+  GArray *threads = g_array_new (FALSE, TRUE, sizeof (StrataPathThread));
+
+  g_return_val_if_fail (segments != NULL, threads);
+
+  for (guint i = 0; i < segments->len; i++)
+    {
+      const StrataPathSegment *s = &g_array_index (segments, StrataPathSegment, i);
+      gpointer slot;
+      StrataPathThread *t;
+
+      if (!g_hash_table_lookup_extended (index, GUINT_TO_POINTER (s->channel), NULL, &slot))
+        {
+          StrataPathThread fresh = { .channel = s->channel, .tid = s->tid };
+
+          g_array_append_val (threads, fresh);
+          slot = GUINT_TO_POINTER (threads->len - 1);
+          g_hash_table_insert (index, GUINT_TO_POINTER (s->channel), slot);
+        }
+      t = &g_array_index (threads, StrataPathThread, GPOINTER_TO_UINT (slot));
+      t->total += s->end - s->start;
+      if (s->state == STRATA_TASK_STATE_RUNNING)
+        t->running += s->end - s->start;
+      t->n_segments++;
+    }
+
+  g_array_sort (threads, by_total_descending);
+  return threads;
+}

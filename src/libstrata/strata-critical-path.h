@@ -41,6 +41,17 @@ typedef struct
   gint32  woken_by;   /* a wait: the tid the wakeup that ended it ran in, or -1 */
 } StrataPathSegment;
 
+/* A thread's part of a path. */
+typedef struct
+{
+  guint32 channel;
+  gint32  tid;
+  gint64  total;      /* its segments' summed length */
+  gint64  running;    /* of which on a CPU */
+  guint   n_segments;
+} StrataPathThread;
+
+GArray *strata_critical_path_by_thread (const GArray *segments);
 GArray *strata_critical_path_compute (StrataTrace *trace,
                                       guint32      channel,
                                       gint64       from,

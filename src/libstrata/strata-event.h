@@ -61,6 +61,13 @@ typedef enum
   STRATA_EVENT_CONTEXT_NMI     = 1 << 2,
 } StrataEventContext;
 
+typedef enum
+{
+  /* The call chain a tracepoint was recorded with (perf record -g -e
+   * sched:sched_switch), not a profiler's sample of the CPU. */
+  STRATA_SAMPLE_TRACEPOINT = 1 << 0,
+} StrataSampleFlags;
+
 typedef struct
 {
   gint64   ts;             /* nanoseconds, in the trace's clock */
@@ -121,6 +128,7 @@ typedef struct
       guint64 period;
       guint32 callchain;   /* the source's call chain id, or G_MAXUINT32 */
       guint32 comm;        /* the thread's name when known, or STRATA_STRING_NONE */
+      guint32 flags;       /* StrataSampleFlags */
     } sample;              /* on the thread @pid, whatever ran on the CPU */
   } u;
 } StrataEvent;

@@ -855,7 +855,7 @@ handle_event (StrataKernelModel *self,
           Thread *t = thread_at (self, get_thread (self, inst, ev->instance, ev->pid,
                                                    ev->u.sample.comm, ts));
 
-          emit (self, ts, ts, t->channel, STRATA_ACTIVITY_SAMPLE, 0, ev->name,
+          emit (self, ts, ts, t->channel, STRATA_ACTIVITY_SAMPLE, (guint8) ev->u.sample.flags, ev->name,
                 ev->u.sample.callchain == G_MAXUINT32 ? -1 : (gint32) ev->u.sample.callchain, 0);
         }
       return;

@@ -12,6 +12,7 @@
 #include "strata-critical-path.h"
 #include "strata-error.h"
 #include "strata-event.h"
+#include "strata-flame-graph.h"
 #include "strata-index.h"
 #include "strata-kernel-model.h"
 #include "strata-painter.h"
