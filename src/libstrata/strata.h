@@ -13,6 +13,7 @@
 #include "strata-error.h"
 #include "strata-event.h"
 #include "strata-flame-graph.h"
+#include "strata-histogram.h"
 #include "strata-index.h"
 #include "strata-kernel-model.h"
 #include "strata-painter.h"
