@@ -12,6 +12,7 @@
 #include "strata-critical-path.h"
 #include "strata-error.h"
 #include "strata-event.h"
+#include "strata-export.h"
 #include "strata-flame-graph.h"
 #include "strata-histogram.h"
 #include "strata-index.h"
