@@ -329,6 +329,50 @@ strata_item_info_group_members (StrataTrace  *trace,
   return groups;
 }
 
+/* Who woke a WOKEN state's thread, and where: the thread the wakeup ran
+ * in, or the interrupt that came upon it. */
+static void
+add_waker_fields (StrataItemInfo       *self,
+                  StrataTrace          *trace,
+                  const StrataZoomItem *item)
+{
+  StrataActivity a = {
+    .start = item->start, .end = item->end, .channel = item->channel, .label = item->label,
+    .arg = item->arg, .kind = item->kind, .state = item->state, .flags = item->flags,
+  };
+  g_autoptr(StrataThreadMap) threads = strata_thread_map_new (trace);
+  const StrataChannel *channels;
+  StrataWakeup w;
+  const char *who = NULL;
+  guint n;
+
+  if (item->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE ||
+      !strata_wakeup_from_state (trace, threads, &a, &w))
+    return;
+  channels = strata_trace_get_channels (trace, &n);
+  if (w.waker != STRATA_CHANNEL_NONE)
+    who = strata_trace_get_string (trace, channels[w.waker].name);
+  if (w.waker_tid == 0)
+    /* Translators: the idle task, which ran when a wakeup came in */
+    who = _("idle");
+
+  if (strata_wakeup_is_interrupt (&w))
+    {
+      const char *what = (w.context & STRATA_EVENT_CONTEXT_NMI) ? _("an NMI")
+                       : (w.context & STRATA_EVENT_CONTEXT_HARDIRQ) ? _("an interrupt")
+                       : (w.context & STRATA_EVENT_CONTEXT_SOFTIRQ) ? _("a softirq")
+                       : _("an interrupt");
+
+      /* Translators: "an interrupt (in bash 1234)": what woke a thread,
+       * and the thread it came upon */
+      add_field (self, _("Woken by"), _("%s (in %s %d)"), what, who != NULL ? who : "?", w.waker_tid);
+    }
+  else if (w.waker_tid >= 0)
+    add_field (self, _("Woken by"), "%s %d", who != NULL ? who : "?", w.waker_tid);
+  if (w.cpu >= 0)
+    add_field (self, _("Waking CPU"), "%d", w.cpu);
+}
+
 /**
  * strata_item_info_new_for_item:
  * @item: an item a zoom-tree query returned
@@ -404,6 +448,8 @@ strata_item_info_new_for_item (StrataTrace          *trace,
         add_field (self, _("CPU"), "%d", item->arg);
       if (item->kind == STRATA_ACTIVITY_WAKEUP)
         add_field (self, _("Woken by"), "%d", item->arg);
+      if (item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_WOKEN && !aggregate)
+        add_waker_fields (self, trace, item);
     }
 
   t_start = strata_format_offset (item->start - start);
