@@ -177,7 +177,7 @@ test_wakeup_arrow (void)
 
   strata_timeline_view_set_row_pinned (view, c, TRUE);
   strata_timeline_view_set_row_pinned (view, b, TRUE);
-  strata_timeline_view_set_range (view, woken.start - 400000, run.start + 400000);
+  strata_timeline_view_set_range (view, woken.start - 20000, run.start + 40000);
   item = item_of (&run);
   strata_timeline_view_select_item (view, &item);
   show_pane ("latency");

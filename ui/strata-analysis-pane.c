@@ -183,6 +183,7 @@ update_flame (StrataAnalysisPane *self,
 {
   const StrataSourceInfo *info = strata_trace_get_info (self->trace);
   g_autofree char *what = NULL;
+  g_autofree char *n_text = NULL;
   StrataFlameGraph *graph;
   StrataFlameFilter filter;
   const StrataChannel *channels;
@@ -224,20 +225,21 @@ update_flame (StrataAnalysisPane *self,
   strata_flame_graph_view_set_graph (self->flame_view, graph);
   strata_flame_graph_view_set_search (self->flame_view, gtk_editable_get_text (GTK_EDITABLE (self->flame_search)));
   what = scope_text (self, s);
+  n_text = g_strdup_printf ("%" G_GUINT64_FORMAT, total);
   if (strata_flame_graph_view_get_matched (self->flame_view) > 0)
     {
       g_autofree char *text = NULL;
       guint64 matched = strata_flame_graph_view_get_matched (self->flame_view);
 
       /* Translators: "1234 samples (all threads, 12 ms), 40.2% matched" */
-      text = g_strdup_printf (_("%" G_GUINT64_FORMAT " samples (%s), %.1f%% matched"), total, what,
+      text = g_strdup_printf (_("%s samples (%s), %.1f%% matched"), n_text, what,
                               100.0 * matched / MAX (total, 1));
       gtk_label_set_text (self->flame_status, text);
     }
   else
     {
       /* Translators: "1234 samples (all threads, 12 ms)" */
-      g_autofree char *text = g_strdup_printf (_("%" G_GUINT64_FORMAT " samples (%s)"), total, what);
+      g_autofree char *text = g_strdup_printf (_("%s samples (%s)"), n_text, what);
 
       gtk_label_set_text (self->flame_status, text);
     }
@@ -268,17 +270,16 @@ update_latency (StrataAnalysisPane *self,
     {
       g_autofree char *p50 = strata_format_duration (h[k].p50);
       g_autofree char *p99 = strata_format_duration (h[k].p99);
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, h[k].count);
       g_autofree char *text = NULL;
 
       strata_histogram_view_set_histogram (views[k], &h[k]);
       if (k == STRATA_HISTOGRAM_WAKEUP)
         /* Translators: a histogram's heading: count, median, 99th percentile */
-        text = g_strdup_printf (_("Wakeup latency: %" G_GUINT64_FORMAT " wakeups, p50 %s, p99 %s"),
-                                h[k].count, p50, p99);
+        text = g_strdup_printf (_("Wakeup latency: %s wakeups, p50 %s, p99 %s"), count, p50, p99);
       else
         /* Translators: a histogram's heading: count, median, 99th percentile */
-        text = g_strdup_printf (_("Run slices: %" G_GUINT64_FORMAT " slices, p50 %s, p99 %s"),
-                                h[k].count, p50, p99);
+        text = g_strdup_printf (_("Run slices: %s slices, p50 %s, p99 %s"), count, p50, p99);
       gtk_label_set_text (labels[k], text);
     }
 }

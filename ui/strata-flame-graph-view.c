@@ -263,6 +263,7 @@ strata_flame_graph_view_describe (StrataFlameGraphView *self,
                                   guint32               node)
 {
   const StrataFlameNode *nodes;
+  g_autofree char *total = NULL, *self_n = NULL;
   double whole;
   guint n;
 
@@ -274,9 +275,11 @@ strata_flame_graph_view_describe (StrataFlameGraphView *self,
   whole = MAX (nodes[0].total, 1);
   /* Translators: a flame graph frame's tooltip: its name, then its
    * samples with those of the functions it called, then its own */
-  return g_strdup_printf (_("%s\nTotal: %" G_GUINT64_FORMAT " samples (%.1f%%)\nSelf: %" G_GUINT64_FORMAT " samples (%.1f%%)"),
-                          nodes[node].name, nodes[node].total, 100.0 * nodes[node].total / whole,
-                          nodes[node].self, 100.0 * nodes[node].self / whole);
+  total = g_strdup_printf ("%" G_GUINT64_FORMAT, nodes[node].total);
+  self_n = g_strdup_printf ("%" G_GUINT64_FORMAT, nodes[node].self);
+  return g_strdup_printf (_("%s\nTotal: %s samples (%.1f%%)\nSelf: %s samples (%.1f%%)"),
+                          nodes[node].name, total, 100.0 * nodes[node].total / whole,
+                          self_n, 100.0 * nodes[node].self / whole);
 }
 
 static gboolean

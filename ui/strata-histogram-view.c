@@ -145,12 +145,26 @@ strata_histogram_view_snapshot (GtkWidget   *widget,
         }
     }
 
-  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+  /* Marks closer than a label's width share one label ("p90/p99"). */
+  for (guint i = 0; i < G_N_ELEMENTS (marks);)
     {
       double x = strata_histogram_view_x_for_value (self, marks[i].v);
+      GString *label = g_string_new (marks[i].name);
+      guint j = i + 1;
 
       gtk_snapshot_append_color (snapshot, &mark, &GRAPHENE_RECT_INIT (floor (x), TOP, 1, area));
-      append_text (self, snapshot, marks[i].name, x, 1, &mark);
+      for (; j < G_N_ELEMENTS (marks); j++)
+        {
+          double xj = strata_histogram_view_x_for_value (self, marks[j].v);
+
+          if (xj - x >= 30)
+            break;
+          gtk_snapshot_append_color (snapshot, &mark, &GRAPHENE_RECT_INIT (floor (xj), TOP, 1, area));
+          g_string_append_printf (label, "/%s", marks[j].name);
+        }
+      append_text (self, snapshot, label->str, x, 1, &mark);
+      g_string_free (label, TRUE);
+      i = j;
     }
 }
 
@@ -178,14 +192,15 @@ query_tooltip (GtkWidget  *widget,
 {
   StrataHistogramView *self = STRATA_HISTOGRAM_VIEW (widget);
   guint b = strata_histogram_view_bucket_at (self, x);
-  g_autofree char *lo = NULL, *hi = NULL, *text = NULL;
+  g_autofree char *lo = NULL, *hi = NULL, *count = NULL, *text = NULL;
 
   if (b == G_MAXUINT)
     return FALSE;
   lo = strata_format_duration (strata_histogram_bucket_start (b));
   hi = strata_format_duration (strata_histogram_bucket_end (b));
   /* Translators: a histogram bar's tooltip: "10 µs to 20 µs: 42" */
-  text = g_strdup_printf (_("%s to %s: %" G_GUINT64_FORMAT), lo, hi, self->histogram.counts[b]);
+  count = g_strdup_printf ("%" G_GUINT64_FORMAT, self->histogram.counts[b]);
+  text = g_strdup_printf (_("%s to %s: %s"), lo, hi, count);
   gtk_tooltip_set_text (tooltip, text);
   return TRUE;
 }
