@@ -10,6 +10,13 @@ cd "$top"
 
 sh scripts/install-deps.sh || exit 1
 
+# Tests that record, and the trace generator (which takes its event formats
+# from this machine's tracefs), need tracefs; a fresh machine may not have it
+# mounted yet (perf mounts it for itself, nothing else does).
+if [ "$(id -u)" -eq 0 ] && [ ! -e /sys/kernel/tracing/events/header_page ]; then
+  mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+fi
+
 status=0
 
 meson setup _build --buildtype=debugoptimized >/dev/null 2>&1 || meson setup --reconfigure _build >/dev/null || exit 1
