@@ -340,16 +340,16 @@ add_waker_fields (StrataItemInfo       *self,
     .start = item->start, .end = item->end, .channel = item->channel, .label = item->label,
     .arg = item->arg, .kind = item->kind, .state = item->state, .flags = item->flags,
   };
-  g_autoptr(StrataThreadMap) threads = strata_thread_map_new (trace);
   const StrataChannel *channels;
   StrataWakeup w;
   const char *who = NULL;
   guint n;
 
   if (item->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE ||
-      !strata_wakeup_from_state (trace, threads, &a, &w))
+      !strata_wakeup_from_state (trace, NULL, &a, &w))
     return;
   channels = strata_trace_get_channels (trace, &n);
+  w.waker = strata_trace_find_thread (trace, channels[item->channel].instance, w.waker_tid, w.woken_at);
   if (w.waker != STRATA_CHANNEL_NONE)
     who = strata_trace_get_string (trace, channels[w.waker].name);
   if (w.waker_tid == 0)

@@ -74,6 +74,23 @@ strata_thread_map_free (StrataThreadMap *self)
   g_free (self);
 }
 
+/* Of a tid's uses (oldest first), the one at @t: see below. */
+static guint32
+pick_use (const StrataChannel *channels,
+          const guint32       *uses,
+          guint                n_uses,
+          gint64               t)
+{
+  for (guint i = n_uses; i > 0; i--)
+    {
+      guint32 ch = uses[i - 1];
+
+      if (channels[ch].begin <= t)
+        return channels[ch].end >= t ? ch : STRATA_CHANNEL_NONE;
+    }
+  return uses[0];
+}
+
 /**
  * strata_thread_map_lookup:
  * @tid: a thread id, as an event's context names it
@@ -108,15 +125,37 @@ strata_thread_map_lookup (StrataThreadMap *self,
     return STRATA_CHANNEL_NONE;
 
   channels = strata_trace_get_channels (self->trace, &n);
-  for (guint i = list->len; i > 0; i--)
-    {
-      guint32 ch = g_array_index (list, guint32, i - 1);
+  return pick_use (channels, (const guint32 *) (gpointer) list->data, list->len, t);
+}
 
-      if (channels[ch].begin <= t)
-        return channels[ch].end >= t ? ch : STRATA_CHANNEL_NONE;
-    }
+/**
+ * strata_trace_find_thread:
+ *
+ * strata_thread_map_lookup() without a map: a scan of the channels, for
+ * one look-up (a tooltip) where building the map would cost more.
+ */
+guint32
+strata_trace_find_thread (StrataTrace *trace,
+                          guint16      instance,
+                          gint32       tid,
+                          gint64       t)
+{
+  g_autoptr(GArray) uses = g_array_new (FALSE, FALSE, sizeof (guint32));
+  const StrataChannel *channels;
+  guint n;
 
-  return g_array_index (list, guint32, 0);
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), STRATA_CHANNEL_NONE);
+
+  if (tid <= 0)
+    return STRATA_CHANNEL_NONE;
+  channels = strata_trace_get_channels (trace, &n);
+  for (guint32 i = 0; i < n; i++)
+    if (channels[i].kind == STRATA_CHANNEL_THREAD && channels[i].instance == instance &&
+        channels[i].id == tid)
+      g_array_append_val (uses, i);
+  if (uses->len == 0)
+    return STRATA_CHANNEL_NONE;
+  return pick_use (channels, (const guint32 *) (gpointer) uses->data, uses->len, t);
 }
 
 /**

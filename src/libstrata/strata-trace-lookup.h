@@ -30,6 +30,10 @@ guint32          strata_thread_map_find    (StrataThreadMap *self,
                                             gint64           from,
                                             gint64           to);
 
+guint32          strata_trace_find_thread  (StrataTrace     *trace,
+                                            guint16          instance,
+                                            gint32           tid,
+                                            gint64           t);
 void             strata_trace_query_channel (StrataTrace    *trace,
                                              guint32         channel,
                                              gint64          from,
