@@ -57,8 +57,6 @@
 #define TRACE_DAT_MAGIC_LEN 10
 #define PROBE_TIMEOUT_MS    30000
 
-#define COMM_CACHE_SIZE  1024
-#define COMM_CACHE_LEN   16
 #define MAX_TABLE_ID     65536
 
 /* Uncompressed pages are read this many bytes at a time. */
@@ -68,25 +66,12 @@
  * the last page of a buffer keep those reads inside it. */
 #define PAGE_SLACK       64
 
-/* The last strings read from fixed-size char[] fields (comms), so the same
- * comm in a million records is interned once: a direct-mapped cache on the
- * bytes themselves. */
-typedef struct
-{
-  char    bytes[COMM_CACHE_LEN];
-  guint8  len;
-  guint8  used;
-  guint32 id;
-} CommCacheEntry;
-
 /* What the source needs of one event id, resolved once per file: which
  * StrataEventType it is, its interned name, and the fields it reads. */
 typedef struct
 {
-  guint32                  type;
   guint32                  name;
-  StrataTracepointFields   tp;
-
+  StrataTracepointFields   tp;    /* its type, its fields */
 } EventInfo;
 
 
@@ -147,7 +132,7 @@ struct _StrataFtraceDatSource
   GPtrArray              *event_table;      /* the same, indexed by small ids */
   StrataStringPool       *strings;          /* not owned: the source's pool */
   int                     native_order;     /* the file's byte order is ours: 1, else 0; -1 unknown */
-  CommCacheEntry         *comm_cache;
+  StrataCommCache        *comms;            /* strings of fields, interned */
   struct tep_format_field *common_type;     /* where every record keeps its id */
   guint32                 lost_name;
 
@@ -573,7 +558,7 @@ strata_ftrace_dat_source_finalize (GObject *object)
   g_clear_pointer (&self->streams, g_free);
   g_clear_pointer (&self->heap, g_free);
   g_clear_pointer (&self->event_table, g_ptr_array_unref);
-  g_clear_pointer (&self->comm_cache, g_free);
+  g_clear_pointer (&self->comms, strata_comm_cache_free);
   g_clear_pointer (&self->events, g_hash_table_unref);
   g_clear_pointer (&self->instance_inputs, g_ptr_array_unref);
   g_clear_pointer (&self->input, tracecmd_close);
@@ -616,104 +601,15 @@ resolve_event (StrataFtraceDatSource *self,
     {
       g_autofree char *name = g_strdup_printf ("event_%d", id);
 
-      info->type = STRATA_EVENT_OTHER;
+      info->tp.type = STRATA_EVENT_OTHER;
       info->name = strata_string_pool_intern (strings, name);
       return info;
     }
 
   info->name = strata_string_pool_intern (strings, event->name);
-  info->type = strata_tracepoint_fields_resolve (&info->tp, event);
+  strata_tracepoint_fields_resolve (&info->tp, event);
 
   return info;
-}
-
-static inline gboolean
-read_number (StrataFtraceDatSource   *self,
-             struct tep_format_field *f,
-             struct tep_record       *record,
-             gint64                  *value)
-{
-  return strata_tracepoint_read_number (f, record, self->native_order != 0, value);
-}
-
-static gint32
-read_i32 (StrataFtraceDatSource   *self,
-          struct tep_format_field *f,
-          struct tep_record       *record,
-          gint32                   fallback)
-{
-  gint64 v;
-
-  return read_number (self, f, record, &v) ? (gint32) v : fallback;
-}
-
-/* A char[] field (a comm) or a __data_loc string (exec's filename). */
-static guint32
-read_string (StrataFtraceDatSource   *self,
-             struct tep_format_field *f,
-             struct tep_record       *record)
-{
-  StrataStringPool *strings = self->strings;
-  const char *data = record->data;
-  guint64 offset, len;
-
-  if (!strata_tracepoint_field_fits (f, record))
-    return STRATA_STRING_NONE;
-
-  if (f->flags & TEP_FIELD_IS_DYNAMIC)
-    {
-      unsigned long long loc;
-
-      if (tep_read_number_field (f, record->data, &loc) != 0)
-        return STRATA_STRING_NONE;
-      offset = loc & 0xffff;
-      len = (loc >> 16) & 0xffff;
-      if (f->flags & TEP_FIELD_IS_RELATIVE)
-        offset += f->offset + f->size;
-      if (offset > (guint64) record->size || len > (guint64) record->size - offset)
-        return STRATA_STRING_NONE;
-    }
-  else
-    {
-      offset = f->offset;
-      len = f->size;
-    }
-
-  len = strnlen (data + offset, len);
-
-  if (len <= COMM_CACHE_LEN)
-    {
-      CommCacheEntry *entry;
-      guint32 hash = 2166136261u;
-
-      for (guint i = 0; i < len; i++)
-        hash = (hash ^ (guint8) data[offset + i]) * 16777619u;
-      entry = &self->comm_cache[hash & (COMM_CACHE_SIZE - 1)];
-
-      if (entry->used && entry->len == len && memcmp (entry->bytes, data + offset, len) == 0)
-        return entry->id;
-
-      entry->id = strata_string_pool_intern_len (strings, data + offset, len);
-      memcpy (entry->bytes, data + offset, len);
-      entry->len = len;
-      entry->used = TRUE;
-      return entry->id;
-    }
-
-  return strata_string_pool_intern_len (strings, data + offset, len);
-}
-
-static guint32
-decode_task_state (StrataFtraceDatSource *self,
-                   EventInfo             *info,
-                   struct tep_record     *record)
-{
-  gint64 state;
-
-  if (!read_number (self, info->tp.fields[SW_PREV_STATE], record, &state))
-    return STRATA_TASK_STATE_UNKNOWN;
-
-  return strata_task_state_format_decode (&info->tp.states, state);
 }
 
 static void
@@ -723,7 +619,6 @@ decode_record (StrataFtraceDatSource *self,
                StrataEvent           *event)
 {
   EventInfo *info = NULL;
-  struct tep_format_field **f;
   int id = -1;
 
   memset (event, 0, sizeof *event);
@@ -739,7 +634,7 @@ decode_record (StrataFtraceDatSource *self,
   {
     gint64 type;
 
-    if (read_number (self, self->common_type, record, &type))
+    if (strata_tracepoint_read_number (self->common_type, record, self->native_order != 0, &type))
       id = (int) type;
   }
 
@@ -750,61 +645,9 @@ decode_record (StrataFtraceDatSource *self,
   if (info == NULL)
     info = resolve_event (self, id);
 
-  f = info->tp.fields;
-  event->type = info->type;
   event->name = info->name;
-  event->pid = read_i32 (self, info->tp.common_pid, record, -1);
-
-  switch (info->type)
-    {
-    case STRATA_EVENT_SCHED_SWITCH:
-      event->u.sched_switch.prev_comm = read_string (self, f[SW_PREV_COMM], record);
-      event->u.sched_switch.prev_pid = read_i32 (self, f[SW_PREV_PID], record, -1);
-      event->u.sched_switch.prev_prio = read_i32 (self, f[SW_PREV_PRIO], record, -1);
-      event->u.sched_switch.prev_state = decode_task_state (self, info, record);
-      event->u.sched_switch.next_comm = read_string (self, f[SW_NEXT_COMM], record);
-      event->u.sched_switch.next_pid = read_i32 (self, f[SW_NEXT_PID], record, -1);
-      event->u.sched_switch.next_prio = read_i32 (self, f[SW_NEXT_PRIO], record, -1);
-      break;
-    case STRATA_EVENT_SCHED_WAKING:
-    case STRATA_EVENT_SCHED_WAKEUP:
-    case STRATA_EVENT_SCHED_WAKEUP_NEW:
-      event->u.wakeup.comm = read_string (self, f[WK_COMM], record);
-      event->u.wakeup.pid = read_i32 (self, f[WK_PID], record, -1);
-      event->u.wakeup.prio = read_i32 (self, f[WK_PRIO], record, -1);
-      event->u.wakeup.target_cpu = read_i32 (self, f[WK_TARGET_CPU], record, -1);
-      event->u.wakeup.context =
-        strata_event_context_from_trace_flags (read_i32 (self, f[WK_COMMON_FLAGS], record, 0));
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_FORK:
-      event->u.fork.parent_comm = read_string (self, f[FK_PARENT_COMM], record);
-      event->u.fork.parent_pid = read_i32 (self, f[FK_PARENT_PID], record, -1);
-      event->u.fork.child_comm = read_string (self, f[FK_CHILD_COMM], record);
-      event->u.fork.child_pid = read_i32 (self, f[FK_CHILD_PID], record, -1);
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_EXEC:
-      event->u.exec.filename = read_string (self, f[EX_FILENAME], record);
-      event->u.exec.pid = read_i32 (self, f[EX_PID], record, -1);
-      event->u.exec.old_pid = read_i32 (self, f[EX_OLD_PID], record, -1);
-      break;
-    case STRATA_EVENT_SCHED_PROCESS_EXIT:
-      event->u.exit.comm = read_string (self, f[XT_COMM], record);
-      event->u.exit.pid = read_i32 (self, f[XT_PID], record, -1);
-      event->u.exit.prio = read_i32 (self, f[XT_PRIO], record, -1);
-      break;
-    case STRATA_EVENT_IRQ_HANDLER_ENTRY:
-    case STRATA_EVENT_IRQ_HANDLER_EXIT:
-      event->u.irq.irq = read_i32 (self, f[IRQ_IRQ], record, -1);
-      event->u.irq.name = read_string (self, f[IRQ_NAME], record);
-      event->u.irq.ret = read_i32 (self, f[IRQ_RET], record, 0);
-      break;
-    case STRATA_EVENT_SOFTIRQ_ENTRY:
-    case STRATA_EVENT_SOFTIRQ_EXIT:
-      event->u.softirq.vec = read_i32 (self, f[SI_VEC], record, -1);
-      break;
-    default:
-      break;
-    }
+  strata_tracepoint_fields_decode (&info->tp, record->data, record->size,
+                                   self->native_order != 0, self->comms, FALSE, event);
 }
 
 /* The ring buffer marks the first page after a loss; the count is known
@@ -1591,6 +1434,84 @@ note_commit_size (StrataFtraceDatSource *self)
     self->layout->commit_size = size;
 }
 
+/* The buffer instances' handles, after the top buffer's (a NULL in
+ * @inputs), and their names in the info. */
+static gboolean
+open_instances (StrataFtraceDatSource  *self,
+                GPtrArray              *inputs,
+                GError                **error)
+{
+  StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
+  int n_instances = tracecmd_buffer_instances (self->input);
+
+  for (int i = 0; i < n_instances && i < G_MAXUINT16 - 1; i++)
+    {
+      struct tracecmd_input *instance = tracecmd_buffer_instance_handle (self->input, i);
+      const char *name = tracecmd_buffer_instance_name (self->input, i);
+
+      if (instance == NULL)
+        {
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                       "%s: offset 0: libtracecmd could not read buffer instance \"%s\"",
+                       self->layout->display_name, name ? name : "?");
+          return FALSE;
+        }
+      if (tracecmd_get_tep (instance) != self->tep)
+        {
+          tracecmd_close (instance);
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNSUPPORTED,
+                       "%s: buffer instance \"%s\" has event formats of its own",
+                       self->layout->display_name, name ? name : "?");
+          return FALSE;
+        }
+      g_ptr_array_add (inputs, instance);
+      g_ptr_array_add (info->instances, g_strdup (name ? name : ""));
+    }
+
+  return TRUE;
+}
+
+/* A stream read through libtracecmd (its handle and index set): the
+ * uncompressed pages checked ahead of it, its first record read. */
+static gboolean
+stream_init_library (StrataFtraceDatSource  *self,
+                     Stream                 *stream,
+                     guint                   instance,
+                     gboolean                uncompressed,
+                     GHashTable             *known,
+                     GError                **error)
+{
+  int c = stream->index;
+
+  if (uncompressed)
+    {
+      const StrataFtraceDatCpu *lc = layout_cpu (self->layout, instance, c);
+
+      if (lc == NULL)
+        {
+          g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                       "%s: offset 0: libtracecmd sees CPUs the file's "
+                       "buffer descriptions do not have",
+                       self->layout->display_name);
+          return FALSE;
+        }
+      stream->check_pages = TRUE;
+      stream->cpu = lc->cpu;
+      stream->data_offset = lc->offset;
+      stream->data_end = lc->offset + lc->size;
+      stream->checked_until = lc->offset;
+      /* libtracecmd loaded the first page at open, in the probe child
+       * too; the pages after it are checked as it goes. */
+      if (!stream_check_ahead (self, stream, lc->offset, error))
+        return FALSE;
+    }
+
+  stream->next = tracecmd_read_data (stream->handle, c);
+  stream->cpu = stream->next ? (guint) stream->next->cpu : (guint) c;
+  stream->stats_known = g_hash_table_contains (known, GINT_TO_POINTER ((gint) stream->cpu));
+  return TRUE;
+}
+
 static gboolean
 open_with_library (StrataFtraceDatSource  *self,
                    const char             *path,
@@ -1598,7 +1519,6 @@ open_with_library (StrataFtraceDatSource  *self,
 {
   StrataSourceInfo *info = strata_source_get_info_mutable (STRATA_SOURCE (self));
   gboolean uncompressed = g_strcmp0 (self->layout->compression, "none") == 0;
-  int n_instances;
   guint n_streams = 0;
   GPtrArray *inputs;
   gboolean direct;
@@ -1641,30 +1561,8 @@ open_with_library (StrataFtraceDatSource  *self,
   self->instance_inputs = inputs;
   g_ptr_array_add (inputs, NULL);
 
-  n_instances = tracecmd_buffer_instances (self->input);
-  for (int i = 0; i < n_instances && i < G_MAXUINT16 - 1; i++)
-    {
-      struct tracecmd_input *instance = tracecmd_buffer_instance_handle (self->input, i);
-      const char *name = tracecmd_buffer_instance_name (self->input, i);
-
-      if (instance == NULL)
-        {
-          g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
-                       "%s: offset 0: libtracecmd could not read buffer instance \"%s\"",
-                       self->layout->display_name, name ? name : "?");
-          return FALSE;
-        }
-      if (tracecmd_get_tep (instance) != self->tep)
-        {
-          tracecmd_close (instance);
-          g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNSUPPORTED,
-                       "%s: buffer instance \"%s\" has event formats of its own",
-                       self->layout->display_name, name ? name : "?");
-          return FALSE;
-        }
-      g_ptr_array_add (inputs, instance);
-      g_ptr_array_add (info->instances, g_strdup (name ? name : ""));
-    }
+  if (!open_instances (self, inputs, error))
+    return FALSE;
 
   for (guint i = 0; i < inputs->len; i++)
     {
@@ -1720,32 +1618,8 @@ open_with_library (StrataFtraceDatSource  *self,
               continue;
             }
 
-          if (uncompressed)
-            {
-              const StrataFtraceDatCpu *lc = layout_cpu (self->layout, i, c);
-
-              if (lc == NULL)
-                {
-                  g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
-                               "%s: offset 0: libtracecmd sees CPUs the file's "
-                               "buffer descriptions do not have",
-                               self->layout->display_name);
-                  return FALSE;
-                }
-              stream->check_pages = TRUE;
-              stream->cpu = lc->cpu;
-              stream->data_offset = lc->offset;
-              stream->data_end = lc->offset + lc->size;
-              stream->checked_until = lc->offset;
-              /* libtracecmd loaded the first page at open, in the probe
-               * child too; the pages after it are checked as it goes. */
-              if (!stream_check_ahead (self, stream, lc->offset, error))
-                return FALSE;
-            }
-
-          stream->next = tracecmd_read_data (handle, c);
-          stream->cpu = stream->next ? (guint) stream->next->cpu : (guint) c;
-          stream->stats_known = g_hash_table_contains (known, GINT_TO_POINTER ((gint) stream->cpu));
+          if (!stream_init_library (self, stream, i, uncompressed, known, error))
+            return FALSE;
           if (stream->next != NULL)
             heap_push (self, s);
         }
@@ -1901,8 +1775,8 @@ strata_ftrace_dat_source_open (StrataSource  *source,
   self->events = g_hash_table_new_full (NULL, NULL, NULL, event_info_free);
   self->event_table = g_ptr_array_new ();
   self->native_order = -1;
-  self->comm_cache = g_new0 (CommCacheEntry, COMM_CACHE_SIZE);
   self->strings = strata_source_get_strings (STRATA_SOURCE (self));
+  self->comms = strata_comm_cache_new (self->strings);
   self->lost_name = strata_string_pool_intern (strata_source_get_strings (source),
                                                strata_event_type_to_string (STRATA_EVENT_LOST));
 

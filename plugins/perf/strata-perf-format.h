@@ -4,7 +4,7 @@
  * tools/perf/Documentation/perf.data-file-format.txt and the perf_event
  * ABI (include/uapi/linux/perf_event.h) define them: record types, the
  * sample_type and read_format bits, the attr's layout, feature bits. Only
- * numbers live here; the reader that uses them is strata-perf-source.c.
+ * numbers live here; the reader that uses them is the rest of plugins/perf/.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
