@@ -145,6 +145,7 @@ typedef enum
   AS_NUMBER,     /* a gint32 of the event, -1 (or the fallback) when absent */
   AS_STRING,     /* a pool id, STRATA_STRING_NONE when absent */
   AS_STATE,      /* sched_switch's prev_state, as a StrataTaskState */
+  AS_CONTEXT,    /* common_flags, as the StrataEventContext it ran in */
 } FieldUse;
 
 /* A field the model reads, where it goes in the event, and whether an
@@ -177,6 +178,8 @@ static const FieldSpec wakeup_fields[] = {
   { "pid", AS_NUMBER, -1, TRUE, AT (wakeup.pid) },
   { "prio", AS_NUMBER, -1, FALSE, AT (wakeup.prio) },
   { "target_cpu", AS_NUMBER, -1, FALSE, AT (wakeup.target_cpu) },
+  /* Whether the wakeup came from an interrupt (a common field). */
+  { "common_flags", AS_CONTEXT, 0, FALSE, AT (wakeup.context) },
   { NULL }
 };
 static const FieldSpec fork_fields[] = {
@@ -285,7 +288,9 @@ strata_tracepoint_fields_resolve (StrataTracepointFields *self,
 
   for (guint i = 0; specs != NULL && specs[i].name != NULL; i++)
     {
-      self->fields[i] = tep_find_field (event, specs[i].name);
+      self->fields[i] = g_str_has_prefix (specs[i].name, "common_")
+                        ? tep_find_common_field (event, specs[i].name)
+                        : tep_find_field (event, specs[i].name);
       if (self->fields[i] == NULL && specs[i].required)
         {
           type = STRATA_EVENT_OTHER;
@@ -484,6 +489,8 @@ load_field (StrataTracepointFields *self,
       if (l->kind != LOAD_NUMBER)
         return STRATA_TASK_STATE_UNKNOWN;
       return strata_task_state_format_decode (&self->states, load_number (data, l));
+    case AS_CONTEXT:
+      return l->kind == LOAD_NUMBER ? strata_event_context_from_trace_flags ((guint) load_number (data, l)) : 0;
     default:
       return l->kind == LOAD_NUMBER ? (guint32) load_number (data, l) : (guint32) spec->fallback;
     }
@@ -508,6 +515,10 @@ read_field (StrataTracepointFields *self,
       if (!strata_tracepoint_read_number (self->fields[i], record, native_order, &v))
         return STRATA_TASK_STATE_UNKNOWN;
       return strata_task_state_format_decode (&self->states, v);
+    case AS_CONTEXT:
+      if (!strata_tracepoint_read_number (self->fields[i], record, native_order, &v))
+        return 0;
+      return strata_event_context_from_trace_flags ((guint) v);
     default:
       return (guint32) strata_tracepoint_read_i32 (self->fields[i], record, native_order,
                                                     spec->fallback);

@@ -329,6 +329,50 @@ strata_item_info_group_members (StrataTrace  *trace,
   return groups;
 }
 
+/* Who woke a WOKEN state's thread, and where: the thread the wakeup ran
+ * in, or the interrupt that came upon it. */
+static void
+add_waker_fields (StrataItemInfo       *self,
+                  StrataTrace          *trace,
+                  const StrataZoomItem *item)
+{
+  StrataActivity a = {
+    .start = item->start, .end = item->end, .channel = item->channel, .label = item->label,
+    .arg = item->arg, .kind = item->kind, .state = item->state, .flags = item->flags,
+  };
+  const StrataChannel *channels;
+  StrataWakeup w;
+  const char *who = NULL;
+  guint n;
+
+  if (item->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE ||
+      !strata_wakeup_from_state (trace, NULL, &a, &w))
+    return;
+  channels = strata_trace_get_channels (trace, &n);
+  w.waker = strata_trace_find_thread (trace, channels[item->channel].instance, w.waker_tid, w.woken_at);
+  if (w.waker != STRATA_CHANNEL_NONE)
+    who = strata_trace_get_string (trace, channels[w.waker].name);
+  if (w.waker_tid == 0)
+    /* Translators: the idle task, which ran when a wakeup came in */
+    who = _("idle");
+
+  if (strata_wakeup_is_interrupt (&w))
+    {
+      const char *what = (w.context & STRATA_EVENT_CONTEXT_NMI) ? _("an NMI")
+                       : (w.context & STRATA_EVENT_CONTEXT_HARDIRQ) ? _("an interrupt")
+                       : (w.context & STRATA_EVENT_CONTEXT_SOFTIRQ) ? _("a softirq")
+                       : _("an interrupt");
+
+      /* Translators: "an interrupt (in bash 1234)": what woke a thread,
+       * and the thread it came upon */
+      add_field (self, _("Woken by"), _("%s (in %s %d)"), what, who != NULL ? who : "?", w.waker_tid);
+    }
+  else if (w.waker_tid >= 0)
+    add_field (self, _("Woken by"), "%s %d", who != NULL ? who : "?", w.waker_tid);
+  if (w.cpu >= 0)
+    add_field (self, _("Waking CPU"), "%d", w.cpu);
+}
+
 /**
  * strata_item_info_new_for_item:
  * @item: an item a zoom-tree query returned
@@ -404,6 +448,8 @@ strata_item_info_new_for_item (StrataTrace          *trace,
         add_field (self, _("CPU"), "%d", item->arg);
       if (item->kind == STRATA_ACTIVITY_WAKEUP)
         add_field (self, _("Woken by"), "%d", item->arg);
+      if (item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_WOKEN && !aggregate)
+        add_waker_fields (self, trace, item);
     }
 
   t_start = strata_format_offset (item->start - start);
@@ -506,8 +552,7 @@ state_part (guint       k,
  * strata_item_info_new_for_range:
  * @channels: (array length=n_channels): the rows to account
  *
- * The statistics of [@from, @to): each activity of the rows' raw store
- * lanes clipped to the range and handed to a StrataStatsBuilder. A
+ * The statistics of [@from, @to) (strata_stats_compute_range()): a
  * wakeup latency or a switch cut by the range's edge is left out of the
  * latencies and counts; its time counts.
  *
@@ -520,13 +565,9 @@ strata_item_info_new_for_range (StrataTrace   *trace,
                                 gint64         from,
                                 gint64         to)
 {
-  g_autoptr(StrataStatsBuilder) builder = strata_stats_builder_new ();
-  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   g_autoptr(StrataStats) stats = NULL;
   g_autofree char *t_from = NULL, *t_to = NULL, *t_len = NULL;
   g_autofree gboolean *wanted = NULL;
-  StrataZoomTree *tree;
-  StrataRawStore *raw;
   StrataItemInfo *self;
   gint64 start = strata_trace_get_start (trace);
   guint n_all;
@@ -545,33 +586,18 @@ strata_item_info_new_for_range (StrataTrace   *trace,
   add_field (self, _("From"), "%s", t_from);
   add_field (self, _("To"), "%s", t_to);
 
-  tree = strata_trace_get_zoom_tree (trace);
-  raw = tree != NULL ? strata_zoom_tree_get_raw_store (tree) : NULL;
-  for (guint i = 0; raw != NULL && i < n_channels; i++)
-    {
-      if (channels[i] >= n_all || wanted[channels[i]])
-        continue;
-      wanted[channels[i]] = TRUE;
-      g_array_set_size (found, 0);
-      strata_raw_store_query (raw, channels[i], from, to, found);
-      for (guint j = 0; j < found->len; j++)
+  {
+    g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+    for (guint i = 0; i < n_channels; i++)
+      if (channels[i] < n_all && !wanted[channels[i]])
         {
-          StrataActivity a = g_array_index (found, StrataActivity, j);
-          gboolean cut_before = a.start < from, cut_after = a.end > to;
-
-          if (!strata_activity_overlaps (&a, from, to))
-            continue;
-          strata_activity_clip (&a, from, to);
-          if (a.kind == STRATA_ACTIVITY_STATE && a.state == STRATA_TASK_STATE_WOKEN &&
-              (cut_before || cut_after))
-            a.flags |= STRATA_ACTIVITY_FLAG_LOST;
-          if (a.kind == STRATA_ACTIVITY_STATE && a.state == STRATA_TASK_STATE_RUNNING && cut_before)
-            a.flags |= STRATA_ACTIVITY_FLAG_START_UNSEEN;
-          strata_stats_builder_add (&a, builder);
+          wanted[channels[i]] = TRUE;
+          g_array_append_val (rows, channels[i]);
         }
-    }
-
-  stats = strata_stats_builder_finish (builder, trace);
+    stats = strata_stats_compute_range (trace, (const guint32 *) (gpointer) rows->data, rows->len,
+                                        from, to);
+  }
   g_array_sort (stats->threads, by_running_descending);
 
   for (guint i = 0; i < stats->cpus->len; i++)

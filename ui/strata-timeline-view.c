@@ -60,6 +60,8 @@ struct _StrataTimelineView
 
   StrataTrace             *trace;
   StrataZoomTree          *tree;
+  StrataTimelineOverlayFunc overlay;      /* drawn over the rows (wakeups, a path) */
+  gpointer                 overlay_data;
   const StrataChannel     *channels;      /* the trace's, or live_channels */
   guint                    n_channels;
   GArray                  *live_channels; /* StrataChannel: found so far, while loading */
@@ -1342,6 +1344,9 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
       append_rgba (snapshot, 0xe01b24ffu, floor (x), top, 1, area_h);
     }
 
+  if (self->overlay != NULL)
+    self->overlay (self, snapshot, &GRAPHENE_RECT_INIT (left, top, width - left, area_h), self->overlay_data);
+
   gtk_snapshot_pop (snapshot);
 
   gtk_snapshot_save (snapshot);
@@ -2598,4 +2603,33 @@ GtkWidget *
 strata_timeline_view_new (void)
 {
   return g_object_new (STRATA_TYPE_TIMELINE_VIEW, NULL);
+}
+
+/**
+ * strata_timeline_view_set_overlay:
+ * @func: (nullable): draws over the rows, clipped to @area, after the
+ *   selection and the markers (strata_timeline_view_x_for_time() and
+ *   _y_for_row() place things); %NULL for none
+ *
+ * What the analyses draw on the timeline: wakeup arrows, a critical
+ * path. A redraw (gtk_widget_queue_draw()) draws it again over the kept
+ * frame, asking the tree nothing.
+ */
+void
+strata_timeline_view_set_overlay (StrataTimelineView        *self,
+                                  StrataTimelineOverlayFunc  func,
+                                  gpointer                   user_data)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  self->overlay = func;
+  self->overlay_data = user_data;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+strata_timeline_view_get_row_height (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
+  return self->style.row_height;
 }

@@ -37,6 +37,11 @@ typedef struct
 
 G_DECLARE_FINAL_TYPE (StrataTimelineView, strata_timeline_view, STRATA, TIMELINE_VIEW, GtkWidget)
 
+typedef void (*StrataTimelineOverlayFunc) (StrataTimelineView    *view,
+                                           GtkSnapshot           *snapshot,
+                                           const graphene_rect_t *area,
+                                           gpointer               user_data);
+
 GtkWidget     *strata_timeline_view_new            (void);
 void           strata_timeline_view_set_trace      (StrataTimelineView *self,
                                                     StrataTrace        *trace);
@@ -96,5 +101,9 @@ void           strata_timeline_view_add_marker     (StrataTimelineView *self,
                                                     gint64              t);
 guint          strata_timeline_view_get_markers    (StrataTimelineView *self,
                                                     gint64             *markers);
+void           strata_timeline_view_set_overlay    (StrataTimelineView *self,
+                                                    StrataTimelineOverlayFunc func,
+                                                    gpointer            user_data);
+guint          strata_timeline_view_get_row_height (StrataTimelineView *self);
 
 G_END_DECLS

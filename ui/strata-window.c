@@ -19,11 +19,13 @@
 
 #include <glib/gi18n.h>
 
+#include "strata-analysis-pane.h"
 #include "strata-event-list.h"
 #include "strata-item-info.h"
 #include "strata-load-estimate.h"
 #include "strata-window.h"
 #include "strata-window-private.h"
+#include "strata-window-export.h"
 
 /* How often the timeline is given what the load has built so far. */
 #define LIVE_EVERY_USEC (250 * G_TIME_SPAN_MILLISECOND)
@@ -72,6 +74,9 @@ struct _StrataWindow
   GtkProgressBar       *live_progress;
   GtkPaned             *paned;
   GtkPaned             *events_paned;
+  GtkWidget            *bottom_box;
+  StrataAnalysisPane   *analysis_pane;
+  GtkToggleButton      *analysis_button;
   StrataEventList      *event_list;
   GtkToggleButton      *events_button;
   gboolean              jumping;
@@ -348,6 +353,7 @@ show_trace (StrataWindow *self,
 
   g_set_object (&self->trace, trace);
   g_set_object (&self->file, file);
+  strata_analysis_pane_set_file (self->analysis_pane, file);
   strata_timeline_view_set_trace (self->timeline, trace);
   strata_event_list_set_trace (self->event_list, trace);
   {
@@ -526,6 +532,14 @@ strata_window_get_timeline (StrataWindow *self)
 {
   g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
   return self->timeline;
+}
+
+/* The flame graph, critical path and latency pane (StrataAnalysisPane). */
+GtkWidget *
+strata_window_get_analysis_pane (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return GTK_WIDGET (self->analysis_pane);
 }
 
 GtkWidget *
@@ -752,6 +766,19 @@ timeline_view_changed (StrataWindow *self)
   strata_event_list_follow (self->event_list, from);
 }
 
+/* The event list and the analyses share the pane under the timeline. */
+static void
+analysis_toggled (GtkToggleButton *button,
+                  StrataWindow    *self)
+{
+  gboolean on = gtk_toggle_button_get_active (button);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->analysis_pane), on);
+  gtk_widget_set_visible (self->bottom_box, on || gtk_toggle_button_get_active (self->events_button));
+  if (on)
+    gtk_paned_set_position (self->events_paned, MAX (gtk_widget_get_height (GTK_WIDGET (self->events_paned)) - 320, 200));
+}
+
 static void
 events_toggled (GtkToggleButton *button,
                 StrataWindow    *self)
@@ -759,6 +786,7 @@ events_toggled (GtkToggleButton *button,
   gboolean on = gtk_toggle_button_get_active (button);
 
   gtk_widget_set_visible (GTK_WIDGET (self->event_list), on);
+  gtk_widget_set_visible (self->bottom_box, on || gtk_toggle_button_get_active (self->analysis_button));
   if (on)
     {
       gtk_paned_set_position (self->events_paned, MAX (gtk_widget_get_height (GTK_WIDGET (self->events_paned)) - 260, 200));
@@ -981,6 +1009,16 @@ action_search (GtkWidget  *widget,
 }
 
 static void
+action_toggle_analysis (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  gtk_toggle_button_set_active (self->analysis_button, !gtk_toggle_button_get_active (self->analysis_button));
+}
+
+static void
 action_copy_details (GtkWidget  *widget,
                      const char *name,
                      GVariant   *param)
@@ -1091,6 +1129,16 @@ strata_window_dispose (GObject *object)
 }
 
 static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  strata_timeline_export_ask (GTK_WINDOW (self), strata_window_get_timeline (self), action_name);
+}
+
+static void
 strata_window_class_init (StrataWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -1100,6 +1148,7 @@ strata_window_class_init (StrataWindowClass *klass)
 
   g_type_ensure (STRATA_TYPE_TIMELINE_VIEW);
   g_type_ensure (STRATA_TYPE_EVENT_LIST);
+  g_type_ensure (STRATA_TYPE_ANALYSIS_PANE);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/strata/Strata/strata-window.ui");
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, open_button);
@@ -1119,6 +1168,9 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, events_paned);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, event_list);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, events_button);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, bottom_box);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, analysis_pane);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, analysis_button);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, panel);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, panel_title);
@@ -1139,6 +1191,10 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.search-next", NULL, action_search);
   gtk_widget_class_install_action (widget_class, "win.search-previous", NULL, action_search);
   gtk_widget_class_install_action (widget_class, "win.copy-details", NULL, action_copy_details);
+  gtk_widget_class_install_action (widget_class, "win.export-json", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.export-csv", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.save-image", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.toggle-analysis", NULL, action_toggle_analysis);
   gtk_widget_class_install_action (widget_class, "win.zoom-selection", NULL, action_zoom_selection);
   gtk_widget_class_install_action (widget_class, "win.show-all-rows", NULL, action_show_all_rows);
   gtk_widget_class_install_action (widget_class, "win.none", NULL, NULL);
@@ -1153,6 +1209,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.forward", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.copy-details", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.toggle-analysis", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "win.search-next", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.toggle-events", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.search-previous", NULL);
@@ -1192,6 +1249,8 @@ strata_window_init (StrataWindow *self)
   g_signal_connect (self->event_list, "activity-selected", G_CALLBACK (event_selected), self);
   g_signal_connect_swapped (self->timeline, "view-changed", G_CALLBACK (timeline_view_changed), self);
   g_signal_connect (self->events_button, "toggled", G_CALLBACK (events_toggled), self);
+  g_signal_connect (self->analysis_button, "toggled", G_CALLBACK (analysis_toggled), self);
+  strata_analysis_pane_set_timeline (self->analysis_pane, self->timeline);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
   g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (search_changed), self);

@@ -31,6 +31,7 @@ void                strata_window_search         (StrataWindow   *self,
                                                   const char     *text);
 GMenuModel         *strata_window_get_recent_menu (StrataWindow  *self);
 StrataEventList    *strata_window_get_event_list (StrataWindow   *self);
+GtkWidget          *strata_window_get_analysis_pane (StrataWindow *self);
 void                strata_window_show_events    (StrataWindow   *self,
                                                   gboolean        show);
 

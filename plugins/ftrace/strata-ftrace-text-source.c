@@ -92,6 +92,7 @@ typedef struct
   gsize       name_len;
   const char *payload;
   const char *end;
+  guint       context;    /* StrataEventContext, from the irq-info flags */
 } TextLine;
 
 #define STRATA_TYPE_FTRACE_TEXT_SOURCE (strata_ftrace_text_source_get_type ())
@@ -438,6 +439,7 @@ parse_after_task (const char   *p,
   p = skip_spaces (p, end);
 
   out->tgid = -1;
+  out->context = 0;
   if (p < end && *p == '(')
     {
       p = skip_spaces (p + 1, end);
@@ -486,6 +488,7 @@ parse_after_task (const char   *p,
         return "expected a timestamp ('SECS.USECS:') after the CPU field";
       if (p - tok > 8)
         return "expected irq-info flags or a timestamp after the CPU field";
+      out->context = p - tok >= 3 ? strata_event_context_from_irq_info (tok[2]) : 0;
       p = skip_spaces (p, end);
     }
   else if (layout != NULL && layout->known && layout->flags)
@@ -845,6 +848,7 @@ decode_payload (StrataFtraceTextSource *self,
     case STRATA_EVENT_SCHED_WAKING:
     case STRATA_EVENT_SCHED_WAKEUP:
     case STRATA_EVENT_SCHED_WAKEUP_NEW:
+      ev->u.wakeup.context = tl->context;
       return decode_wakeup (self, tl->payload, tl->end, ev);
 
     case STRATA_EVENT_SCHED_PROCESS_FORK:

@@ -463,39 +463,55 @@ strata_perf_handle_sample (StrataPerfSource  *self,
       strata_perf_event_init (self, slot, &s, offset);
       decode_tracepoint (self, a->tp, s.raw, s.raw_size, s.has_tid, slot);
       strata_perf_push_commit (self);
-      return TRUE;
+      if (s.ips == NULL)
+        return TRUE;
+
+      /* Recorded with its call chain (sched_switch -g: where threads go
+       * off the CPU): the chain is a sample of its own, named as perf
+       * names the event, "sched:sched_switch". */
+      strata_perf_event_init (self, &ev, &s, offset);
+      ev.type = STRATA_EVENT_SAMPLE;
+      ev.name = a->tp->chain_name;
+      ev.u.sample.ip = s.ip;
+      ev.u.sample.period = s.period;
+      ev.u.sample.callchain = G_MAXUINT32;
+      ev.u.sample.flags = STRATA_SAMPLE_TRACEPOINT;
     }
   else
     {
-      guint64 frames[512];
-      guint n = 0;
-
       strata_perf_event_init (self, &ev, &s, offset);
       ev.type = STRATA_EVENT_SAMPLE;
       ev.name = a->name;
       ev.u.sample.ip = s.ip;
       ev.u.sample.period = s.period;
       ev.u.sample.callchain = G_MAXUINT32;
-
-      if (s.ips != NULL)
-        {
-          for (guint64 i = 0; i < s.nr && n < G_N_ELEMENTS (frames); i++)
-            {
-              guint64 ip = rd64 (self, s.ips + 8 * i);
-
-              if (ip >= PERF_CONTEXT_MAX)
-                continue;
-              frames[n++] = ip;
-            }
-        }
-      else if (s.ip != 0)
-        frames[n++] = s.ip;
-
-      /* Interned as the chunk is taken in, in the caller's thread: the
-       * table is the caller's to read. */
-      if (n > 0)
-        strata_perf_note_chain (self, frames, n);
     }
+
+  {
+    guint64 frames[512];
+    guint n = 0;
+
+    if (s.ips != NULL)
+      {
+        for (guint64 i = 0; i < s.nr && n < G_N_ELEMENTS (frames); i++)
+          {
+            guint64 ip = rd64 (self, s.ips + 8 * i);
+
+            if (ip >= PERF_CONTEXT_MAX)
+              continue;
+            frames[n++] = ip;
+          }
+      }
+    /* A chain of context markers only (user frames left to DWARF
+     * unwinding, --call-graph dwarf): the sample's ip, as perf shows. */
+    if (n == 0 && s.ip != 0)
+      frames[n++] = s.ip;
+
+    /* Interned as the chunk is taken in, in the caller's thread: the
+     * table is the caller's to read. */
+    if (n > 0)
+      strata_perf_note_chain (self, frames, n);
+  }
 
   strata_perf_push_event (self, &ev);
   return TRUE;

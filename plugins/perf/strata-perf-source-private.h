@@ -67,6 +67,7 @@ G_BEGIN_DECLS
 typedef struct
 {
   guint32                  name;
+  guint32                  chain_name;  /* "system:name": its call chains' samples */
   StrataTracepointFields   tp;       /* its type and fields */
 } TpInfo;
 

@@ -296,6 +296,11 @@ resolve_tracepoint (StrataPerfSource *self,
   info = g_new0 (TpInfo, 1);
   g_hash_table_insert (self->tp_infos, GINT_TO_POINTER ((gint) config), info);
   info->name = strata_string_pool_intern (self->strings, event->name);
+  {
+    g_autofree char *full = g_strdup_printf ("%s:%s", event->system ? event->system : "", event->name);
+
+    info->chain_name = strata_string_pool_intern (self->strings, full);
+  }
   strata_tracepoint_fields_resolve (&info->tp, event);
 
   return info;

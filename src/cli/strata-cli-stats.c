@@ -17,6 +17,7 @@
 
 #include "strata-cli.h"
 #include "strata-cli-format.h"
+#include "strata-cli-histogram.h"
 #include "strata-cli-samples.h"
 #include "strata-json-writer.h"
 
@@ -54,7 +55,8 @@ print_json (StrataTrace       *trace,
             const StrataStats *stats,
             const char        *path,
             guint              top,
-            StrataCliSamples  *samples)
+            StrataCliSamples  *samples,
+            const StrataHistogram *histograms)
 {
   g_autoptr(StrataJsonWriter) w = strata_json_writer_new ();
   g_autofree char *out = NULL;
@@ -140,6 +142,8 @@ print_json (StrataTrace       *trace,
   strata_json_writer_key (w, "wakeup_latency");
   json_latency (w, &stats->wakeup);
   strata_cli_samples_json (samples, w);
+  if (histograms != NULL)
+    strata_cli_histograms_json (histograms, w);
   strata_json_writer_end_object (w);
 
   out = strata_json_writer_finish (w);
@@ -281,13 +285,19 @@ strata_cli_stats (int    argc,
   StrataCliIndexOptions index;
   const StrataStats *stats;
   gint64 from, to;
+  StrataHistogram histograms[STRATA_N_HISTOGRAMS];
   gboolean json = FALSE;
+  gboolean histogram = FALSE;
   int top = 20;
+  int tid = -1;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { "top", 'n', 0, G_OPTION_ARG_INT, &top, "Show the N threads that ran longest (default 20)", "N" },
     { "from", 0, 0, G_OPTION_ARG_STRING, &from_text, "Samples from T on (default: the trace's start)", "T" },
     { "to", 0, 0, G_OPTION_ARG_STRING, &to_text, "Samples before T (default: the trace's end)", "T" },
+    { "histogram", 0, 0, G_OPTION_ARG_NONE, &histogram,
+      "Wakeup latency and run slice histograms between --from and --to (log buckets, percentiles)", NULL },
+    { "tid", 0, 0, G_OPTION_ARG_INT, &tid, "The histograms of one thread (default: all)", "N" },
     { NULL }
   };
   const char *file;
@@ -371,12 +381,26 @@ strata_cli_stats (int    argc,
       strata_cli_samples_resolve (samples, sampled, from, to, top);
     }
 
+  /* From the raw store of the index (or of the pass just made without
+   * one): the values are read there, not kept by the statistics. */
+  if (histogram)
+    {
+      if (index.no_index && strata_trace_get_zoom_tree (trace) == NULL)
+        {
+          g_printerr ("strata-cli stats: --histogram reads the trace's index: drop --no-index\n");
+          return STRATA_CLI_EXIT_FAILED;
+        }
+      strata_cli_histograms_compute (trace, tid, from, to, histograms);
+    }
+
   if (json)
-    print_json (trace, stats, file, top, samples);
+    print_json (trace, stats, file, top, samples, histogram ? histograms : NULL);
   else
     {
       print_human (trace, stats, file, top);
       strata_cli_samples_print (samples);
+      if (histogram)
+        strata_cli_histograms_print (histograms);
     }
 
   return strata_cli_finish (trace);

@@ -27,6 +27,9 @@ static const struct {
   { "tree", strata_cli_tree, "The zoom tree one pass builds: levels, chunks, depth, size" },
   { "query", strata_cli_query, "What a viewer draws for a viewport, from the zoom tree" },
   { "render", strata_cli_render, "Draw the timeline (or a part of it) into a PNG" },
+  { "critical-path", strata_cli_critical_path, "What a thread waited for over a range, thread by thread" },
+  { "flamegraph", strata_cli_flamegraph, "The call chains of a range's samples as a flame graph, or folded" },
+  { "export", strata_cli_export, "A range as Trace Event Format JSON (Perfetto, chrome://tracing) or CSV" },
   { "index", strata_cli_index, "Build the trace's index (every command builds it on first use)" },
 };
 

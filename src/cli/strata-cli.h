@@ -31,6 +31,12 @@ int          strata_cli_render     (int           argc,
                                     char        **argv);
 int          strata_cli_record     (int           argc,
                                     char        **argv);
+int          strata_cli_critical_path (int        argc,
+                                       char     **argv);
+int          strata_cli_flamegraph (int           argc,
+                                    char        **argv);
+int          strata_cli_export     (int           argc,
+                                    char        **argv);
 
 const char  *strata_cli_parse_file_args (const char         *command,
                                          const char         *summary,

@@ -26,6 +26,7 @@ typedef enum
   STRATA_ERROR_UNSUPPORTED,     /* valid, but a version or feature we do not read */
   STRATA_ERROR_IO,              /* the operating system refused a read */
   STRATA_ERROR_STALE,           /* an index built from another file, or with other parameters */
+  STRATA_ERROR_INVALID_ARGUMENT, /* a request the trace cannot answer: no such thread, an empty range */
 } StrataErrorCode;
 
 GQuark strata_error_quark (void);

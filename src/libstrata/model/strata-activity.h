@@ -47,11 +47,14 @@ typedef enum
   STRATA_ACTIVITY_IRQ,       /* CPU row: a hard IRQ handler; arg = irq, label = name */
   STRATA_ACTIVITY_SOFTIRQ,   /* CPU row: a softirq; arg = vector, label = its name */
   STRATA_ACTIVITY_UNKNOWN,   /* CPU row: what ran is not in the trace */
-  STRATA_ACTIVITY_STATE,     /* thread row: a scheduling state; arg = CPU when running */
+  STRATA_ACTIVITY_STATE,     /* thread row: a scheduling state; arg = CPU when running;
+                              * when WOKEN, arg = the waker's tid and label = the name
+                              * of the waking CPU's row (see strata-wakeup.h) */
   STRATA_ACTIVITY_WAKEUP,    /* instant on the woken thread; arg = the waker's tid */
   STRATA_ACTIVITY_EVENT,     /* instant: any other event; label = its name, arg = pid */
   STRATA_ACTIVITY_SAMPLE,    /* instant on a thread row: a profiler's sample; label = the
-                              * event's name, arg = the source's call chain id or -1 */
+                              * event's name, arg = the source's call chain id or -1;
+                              * state = StrataSampleFlags (a tracepoint's call chain) */
   STRATA_N_ACTIVITY_KINDS
 } StrataActivityKind;
 
@@ -68,6 +71,11 @@ typedef enum
    * after its end. */
   STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE = 1 << 3,
   STRATA_ACTIVITY_FLAG_CONTINUES_AFTER  = 1 << 4,
+  /* A WOKEN state's wakeup ran in an interrupt (its waker is then the
+   * thread the interrupt came upon, not the cause). */
+  STRATA_ACTIVITY_FLAG_WAKER_HARDIRQ    = 1 << 5,
+  STRATA_ACTIVITY_FLAG_WAKER_SOFTIRQ    = 1 << 6,
+  STRATA_ACTIVITY_FLAG_WAKER_NMI        = 1 << 7,
   /* Nesting depth on a CPU row (IRQ inside a softirq inside a task ...). */
   STRATA_ACTIVITY_FLAG_DEPTH_SHIFT  = 8,
   STRATA_ACTIVITY_FLAG_DEPTH_MASK   = 0xf << 8,
@@ -101,6 +109,10 @@ strata_activity_get_depth (const StrataActivity *a)
 {
   return (a->flags & STRATA_ACTIVITY_FLAG_DEPTH_MASK) >> STRATA_ACTIVITY_FLAG_DEPTH_SHIFT;
 }
+
+#define STRATA_ACTIVITY_FLAGS_WAKER_CONTEXT \
+  (STRATA_ACTIVITY_FLAG_WAKER_HARDIRQ | STRATA_ACTIVITY_FLAG_WAKER_SOFTIRQ | \
+   STRATA_ACTIVITY_FLAG_WAKER_NMI)
 
 /* The flags that describe an activity's start, and those that describe its
  * end: clipping drops the side it cuts off. */

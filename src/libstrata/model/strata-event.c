@@ -142,3 +142,51 @@ strata_softirq_name (gint vec)
 
   return "softirq";
 }
+
+/* The bits of an event's common_flags (kernel/trace/trace.h), the same in
+ * ftrace's ring buffer and in perf's raw tracepoint data. */
+#define TRACE_FLAG_HARDIRQ 0x08
+#define TRACE_FLAG_SOFTIRQ 0x10
+#define TRACE_FLAG_NMI     0x40
+
+/**
+ * strata_event_context_from_trace_flags:
+ * @flags: a tracepoint's common_flags
+ *
+ * Returns: the #StrataEventContext bits the flags say the event ran in
+ */
+guint
+strata_event_context_from_trace_flags (guint flags)
+{
+  guint context = 0;
+
+  if (flags & TRACE_FLAG_HARDIRQ)
+    context |= STRATA_EVENT_CONTEXT_HARDIRQ;
+  if (flags & TRACE_FLAG_SOFTIRQ)
+    context |= STRATA_EVENT_CONTEXT_SOFTIRQ;
+  if (flags & TRACE_FLAG_NMI)
+    context |= STRATA_EVENT_CONTEXT_NMI;
+
+  return context;
+}
+
+/**
+ * strata_event_context_from_irq_info:
+ * @letter: the third letter of the text rendering's irq-info column
+ *   ("d.s2."), which the kernel's trace output prints from the same flags
+ *
+ * Returns: the #StrataEventContext bits it stands for
+ */
+guint
+strata_event_context_from_irq_info (char letter)
+{
+  switch (letter)
+    {
+    case 'Z': return STRATA_EVENT_CONTEXT_NMI | STRATA_EVENT_CONTEXT_HARDIRQ;
+    case 'z': return STRATA_EVENT_CONTEXT_NMI;
+    case 'H': return STRATA_EVENT_CONTEXT_HARDIRQ | STRATA_EVENT_CONTEXT_SOFTIRQ;
+    case 'h': return STRATA_EVENT_CONTEXT_HARDIRQ;
+    case 's': return STRATA_EVENT_CONTEXT_SOFTIRQ;
+    default:  return 0;
+    }
+}

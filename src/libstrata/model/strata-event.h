@@ -50,6 +50,24 @@ typedef enum
   STRATA_N_TASK_STATES
 } StrataTaskState;
 
+/* What an event ran in besides its thread, from the trace's own record
+ * of it (the irq-info flags of ftrace and of perf's tracepoints): a
+ * wakeup in an interrupt is the interrupt's doing, not the thread's that
+ * it interrupted. 0 is a task's context, or not known. */
+typedef enum
+{
+  STRATA_EVENT_CONTEXT_HARDIRQ = 1 << 0,
+  STRATA_EVENT_CONTEXT_SOFTIRQ = 1 << 1,
+  STRATA_EVENT_CONTEXT_NMI     = 1 << 2,
+} StrataEventContext;
+
+typedef enum
+{
+  /* The call chain a tracepoint was recorded with (perf record -g -e
+   * sched:sched_switch), not a profiler's sample of the CPU. */
+  STRATA_SAMPLE_TRACEPOINT = 1 << 0,
+} StrataSampleFlags;
+
 typedef struct
 {
   gint64   ts;             /* nanoseconds, in the trace's clock */
@@ -76,6 +94,7 @@ typedef struct
       gint32  prio;
       gint32  target_cpu;
       guint32 comm;
+      guint32 context;     /* StrataEventContext: the interrupt it ran in */
     } wakeup;              /* sched_waking, sched_wakeup, sched_wakeup_new */
     struct {
       gint32  parent_pid;
@@ -109,6 +128,7 @@ typedef struct
       guint64 period;
       guint32 callchain;   /* the source's call chain id, or G_MAXUINT32 */
       guint32 comm;        /* the thread's name when known, or STRATA_STRING_NONE */
+      guint32 flags;       /* StrataSampleFlags */
     } sample;              /* on the thread @pid, whatever ran on the CPU */
   } u;
 } StrataEvent;
@@ -120,5 +140,7 @@ char             strata_task_state_to_letter     (StrataTaskState  state);
 StrataTaskState  strata_task_state_from_letters  (const char      *letters,
                                                   gssize           len);
 const char      *strata_softirq_name             (gint             vec);
+guint            strata_event_context_from_trace_flags (guint      flags);
+guint            strata_event_context_from_irq_info    (char       letter);
 
 G_END_DECLS

@@ -74,6 +74,8 @@ typedef struct
   gint32  cpu;            /* when RUNNING */
   guint16 since_flags;
   gint64  since;
+  gint32  waker;          /* when WOKEN: the tid the wakeup ran in */
+  guint32 waker_cpu;      /* and the name of the waking CPU's row */
 } Thread;
 
 typedef struct
@@ -434,6 +436,24 @@ get_thread (StrataKernelModel *self,
   return index;
 }
 
+/* What a state carries besides itself: the CPU it runs on, or for a
+ * woken thread who woke it and where. */
+static inline gint32
+thread_state_arg (const Thread *t)
+{
+  if (t->state == STRATA_TASK_STATE_RUNNING)
+    return t->cpu;
+  if (t->state == STRATA_TASK_STATE_WOKEN)
+    return t->waker;
+  return -1;
+}
+
+static inline guint32
+thread_state_label (const Thread *t)
+{
+  return t->state == STRATA_TASK_STATE_WOKEN ? t->waker_cpu : STRATA_STRING_NONE;
+}
+
 /* Ends the current state of a thread at @ts, if it is known. */
 static void
 thread_close (StrataKernelModel *self,
@@ -445,8 +465,7 @@ thread_close (StrataKernelModel *self,
     return;
 
   emit (self, t->since, MAX (ts, t->since), t->channel, STRATA_ACTIVITY_STATE, t->state,
-        STRATA_STRING_NONE, t->state == STRATA_TASK_STATE_RUNNING ? t->cpu : -1,
-        t->since_flags | extra_flags);
+        thread_state_label (t), thread_state_arg (t), t->since_flags | extra_flags);
 }
 
 static void
@@ -653,10 +672,32 @@ handle_switch (StrataKernelModel *self,
     }
 }
 
+/* The interrupt a wakeup ran in: what the event's flags say, else what
+ * the handlers open on its CPU say. */
+static guint16
+waker_context (const Cpu         *cpu,
+               const StrataEvent *ev)
+{
+  guint context = ev->u.wakeup.context;
+  guint16 flags = 0;
+
+  if (context == 0 && cpu->depth > 0)
+    context = cpu->nest[cpu->depth - 1].kind == STRATA_ACTIVITY_IRQ
+              ? STRATA_EVENT_CONTEXT_HARDIRQ : STRATA_EVENT_CONTEXT_SOFTIRQ;
+  if (context & STRATA_EVENT_CONTEXT_HARDIRQ)
+    flags |= STRATA_ACTIVITY_FLAG_WAKER_HARDIRQ;
+  if (context & STRATA_EVENT_CONTEXT_SOFTIRQ)
+    flags |= STRATA_ACTIVITY_FLAG_WAKER_SOFTIRQ;
+  if (context & STRATA_EVENT_CONTEXT_NMI)
+    flags |= STRATA_ACTIVITY_FLAG_WAKER_NMI;
+  return flags;
+}
+
 static void
 handle_wakeup (StrataKernelModel *self,
                Instance          *inst,
                guint16            instance,
+               Cpu               *cpu,
                const StrataEvent *ev)
 {
   Thread *t;
@@ -684,8 +725,12 @@ handle_wakeup (StrataKernelModel *self,
     case STRATA_TASK_STATE_UNINTERRUPTIBLE:
     case STRATA_TASK_STATE_STOPPED:
     case STRATA_TASK_STATE_PARKED:
+      /* The first wakeup is the one that counts (sched_waking, where
+       * the trace has it, in the waker's context). */
       thread_close (self, t, ev->ts, 0);
-      thread_set (t, STRATA_TASK_STATE_WOKEN, -1, ev->ts, 0);
+      thread_set (t, STRATA_TASK_STATE_WOKEN, -1, ev->ts, waker_context (cpu, ev));
+      t->waker = ev->pid;
+      t->waker_cpu = get_channel (self, cpu->channel)->name;
       break;
 
     case STRATA_TASK_STATE_DEAD:
@@ -898,7 +943,7 @@ handle_event (StrataKernelModel *self,
           Thread *t = thread_at (self, get_thread (self, inst, ev->instance, ev->pid,
                                                    ev->u.sample.comm, ts));
 
-          emit (self, ts, ts, t->channel, STRATA_ACTIVITY_SAMPLE, 0, ev->name,
+          emit (self, ts, ts, t->channel, STRATA_ACTIVITY_SAMPLE, (guint8) ev->u.sample.flags, ev->name,
                 ev->u.sample.callchain == G_MAXUINT32 ? -1 : (gint32) ev->u.sample.callchain, 0);
         }
       return;
@@ -930,7 +975,7 @@ handle_event (StrataKernelModel *self,
     case STRATA_EVENT_SCHED_WAKING:
     case STRATA_EVENT_SCHED_WAKEUP:
     case STRATA_EVENT_SCHED_WAKEUP_NEW:
-      handle_wakeup (self, inst, ev->instance, ev);
+      handle_wakeup (self, inst, ev->instance, cpu, ev);
       break;
 
     case STRATA_EVENT_SCHED_PROCESS_FORK:
@@ -1312,7 +1357,7 @@ strata_kernel_model_foreach_open (StrataKernelModel  *self,
 
       if (t->state != STRATA_TASK_STATE_UNKNOWN && !t->dead)
         emit (self, t->since, MAX (now, t->since), t->channel, STRATA_ACTIVITY_STATE, t->state,
-              STRATA_STRING_NONE, t->state == STRATA_TASK_STATE_RUNNING ? t->cpu : -1,
+              thread_state_label (t), thread_state_arg (t),
               t->since_flags | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER);
     }
 

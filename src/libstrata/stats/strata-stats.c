@@ -24,6 +24,7 @@
 
 #include "strata-spill-file.h"
 #include "strata-stats.h"
+#include "strata-trace-lookup.h"
 
 static int
 compare_gint64 (const void *a,
@@ -1371,6 +1372,71 @@ strata_stats_compute (StrataTrace *trace)
   activities = strata_trace_get_activities (trace, &n);
   for (gsize i = 0; i < n; i++)
     strata_stats_builder_add (&activities[i], builder);
+
+  return strata_stats_builder_finish (builder, trace);
+}
+
+/**
+ * strata_stats_builder_add_clipped:
+ * @clipped: an activity cut to a range (strata_activity_clip()), its
+ *   CONTINUES flags saying which side the range cut
+ *
+ * Accounts an activity of a range: its time counts; a wakeup latency
+ * cut by the range's edge is left out of the latencies, and a run cut
+ * at its start is not a switch in.
+ */
+void
+strata_stats_builder_add_clipped (StrataStatsBuilder   *self,
+                                  const StrataActivity *clipped)
+{
+  StrataActivity a = *clipped;
+
+  g_return_if_fail (self != NULL && clipped != NULL);
+
+  if (a.kind == STRATA_ACTIVITY_STATE && a.state == STRATA_TASK_STATE_WOKEN &&
+      (a.flags & (STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER)))
+    a.flags |= STRATA_ACTIVITY_FLAG_LOST;
+  if (a.kind == STRATA_ACTIVITY_STATE && a.state == STRATA_TASK_STATE_RUNNING &&
+      (a.flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE))
+    a.flags |= STRATA_ACTIVITY_FLAG_START_UNSEEN;
+  strata_stats_builder_add (&a, self);
+}
+
+/**
+ * strata_stats_compute_range:
+ * @channels: (array length=n_channels): the rows to account, each once
+ *
+ * The statistics of [@from, @to): each activity of the rows' raw store
+ * lanes clipped to the range and given to strata_stats_builder_add_clipped().
+ *
+ * Returns: (transfer full): the statistics
+ */
+StrataStats *
+strata_stats_compute_range (StrataTrace   *trace,
+                            const guint32 *channels,
+                            guint          n_channels,
+                            gint64         from,
+                            gint64         to)
+{
+  g_autoptr(StrataStatsBuilder) builder = strata_stats_builder_new ();
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
+
+  for (guint i = 0; i < n_channels; i++)
+    {
+      g_array_set_size (found, 0);
+      strata_trace_query_channel (trace, channels[i], from, to, found);
+      for (guint j = 0; j < found->len; j++)
+        {
+          StrataActivity a = g_array_index (found, StrataActivity, j);
+
+          if (!strata_activity_overlaps (&a, from, to))
+            continue;
+          strata_activity_clip (&a, from, to);
+          strata_stats_builder_add_clipped (builder, &a);
+        }
+    }
 
   return strata_stats_builder_finish (builder, trace);
 }

@@ -44,6 +44,13 @@ guint64             strata_stats_builder_get_latency_bytes  (StrataStatsBuilder 
                                                              guint64            *n_spills);
 
 StrataStats *strata_stats_compute         (StrataTrace  *trace);
+void         strata_stats_builder_add_clipped (StrataStatsBuilder   *self,
+                                               const StrataActivity *clipped);
+StrataStats *strata_stats_compute_range   (StrataTrace   *trace,
+                                           const guint32 *channels,
+                                           guint          n_channels,
+                                           gint64         from,
+                                           gint64         to);
 void         strata_latency_from_samples  (StrataLatency *latency,
                                            gint64        *samples,
                                            guint          n_samples);
