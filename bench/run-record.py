@@ -12,7 +12,8 @@
 # the per-round ratios against that round's unrecorded run.
 #
 # For each workload and configuration it prints: the workload's own time
-# (perf bench's "Total time"), its slowdown, the events recorded and lost,
+# (perf bench's "Total time") and its slowdown, the workload's CPU time
+# (user + system of its processes) and that slowdown, the events recorded and lost,
 # events per second of workload time, the recorder's own CPU time (user +
 # system of the perf or strata-cli process; the tracefs recording has no
 # process, its cost is all in the workload's time) and bytes per event of
@@ -22,7 +23,8 @@
 # Usage: sudo bench/run-record.py [BUILD_DIR]     (default: _build)
 # Environment: RUNS (5), MESSAGING ("-g 2 -l 200"), PIPE ("-l 50000"),
 #              BUFFER_KB (tracefs buffer per CPU, default 16384, the same
-#              16 MiB the recorder's default ring has for up to 8 CPUs).
+#              16 MiB the recorder's default ring has for up to 8 CPUs),
+#              RAW (a file to keep every run's numbers in, as JSON).
 # Every recording takes /tmp/strata-record.lock, one at a time.
 
 import fcntl
@@ -68,11 +70,24 @@ class Locked:
 
 
 def workload_time(argv):
-    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    """perf bench's "Total time" (wall clock) and the CPU time (user +
+    system) of the workload's processes: wait4() counts the ones perf bench
+    reaped as well. On a machine shared with other builds the wall time
+    moves with their load and with where the scheduler puts the two ends of
+    a pipe; the CPU time moves far less, and a tracer's cost lands in it
+    (the tracepoint handlers, perf's and BPF's alike, run in the task that
+    hit the tracepoint)."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = p.stdout.read()
+    p.stdout.close()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = 0
+    if status != 0:
+        raise RuntimeError(" ".join(argv) + " failed")
     m = re.search(r"Total time:\s*([0-9.]+)", out)
     if not m:
         raise RuntimeError("no total time from " + " ".join(argv) + ":\n" + out)
-    return float(m.group(1))
+    return float(m.group(1)), ru.ru_utime + ru.ru_stime
 
 
 def cpu_seconds(pid):
@@ -81,7 +96,8 @@ def cpu_seconds(pid):
 
 
 def run_none(argv, tmp):
-    return {"time": workload_time(argv)}
+    t, wcpu = workload_time(argv)
+    return {"time": t, "wcpu": wcpu}
 
 
 def run_perf_16m(argv, tmp):
@@ -107,7 +123,7 @@ def run_perf(argv, tmp, extra=()):
         if p.poll() is not None:
             raise RuntimeError("perf record failed: " + " ".join(cmd))
     os.read(a, 16)
-    t = workload_time(argv)
+    t, wcpu = workload_time(argv)
     p.send_signal(signal.SIGINT)
     cpu = cpu_seconds(p.pid)
     p.returncode = 0
@@ -121,7 +137,7 @@ def run_perf(argv, tmp, extra=()):
     lost = sum(int(m) for m in re.findall(r"LOST[A-Z_]* events:\s*(\d+)", whole))
     size = os.path.getsize(data)
     os.unlink(data)
-    return {"time": t, "events": samples, "lost": lost, "cpu": cpu, "bytes": size}
+    return {"time": t, "wcpu": wcpu, "events": samples, "lost": lost, "cpu": cpu, "bytes": size}
 
 
 def tracefs_write(name, value, append=False):
@@ -143,7 +159,7 @@ def run_tracefs(argv, tmp):
     for e in EVENTS:
         tracefs_write("set_event", e + "\n", append=True)
     tracefs_write("tracing_on", "1")
-    t = workload_time(argv)
+    t, wcpu = workload_time(argv)
     tracefs_write("tracing_on", "0")
     entries = overrun = 0
     for cpu in sorted(os.listdir(os.path.join(TRACEFS, "per_cpu"))):
@@ -157,7 +173,7 @@ def run_tracefs(argv, tmp):
     tracefs_write("trace_clock", "local")
     size = os.path.getsize(dat)
     os.unlink(dat)
-    return {"time": t, "events": entries, "lost": overrun, "cpu": 0.0, "bytes": size}
+    return {"time": t, "wcpu": wcpu, "events": entries, "lost": overrun, "cpu": 0.0, "bytes": size}
 
 
 def run_strata(argv, tmp):
@@ -169,7 +185,7 @@ def run_strata(argv, tmp):
             raise RuntimeError("strata-cli record did not start")
         if line.startswith("strata-cli record: recording to"):
             break
-    t = workload_time(argv)
+    t, wcpu = workload_time(argv)
     p.send_signal(signal.SIGINT)
     rest = p.stderr.read()
     cpu = cpu_seconds(p.pid)
@@ -180,7 +196,7 @@ def run_strata(argv, tmp):
     os.unlink(out)
     if "lost: none" not in rest:
         print("strata-cli record lost records:\n" + rest, file=sys.stderr)
-    return {"time": t, "events": info["events"], "lost": info["lost_events"], "cpu": cpu,
+    return {"time": t, "wcpu": wcpu, "events": info["events"], "lost": info["lost_events"], "cpu": cpu,
             "bytes": size}
 
 
@@ -216,28 +232,37 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
+    if os.environ.get("RAW"):
+        with open(os.environ["RAW"], "w") as f:
+            json.dump({"loads": loads, "results": results}, f)
     print("Load average (1 min) after each round: %s\n" % ", ".join("%.1f" % l for l in loads))
+    print("lost: the largest of the runs; the other columns: medians.\n")
     for w, argv in WORKLOADS.items():
         print("### %s (`%s`), median of %d runs\n" % (w, " ".join(argv), RUNS))
-        print("| recording | workload s | slowdown (min–max) | events | lost | events/s | "
-              "recorder CPU s | CPU µs/event | bytes/event |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        base = [x["time"] for x in results[w]["none"]]
+        print("| recording | workload s | slowdown (min–max) | workload CPU s | "
+              "CPU slowdown (min–max) | events | lost | events/s | recorder CPU s | "
+              "CPU µs/event | bytes/event |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        base = results[w]["none"]
         for c in CONFIGS:
             rs = results[w][c]
             t = statistics.median(x["time"] for x in rs)
-            ratios = [x["time"] / b for x, b in zip(rs, base)]
+            wcpu = statistics.median(x["wcpu"] for x in rs)
+            ratios = [x["time"] / b["time"] for x, b in zip(rs, base)]
+            cratios = [x["wcpu"] / b["wcpu"] for x, b in zip(rs, base)]
             if c == "none":
-                print("| %s | %.3f | 1 | | | | | | |" % (c, t))
+                print("| %s | %.3f | 1 | %.3f | 1 | | | | | | |" % (c, t, wcpu))
                 continue
             ev = statistics.median(x["events"] for x in rs)
             lost = max(x["lost"] for x in rs)
             rate = statistics.median(x["events"] / x["time"] for x in rs)
             cpu = statistics.median(x["cpu"] for x in rs)
             bpe = statistics.median(x["bytes"] / max(x["events"], 1) for x in rs)
-            print("| %s | %.3f | %.3f (%.3f–%.3f) | %d | %d | %.0f | %.3f | %.2f | %.1f |"
-                  % (c, t, statistics.median(ratios), min(ratios), max(ratios), ev, lost, rate,
-                     cpu, 1e6 * cpu / max(ev, 1), bpe))
+            print("| %s | %.3f | %.3f (%.3f–%.3f) | %.3f | %.3f (%.3f–%.3f) | %d | %d | %.0f | "
+                  "%.3f | %.2f | %.1f |"
+                  % (c, t, statistics.median(ratios), min(ratios), max(ratios),
+                     wcpu, statistics.median(cratios), min(cratios), max(cratios),
+                     ev, lost, rate, cpu, 1e6 * cpu / max(ev, 1), bpe))
         print()
 
 
