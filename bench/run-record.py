@@ -21,10 +21,14 @@
 # the workload, then SIGINT), so their CPU time is theirs alone.
 #
 # Usage: sudo bench/run-record.py [BUILD_DIR]     (default: _build)
+#        bench/run-record.py --table RAW.json      (the tables again, from RAW)
 # Environment: RUNS (5), MESSAGING ("-g 2 -l 200"), PIPE ("-l 50000"),
 #              BUFFER_KB (tracefs buffer per CPU, default 16384, the same
 #              16 MiB the recorder's default ring has for up to 8 CPUs),
-#              RAW (a file to keep every run's numbers in, as JSON).
+#              RAW (a file to keep every run's numbers in, as JSON),
+#              WORKLOADS ("messaging,pipe") and CONFIGS (which recordings,
+#              by the names in the tables, comma-separated; "none" is
+#              always run, the ratios need it).
 # Every recording takes /tmp/strata-record.lock, one at a time.
 
 import fcntl
@@ -57,6 +61,10 @@ EVENTS = [
 TRACEFS = "/sys/kernel/tracing"
 LOCK = "/tmp/strata-record.lock"
 CONFIGS = ["none", "perf record", "perf record -m 16M", "tracefs", "strata-cli record"]
+if os.environ.get("CONFIGS"):
+    CONFIGS = ["none"] + [c for c in os.environ["CONFIGS"].split(",") if c != "none"]
+if os.environ.get("WORKLOADS"):
+    WORKLOADS = {w: WORKLOADS[w] for w in os.environ["WORKLOADS"].split(",")}
 
 
 class Locked:
@@ -205,7 +213,51 @@ RUNNERS = {"none": run_none, "perf record": run_perf, "perf record -m 16M": run_
            "strata-cli record": run_strata}
 
 
+def print_tables(workloads, results, loads):
+    runs = len(loads)
+    print("Load average (1 min) after each round: %s\n" % ", ".join("%.1f" % l for l in loads))
+    print("lost: the most in one run, and in how many runs any; every other column is a "
+          "median; a slowdown is the median of the per-round ratios against that round's "
+          "unrecorded run. total CPU: the workload's and the recorder's CPU time over the "
+          "unrecorded workload's.\n")
+    for w, argv in workloads.items():
+        print("### %s (`%s`), median of %d runs\n" % (w, " ".join(argv), runs))
+        print("| recording | workload s | slowdown (min–max) | workload CPU s | "
+              "CPU slowdown (min–max) | recorder CPU s | total CPU | events | lost | events/s | "
+              "CPU µs/event | bytes/event |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        base = results[w]["none"]
+        for c, rs in results[w].items():
+            t = statistics.median(x["time"] for x in rs)
+            wcpu = statistics.median(x["wcpu"] for x in rs)
+            ratios = [x["time"] / b["time"] for x, b in zip(rs, base)]
+            cratios = [x["wcpu"] / b["wcpu"] for x, b in zip(rs, base)]
+            if c == "none":
+                print("| %s | %.3f | 1 | %.3f | 1 | | 1 | | | | | |" % (c, t, wcpu))
+                continue
+            tratios = [(x["wcpu"] + x["cpu"]) / b["wcpu"] for x, b in zip(rs, base)]
+            ev = statistics.median(x["events"] for x in rs)
+            lost = max(x["lost"] for x in rs)
+            lossy = sum(1 for x in rs if x["lost"])
+            rate = statistics.median(x["events"] / x["time"] for x in rs)
+            cpu = statistics.median(x["cpu"] for x in rs)
+            bpe = statistics.median(x["bytes"] / max(x["events"], 1) for x in rs)
+            print("| %s | %.3f | %.3f (%.3f–%.3f) | %.3f | %.3f (%.3f–%.3f) | %.3f | %.3f | %d | "
+                  "%d (%d of %d) | %.0f | %.2f | %.1f |"
+                  % (c, t, statistics.median(ratios), min(ratios), max(ratios),
+                     wcpu, statistics.median(cratios), min(cratios), max(cratios),
+                     cpu, statistics.median(tratios), ev, lost, lossy, len(rs), rate,
+                     1e6 * cpu / max(ev, 1), bpe))
+        print()
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":
+        with open(sys.argv[2]) as f:
+            raw = json.load(f)
+        print_tables(raw.get("workloads", {w: WORKLOADS[w] for w in raw["results"]}),
+                     raw["results"], raw["loads"])
+        return
     if os.geteuid() != 0:
         sys.exit("run-record.py: recording needs root")
     for tool in ("perf", "trace-cmd"):
@@ -234,36 +286,8 @@ def main():
 
     if os.environ.get("RAW"):
         with open(os.environ["RAW"], "w") as f:
-            json.dump({"loads": loads, "results": results}, f)
-    print("Load average (1 min) after each round: %s\n" % ", ".join("%.1f" % l for l in loads))
-    print("lost: the largest of the runs; the other columns: medians.\n")
-    for w, argv in WORKLOADS.items():
-        print("### %s (`%s`), median of %d runs\n" % (w, " ".join(argv), RUNS))
-        print("| recording | workload s | slowdown (min–max) | workload CPU s | "
-              "CPU slowdown (min–max) | events | lost | events/s | recorder CPU s | "
-              "CPU µs/event | bytes/event |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
-        base = results[w]["none"]
-        for c in CONFIGS:
-            rs = results[w][c]
-            t = statistics.median(x["time"] for x in rs)
-            wcpu = statistics.median(x["wcpu"] for x in rs)
-            ratios = [x["time"] / b["time"] for x, b in zip(rs, base)]
-            cratios = [x["wcpu"] / b["wcpu"] for x, b in zip(rs, base)]
-            if c == "none":
-                print("| %s | %.3f | 1 | %.3f | 1 | | | | | | |" % (c, t, wcpu))
-                continue
-            ev = statistics.median(x["events"] for x in rs)
-            lost = max(x["lost"] for x in rs)
-            rate = statistics.median(x["events"] / x["time"] for x in rs)
-            cpu = statistics.median(x["cpu"] for x in rs)
-            bpe = statistics.median(x["bytes"] / max(x["events"], 1) for x in rs)
-            print("| %s | %.3f | %.3f (%.3f–%.3f) | %.3f | %.3f (%.3f–%.3f) | %d | %d | %.0f | "
-                  "%.3f | %.2f | %.1f |"
-                  % (c, t, statistics.median(ratios), min(ratios), max(ratios),
-                     wcpu, statistics.median(cratios), min(cratios), max(cratios),
-                     ev, lost, rate, cpu, 1e6 * cpu / max(ev, 1), bpe))
-        print()
+            json.dump({"workloads": WORKLOADS, "loads": loads, "results": results}, f)
+    print_tables(WORKLOADS, results, loads)
 
 
 if __name__ == "__main__":
