@@ -39,6 +39,7 @@ import select
 import shutil
 import signal
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -142,10 +143,36 @@ def run_perf(argv, tmp, extra=()):
     # The first lines of --stats are the whole file's; per-event ones follow.
     whole = re.search(r"Aggregated stats:(.*?)(\n\s*\S+ stats:|\Z)", stats, re.S).group(1)
     samples = sum(int(m) for m in re.findall(r"SAMPLE events:\s*(\d+)", whole))
-    lost = sum(int(m) for m in re.findall(r"LOST[A-Z_]* events:\s*(\d+)", whole))
+    lost = perf_lost_samples(data)
     size = os.path.getsize(data)
     os.unlink(data)
     return {"time": t, "wcpu": wcpu, "events": samples, "lost": lost, "cpu": cpu, "bytes": size}
+
+
+def perf_lost_samples(path):
+    """The samples perf.data says were lost. --stats counts the records
+    that say so, each of which stands for one or more samples, so the
+    records are read here (perf_event.h). PERF_RECORD_LOST (type 2: id,
+    lost) is written when a ring overflowed; perf 6.x also writes, at the
+    end, PERF_RECORD_LOST_SAMPLES (13: lost) with each event's own count of
+    the same losses, so the two sums are not added: the larger is kept."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:8] != b"PERFILE2":
+        raise RuntimeError(path + " is not a perf.data file")
+    offset, size = struct.unpack_from("<QQ", raw, 40)
+    end = offset + size
+    lost = {2: 0, 13: 0}
+    while offset + 8 <= end:
+        kind, _, length = struct.unpack_from("<IHH", raw, offset)
+        if length < 8:
+            raise RuntimeError("%s: a record of %d bytes at offset %d" % (path, length, offset))
+        if kind == 2:
+            lost[2] += struct.unpack_from("<Q", raw, offset + 16)[0]
+        elif kind == 13:
+            lost[13] += struct.unpack_from("<Q", raw, offset + 8)[0]
+        offset += length
+    return max(lost.values())
 
 
 def tracefs_write(name, value, append=False):
