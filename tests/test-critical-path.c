@@ -174,17 +174,13 @@ path_of (StrataTrace  *trace,
   return path;
 }
 
+/* Adjacent, covering the range exactly. */
 static void
-check_path (const char   *what,
-            const GArray *path,
-            const Notes  *n)
+check_covers (const GArray *path,
+              const Notes  *n)
 {
-  g_autoptr(GArray) runs = runs_of (path);
-  const Run *r;
   gint64 sum = 0;
-  guint waits = 0;
 
-  /* Adjacent, covering the range exactly. */
   g_assert_cmpuint (path->len, >, 0);
   g_assert_cmpint (g_array_index (path, StrataPathSegment, 0).start, ==, n->start);
   g_assert_cmpint (g_array_index (path, StrataPathSegment, path->len - 1).end, ==, n->a_end);
@@ -196,6 +192,23 @@ check_path (const char   *what,
       if (i > 0)
         g_assert_cmpint (s->start, ==, g_array_index (path, StrataPathSegment, i - 1).end);
       sum += s->end - s->start;
+    }
+  g_assert_cmpint (sum, ==, n->a_end - n->start);
+}
+
+static void
+check_path (const char   *what,
+            const GArray *path,
+            const Notes  *n)
+{
+  g_autoptr(GArray) runs = runs_of (path);
+  const Run *r;
+  guint waits = 0;
+
+  check_covers (path, n);
+  for (guint i = 0; i < path->len; i++)
+    {
+      const StrataPathSegment *s = &g_array_index (path, StrataPathSegment, i);
 
       if (s->wait != STRATA_PATH_WAIT_NONE)
         {
@@ -212,7 +225,6 @@ check_path (const char   *what,
           g_test_message ("%s: C slept %.3f ms", what, (s->end - s->start) / 1e6);
         }
     }
-  g_assert_cmpint (sum, ==, n->a_end - n->start);
   g_assert_cmpuint (waits, ==, 1);
 
   /* A, C, B, A: who handed over to whom, and when. */
@@ -370,11 +382,13 @@ waking_of (GArray  *events,
   return NULL;
 }
 
-/* Returns the thread named as the waker of C's sleep's end. */
+/* Returns the thread named as the waker of C's sleep's end, and when
+ * that was in @c_woken_at. */
 static gint32
 check_wakers (const char  *path,
               StrataTrace *trace,
-              const Notes *n)
+              const Notes *n,
+              gint64      *c_woken_at)
 {
   g_autoptr(StrataSource) source = NULL;
   g_autoptr(GError) error = NULL;
@@ -424,7 +438,10 @@ check_wakers (const char  *path,
             }
           /* C's sleep's end, in the timer interrupt: see the top. */
           if (channels[c].id == n->c_tid && a->start >= n->c_sleep && a->start <= n->c_woke)
-            c_waker = wk.waker_tid;
+            {
+              c_waker = wk.waker_tid;
+              *c_woken_at = a->start;
+            }
         }
     }
   g_assert_cmpuint (n_pipe, ==, 2);
@@ -432,6 +449,47 @@ check_wakers (const char  *path,
   g_test_message ("%s: %u woken states, each named as its wakeup record says; C's timer "
                   "fired over tid %d", path, n_woken, c_waker);
   return c_waker;
+}
+
+/* An eBPF recording: the chain from C's wakeup on and the wakers
+ * always; before C's wakeup, the whole path where C's timer fired on an
+ * idle CPU, else (see the top) a path that still covers the range, A
+ * blocking where its notes say and, where C's sleep was, the thread the
+ * timer interrupted, as its wakeup record names it. */
+static void
+check_ebpf (const char  *what,
+            const char  *file,
+            StrataTrace *trace,
+            const Notes *n)
+{
+  g_autoptr(GArray) path = path_of (trace, n);
+  g_autoptr(GArray) runs = runs_of (path);
+  gint64 c_woken_at = 0;
+  gint32 c_waker;
+
+  check_tail (what, trace, n);
+  c_waker = check_wakers (file, trace, n, &c_woken_at);
+  check_covers (path, n);
+  g_assert_cmpint (g_array_index (runs, Run, 0).tid, ==, n->a_tid);
+  assert_hand_over ("A blocks", g_array_index (runs, Run, 0).end, n->a_block, n->a_woke, n);
+
+  if (c_woken_at < n->a_block)
+    {
+      /* Preempted, A spun past C's sleep (a loaded machine does that to
+       * a live recording): C's sleep is not on the path, C's spin is. */
+      g_assert_cmpuint (runs->len, ==, 4);
+      g_assert_cmpint (g_array_index (runs, Run, 1).tid, ==, n->c_tid);
+      g_test_message ("%s: A blocked after C's timer fired", what);
+    }
+  else if (c_waker == 0)
+    check_path (what, path, n);
+  else
+    {
+      g_assert_cmpuint (runs->len, >=, 5);
+      g_assert_cmpint (g_array_index (runs, Run, runs->len - 4).tid, ==, c_waker);
+      g_test_message ("%s: C's timer fired over tid %d, not on an idle CPU: the path before "
+                      "C's wakeup follows that thread (see the top)", what, c_waker);
+    }
 }
 
 /* The same workload recorded here and now, as root and under the
@@ -455,7 +513,6 @@ test_ebpf_live (void)
   g_autoptr(StrataTrace) trace = NULL;
   const char *args[] = { NULL };
   const char *argv[] = { NULL, NULL, NULL };
-  gint32 c_waker;
   int lock, status = 0;
   Notes n;
 
@@ -487,18 +544,7 @@ test_ebpf_live (void)
   n.late_max = G_MAXINT64 / 4;
   trace = strata_test_load (out, &error);
   g_assert_no_error (error);
-  check_tail ("live", trace, &n);
-  c_waker = check_wakers (out, trace, &n);
-  if (c_waker == 0)
-    {
-      g_autoptr(GArray) path = path_of (trace, &n);
-
-      check_path ("live", path, &n);
-    }
-  else
-    g_test_message ("live: C's timer fired over tid %d, not on an idle CPU: the path before "
-                    "C's wakeup follows that thread (see the top), so only the chain from "
-                    "C's wakeup on was checked", c_waker);
+  check_ebpf ("live", out, trace, &n);
 }
 
 static void
