@@ -43,21 +43,23 @@
  * model's bookkeeping against a lookup in the raw records; perf's and
  * trace-cmd's wakers are checked against those tools in test-wakeup).
  *
- * The recorder does not record whether a wakeup ran in an interrupt
- * (its records have no flags, and the timer interrupt has no
- * irq_handler_entry to nest it in), so a timer's wakeup is named after
- * the thread it interrupted. C's sleep is an interrupt's wait on the
- * path only where its timer fired on an idle CPU (the waker is then the
- * idle task, which wakes nobody of its own accord); over a running
- * thread the path follows that thread instead, as it would a thread
- * that wrote a pipe. perf and ftrace say so in each event's flags (in
- * their recordings here the timer fired over running threads). So in
- * an eBPF recording the chain from C's wakeup on (C, B, A: threads
- * writing pipes) is checked as above; before it, the whole path where
- * C's timer fired on an idle CPU, and otherwise a path that covers the
- * range, A blocking where its notes say, and in C's sleep's place the
- * thread the timer interrupted. The committed recording is of the
- * second kind: on a machine loaded by other builds no CPU was idle.
+ * The recorder reads whether a wakeup ran in an interrupt from the
+ * CPU's preempt_count (docs/ebpf-format.md), as perf and ftrace store
+ * it in each event's flags: C's timer wakes C in the hard interrupt,
+ * whichever thread it fired over, so the path is the whole one, as for
+ * perf and ftrace, and each woken state's context is its record's. Where
+ * the recorder could not read the count (no wakeup of the recording in
+ * an interrupt: another architecture, or a file from before the context
+ * byte), the timer's wakeup is named after the thread it interrupted
+ * (the timer interrupt has no irq_handler_entry to nest it in): C's
+ * sleep is an interrupt's wait on the path only where its timer fired
+ * on an idle CPU (the waker is then the idle task, which wakes nobody of
+ * its own accord); over a running thread the path follows that thread
+ * instead, as it would a thread that wrote a pipe. Such a recording is
+ * checked from C's wakeup on (C, B, A: threads writing pipes) as above;
+ * before it, the whole path where C's timer fired on an idle CPU, and
+ * otherwise a path that covers the range, A blocking where its notes
+ * say, and in C's sleep's place the thread the timer interrupted.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -386,13 +388,17 @@ waking_of (GArray  *events,
   return NULL;
 }
 
-/* Returns the thread named as the waker of C's sleep's end, and when
- * that was in @c_woken_at. */
+/* Returns the thread named as the waker of C's sleep's end, when that
+ * was in @c_woken_at, and the interrupt it ran in (StrataEventContext)
+ * in @c_context; in @n_in_irq, how many wakeups of the recording ran in
+ * one (none: the recorder could not tell, see the top). */
 static gint32
 check_wakers (const char  *path,
               StrataTrace *trace,
               const Notes *n,
-              gint64      *c_woken_at)
+              gint64      *c_woken_at,
+              guint       *c_context,
+              guint       *n_in_irq)
 {
   g_autoptr(StrataSource) source = NULL;
   g_autoptr(GError) error = NULL;
@@ -427,6 +433,12 @@ check_wakers (const char  *path,
             g_error ("%d woken at %" G_GINT64_FORMAT ": waker %d on CPU %d, the record's "
                      "context %d on CPU %d", channels[c].id, a->start, wk.waker_tid, wk.cpu,
                      e->pid, e->cpu);
+          /* The record's interrupt context, where it has one, is the
+           * state's (the model adds one only from handlers open on the
+           * CPU, where the record has none). */
+          if ((wk.context & e->u.wakeup.context) != e->u.wakeup.context)
+            g_error ("%d woken at %" G_GINT64_FORMAT ": context %#x, the record's %#x",
+                     channels[c].id, a->start, wk.context, e->u.wakeup.context);
           n_woken++;
 
           /* The pipes' wakeups, by the notes: whoever wrote. */
@@ -445,13 +457,24 @@ check_wakers (const char  *path,
             {
               c_waker = wk.waker_tid;
               *c_woken_at = a->start;
+              *c_context = wk.context;
             }
         }
+    }
+  *n_in_irq = 0;
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *e = &g_array_index (events, StrataEvent, i);
+
+      if ((e->type == STRATA_EVENT_SCHED_WAKING || e->type == STRATA_EVENT_SCHED_WAKEUP_NEW) &&
+          e->u.wakeup.context != 0)
+        (*n_in_irq)++;
     }
   g_assert_cmpuint (n_pipe, ==, 2);
   g_assert_cmpint (c_waker, >=, 0);
   g_test_message ("%s: %u woken states, each named as its wakeup record says; C's timer "
-                  "fired over tid %d", path, n_woken, c_waker);
+                  "fired over tid %d in context %#x; %u wakeups in interrupts", path, n_woken,
+                  c_waker, *c_context, *n_in_irq);
   return c_waker;
 }
 
@@ -469,10 +492,11 @@ check_ebpf (const char  *what,
   g_autoptr(GArray) path = path_of (trace, n);
   g_autoptr(GArray) runs = runs_of (path);
   gint64 c_woken_at = 0;
+  guint c_context = 0, n_in_irq = 0;
   gint32 c_waker;
 
   check_tail (what, trace, n);
-  c_waker = check_wakers (file, trace, n, &c_woken_at);
+  c_waker = check_wakers (file, trace, n, &c_woken_at, &c_context, &n_in_irq);
   check_covers (path, n);
   g_assert_cmpint (g_array_index (runs, Run, 0).tid, ==, n->a_tid);
   assert_hand_over ("A blocks", g_array_index (runs, Run, 0).end, n->a_block, n->a_woke, n);
@@ -485,10 +509,19 @@ check_ebpf (const char  *what,
       g_assert_cmpint (g_array_index (runs, Run, 1).tid, ==, n->c_tid);
       g_test_message ("%s: A blocked after C's timer fired", what);
     }
+  else if (n_in_irq > 0)
+    {
+      /* The recorder read the interrupt flags: a nanosleep's timer
+       * wakes in the hard interrupt (also over the idle task), so the
+       * path is perf's and ftrace's. */
+      g_assert_true (c_context & STRATA_EVENT_CONTEXT_HARDIRQ);
+      check_path (what, path, n);
+    }
   else if (c_waker == 0)
     check_path (what, path, n);
   else
     {
+      /* A kernel whose preempt_count the recorder could not reach. */
       g_assert_cmpuint (runs->len, >=, 5);
       g_assert_cmpint (g_array_index (runs, Run, runs->len - 4).tid, ==, c_waker);
       g_test_message ("%s: C's timer fired over tid %d, not on an idle CPU: the path before "
