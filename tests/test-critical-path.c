@@ -478,16 +478,19 @@ check_wakers (const char  *path,
   return c_waker;
 }
 
-/* An eBPF recording: the chain from C's wakeup on and the wakers
- * always; before C's wakeup, the whole path where C's timer fired on an
- * idle CPU, else (see the top) a path that still covers the range, A
+/* An eBPF recording (@has_context: one known to have its wakeups'
+ * interrupt contexts): the chain from C's wakeup on and the wakers
+ * always; before C's wakeup, the whole path where the records say C's
+ * timer woke it in an interrupt or it fired on an idle CPU, else (see
+ * the top) a path that still covers the range, A
  * blocking where its notes say and, where C's sleep was, the thread the
  * timer interrupted, as its wakeup record names it. */
 static void
 check_ebpf (const char  *what,
             const char  *file,
             StrataTrace *trace,
-            const Notes *n)
+            const Notes *n,
+            gboolean     has_context)
 {
   g_autoptr(GArray) path = path_of (trace, n);
   g_autoptr(GArray) runs = runs_of (path);
@@ -497,6 +500,8 @@ check_ebpf (const char  *what,
 
   check_tail (what, trace, n);
   c_waker = check_wakers (file, trace, n, &c_woken_at, &c_context, &n_in_irq);
+  if (has_context)
+    g_assert_cmpuint (n_in_irq, >, 0);
   check_covers (path, n);
   g_assert_cmpint (g_array_index (runs, Run, 0).tid, ==, n->a_tid);
   assert_hand_over ("A blocks", g_array_index (runs, Run, 0).end, n->a_block, n->a_woke, n);
@@ -543,7 +548,7 @@ test_ebpf (void)
   read_notes ("critical-path-ebpf.log", &n);
   trace = strata_test_load (path, &error);
   g_assert_no_error (error);
-  check_ebpf ("critical-path.strata", path, trace, &n);
+  check_ebpf ("critical-path.strata", path, trace, &n, TRUE);
   segs = path_of (trace, &n);
   assert_cli_agrees (path, &n, segs);
 }
@@ -600,7 +605,7 @@ test_ebpf_live (void)
   n.late_max = G_MAXINT64 / 4;
   trace = strata_test_load (out, &error);
   g_assert_no_error (error);
-  check_ebpf ("live", out, trace, &n);
+  check_ebpf ("live", out, trace, &n, FALSE);
 }
 
 static void
