@@ -2,7 +2,8 @@
  *
  * The eBPF recording reader on whole, broken and growing files, and the
  * recorder's refusals. The fixture ebpf-sched.strata (two rings, so the
- * reader merges) is read whole, then cut at every block boundary and
+ * reader merges; from before the wakeups' context byte, so its 24-byte
+ * wakeups read as of no known context) is read whole, then cut at every block boundary and
  * inside blocks, bit-flipped and filled with garbage: whatever the
  * damage, reading must not crash (the suite runs under ASan too), must
  * fail with a STRATA_ERROR naming the file and an offset, and must keep
@@ -184,6 +185,7 @@ test_whole (void)
   const StrataSourceInfo *info;
   guint64 by_type[STRATA_N_EVENT_TYPES] = { 0 };
   guint rings_seen = 0;
+  guint64 n_old_wakeups = 0;
   StrataEbpfBlockData block;
 
   g_assert_no_error (error);
@@ -199,6 +201,10 @@ test_whole (void)
       if (i > 0)
         g_assert_cmpint (g_array_index (events, StrataEvent, i - 1).ts, <=, ev->ts);
       by_type[ev->type]++;
+      /* The fixture predates the wakeups' context byte: its 24-byte
+       * wakeups read as ones whose context is not known. */
+      if (ev->type == STRATA_EVENT_SCHED_WAKING || ev->type == STRATA_EVENT_SCHED_WAKEUP_NEW)
+        g_assert_cmpuint (ev->u.wakeup.context, ==, 0);
     }
 
   /* The footer's count of each record type is what came out. */
@@ -221,11 +227,29 @@ test_whole (void)
   /* Both rings have blocks: the merge was needed. */
   while (strata_ebpf_file_next (file, &block, &error) == STRATA_EBPF_FILE_BLOCK)
     {
+      gsize size;
+      const guint8 *records = g_bytes_get_data (block.records, &size);
+
       if (block.ring < 2 && block.n_records > 0)
         rings_seen |= 1u << block.ring;
+      for (gsize pos = 0; pos + sizeof (struct strata_ebpf_record) <= size;)
+        {
+          struct strata_ebpf_record r;
+
+          memcpy (&r, records + pos, sizeof r);
+          if (r.type == STRATA_EBPF_REC_WAKING || r.type == STRATA_EBPF_REC_WAKEUP_NEW)
+            {
+              g_assert_cmpuint (r.size8 * 8, ==, STRATA_EBPF_WAKEUP_MIN_SIZE);
+              n_old_wakeups++;
+            }
+          pos += r.size8 * 8;
+        }
       strata_ebpf_block_data_clear (&block);
     }
   g_assert_cmpuint (rings_seen, ==, 3);
+  g_assert_cmpuint (n_old_wakeups, ==, by_type[STRATA_EVENT_SCHED_WAKING] +
+                                       by_type[STRATA_EVENT_SCHED_WAKEUP_NEW]);
+  g_assert_cmpuint (n_old_wakeups, >, 0);
 }
 
 static char *

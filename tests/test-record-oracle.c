@@ -17,7 +17,10 @@
  * is a few hundred ns mostly, a few µs at times on this loaded virtual
  * machine). Stronger than the counts: on every CPU the two recordings
  * have the same switches, from the same thread to the same thread, in
- * the same order. The window
+ * the same order, and the same wakings, each in the same interrupt
+ * context (the recorder's read of preempt_count against the flags the
+ * kernel's tracing stored in perf's events, read by the perf plugin
+ * since `perf script` does not print them). The window
  * is the recorder's (it starts and stops on every CPU at once; perf
  * enables and disables its CPUs one by one, before and after it), from
  * where it has seen a switch on every CPU. perf starts first: its handler then runs before the recorder's, and the moment
@@ -48,6 +51,7 @@ typedef struct
   gint32 prev;      /* switch: prev and next; waking: the woken thread in next */
   gint32 next;
   gboolean waking;
+  guint context;    /* waking: StrataEventContext */
 } Ev;
 
 typedef struct
@@ -156,7 +160,7 @@ read_strata (const char *path,
   for (guint i = 0; i < events->len; i++)
     {
       const StrataEvent *e = &g_array_index (events, StrataEvent, i);
-      Ev ev = { e->ts, e->cpu, 0, 0, FALSE };
+      Ev ev = { e->ts, e->cpu, 0, 0, FALSE, 0 };
 
       if (e->type == STRATA_EVENT_SCHED_SWITCH)
         {
@@ -167,10 +171,34 @@ read_strata (const char *path,
         {
           ev.waking = TRUE;
           ev.next = e->u.wakeup.pid;
+          ev.context = e->u.wakeup.context;
         }
       else
         continue;
       g_array_append_val (out, ev);
+    }
+  return out;
+}
+
+/* perf's wakings with the interrupt context the kernel stored in each
+ * (common_flags: `perf script` does not print it, the perf plugin reads
+ * it), in time order. */
+static GArray *
+read_perf_wakings (const char *path)
+{
+  g_autoptr(StrataSource) source = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) events = strata_test_read_events (path, &source, &error);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Ev));
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < events->len; i++)
+    {
+      const StrataEvent *e = &g_array_index (events, StrataEvent, i);
+      Ev ev = { e->ts, e->cpu, 0, e->u.wakeup.pid, TRUE, e->u.wakeup.context };
+
+      if (e->type == STRATA_EVENT_SCHED_WAKING)
+        g_array_append_val (out, ev);
     }
   return out;
 }
@@ -459,6 +487,58 @@ test_same_as_perf (void)
       for (guint k = 0; k < mine->len; k++)
         g_assert_cmpint (g_array_index (mine, gint64, k), ==, g_array_index (perfs, gint64, k));
     }
+
+  /* The same wakings, each in the same interrupt context, in the same
+   * order, on every CPU: the recorder reads preempt_count itself, perf
+   * has the flags the kernel's tracing stored (the recorders' own
+   * threads left out, as below). */
+  {
+    g_autoptr(GArray) perf_wakings = read_perf_wakings (perf_path);
+    guint n_context[2][3] = { { 0 } };
+
+    for (guint cpu = 0; cpu < 256; cpu++)
+      {
+        g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (Ev));
+        g_autoptr(GArray) perfs = g_array_new (FALSE, FALSE, sizeof (Ev));
+
+        for (guint side = 0; side < 2; side++)
+          {
+            GArray *evs = side == 0 ? ours : perf_wakings;
+
+            for (guint k = 0; k < evs->len; k++)
+              {
+                const Ev *e = &g_array_index (evs, Ev, k);
+
+                if (e->waking && e->cpu == (gint32) cpu && e->ts >= t0 && e->ts < t1 &&
+                    !g_hash_table_contains (recorder_tids, GINT_TO_POINTER (e->next)))
+                  {
+                    g_array_append_val (side == 0 ? mine : perfs, *e);
+                    if (e->context & STRATA_EVENT_CONTEXT_HARDIRQ)
+                      n_context[side][0]++;
+                    else if (e->context & STRATA_EVENT_CONTEXT_SOFTIRQ)
+                      n_context[side][1]++;
+                    else
+                      n_context[side][2]++;
+                  }
+              }
+          }
+        g_assert_cmpuint (mine->len, ==, perfs->len);
+        for (guint k = 0; k < mine->len; k++)
+          {
+            const Ev *m = &g_array_index (mine, Ev, k), *p = &g_array_index (perfs, Ev, k);
+
+            g_assert_cmpint (m->next, ==, p->next);
+            if (m->context != p->context)
+              g_error ("cpu %u: the waking of %d at %" G_GINT64_FORMAT " in context %#x, "
+                       "perf's %#x", cpu, m->next, m->ts, m->context, p->context);
+          }
+      }
+    g_test_message ("wakings in hard interrupts, softirqs, threads: ours %u, %u, %u; perf's %u, "
+                    "%u, %u", n_context[0][0], n_context[0][1], n_context[0][2],
+                    n_context[1][0], n_context[1][1], n_context[1][2]);
+    /* The workload's sleeps end in timer interrupts: some there are. */
+    g_assert_cmpuint (n_context[0][0], >, 0);
+  }
 
   a = per_thread (ours, t0, t1);
   b = per_thread (theirs, t0, t1);

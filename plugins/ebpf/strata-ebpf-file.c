@@ -136,7 +136,7 @@ record_min_size (guint8 type)
     case STRATA_EBPF_REC_TASK: return sizeof (struct strata_ebpf_task);
     case STRATA_EBPF_REC_SWITCH: return sizeof (struct strata_ebpf_switch);
     case STRATA_EBPF_REC_WAKING:
-    case STRATA_EBPF_REC_WAKEUP_NEW: return sizeof (struct strata_ebpf_wakeup);
+    case STRATA_EBPF_REC_WAKEUP_NEW: return STRATA_EBPF_WAKEUP_MIN_SIZE;
     case STRATA_EBPF_REC_FORK: return sizeof (struct strata_ebpf_fork);
     case STRATA_EBPF_REC_EXEC: return sizeof (struct strata_ebpf_exec);
     case STRATA_EBPF_REC_EXIT: return sizeof (struct strata_ebpf_exit);

@@ -93,13 +93,32 @@ struct strata_ebpf_switch
   __u16 pad[3];
 };
 
+/* What a wakeup ran in, from the CPU's preempt_count when it was
+ * recorded: the interrupt, not the thread it interrupted, is then the
+ * waker. Without STRATA_EBPF_CONTEXT_KNOWN the kernel did not let the
+ * recorder read it (and records of 24 bytes, written before this byte
+ * existed, do not have it), so nothing is known either way. */
+enum strata_ebpf_context
+{
+  STRATA_EBPF_CONTEXT_HARDIRQ = 1 << 0,
+  STRATA_EBPF_CONTEXT_SOFTIRQ = 1 << 1,   /* serving a softirq, not just bh disabled */
+  STRATA_EBPF_CONTEXT_NMI     = 1 << 2,
+  STRATA_EBPF_CONTEXT_KNOWN   = 1 << 7,
+};
+
 struct strata_ebpf_wakeup
 {
   struct strata_ebpf_record h;     /* pid: the waker */
   __s32 target_pid;
   __s16 prio;
   __s16 target_cpu;
+  __u8  context;                   /* enum strata_ebpf_context bits */
+  __u8  pad[7];
 };
+
+/* A wakeup as the first recorders wrote it, without @context: readers
+ * still take it, as a wakeup whose context is not known. */
+#define STRATA_EBPF_WAKEUP_MIN_SIZE 24
 
 struct strata_ebpf_fork
 {

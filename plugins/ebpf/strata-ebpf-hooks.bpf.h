@@ -132,6 +132,9 @@ HOOK (on_wakeup) (unsigned long long *ctx,
   w->target_pid = TREAD (p, pid);
   w->prio = TREAD (p, prio);
   w->target_cpu = HOOK (task_cpu) (p);
+  w->context = current_context ();
+  for (int i = 0; i < 7; i++)
+    w->pad[i] = 0;
   submit (&e, w);
   return 0;
 }

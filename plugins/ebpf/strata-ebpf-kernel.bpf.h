@@ -73,6 +73,24 @@ enum
 #define STRATA_TASK_RTLOCK_WAIT   0x1000
 #define STRATA_TASK_FROZEN        0x8000
 
+/* The way from a task to its CPU's runqueue (a per-CPU variable, so
+ * other per-CPU variables lie at fixed distances from it): the task's
+ * fair-scheduling queue, whose rq it is (CONFIG_FAIR_GROUP_SCHED). */
+struct rq
+{
+  int cpu;
+} __attribute__((preserve_access_index));
+
+struct cfs_rq
+{
+  struct rq *rq;
+} __attribute__((preserve_access_index));
+
+struct sched_entity
+{
+  struct cfs_rq *cfs_rq;
+} __attribute__((preserve_access_index));
+
 struct thread_info
 {
   __u32 cpu;
@@ -81,6 +99,7 @@ struct thread_info
 struct task_struct
 {
   struct thread_info thread_info;
+  struct sched_entity se;
   unsigned int __state;
   unsigned int cpu;
   int prio;
@@ -95,6 +114,13 @@ struct task_struct___pre_5_14
 {
   long state;
 } __attribute__((preserve_access_index));
+
+/* preempt_count's fields (include/linux/preempt.h), unchanged since
+ * 5.x: the hard interrupt nesting, the NMI nesting, and the bit set while
+ * a softirq is being served (the bits above it count bh disabled). */
+#define STRATA_PREEMPT_SOFTIRQ_OFFSET 0x00000100
+#define STRATA_PREEMPT_HARDIRQ_MASK   0x000f0000
+#define STRATA_PREEMPT_NMI_MASK       0x00f00000
 
 struct linux_binprm
 {

@@ -258,6 +258,48 @@ report_state (bool  preempt,
   return s - (s >> 1);
 }
 
+/* The CPU's preempt_count is a per-CPU variable (x86: __preempt_count,
+ * or pcpu_hot's field in 6.2 to 6.14), but a typed __ksym for it loads
+ * only where kallsyms lists data (CONFIG_KALLSYMS_ALL), which many
+ * kernels do not. The runqueue is per-CPU too and reachable from the
+ * current task, and per-CPU variables keep the distances between them
+ * that the kernel's BTF states (their offsets in .data..percpu): the
+ * recorder puts that distance here, or leaves preempt_count_known
+ * false where it found none (other architectures, whose count is in
+ * thread_info, or a kernel without group scheduling). */
+const volatile bool preempt_count_known = false;
+const volatile __s64 preempt_count_from_rq = 0;
+
+/* What the current program runs in, as STRATA_EBPF_CONTEXT_* bits; 0
+ * (not even KNOWN) where the count could not be read. */
+static __always_inline __u8
+current_context (void)
+{
+  struct task_struct *task = (void *) bpf_get_current_task ();
+  struct rq *rq;
+  __u8 context = STRATA_EBPF_CONTEXT_KNOWN;
+  __u32 count = 0;
+
+  if (!preempt_count_known || !bpf_core_field_exists (struct task_struct, se) ||
+      !bpf_core_field_exists (struct sched_entity, cfs_rq) ||
+      !bpf_core_field_exists (struct rq, cpu))
+    return 0;
+  rq = BPF_CORE_READ (task, se.cfs_rq, rq);
+  /* A runqueue not this CPU's would be the wrong count: say nothing. */
+  if (rq == NULL || BPF_CORE_READ (rq, cpu) != (int) bpf_get_smp_processor_id ())
+    return 0;
+  if (bpf_probe_read_kernel (&count, sizeof count, (char *) rq + preempt_count_from_rq) != 0)
+    return 0;
+
+  if (count & STRATA_PREEMPT_HARDIRQ_MASK)
+    context |= STRATA_EBPF_CONTEXT_HARDIRQ;
+  if (count & STRATA_PREEMPT_SOFTIRQ_OFFSET)
+    context |= STRATA_EBPF_CONTEXT_SOFTIRQ;
+  if (count & STRATA_PREEMPT_NMI_MASK)
+    context |= STRATA_EBPF_CONTEXT_NMI;
+  return context;
+}
+
 /* The hooks, twice: tp_btf with plain loads, raw_tp with probe reads. */
 #define STRATA_HOOK_KIND btf
 #define STRATA_HOOK_SEC "tp_btf/"

@@ -565,11 +565,81 @@ ring_thread (gpointer data)
 /* ------------------------------------------------------------------ */
 /* Starting.                                                            */
 
-/* tp_btf where the kernel's BTF describes sched_switch's tracepoint, and
- * whether that passes prev_state (5.18 and later). */
+/* Where per-CPU variable @name lies in .data..percpu (its offset from
+ * the section's start, which the kernel's BTF states), plus the offset
+ * of its member @member when that is not NULL. */
+static gboolean
+percpu_offset (const struct btf *vmlinux,
+               const char       *name,
+               const char       *member,
+               gint64           *offset)
+{
+  __s32 sec = btf__find_by_name_kind (vmlinux, ".data..percpu", BTF_KIND_DATASEC);
+  const struct btf_type *t;
+  const struct btf_var_secinfo *vs;
+
+  if (sec <= 0)
+    return FALSE;
+  t = btf__type_by_id (vmlinux, sec);
+  vs = btf_var_secinfos (t);
+  for (guint i = 0; i < btf_vlen (t); i++, vs++)
+    {
+      const struct btf_type *var = btf__type_by_id (vmlinux, vs->type);
+      const struct btf_type *type;
+      const struct btf_member *m;
+
+      if (var == NULL || !g_str_equal (btf__name_by_offset (vmlinux, var->name_off), name))
+        continue;
+      *offset = vs->offset;
+      if (member == NULL)
+        return TRUE;
+      type = btf__type_by_id (vmlinux, var->type);
+      while (type != NULL && (btf_is_typedef (type) || btf_is_mod (type)))
+        type = btf__type_by_id (vmlinux, type->type);
+      if (type == NULL || !btf_is_struct (type))
+        return FALSE;
+      m = btf_members (type);
+      for (guint j = 0; j < btf_vlen (type); j++, m++)
+        if (g_str_equal (btf__name_by_offset (vmlinux, m->name_off), member))
+          {
+            *offset += btf_member_bit_offset (type, j) / 8;
+            return TRUE;
+          }
+      return FALSE;
+    }
+
+  return FALSE;
+}
+
+/* The distance from a CPU's runqueue to its preempt_count, both per-CPU
+ * variables (strata-ebpf-record.bpf.c says why the programs want it):
+ * x86's __preempt_count (before 6.2 and from 6.15) or pcpu_hot's
+ * preempt_count (6.2 to 6.14). Other architectures keep the count in
+ * the thread, where this finds neither. */
+static gboolean
+preempt_count_from_rq (const struct btf *vmlinux,
+                       gint64           *distance)
+{
+  gint64 rq, count;
+
+  if (!percpu_offset (vmlinux, "runqueues", NULL, &rq))
+    return FALSE;
+  if (!percpu_offset (vmlinux, "__preempt_count", NULL, &count) &&
+      !percpu_offset (vmlinux, "pcpu_hot", "preempt_count", &count))
+    return FALSE;
+  *distance = count - rq;
+  return TRUE;
+}
+
+/* tp_btf where the kernel's BTF describes sched_switch's tracepoint,
+ * whether that passes prev_state (5.18 and later), and where the
+ * programs find the CPU's preempt_count (@has_preempt_count FALSE where
+ * they do not). */
 static void
 probe_kernel (gboolean *has_btf_tp,
-              gboolean *has_state_arg)
+              gboolean *has_state_arg,
+              gboolean *has_preempt_count,
+              gint64   *preempt_count_distance)
 {
   struct btf *vmlinux = btf__load_vmlinux_btf ();
   const struct btf_type *t;
@@ -577,8 +647,12 @@ probe_kernel (gboolean *has_btf_tp,
 
   *has_btf_tp = FALSE;
   *has_state_arg = FALSE;
+  *has_preempt_count = FALSE;
+  *preempt_count_distance = 0;
   if (vmlinux == NULL)
     return;
+
+  *has_preempt_count = preempt_count_from_rq (vmlinux, preempt_count_distance);
 
   id = btf__find_by_name_kind (vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
   if (id > 0)
@@ -683,10 +757,11 @@ load_programs (StrataEbpfRecorder  *self,
 {
   struct bpf_program *prog;
   libbpf_print_fn_t previous;
-  gboolean btf_tp, state_arg;
+  gboolean btf_tp, state_arg, preempt_count;
+  gint64 preempt_count_distance;
   int err;
 
-  probe_kernel (&btf_tp, &state_arg);
+  probe_kernel (&btf_tp, &state_arg, &preempt_count, &preempt_count_distance);
   if (self->hooks_wanted != NULL && g_str_equal (self->hooks_wanted, "tp_btf") && !btf_tp)
     {
       g_set_error (error, STRATA_RECORD_ERROR, STRATA_RECORD_ERROR_UNSUPPORTED,
@@ -707,6 +782,8 @@ load_programs (StrataEbpfRecorder  *self,
   self->skel->rodata->cpus_per_ring = self->cpus_per_ring;
   self->skel->rodata->wakeup_bytes = self->ring_size / 4;
   self->skel->rodata->switch_has_state_arg = state_arg;
+  self->skel->rodata->preempt_count_known = preempt_count;
+  self->skel->rodata->preempt_count_from_rq = preempt_count_distance;
 
   bpf_object__for_each_program (prog, self->skel->obj)
     {

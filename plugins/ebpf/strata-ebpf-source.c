@@ -210,6 +210,24 @@ task_state_of (guint16 bits)
   return STRATA_TASK_STATE_RUNNING;
 }
 
+/* The #StrataEventContext of a wakeup's context byte: nothing when the
+ * recorder could not read it, as for a trace without irq-info. */
+static guint
+context_of (guint8 bits)
+{
+  guint context = 0;
+
+  if ((bits & STRATA_EBPF_CONTEXT_KNOWN) == 0)
+    return 0;
+  if (bits & STRATA_EBPF_CONTEXT_HARDIRQ)
+    context |= STRATA_EVENT_CONTEXT_HARDIRQ;
+  if (bits & STRATA_EBPF_CONTEXT_SOFTIRQ)
+    context |= STRATA_EVENT_CONTEXT_SOFTIRQ;
+  if (bits & STRATA_EBPF_CONTEXT_NMI)
+    context |= STRATA_EVENT_CONTEXT_NMI;
+  return context;
+}
+
 /* Takes in one record: TRUE when it is an event, then in @ev. */
 static gboolean
 decode (StrataEbpfSource *self,
@@ -274,6 +292,9 @@ decode (StrataEbpfSource *self,
         ev->u.wakeup.prio = (gint16) GUINT16_FROM_LE (w->prio);
         ev->u.wakeup.target_cpu = (gint16) GUINT16_FROM_LE (w->target_cpu);
         ev->u.wakeup.comm = comm_of (self, ev->u.wakeup.pid, ev->cpu);
+        /* A 24-byte wakeup, from before the context byte, says nothing. */
+        if ((gsize) h.size8 * 8 >= G_STRUCT_OFFSET (struct strata_ebpf_wakeup, context) + 1)
+          ev->u.wakeup.context = context_of (w->context);
         return TRUE;
       }
 
