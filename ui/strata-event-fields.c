@@ -41,7 +41,7 @@
 
 #include "strata-error.h"
 #include "strata-event-fields.h"
-#include "../plugins/perf/strata-perf-source.h"
+#include "strata-source.h"
 
 #define CHECKPOINT_EVERY 64
 
@@ -125,17 +125,17 @@ look_back_until (GArray  *checkpoints,
  * (time order per CPU) through a source of its own. */
 typedef struct
 {
-  guint64            ts;
-  StrataPerfPosition where;
+  guint64              ts;
+  StrataRecordPosition where;
 } PerfCheckpoint;
 
 typedef struct
 {
-  gint64             ts;
-  gint32             cpu;
-  guint32            seq;
-  const char        *name;
-  StrataPerfPosition where;
+  gint64               ts;
+  gint32               cpu;
+  guint32              seq;
+  const char          *name;
+  StrataRecordPosition where;
 } PerfIndexEntry;
 
 typedef struct
@@ -161,11 +161,11 @@ struct _StrataEventFields
   guint                  n_cpus;
   CpuWalk               *cpus;
 
-  /* A perf.data, or NULL. */
-  StrataPerfSource      *perf;
+  /* A source whose one record stream holds every CPU's records (a
+   * perf.data), or NULL. */
+  StrataSource          *perf;
   GArray                *perf_cpus;      /* PerfCpu, by CPU */
-  StrataPerfPosition     perf_first;     /* of the first record */
-  StrataPerfPosition     perf_frontier;  /* of the first record not walked */
+  StrataRecordPosition   perf_frontier;  /* of the first record not walked */
   gboolean               perf_started;
   gboolean               perf_done;      /* walked to the end */
   gboolean               perf_broken;    /* a read failed: no more fields */
@@ -610,13 +610,15 @@ open_perf (const char  *path,
 
   if (source == NULL)
     return NULL;
-  if (!STRATA_IS_PERF_SOURCE (source))
+  if (strata_source_get_n_record_streams (source) != 1 ||
+      strata_source_get_record_stream_cpu (source, 0) >= 0)
     {
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT, "%s: not a perf.data", path);
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT,
+                   "%s: its reader cannot read its records again in one stream", path);
       return NULL;
     }
   self = g_new0 (StrataEventFields, 1);
-  self->perf = STRATA_PERF_SOURCE (g_steal_pointer (&source));
+  self->perf = g_steal_pointer (&source);
   self->perf_cpus = g_array_new (FALSE, TRUE, sizeof (PerfCpu));
   g_array_set_clear_func (self->perf_cpus, perf_cpu_clear);
   return self;
@@ -652,7 +654,7 @@ perf_walk_on (StrataEventFields  *self,
 {
   char *found = NULL;
 
-  if (self->perf_started && !strata_perf_source_seek_record (self->perf, &self->perf_frontier, NULL))
+  if (self->perf_started && !strata_source_seek_record (self->perf, 0, &self->perf_frontier, NULL))
     {
       self->perf_broken = TRUE;
       return NULL;
@@ -661,10 +663,10 @@ perf_walk_on (StrataEventFields  *self,
   for (;;)
     {
       g_autoptr(GError) error = NULL;
-      StrataPerfRecordHead h;
+      StrataRecordHead h;
       PerfCpu *w;
 
-      if (!strata_perf_source_next_record_head (self->perf, &h, &error))
+      if (!strata_source_next_record (self->perf, &h, &error))
         {
           if (error != NULL)
             self->perf_broken = TRUE;
@@ -672,13 +674,9 @@ perf_walk_on (StrataEventFields  *self,
           self->perf_started = TRUE;
           break;
         }
-      if (!self->perf_started)
-        {
-          self->perf_first = h.where;
-          self->perf_started = TRUE;
-        }
+      self->perf_started = TRUE;
       w = perf_cpu (self, h.cpu);
-      if (!h.has_cpu || (w != NULL && w->started && (guint64) h.ts < w->last_ts))
+      if (h.cpu < 0 || (w != NULL && w->started && (guint64) h.ts < w->last_ts))
         {
           /* The walk cannot stop at a later record: see perf_index_build(). */
           self->perf_unordered = TRUE;
@@ -702,7 +700,7 @@ perf_walk_on (StrataEventFields  *self,
       w->last_ts = h.ts;
       w->started = TRUE;
       if (h.cpu == cpu && h.ts == ts && found == NULL && name_matches (h.name, names))
-        found = strata_perf_source_format_record (self->perf);
+        found = strata_source_format_record (self->perf);
     }
   return found;
 }
@@ -717,7 +715,7 @@ perf_look_back (StrataEventFields  *self,
 {
   PerfCpu *w = perf_cpu (self, cpu);
   guint lo;
-  const StrataPerfPosition *from;
+  const StrataRecordPosition *from;
   guint64 until;
 
   if (w == NULL || !w->started)
@@ -731,7 +729,7 @@ perf_look_back (StrataEventFields  *self,
   g_array_set_size (w->cache, 0);
   if (lo == 0)
     {
-      from = &self->perf_first;
+      from = NULL;   /* the stream's start */
       w->cache_lo = -1;
     }
   else
@@ -740,7 +738,7 @@ perf_look_back (StrataEventFields  *self,
       w->cache_lo = (gint64) g_array_index (w->checkpoints, PerfCheckpoint, lo - 1).ts;
     }
   w->cache_hi = 0;
-  if (!strata_perf_source_seek_record (self->perf, from, NULL))
+  if (!strata_source_seek_record (self->perf, 0, from, NULL))
     {
       self->perf_broken = TRUE;
       return NULL;
@@ -750,10 +748,10 @@ perf_look_back (StrataEventFields  *self,
   for (;;)
     {
       g_autoptr(GError) error = NULL;
-      StrataPerfRecordHead h;
+      StrataRecordHead h;
       Cached c;
 
-      if (!strata_perf_source_next_record_head (self->perf, &h, &error))
+      if (!strata_source_next_record (self->perf, &h, &error))
         {
           if (error != NULL)
             self->perf_broken = TRUE;
@@ -768,7 +766,7 @@ perf_look_back (StrataEventFields  *self,
         }
       c.ts = h.ts;
       c.name = h.name;
-      c.fields = strata_perf_source_format_record (self->perf);
+      c.fields = strata_source_format_record (self->perf);
       g_array_append_val (w->cache, c);
     }
   if (w->cache_hi == G_MAXUINT64 && (!self->perf_done || self->perf_broken))
@@ -796,18 +794,19 @@ index_entry_cmp (gconstpointer a,
 static void
 perf_index_build (StrataEventFields *self)
 {
-  StrataPerfRecordHead h;
+  StrataRecordHead h;
   guint32 seq = 0;
 
   self->perf_index = g_array_new (FALSE, FALSE, sizeof (PerfIndexEntry));
-  if (self->perf_started && !strata_perf_source_seek_record (self->perf, &self->perf_first, NULL))
+  if (self->perf_started && !strata_source_seek_record (self->perf, 0, NULL, NULL))
     {
       self->perf_broken = TRUE;
       return;
     }
-  while (strata_perf_source_next_record_head (self->perf, &h, NULL))
+  while (strata_source_next_record (self->perf, &h, NULL))
     {
-      PerfIndexEntry e = { h.ts, h.cpu, seq++, h.name, h.where };
+      /* A record that does not say its CPU is looked for as CPU 0's. */
+      PerfIndexEntry e = { h.ts, MAX (h.cpu, 0), seq++, h.name, h.where };
 
       g_array_append_val (self->perf_index, e);
     }
@@ -839,19 +838,19 @@ perf_index_lookup (StrataEventFields  *self,
   for (; lo < self->perf_index->len; lo++)
     {
       const PerfIndexEntry *e = &g_array_index (self->perf_index, PerfIndexEntry, lo);
-      StrataPerfRecordHead h;
+      StrataRecordHead h;
 
       if (e->ts != ts)
         break;
       if ((cpu >= 0 && e->cpu != cpu) || !name_matches (e->name, names))
         continue;
-      if (!strata_perf_source_seek_record (self->perf, &e->where, NULL) ||
-          !strata_perf_source_next_record_head (self->perf, &h, NULL))
+      if (!strata_source_seek_record (self->perf, 0, &e->where, NULL) ||
+          !strata_source_next_record (self->perf, &h, NULL))
         {
           self->perf_broken = TRUE;
           return NULL;
         }
-      return strata_perf_source_format_record (self->perf);
+      return strata_source_format_record (self->perf);
     }
   return NULL;
 }
@@ -869,7 +868,7 @@ perf_lookup (StrataEventFields  *self,
   if (cpu < 0)
     {
       /* On every CPU: the file's count, or those seen. */
-      guint n = MAX (strata_source_get_info (STRATA_SOURCE (self->perf))->n_cpus, self->perf_cpus->len);
+      guint n = MAX (strata_source_get_info (self->perf)->n_cpus, self->perf_cpus->len);
 
       for (guint c = 0; c < n && !self->perf_broken; c++)
         {
