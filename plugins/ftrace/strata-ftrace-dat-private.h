@@ -25,6 +25,9 @@ G_DECLARE_FINAL_TYPE (StrataFtraceDatSource, strata_ftrace_dat_source,
 
 void strata_plugin_ftrace_dat_register (void);
 
+/* The record streams of the source interface (strata-ftrace-dat-records.c). */
+void strata_ftrace_dat_records_class_init (StrataSourceClass *source_class);
+
 /* One compressed chunk of a CPU's pages (version 7 with compression). */
 typedef struct
 {

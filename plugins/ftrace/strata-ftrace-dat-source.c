@@ -1831,6 +1831,7 @@ strata_ftrace_dat_source_class_init (StrataFtraceDatSourceClass *klass)
   source_class->open = strata_ftrace_dat_source_open;
   source_class->read_batch = strata_ftrace_dat_source_read_batch;
   source_class->get_file_position = strata_ftrace_dat_source_get_file_position;
+  strata_ftrace_dat_records_class_init (source_class);
 }
 
 static void
