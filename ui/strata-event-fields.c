@@ -148,11 +148,6 @@ typedef enum
 
 struct _StrataEventFields
 {
-  /* The kernel's text output, mapped; or NULL. */
-  GMappedFile           *text;
-  GRegex                *line_re;
-  gsize                  text_begin;   /* after the header's comment lines */
-
   StrataSource          *source;
   Walk                   walk;
   guint                  n_streams;
@@ -174,43 +169,6 @@ struct _StrataEventFields
 
 static void mixed_cpu_clear (gpointer data);
 
-static StrataEventFields *
-open_text (const char  *path,
-           GError     **error)
-{
-  g_autoptr(GMappedFile) map = g_mapped_file_new (path, FALSE, error);
-  StrataEventFields *self;
-  const char *text;
-  gsize len, at = 0;
-
-  if (map == NULL)
-    return NULL;
-  text = g_mapped_file_get_contents (map);
-  len = g_mapped_file_get_length (map);
-  if (len < 9 || memcmp (text, "# tracer:", 9) != 0)
-    {
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT,
-                   "%s: neither a trace.dat nor the kernel's text output", path);
-      return NULL;
-    }
-  while (at < len && text[at] == '#')
-    {
-      const char *nl = memchr (text + at, '\n', len - at);
-
-      at = nl != NULL ? (gsize) (nl - text) + 1 : len;
-    }
-
-  self = g_new0 (StrataEventFields, 1);
-  self->text = g_steal_pointer (&map);
-  self->text_begin = at;
-  /* "comm-pid [(tgid)] [cpu] [flags] secs.frac: name: fields" */
-  self->line_re = g_regex_new ("\\[(\\d+)\\]\\s+(?:\\S+\\s+)?(\\d+)\\.(\\d+):\\s+([^:\\s]+):\\s?(.*)$",
-                               G_REGEX_OPTIMIZE, 0, NULL);
-  g_assert (self->line_re != NULL);
-  return self;
-}
-
-
 StrataEventFields *
 strata_event_fields_open (const char  *path,
                           GError     **error)
@@ -224,8 +182,6 @@ strata_event_fields_open (const char  *path,
   source = strata_source_open (path, error);
   if (source == NULL)
     return NULL;
-  if (g_strcmp0 (strata_source_get_info (source)->format, "ftrace text") == 0)
-    return open_text (path, error);
   n_streams = strata_source_get_n_record_streams (source);
   if (n_streams == 0)
     {
@@ -266,13 +222,6 @@ strata_event_fields_free (StrataEventFields *self)
 {
   if (self == NULL)
     return;
-  if (self->text != NULL)
-    {
-      g_mapped_file_unref (self->text);
-      g_regex_unref (self->line_re);
-      g_free (self);
-      return;
-    }
   if (self->cpus != NULL)
     for (guint i = 0; i < self->n_streams; i++)
       {
@@ -313,136 +262,6 @@ cache_lookup (GArray             *cache,
         return g_strdup (c->fields);
       if (c->ts > ts)
         break;
-    }
-  return NULL;
-}
-
-/* The kernel's text ---------------------------------------------------- */
-
-typedef struct
-{
-  gint64  ts;
-  guint   cpu;
-  char   *name;
-  char   *fields;
-} TextLine;
-
-/* The line starting at @at, and where the next one starts. FALSE for a
- * line that is not an event ("##### CPU 1 buffer started ####"). */
-static gboolean
-parse_line (StrataEventFields *self,
-            gsize              at,
-            gsize             *next,
-            TextLine          *line)
-{
-  const char *text = g_mapped_file_get_contents (self->text);
-  gsize len = g_mapped_file_get_length (self->text);
-  const char *nl = memchr (text + at, '\n', len - at);
-  gsize end = nl != NULL ? (gsize) (nl - text) : len;
-  g_autofree char *copy = g_strndup (text + at, end - at);
-  g_autoptr(GMatchInfo) m = NULL;
-  g_autofree char *cpu = NULL, *secs = NULL, *frac = NULL;
-  gint64 scale = 1;
-
-  *next = nl != NULL ? end + 1 : len;
-  if (!g_regex_match (self->line_re, copy, 0, &m))
-    return FALSE;
-  cpu = g_match_info_fetch (m, 1);
-  secs = g_match_info_fetch (m, 2);
-  frac = g_match_info_fetch (m, 3);
-  if (strlen (frac) > 9)
-    return FALSE;
-  for (gsize i = strlen (frac); i < 9; i++)
-    scale *= 10;
-  line->cpu = (guint) g_ascii_strtoull (cpu, NULL, 10);
-  line->ts = (gint64) g_ascii_strtoull (secs, NULL, 10) * G_GINT64_CONSTANT (1000000000) +
-             (gint64) g_ascii_strtoull (frac, NULL, 10) * scale;
-  line->name = g_match_info_fetch (m, 4);
-  line->fields = g_strstrip (g_match_info_fetch (m, 5));
-  return TRUE;
-}
-
-static void
-text_line_clear (TextLine *line)
-{
-  g_clear_pointer (&line->name, g_free);
-  g_clear_pointer (&line->fields, g_free);
-}
-
-/* The start of the first event line at or after byte @at. */
-static gboolean
-event_line_from (StrataEventFields *self,
-                 gsize              at,
-                 gsize             *start,
-                 TextLine          *line)
-{
-  gsize len = g_mapped_file_get_length (self->text);
-  gsize next;
-
-  while (at < len)
-    {
-      if (parse_line (self, at, &next, line))
-        {
-          *start = at;
-          return TRUE;
-        }
-      at = next;
-    }
-  return FALSE;
-}
-
-static char *
-text_lookup (StrataEventFields  *self,
-             gint32              cpu,
-             gint64              ts,
-             const char * const *names)
-{
-  const char *text = g_mapped_file_get_contents (self->text);
-  gsize len = g_mapped_file_get_length (self->text);
-  gsize lo = self->text_begin, hi = len, at, next;
-  TextLine line = { 0 };
-
-  /* Bisection over bytes: [lo, hi) holds the first line at @ts or later,
-   * lo always a line's start. */
-  while (hi - lo > 1)
-    {
-      gsize mid = lo + (hi - lo) / 2;
-      const char *nl = memchr (text + mid, '\n', len - mid);
-      gsize start;
-
-      mid = nl != NULL ? (gsize) (nl - text) + 1 : len;
-      if (mid >= hi || !event_line_from (self, mid, &start, &line) || start >= hi)
-        {
-          text_line_clear (&line);
-          hi = mid < hi ? mid : lo + (hi - lo) / 2;
-          if (hi <= lo)
-            break;
-          continue;
-        }
-      if (line.ts < ts)
-        lo = start;
-      else
-        hi = start;
-      text_line_clear (&line);
-    }
-
-  /* From lo on, the lines of that time. */
-  for (at = lo; at < len; at = next)
-    {
-      char *found = NULL;
-
-      if (!parse_line (self, at, &next, &line))
-        continue;
-      if (line.ts > ts)
-        {
-          text_line_clear (&line);
-          break;
-        }
-      if (line.ts == ts && (cpu < 0 || line.cpu == (guint) cpu) && name_matches (line.name, names))
-        found = g_steal_pointer (&line.fields);
-      text_line_clear (&line);
-      if (found != NULL)
-        return found;
     }
   return NULL;
 }
@@ -898,8 +717,6 @@ strata_event_fields_lookup (StrataEventFields  *self,
 
   if (ts < 0)
     return NULL;
-  if (self->text != NULL)
-    return text_lookup (self, cpu, ts, names);
   switch (self->walk)
     {
     case WALK_BY_TIME:
