@@ -3,13 +3,14 @@
  * A trace.dat's records again, one by one, for a reader that wants a few
  * events' fields (the event list's Fields column): the source interface's
  * record streams (strata_source_next_record()), one a CPU of the
- * top-level buffer, each in time order. They are read through a
- * libtracecmd handle of their own, opened when first asked for (the batch
- * reader reads pages itself, and a source is read one way or the other,
- * never both), and used on one thread only: a handle is not thread-safe.
- * A record's position is its file offset, where tracecmd_read_at() finds
- * it again; its fields are what `trace-cmd report -R` prints after the
- * event's name. Events of other buffer instances are not in any stream.
+ * top-level buffer, each in time order. They are read through the
+ * source's own libtracecmd handle, opened at open (the batch reader reads
+ * pages itself, or through the same handle; a source is read one way or
+ * the other, never both), on one thread only: a handle is not
+ * thread-safe. A record's position is its file offset, where
+ * tracecmd_read_at() finds it again; its fields are what `trace-cmd
+ * report -R` prints after the event's name. Events of other buffer
+ * instances are not in any stream.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -25,8 +26,9 @@
 
 typedef struct
 {
-  struct tracecmd_input *input;     /* NULL when libtracecmd refused the file */
+  struct tracecmd_input *input;     /* the source's; NULL for a cut file */
   struct tep_handle     *tep;
+  GHashTable            *names;     /* struct tep_event * → its name, interned */
   guint                  n_cpus;
   guint                  stream;    /* the one read */
   struct tep_record     *pending;   /* what a seek found, given next */
@@ -41,7 +43,7 @@ records_free (gpointer data)
 
   g_clear_pointer (&r->pending, tracecmd_free_record);
   g_clear_pointer (&r->last, tracecmd_free_record);
-  g_clear_pointer (&r->input, tracecmd_close);
+  g_clear_pointer (&r->names, g_hash_table_unref);
   g_free (r);
 }
 
@@ -51,7 +53,7 @@ records_quark (void)
   return g_quark_from_static_string ("strata-ftrace-dat-records");
 }
 
-/* The source's records reader, opened on first use. */
+/* The source's records reader, made on first use. */
 static Records *
 records_of (StrataSource *source)
 {
@@ -60,8 +62,8 @@ records_of (StrataSource *source)
   if (r != NULL)
     return r;
   r = g_new0 (Records, 1);
-  r->input = tracecmd_open (strata_source_get_path (source),
-                            TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+  r->names = g_hash_table_new (NULL, NULL);
+  r->input = strata_ftrace_dat_source_get_handle (STRATA_FTRACE_DAT_SOURCE (source));
   if (r->input != NULL)
     {
       r->tep = tracecmd_get_tep (r->input);
@@ -70,6 +72,12 @@ records_of (StrataSource *source)
   r->at_end = TRUE;
   g_object_set_qdata_full (G_OBJECT (source), records_quark (), r, records_free);
   return r;
+}
+
+void
+strata_ftrace_dat_records_clear (StrataFtraceDatSource *self)
+{
+  g_object_set_qdata (G_OBJECT (self), records_quark (), NULL);
 }
 
 static guint
@@ -157,13 +165,25 @@ records_next (StrataSource      *source,
       return FALSE;
     }
 
+  /* Every record walked is named, most never formatted: the interned
+   * name is looked up once an event. */
   event = tep_find_event_by_record (r->tep, record);
+  if (event != NULL)
+    {
+      head->name = g_hash_table_lookup (r->names, event);
+      if (head->name == NULL)
+        {
+          head->name = g_intern_string (event->name);
+          g_hash_table_insert (r->names, event, (gpointer) head->name);
+        }
+    }
+  else
+    head->name = NULL;
   head->where.at = record->offset;
   head->where.skip = 0;
   head->where.flags = 0;
   head->ts = (gint64) MIN (record->ts, (unsigned long long) G_MAXINT64);
   head->cpu = (gint32) r->stream;
-  head->name = event != NULL ? g_intern_string (event->name) : NULL;
   r->last = record;
   return TRUE;
 }

@@ -544,6 +544,8 @@ strata_ftrace_dat_source_finalize (GObject *object)
 {
   StrataFtraceDatSource *self = (StrataFtraceDatSource *)object;
 
+  strata_ftrace_dat_records_clear (self);
+
   for (guint i = 0; i < self->n_streams; i++)
     {
       Stream *stream = &self->streams[i];
@@ -1784,6 +1786,16 @@ strata_ftrace_dat_source_open (StrataSource  *source,
     return open_salvage (self, path, error);
 
   return open_with_library (self, path, error);
+}
+
+struct tracecmd_input *
+strata_ftrace_dat_source_get_handle (StrataFtraceDatSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_FTRACE_DAT_SOURCE (self), NULL);
+
+  if (self->layout == NULL || self->layout->data_truncated != NULL)
+    return NULL;
+  return self->input;
 }
 
 /* How far into the file's bytes the reader is, for a load's progress: the
