@@ -5,7 +5,10 @@
  * a time, together with what the file says about itself (format, version,
  * compression, clock, CPUs, lost events). Plugins register a subclass on the
  * "strata-source" GIOExtensionPoint; strata_source_open() picks the one whose
- * probe scores highest for the file's content, never its name.
+ * probe scores highest for the file's content, never its name. A plugin may
+ * also give its records again one by one with their raw fields (record
+ * streams: strata_source_next_record()), for the event list, so that no
+ * format knowledge lives above the plugins.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
