@@ -14,9 +14,11 @@
 # then by its name anywhere in the tree (every folder of src/libstrata is
 # on the library's path, so basename includes work everywhere).
 #
-# Exits 1 with each cycle and each wrong-way include listed; the UI's
-# includes of plugin headers are listed as notes (field formatting moves
-# behind the source interface, after which they fail too).
+# Exits 1 with each cycle and each wrong-way include listed, with each
+# header of a format library (libtracecmd, libtraceevent, libbpf ...)
+# included outside plugins/, and with each include of a plugin header by
+# an application other than a plugin's own API: format knowledge above
+# the plugins (the event list reads fields through the source interface).
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 
@@ -25,6 +27,12 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+SYSTEM_INCLUDE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.MULTILINE)
+# The headers of the libraries that know trace formats (libtracecmd,
+# libtraceevent, libtracefs, libbpf, elfutils): only plugins/ use them.
+FORMAT_LIBRARY = re.compile(r'^(trace-cmd|traceevent|tracefs|bpf|elfutils)/|'
+                            r'^(trace-cmd|event-parse|trace-seq|kbuffer|tracefs|libbpf|'
+                            r'libelf|gelf|libdw|libdwfl)\.h$')
 ROOTS = ('src', 'plugins', 'ui')
 
 
@@ -128,12 +136,16 @@ def main():
     for f in files:
         by_name.setdefault(os.path.basename(f), []).append(f)
 
-    modules, layers, errors, notes = {}, {}, [], []
+    modules, layers, errors = {}, {}, []
     n_includes = 0
     for path in sorted(files):
         with open(os.path.join(top, path), encoding='utf-8', errors='replace') as f:
             text = f.read()
         modules.setdefault(module_of(path), set())
+        if area_of(path) != 'plugins':
+            for included in SYSTEM_INCLUDE.findall(text):
+                if FORMAT_LIBRARY.search(included):
+                    errors.append(f'{path}: includes <{included}>: a format library outside the plugins')
         for included in INCLUDE.findall(text):
             target = resolve(path, included, by_name, files)
             if target is None:
@@ -145,7 +157,7 @@ def main():
                 errors.append(f'{path}: includes {target}: a plugin reaches up into {area_of(target)}')
             if (area_of(path) in APPLICATIONS and area_of(target) == 'plugins' and
                     target not in PLUGIN_APIS):
-                notes.append(f'{path}: includes {target}: format knowledge above the plugins')
+                errors.append(f'{path}: includes {target}: format knowledge above the plugins')
             a, b = module_of(path), module_of(target)
             if a != b:
                 modules[a].add(b)
@@ -159,8 +171,6 @@ def main():
     for component in strongly_connected(layers):
         errors.append(f'include cycle between the folders of src/libstrata: ' + ', '.join(component))
 
-    for line in notes:
-        print('note: ' + line)
     for line in errors:
         print(line, file=sys.stderr)
     print(f'{len(files)} files, {len(modules)} modules, {n_includes} includes, '

@@ -1,80 +1,71 @@
 /* strata-event-fields.c
  *
- * See strata-event-fields.h. The file is read through libtracecmd with a
- * handle of our own (used on the main thread only: a handle is not
- * thread-safe). Each CPU's records are walked front to back only as far
- * as a look-up needs, and every CHECKPOINT_EVERY-th record's time and
- * offset is kept on the way; a look-up at an earlier time jumps to the
- * checkpoint before it (tracecmd_read_at) and reads a few records on from
- * there. So a screen of rows costs a few dozen records per CPU, and the
- * file is never read twice over the same stretch. Only the top-level
- * buffer is looked in; events of other buffer instances have no fields
- * here.
+ * See strata-event-fields.h. The file is read again through a source of
+ * our own, with the source interface's record streams
+ * (strata_source_next_record()): which format it is, how its records are
+ * found and how their fields are printed is the plugin's business. How
+ * the records are walked here depends only on the streams' shape:
  *
- * The kernel's text output is its events' lines in time order: it is
- * mapped, a look-up finds the first line at the time by bisection and
- * reads the lines of that time for the CPU and the name. Its fields are
- * what the kernel printed after the event's name (its print format, not
- * raw values: the text has no others).
+ * A source that finds a time itself (strata_source_seek_record_time(), a
+ * file in time order such as the kernel's text) is asked for each look-up
+ * and read from there until the time is passed.
  *
- * A perf.data is read through a perf source of our own, record by record
- * (strata_perf_source_next_record_head): the records come in file order,
- * which is time order for each CPU, so the same walk serves, over all
- * CPUs at once: a look-up walks on until a record of its CPU is later,
- * keeping each CPU's checkpoints (a position the source can seek back
- * to), and a look-back reads from the checkpoint before it, the other
- * CPUs' records passed over unformatted. An event whose CPU is not known
- * is looked for on every CPU.
+ * Streams of one CPU each (a trace.dat) are walked front to back only as
+ * far as a look-up needs, and every CHECKPOINT_EVERY-th record's time and
+ * position is kept on the way; a look-up at an earlier time seeks back to
+ * the checkpoint before it and reads a few records on from there. So a
+ * screen of rows costs a few dozen records per CPU, and the file is never
+ * read twice over the same stretch.
+ *
+ * One stream of every CPU's records (a perf.data, in file order, which
+ * is time order for each CPU) is walked the same way, over all CPUs at
+ * once: a look-up walks on until a record of its CPU is later, keeping
+ * each CPU's checkpoints, and a look-back reads from the checkpoint
+ * before it, the other CPUs' records passed over unformatted. A stream
+ * whose records are not in time order for each CPU is read once and
+ * sorted. An event whose CPU is not known is looked for on every CPU.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
-
-#include <trace-cmd/trace-cmd.h>
-#include <traceevent/event-parse.h>
-#include <traceevent/trace-seq.h>
 
 #include "strata-error.h"
 #include "strata-event-fields.h"
-#include "../plugins/perf/strata-perf-source.h"
+#include "strata-source.h"
 
 #define CHECKPOINT_EVERY 64
 
-/* Exported by libtracecmd 1.3, but missing from its public header. */
-int tracecmd_cpus (struct tracecmd_input *handle);
-
 typedef struct
 {
-  guint64 ts;
-  guint64 offset;
+  guint64              ts;
+  StrataRecordPosition where;
 } Checkpoint;
 
 typedef struct
 {
-  GArray  *checkpoints;   /* Checkpoint, in time order */
-  guint64  n_records;     /* walked so far */
-  guint64  last_ts;       /* of the last record walked */
-  guint64  last_offset;
-  gboolean started;
-  gboolean done;          /* the CPU's records are all walked */
+  gint                 cpu;          /* the stream's */
+  GArray              *checkpoints;  /* Checkpoint, in time order */
+  guint64              n_records;    /* walked so far */
+  guint64              last_ts;      /* of the last record walked */
+  StrataRecordPosition last_where;
+  gboolean             started;
+  gboolean             done;         /* the stream's records are all walked */
 
   /* The records of the stretch looked back at last, formatted: the rows
    * on screen are neighbours, so most look-ups are answered from here.
    * It holds every record with cache_lo < ts < cache_hi. */
-  GArray  *cache;         /* Cached */
-  gint64   cache_lo;
-  guint64  cache_hi;
+  GArray              *cache;        /* Cached */
+  gint64               cache_lo;
+  guint64              cache_hi;
 } CpuWalk;
 
 typedef struct
 {
   guint64     ts;
-  const char *name;       /* the tep handle's, as long as it lives */
+  const char *name;       /* interned */
   char       *fields;
 } Cached;
 
@@ -121,147 +112,108 @@ look_back_until (GArray  *checkpoints,
   return before < checkpoints->len ? MAX (ts, checkpoint_ts (checkpoints, before)) : ts;
 }
 
-/* A perf.data: the same walk, over the file's records in file order
- * (time order per CPU) through a source of its own. */
+/* One stream of every CPU's records: the same walk over them all. */
 typedef struct
 {
-  guint64            ts;
-  StrataPerfPosition where;
-} PerfCheckpoint;
+  guint64              ts;
+  StrataRecordPosition where;
+} MixedCheckpoint;
 
 typedef struct
 {
-  gint64             ts;
-  gint32             cpu;
-  guint32            seq;
-  const char        *name;
-  StrataPerfPosition where;
-} PerfIndexEntry;
+  gint64               ts;
+  gint32               cpu;
+  guint32              seq;
+  const char          *name;
+  StrataRecordPosition where;
+} MixedIndexEntry;
 
 typedef struct
 {
-  GArray  *checkpoints;   /* PerfCheckpoint */
+  GArray  *checkpoints;   /* MixedCheckpoint */
   guint64  n_records;
   guint64  last_ts;
   gboolean started;
   GArray  *cache;         /* Cached */
   gint64   cache_lo;
   guint64  cache_hi;
-} PerfCpu;
+} MixedCpu;
+
+typedef enum
+{
+  WALK_BY_TIME,           /* the source finds a time itself */
+  WALK_PER_CPU,           /* a stream a CPU */
+  WALK_MIXED,             /* one stream of every CPU's records */
+} Walk;
 
 struct _StrataEventFields
 {
-  /* The kernel's text output, mapped; or NULL for a trace.dat. */
-  GMappedFile           *text;
-  GRegex                *line_re;
-  gsize                  text_begin;   /* after the header's comment lines */
+  StrataSource          *source;
+  Walk                   walk;
+  guint                  n_streams;
 
-  struct tracecmd_input *input;
-  struct tep_handle     *tep;
-  guint                  n_cpus;
-  CpuWalk               *cpus;
+  /* WALK_PER_CPU */
+  CpuWalk               *cpus;           /* by stream */
 
-  /* A perf.data, or NULL. */
-  StrataPerfSource      *perf;
-  GArray                *perf_cpus;      /* PerfCpu, by CPU */
-  StrataPerfPosition     perf_first;     /* of the first record */
-  StrataPerfPosition     perf_frontier;  /* of the first record not walked */
-  gboolean               perf_started;
-  gboolean               perf_done;      /* walked to the end */
-  gboolean               perf_broken;    /* a read failed: no more fields */
+  /* WALK_MIXED */
+  GArray                *mixed_cpus;     /* MixedCpu, by CPU */
+  StrataRecordPosition   mixed_frontier; /* of the first record not walked */
+  gboolean               mixed_started;
+  gboolean               mixed_done;     /* walked to the end */
+  gboolean               mixed_broken;   /* a read failed: no more fields */
   /* Records not in time order per CPU (samples that do not say their
    * CPU): every record's time and position, in time order. */
-  gboolean               perf_unordered;
-  GArray                *perf_index;     /* PerfIndexEntry, or NULL */
+  gboolean               mixed_unordered;
+  GArray                *mixed_index;    /* MixedIndexEntry, or NULL */
 };
 
-static StrataEventFields *
-open_text (const char  *path,
-           GError     **error)
-{
-  g_autoptr(GMappedFile) map = g_mapped_file_new (path, FALSE, error);
-  StrataEventFields *self;
-  const char *text;
-  gsize len, at = 0;
-
-  if (map == NULL)
-    return NULL;
-  text = g_mapped_file_get_contents (map);
-  len = g_mapped_file_get_length (map);
-  if (len < 9 || memcmp (text, "# tracer:", 9) != 0)
-    {
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT,
-                   "%s: neither a trace.dat nor the kernel's text output", path);
-      return NULL;
-    }
-  while (at < len && text[at] == '#')
-    {
-      const char *nl = memchr (text + at, '\n', len - at);
-
-      at = nl != NULL ? (gsize) (nl - text) + 1 : len;
-    }
-
-  self = g_new0 (StrataEventFields, 1);
-  self->text = g_steal_pointer (&map);
-  self->text_begin = at;
-  /* "comm-pid [(tgid)] [cpu] [flags] secs.frac: name: fields" */
-  self->line_re = g_regex_new ("\\[(\\d+)\\]\\s+(?:\\S+\\s+)?(\\d+)\\.(\\d+):\\s+([^:\\s]+):\\s?(.*)$",
-                               G_REGEX_OPTIMIZE, 0, NULL);
-  g_assert (self->line_re != NULL);
-  return self;
-}
-
-static StrataEventFields *open_perf (const char  *path,
-                                     GError     **error);
+static void mixed_cpu_clear (gpointer data);
 
 StrataEventFields *
 strata_event_fields_open (const char  *path,
                           GError     **error)
 {
+  g_autoptr(StrataSource) source = NULL;
   StrataEventFields *self;
-  struct tracecmd_input *input;
-  guint8 magic[8] = { 0 };
-  FILE *f;
+  guint n_streams;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  /* trace.dat starts with 0x17 0x08 0x44 ("tracing" follows). */
-  f = fopen (path, "rb");
-  if (f == NULL)
+  source = strata_source_open (path, error);
+  if (source == NULL)
+    return NULL;
+  n_streams = strata_source_get_n_record_streams (source);
+  if (n_streams == 0)
     {
-      int errsv = errno;
-
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_NOT_FOUND, "%s: %s", path, g_strerror (errsv));
-      return NULL;
-    }
-  if (fread (magic, 1, sizeof magic, f) != sizeof magic)
-    magic[0] = 0;
-  fclose (f);
-  if (memcmp (magic, "PERFILE2", 8) == 0 || memcmp (magic, "2ELIFREP", 8) == 0 ||
-      memcmp (magic, "PERFFILE", 8) == 0)
-    return open_perf (path, error);
-  if (!(magic[0] == 0x17 && magic[1] == 0x08 && magic[2] == 0x44))
-    return open_text (path, error);
-
-  input = tracecmd_open (path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
-  if (input == NULL)
-    {
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT,
-                   "%s: not a trace.dat libtracecmd can open", path);
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNSUPPORTED,
+                   "%s: its reader cannot read its events again for their fields", path);
       return NULL;
     }
 
   self = g_new0 (StrataEventFields, 1);
-  self->input = input;
-  self->tep = tracecmd_get_tep (input);
-  self->n_cpus = MAX (tracecmd_cpus (input), 0);
-  self->cpus = g_new0 (CpuWalk, self->n_cpus);
-  for (guint i = 0; i < self->n_cpus; i++)
+  self->n_streams = n_streams;
+  if (strata_source_can_seek_record_time (source))
+    self->walk = WALK_BY_TIME;
+  else if (strata_source_get_record_stream_cpu (source, 0) >= 0)
     {
-      self->cpus[i].checkpoints = g_array_new (FALSE, FALSE, sizeof (Checkpoint));
-      self->cpus[i].cache = g_array_new (FALSE, FALSE, sizeof (Cached));
-      g_array_set_clear_func (self->cpus[i].cache, cached_clear);
+      self->walk = WALK_PER_CPU;
+      self->cpus = g_new0 (CpuWalk, n_streams);
+      for (guint i = 0; i < n_streams; i++)
+        {
+          self->cpus[i].cpu = strata_source_get_record_stream_cpu (source, i);
+          self->cpus[i].checkpoints = g_array_new (FALSE, FALSE, sizeof (Checkpoint));
+          self->cpus[i].cache = g_array_new (FALSE, FALSE, sizeof (Cached));
+          g_array_set_clear_func (self->cpus[i].cache, cached_clear);
+        }
     }
+  else
+    {
+      self->walk = WALK_MIXED;
+      self->n_streams = 1;
+      self->mixed_cpus = g_array_new (FALSE, TRUE, sizeof (MixedCpu));
+      g_array_set_clear_func (self->mixed_cpus, mixed_cpu_clear);
+    }
+  self->source = g_steal_pointer (&source);
   return self;
 }
 
@@ -270,28 +222,16 @@ strata_event_fields_free (StrataEventFields *self)
 {
   if (self == NULL)
     return;
-  if (self->perf != NULL)
-    {
-      g_array_unref (self->perf_cpus);
-      g_clear_pointer (&self->perf_index, g_array_unref);
-      g_object_unref (self->perf);
-      g_free (self);
-      return;
-    }
-  if (self->text != NULL)
-    {
-      g_mapped_file_unref (self->text);
-      g_regex_unref (self->line_re);
-      g_free (self);
-      return;
-    }
-  for (guint i = 0; i < self->n_cpus; i++)
-    {
-      g_array_unref (self->cpus[i].checkpoints);
-      g_array_unref (self->cpus[i].cache);
-    }
+  if (self->cpus != NULL)
+    for (guint i = 0; i < self->n_streams; i++)
+      {
+        g_array_unref (self->cpus[i].checkpoints);
+        g_array_unref (self->cpus[i].cache);
+      }
   g_free (self->cpus);
-  tracecmd_close (self->input);
+  g_clear_pointer (&self->mixed_cpus, g_array_unref);
+  g_clear_pointer (&self->mixed_index, g_array_unref);
+  g_object_unref (self->source);
   g_free (self);
 }
 
@@ -305,75 +245,6 @@ name_matches (const char         *name,
     if (g_strcmp0 (name, names[i]) == 0)
       return TRUE;
   return FALSE;
-}
-
-/* The record's fields, or NULL when its name is not one of @names. */
-static char *
-fields_of (StrataEventFields  *self,
-           struct tep_record  *record,
-           const char * const *names)
-{
-  struct tep_event *event = tep_find_event_by_record (self->tep, record);
-  struct trace_seq s;
-  char *text;
-
-  if (event == NULL || !name_matches (event->name, names))
-    return NULL;
-  trace_seq_init (&s);
-  tep_print_event (self->tep, &s, record, "%s", TEP_PRINT_INFO_RAW);
-  trace_seq_terminate (&s);
-  text = g_strstrip (g_strdup (s.buffer != NULL ? s.buffer : ""));
-  trace_seq_destroy (&s);
-  return text;
-}
-
-/* Walks @cpu's records on until one is later than @ts, keeping
- * checkpoints; a record at @ts that matches is the answer. */
-static char *
-walk_on (StrataEventFields  *self,
-         guint               cpu,
-         guint64             ts,
-         const char * const *names)
-{
-  CpuWalk *w = &self->cpus[cpu];
-  struct tep_record *record;
-  char *found = NULL;
-
-  if (!w->started)
-    record = tracecmd_read_cpu_first (self->input, cpu);
-  else
-    {
-      int at_cpu = -1;
-      struct tep_record *last = tracecmd_read_at (self->input, w->last_offset, &at_cpu);
-
-      if (last != NULL)
-        tracecmd_free_record (last);
-      record = last != NULL && at_cpu == (int) cpu ? tracecmd_read_data (self->input, cpu) : NULL;
-    }
-  w->started = TRUE;
-
-  for (; record != NULL; record = tracecmd_read_data (self->input, cpu))
-    {
-      if (w->n_records % CHECKPOINT_EVERY == 0)
-        {
-          Checkpoint c = { record->ts, record->offset };
-          g_array_append_val (w->checkpoints, c);
-        }
-      w->n_records++;
-      w->last_ts = record->ts;
-      w->last_offset = record->offset;
-
-      if (record->ts == ts && found == NULL)
-        found = fields_of (self, record, names);
-      if (record->ts > ts)
-        {
-          tracecmd_free_record (record);
-          return found;
-        }
-      tracecmd_free_record (record);
-    }
-  w->done = TRUE;
-  return found;
 }
 
 /* The fields of the record at @ts of one of @names in a looked-back
@@ -395,20 +266,89 @@ cache_lookup (GArray             *cache,
   return NULL;
 }
 
+/* By time ---------------------------------------------------------------- */
+
+static char *
+time_lookup (StrataEventFields  *self,
+             gint32              cpu,
+             gint64              ts,
+             const char * const *names)
+{
+  for (guint s = 0; s < self->n_streams; s++)
+    {
+      StrataRecordHead h;
+
+      if (!strata_source_seek_record_time (self->source, s, ts, NULL))
+        continue;
+      while (strata_source_next_record (self->source, &h, NULL))
+        {
+          if (h.ts > ts)
+            break;
+          if (h.ts == ts && (cpu < 0 || h.cpu == cpu) && name_matches (h.name, names))
+            return strata_source_format_record (self->source);
+        }
+    }
+  return NULL;
+}
+
+/* A stream a CPU --------------------------------------------------------- */
+
+/* Walks stream @s on until a record is later than @ts, keeping
+ * checkpoints; a record at @ts that matches is the answer. */
+static char *
+walk_on (StrataEventFields  *self,
+         guint               s,
+         guint64             ts,
+         const char * const *names)
+{
+  CpuWalk *w = &self->cpus[s];
+  StrataRecordHead h;
+  gboolean more;
+  char *found = NULL;
+
+  if (!w->started)
+    more = strata_source_seek_record (self->source, s, NULL, NULL);
+  else
+    /* From the last record walked, read again first and passed. */
+    more = strata_source_seek_record (self->source, s, &w->last_where, NULL) &&
+           strata_source_next_record (self->source, &h, NULL);
+  w->started = TRUE;
+
+  while (more && strata_source_next_record (self->source, &h, NULL))
+    {
+      if (w->n_records % CHECKPOINT_EVERY == 0)
+        {
+          Checkpoint c = { (guint64) h.ts, h.where };
+
+          g_array_append_val (w->checkpoints, c);
+        }
+      w->n_records++;
+      w->last_ts = (guint64) h.ts;
+      w->last_where = h.where;
+
+      if ((guint64) h.ts == ts && found == NULL && h.name != NULL && name_matches (h.name, names))
+        found = strata_source_format_record (self->source);
+      if ((guint64) h.ts > ts)
+        return found;
+    }
+  w->done = TRUE;
+  return found;
+}
+
 /* A time already walked past: the stretch from the last checkpoint
  * before it to the next checkpoint (or to @ts, if further) is read and
  * kept formatted, then asked. */
 static char *
 look_back (StrataEventFields  *self,
-           guint               cpu,
+           guint               s,
            guint64             ts,
            const char * const *names)
 {
-  CpuWalk *w = &self->cpus[cpu];
+  CpuWalk *w = &self->cpus[s];
+  StrataRecordHead h;
+  gboolean more;
   guint lo;
-  struct tep_record *record;
   guint64 until;
-  int at_cpu = -1;
 
   if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
     return cache_lookup (w->cache, ts, names);
@@ -419,39 +359,32 @@ look_back (StrataEventFields  *self,
   g_array_set_size (w->cache, 0);
   if (lo == 0)
     {
-      record = tracecmd_read_cpu_first (self->input, cpu);
+      more = strata_source_seek_record (self->source, s, NULL, NULL);
       w->cache_lo = -1;
     }
   else
     {
       const Checkpoint *from = &g_array_index (w->checkpoints, Checkpoint, lo - 1);
 
-      record = tracecmd_read_at (self->input, from->offset, &at_cpu);
-      if (record != NULL && at_cpu != (int) cpu)
-        g_clear_pointer (&record, tracecmd_free_record);
+      more = strata_source_seek_record (self->source, s, &from->where, NULL);
       w->cache_lo = (gint64) from->ts;
     }
 
   w->cache_hi = G_MAXUINT64;
-  for (; record != NULL; record = tracecmd_read_data (self->input, cpu))
+  while (more && strata_source_next_record (self->source, &h, NULL))
     {
-      struct tep_event *event;
-      Cached c = { record->ts, NULL, NULL };
+      Cached c = { (guint64) h.ts, h.name, NULL };
 
-      if (record->ts > until)
+      if ((guint64) h.ts > until)
         {
-          w->cache_hi = record->ts;
-          tracecmd_free_record (record);
+          w->cache_hi = (guint64) h.ts;
           break;
         }
-      event = tep_find_event_by_record (self->tep, record);
-      if (event != NULL)
+      if (h.name != NULL)
         {
-          c.name = event->name;
-          c.fields = fields_of (self, record, NULL);
+          c.fields = strata_source_format_record (self->source);
           g_array_append_val (w->cache, c);
         }
-      tracecmd_free_record (record);
     }
   /* A read that failed midway keeps nothing it cannot vouch for. */
   if (w->cache_hi == G_MAXUINT64 && !w->done)
@@ -460,182 +393,54 @@ look_back (StrataEventFields  *self,
   return cache_lookup (w->cache, ts, names);
 }
 
-/* The kernel's text ---------------------------------------------------- */
-
-typedef struct
-{
-  gint64  ts;
-  guint   cpu;
-  char   *name;
-  char   *fields;
-} TextLine;
-
-/* The line starting at @at, and where the next one starts. FALSE for a
- * line that is not an event ("##### CPU 1 buffer started ####"). */
-static gboolean
-parse_line (StrataEventFields *self,
-            gsize              at,
-            gsize             *next,
-            TextLine          *line)
-{
-  const char *text = g_mapped_file_get_contents (self->text);
-  gsize len = g_mapped_file_get_length (self->text);
-  const char *nl = memchr (text + at, '\n', len - at);
-  gsize end = nl != NULL ? (gsize) (nl - text) : len;
-  g_autofree char *copy = g_strndup (text + at, end - at);
-  g_autoptr(GMatchInfo) m = NULL;
-  g_autofree char *cpu = NULL, *secs = NULL, *frac = NULL;
-  gint64 scale = 1;
-
-  *next = nl != NULL ? end + 1 : len;
-  if (!g_regex_match (self->line_re, copy, 0, &m))
-    return FALSE;
-  cpu = g_match_info_fetch (m, 1);
-  secs = g_match_info_fetch (m, 2);
-  frac = g_match_info_fetch (m, 3);
-  if (strlen (frac) > 9)
-    return FALSE;
-  for (gsize i = strlen (frac); i < 9; i++)
-    scale *= 10;
-  line->cpu = (guint) g_ascii_strtoull (cpu, NULL, 10);
-  line->ts = (gint64) g_ascii_strtoull (secs, NULL, 10) * G_GINT64_CONSTANT (1000000000) +
-             (gint64) g_ascii_strtoull (frac, NULL, 10) * scale;
-  line->name = g_match_info_fetch (m, 4);
-  line->fields = g_strstrip (g_match_info_fetch (m, 5));
-  return TRUE;
-}
-
-static void
-text_line_clear (TextLine *line)
-{
-  g_clear_pointer (&line->name, g_free);
-  g_clear_pointer (&line->fields, g_free);
-}
-
-/* The start of the first event line at or after byte @at. */
-static gboolean
-event_line_from (StrataEventFields *self,
-                 gsize              at,
-                 gsize             *start,
-                 TextLine          *line)
-{
-  gsize len = g_mapped_file_get_length (self->text);
-  gsize next;
-
-  while (at < len)
-    {
-      if (parse_line (self, at, &next, line))
-        {
-          *start = at;
-          return TRUE;
-        }
-      at = next;
-    }
-  return FALSE;
-}
-
 static char *
-text_lookup (StrataEventFields  *self,
-             gint32              cpu,
-             gint64              ts,
-             const char * const *names)
+per_cpu_lookup (StrataEventFields  *self,
+                gint32              cpu,
+                gint64              ts,
+                const char * const *names)
 {
-  const char *text = g_mapped_file_get_contents (self->text);
-  gsize len = g_mapped_file_get_length (self->text);
-  gsize lo = self->text_begin, hi = len, at, next;
-  TextLine line = { 0 };
-
-  /* Bisection over bytes: [lo, hi) holds the first line at @ts or later,
-   * lo always a line's start. */
-  while (hi - lo > 1)
+  for (guint s = 0; s < self->n_streams; s++)
     {
-      gsize mid = lo + (hi - lo) / 2;
-      const char *nl = memchr (text + mid, '\n', len - mid);
-      gsize start;
+      CpuWalk *w = &self->cpus[s];
+      char *found;
 
-      mid = nl != NULL ? (gsize) (nl - text) + 1 : len;
-      if (mid >= hi || !event_line_from (self, mid, &start, &line) || start >= hi)
-        {
-          text_line_clear (&line);
-          hi = mid < hi ? mid : lo + (hi - lo) / 2;
-          if (hi <= lo)
-            break;
-          continue;
-        }
-      if (line.ts < ts)
-        lo = start;
-      else
-        hi = start;
-      text_line_clear (&line);
-    }
-
-  /* From lo on, the lines of that time. */
-  for (at = lo; at < len; at = next)
-    {
-      char *found = NULL;
-
-      if (!parse_line (self, at, &next, &line))
+      if (cpu >= 0 && cpu != w->cpu)
         continue;
-      if (line.ts > ts)
-        {
-          text_line_clear (&line);
-          break;
-        }
-      if (line.ts == ts && (cpu < 0 || line.cpu == (guint) cpu) && name_matches (line.name, names))
-        found = g_steal_pointer (&line.fields);
-      text_line_clear (&line);
+      if (!w->done && (!w->started || (guint64) ts > w->last_ts))
+        found = walk_on (self, s, (guint64) ts, names);
+      else
+        found = look_back (self, s, (guint64) ts, names);
       if (found != NULL)
         return found;
     }
   return NULL;
 }
 
-/* perf.data ------------------------------------------------------------ */
+/* One stream of every CPU's records -------------------------------------- */
 
 static void
-perf_cpu_clear (gpointer data)
+mixed_cpu_clear (gpointer data)
 {
-  PerfCpu *w = data;
+  MixedCpu *w = data;
 
   g_clear_pointer (&w->checkpoints, g_array_unref);
   g_clear_pointer (&w->cache, g_array_unref);
 }
 
-static StrataEventFields *
-open_perf (const char  *path,
-           GError     **error)
+static MixedCpu *
+mixed_cpu (StrataEventFields *self,
+           gint32             cpu)
 {
-  g_autoptr(StrataSource) source = strata_source_open (path, error);
-  StrataEventFields *self;
-
-  if (source == NULL)
-    return NULL;
-  if (!STRATA_IS_PERF_SOURCE (source))
-    {
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_UNKNOWN_FORMAT, "%s: not a perf.data", path);
-      return NULL;
-    }
-  self = g_new0 (StrataEventFields, 1);
-  self->perf = STRATA_PERF_SOURCE (g_steal_pointer (&source));
-  self->perf_cpus = g_array_new (FALSE, TRUE, sizeof (PerfCpu));
-  g_array_set_clear_func (self->perf_cpus, perf_cpu_clear);
-  return self;
-}
-
-static PerfCpu *
-perf_cpu (StrataEventFields *self,
-          gint32             cpu)
-{
-  PerfCpu *w;
+  MixedCpu *w;
 
   if (cpu < 0 || cpu >= 8192)
     return NULL;
-  if ((guint) cpu >= self->perf_cpus->len)
-    g_array_set_size (self->perf_cpus, cpu + 1);
-  w = &g_array_index (self->perf_cpus, PerfCpu, cpu);
+  if ((guint) cpu >= self->mixed_cpus->len)
+    g_array_set_size (self->mixed_cpus, cpu + 1);
+  w = &g_array_index (self->mixed_cpus, MixedCpu, cpu);
   if (w->checkpoints == NULL)
     {
-      w->checkpoints = g_array_new (FALSE, FALSE, sizeof (PerfCheckpoint));
+      w->checkpoints = g_array_new (FALSE, FALSE, sizeof (MixedCheckpoint));
       w->cache = g_array_new (FALSE, FALSE, sizeof (Cached));
       g_array_set_clear_func (w->cache, cached_clear);
     }
@@ -645,56 +450,52 @@ perf_cpu (StrataEventFields *self,
 /* Walks the records on from where the last walk stopped until one of
  * @cpu is later than @ts, keeping every CPU's checkpoints. */
 static char *
-perf_walk_on (StrataEventFields  *self,
-              gint32              cpu,
-              gint64              ts,
-              const char * const *names)
+mixed_walk_on (StrataEventFields  *self,
+               gint32              cpu,
+               gint64              ts,
+               const char * const *names)
 {
   char *found = NULL;
 
-  if (self->perf_started && !strata_perf_source_seek_record (self->perf, &self->perf_frontier, NULL))
+  if (self->mixed_started && !strata_source_seek_record (self->source, 0, &self->mixed_frontier, NULL))
     {
-      self->perf_broken = TRUE;
+      self->mixed_broken = TRUE;
       return NULL;
     }
 
   for (;;)
     {
       g_autoptr(GError) error = NULL;
-      StrataPerfRecordHead h;
-      PerfCpu *w;
+      StrataRecordHead h;
+      MixedCpu *w;
 
-      if (!strata_perf_source_next_record_head (self->perf, &h, &error))
+      if (!strata_source_next_record (self->source, &h, &error))
         {
           if (error != NULL)
-            self->perf_broken = TRUE;
-          self->perf_done = TRUE;
-          self->perf_started = TRUE;
+            self->mixed_broken = TRUE;
+          self->mixed_done = TRUE;
+          self->mixed_started = TRUE;
           break;
         }
-      if (!self->perf_started)
+      self->mixed_started = TRUE;
+      w = mixed_cpu (self, h.cpu);
+      if (h.cpu < 0 || (w != NULL && w->started && (guint64) h.ts < w->last_ts))
         {
-          self->perf_first = h.where;
-          self->perf_started = TRUE;
-        }
-      w = perf_cpu (self, h.cpu);
-      if (!h.has_cpu || (w != NULL && w->started && (guint64) h.ts < w->last_ts))
-        {
-          /* The walk cannot stop at a later record: see perf_index_build(). */
-          self->perf_unordered = TRUE;
+          /* The walk cannot stop at a later record: see mixed_index_build(). */
+          self->mixed_unordered = TRUE;
           g_clear_pointer (&found, g_free);
           return NULL;
         }
       if (h.cpu == cpu && h.ts > ts)
         {
-          self->perf_frontier = h.where;
+          self->mixed_frontier = h.where;
           break;
         }
       if (w == NULL)
         continue;
       if (w->n_records % CHECKPOINT_EVERY == 0)
         {
-          PerfCheckpoint c = { (guint64) h.ts, h.where };
+          MixedCheckpoint c = { (guint64) h.ts, h.where };
 
           g_array_append_val (w->checkpoints, c);
         }
@@ -702,7 +503,7 @@ perf_walk_on (StrataEventFields  *self,
       w->last_ts = h.ts;
       w->started = TRUE;
       if (h.cpu == cpu && h.ts == ts && found == NULL && name_matches (h.name, names))
-        found = strata_perf_source_format_record (self->perf);
+        found = strata_source_format_record (self->source);
     }
   return found;
 }
@@ -710,14 +511,14 @@ perf_walk_on (StrataEventFields  *self,
 /* As look_back(): the stretch of @cpu's records from the checkpoint
  * before @ts to the next one, read again and kept formatted. */
 static char *
-perf_look_back (StrataEventFields  *self,
-                gint32              cpu,
-                guint64             ts,
-                const char * const *names)
+mixed_look_back (StrataEventFields  *self,
+                 gint32              cpu,
+                 guint64             ts,
+                 const char * const *names)
 {
-  PerfCpu *w = perf_cpu (self, cpu);
+  MixedCpu *w = mixed_cpu (self, cpu);
   guint lo;
-  const StrataPerfPosition *from;
+  const StrataRecordPosition *from;
   guint64 until;
 
   if (w == NULL || !w->started)
@@ -731,18 +532,18 @@ perf_look_back (StrataEventFields  *self,
   g_array_set_size (w->cache, 0);
   if (lo == 0)
     {
-      from = &self->perf_first;
+      from = NULL;   /* the stream's start */
       w->cache_lo = -1;
     }
   else
     {
-      from = &g_array_index (w->checkpoints, PerfCheckpoint, lo - 1).where;
-      w->cache_lo = (gint64) g_array_index (w->checkpoints, PerfCheckpoint, lo - 1).ts;
+      from = &g_array_index (w->checkpoints, MixedCheckpoint, lo - 1).where;
+      w->cache_lo = (gint64) g_array_index (w->checkpoints, MixedCheckpoint, lo - 1).ts;
     }
   w->cache_hi = 0;
-  if (!strata_perf_source_seek_record (self->perf, from, NULL))
+  if (!strata_source_seek_record (self->source, 0, from, NULL))
     {
-      self->perf_broken = TRUE;
+      self->mixed_broken = TRUE;
       return NULL;
     }
 
@@ -750,13 +551,13 @@ perf_look_back (StrataEventFields  *self,
   for (;;)
     {
       g_autoptr(GError) error = NULL;
-      StrataPerfRecordHead h;
+      StrataRecordHead h;
       Cached c;
 
-      if (!strata_perf_source_next_record_head (self->perf, &h, &error))
+      if (!strata_source_next_record (self->source, &h, &error))
         {
           if (error != NULL)
-            self->perf_broken = TRUE;
+            self->mixed_broken = TRUE;
           break;
         }
       if (h.cpu != cpu)
@@ -768,10 +569,10 @@ perf_look_back (StrataEventFields  *self,
         }
       c.ts = h.ts;
       c.name = h.name;
-      c.fields = strata_perf_source_format_record (self->perf);
+      c.fields = strata_source_format_record (self->source);
       g_array_append_val (w->cache, c);
     }
-  if (w->cache_hi == G_MAXUINT64 && (!self->perf_done || self->perf_broken))
+  if (w->cache_hi == G_MAXUINT64 && (!self->mixed_done || self->mixed_broken))
     w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
 
   return cache_lookup (w->cache, ts, names);
@@ -781,7 +582,7 @@ static int
 index_entry_cmp (gconstpointer a,
                  gconstpointer b)
 {
-  const PerfIndexEntry *x = a, *y = b;
+  const MixedIndexEntry *x = a, *y = b;
 
   if (x->ts != y->ts)
     return x->ts < y->ts ? -1 : 1;
@@ -794,86 +595,87 @@ index_entry_cmp (gconstpointer a,
  * end, keeping each record's time, CPU, name and position (40 bytes a
  * record), then sorted; a look-up bisects and reads its one record. */
 static void
-perf_index_build (StrataEventFields *self)
+mixed_index_build (StrataEventFields *self)
 {
-  StrataPerfRecordHead h;
+  StrataRecordHead h;
   guint32 seq = 0;
 
-  self->perf_index = g_array_new (FALSE, FALSE, sizeof (PerfIndexEntry));
-  if (self->perf_started && !strata_perf_source_seek_record (self->perf, &self->perf_first, NULL))
+  self->mixed_index = g_array_new (FALSE, FALSE, sizeof (MixedIndexEntry));
+  if (self->mixed_started && !strata_source_seek_record (self->source, 0, NULL, NULL))
     {
-      self->perf_broken = TRUE;
+      self->mixed_broken = TRUE;
       return;
     }
-  while (strata_perf_source_next_record_head (self->perf, &h, NULL))
+  while (strata_source_next_record (self->source, &h, NULL))
     {
-      PerfIndexEntry e = { h.ts, h.cpu, seq++, h.name, h.where };
+      /* A record that does not say its CPU is looked for as CPU 0's. */
+      MixedIndexEntry e = { h.ts, MAX (h.cpu, 0), seq++, h.name, h.where };
 
-      g_array_append_val (self->perf_index, e);
+      g_array_append_val (self->mixed_index, e);
     }
-  g_array_sort (self->perf_index, index_entry_cmp);
+  g_array_sort (self->mixed_index, index_entry_cmp);
 }
 
 static char *
-perf_index_lookup (StrataEventFields  *self,
-                   gint32              cpu,
-                   gint64              ts,
-                   const char * const *names)
+mixed_index_lookup (StrataEventFields  *self,
+                    gint32              cpu,
+                    gint64              ts,
+                    const char * const *names)
 {
   guint lo = 0, hi;
 
-  if (self->perf_index == NULL)
-    perf_index_build (self);
-  if (self->perf_broken)
+  if (self->mixed_index == NULL)
+    mixed_index_build (self);
+  if (self->mixed_broken)
     return NULL;
-  hi = self->perf_index->len;
+  hi = self->mixed_index->len;
   while (lo < hi)
     {
       guint mid = (lo + hi) / 2;
 
-      if (g_array_index (self->perf_index, PerfIndexEntry, mid).ts < ts)
+      if (g_array_index (self->mixed_index, MixedIndexEntry, mid).ts < ts)
         lo = mid + 1;
       else
         hi = mid;
     }
-  for (; lo < self->perf_index->len; lo++)
+  for (; lo < self->mixed_index->len; lo++)
     {
-      const PerfIndexEntry *e = &g_array_index (self->perf_index, PerfIndexEntry, lo);
-      StrataPerfRecordHead h;
+      const MixedIndexEntry *e = &g_array_index (self->mixed_index, MixedIndexEntry, lo);
+      StrataRecordHead h;
 
       if (e->ts != ts)
         break;
       if ((cpu >= 0 && e->cpu != cpu) || !name_matches (e->name, names))
         continue;
-      if (!strata_perf_source_seek_record (self->perf, &e->where, NULL) ||
-          !strata_perf_source_next_record_head (self->perf, &h, NULL))
+      if (!strata_source_seek_record (self->source, 0, &e->where, NULL) ||
+          !strata_source_next_record (self->source, &h, NULL))
         {
-          self->perf_broken = TRUE;
+          self->mixed_broken = TRUE;
           return NULL;
         }
-      return strata_perf_source_format_record (self->perf);
+      return strata_source_format_record (self->source);
     }
   return NULL;
 }
 
 static char *
-perf_lookup (StrataEventFields  *self,
-             gint32              cpu,
-             gint64              ts,
-             const char * const *names)
+mixed_lookup (StrataEventFields  *self,
+              gint32              cpu,
+              gint64              ts,
+              const char * const *names)
 {
-  if (self->perf_broken)
+  if (self->mixed_broken)
     return NULL;
-  if (self->perf_unordered)
-    return perf_index_lookup (self, cpu, ts, names);
+  if (self->mixed_unordered)
+    return mixed_index_lookup (self, cpu, ts, names);
   if (cpu < 0)
     {
       /* On every CPU: the file's count, or those seen. */
-      guint n = MAX (strata_source_get_info (STRATA_SOURCE (self->perf))->n_cpus, self->perf_cpus->len);
+      guint n = MAX (strata_source_get_info (self->source)->n_cpus, self->mixed_cpus->len);
 
-      for (guint c = 0; c < n && !self->perf_broken; c++)
+      for (guint c = 0; c < n && !self->mixed_broken; c++)
         {
-          char *found = perf_lookup (self, (gint32) c, ts, names);
+          char *found = mixed_lookup (self, (gint32) c, ts, names);
 
           if (found != NULL)
             return found;
@@ -881,20 +683,19 @@ perf_lookup (StrataEventFields  *self,
       return NULL;
     }
   {
-    PerfCpu *w = perf_cpu (self, cpu);
+    MixedCpu *w = mixed_cpu (self, cpu);
 
     if (w == NULL)
       return NULL;
-    if (!self->perf_done && (!w->started || (guint64) ts > w->last_ts))
+    if (!self->mixed_done && (!w->started || (guint64) ts > w->last_ts))
       {
-        char *found = perf_walk_on (self, cpu, ts, names);
+        char *found = mixed_walk_on (self, cpu, ts, names);
 
-        return self->perf_unordered ? perf_index_lookup (self, cpu, ts, names) : found;
+        return self->mixed_unordered ? mixed_index_lookup (self, cpu, ts, names) : found;
       }
-    return perf_look_back (self, cpu, (guint64) ts, names);
+    return mixed_look_back (self, cpu, (guint64) ts, names);
   }
 }
-
 
 /**
  * strata_event_fields_lookup:
@@ -916,26 +717,16 @@ strata_event_fields_lookup (StrataEventFields  *self,
 
   if (ts < 0)
     return NULL;
-  if (self->text != NULL)
-    return text_lookup (self, cpu, ts, names);
-  if (self->perf != NULL)
-    return perf_lookup (self, cpu, ts, names);
-
-  for (guint c = 0; c < self->n_cpus; c++)
+  switch (self->walk)
     {
-      CpuWalk *w = &self->cpus[c];
-      char *found;
-
-      if (cpu >= 0 && (guint) cpu != c)
-        continue;
-      if (!w->done && (!w->started || (guint64) ts > w->last_ts))
-        found = walk_on (self, c, ts, names);
-      else
-        found = look_back (self, c, ts, names);
-      if (found != NULL)
-        return found;
+    case WALK_BY_TIME:
+      return time_lookup (self, cpu, ts, names);
+    case WALK_PER_CPU:
+      return per_cpu_lookup (self, cpu, ts, names);
+    case WALK_MIXED:
+    default:
+      return mixed_lookup (self, cpu, ts, names);
     }
-  return NULL;
 }
 
 /* The events an activity may have come from, by its kind. */

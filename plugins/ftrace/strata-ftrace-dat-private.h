@@ -25,6 +25,16 @@ G_DECLARE_FINAL_TYPE (StrataFtraceDatSource, strata_ftrace_dat_source,
 
 void strata_plugin_ftrace_dat_register (void);
 
+struct tracecmd_input;
+
+/* The record streams of the source interface (strata-ftrace-dat-records.c),
+ * and their state dropped before the source's handle is closed. */
+void strata_ftrace_dat_records_class_init (StrataSourceClass     *source_class);
+void strata_ftrace_dat_records_clear      (StrataFtraceDatSource *self);
+/* The source's libtracecmd handle of the top-level buffer, when it reads
+ * records (not for a cut file, whose records libtracecmd refuses). */
+struct tracecmd_input *strata_ftrace_dat_source_get_handle (StrataFtraceDatSource *self);
+
 /* One compressed chunk of a CPU's pages (version 7 with compression). */
 typedef struct
 {

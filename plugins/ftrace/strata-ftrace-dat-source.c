@@ -544,6 +544,8 @@ strata_ftrace_dat_source_finalize (GObject *object)
 {
   StrataFtraceDatSource *self = (StrataFtraceDatSource *)object;
 
+  strata_ftrace_dat_records_clear (self);
+
   for (guint i = 0; i < self->n_streams; i++)
     {
       Stream *stream = &self->streams[i];
@@ -1786,6 +1788,16 @@ strata_ftrace_dat_source_open (StrataSource  *source,
   return open_with_library (self, path, error);
 }
 
+struct tracecmd_input *
+strata_ftrace_dat_source_get_handle (StrataFtraceDatSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_FTRACE_DAT_SOURCE (self), NULL);
+
+  if (self->layout == NULL || self->layout->data_truncated != NULL)
+    return NULL;
+  return self->input;
+}
+
 /* How far into the file's bytes the reader is, for a load's progress: the
  * event offsets of compressed data are not file offsets, so a compressed
  * file counts the chunks gone through so far (whichever CPU they are of;
@@ -1831,6 +1843,7 @@ strata_ftrace_dat_source_class_init (StrataFtraceDatSourceClass *klass)
   source_class->open = strata_ftrace_dat_source_open;
   source_class->read_batch = strata_ftrace_dat_source_read_batch;
   source_class->get_file_position = strata_ftrace_dat_source_get_file_position;
+  strata_ftrace_dat_records_class_init (source_class);
 }
 
 static void

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "strata-error.h"
+#include "strata-ftrace-text-records.h"
 #include "strata-source.h"
 
 /* One read() fills at most this much; it also bounds the memory the reader
@@ -1837,6 +1838,7 @@ strata_ftrace_text_source_class_init (StrataFtraceTextSourceClass *klass)
   source_class->probe = strata_ftrace_text_source_probe;
   source_class->open = strata_ftrace_text_source_open;
   source_class->read_batch = strata_ftrace_text_source_read_batch;
+  strata_ftrace_text_records_class_init (source_class);
 }
 
 static void

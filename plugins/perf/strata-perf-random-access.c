@@ -5,7 +5,9 @@
  * file reads the samples and SWITCH records in file order, each with a
  * position it can seek back to, and formats one as `perf script` prints
  * it. A compressed file's records, one zstd stream that cannot be entered
- * midway, are kept as they are first read.
+ * midway, are kept as they are first read. The same is the source
+ * interface's record stream (strata_source_next_record()): one stream,
+ * of every CPU's records.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -145,6 +147,11 @@ strata_perf_source_next_record_head (StrataPerfSource     *self,
         head->name = g_intern_string (strata_string_pool_get (self->strings, self->name_switch));
       self->rr_last = rec;
       self->rr_valid = TRUE;
+      if (!self->rr_started)
+        {
+          self->rr_first = head->where;
+          self->rr_started = TRUE;
+        }
       return TRUE;
     }
 }
@@ -270,4 +277,77 @@ strata_perf_source_seek_record (StrataPerfSource          *self,
         }
     }
   return TRUE;
+}
+
+/* The source interface's record stream ----------------------------------- */
+
+#define POSITION_KEPT 1u
+
+static guint
+record_streams_get_n (StrataSource *source)
+{
+  return 1;
+}
+
+static gint
+record_streams_get_cpu (StrataSource *source,
+                        guint         stream)
+{
+  return -1;
+}
+
+static gboolean
+record_streams_seek (StrataSource               *source,
+                     guint                       stream,
+                     const StrataRecordPosition *where,
+                     GError                    **error)
+{
+  StrataPerfSource *self = STRATA_PERF_SOURCE (source);
+  StrataPerfPosition at;
+
+  if (where == NULL)
+    {
+      /* Not read yet: the next record is the first. */
+      if (!self->rr_started)
+        return TRUE;
+      return strata_perf_source_seek_record (self, &self->rr_first, error);
+    }
+  at.at = where->at;
+  at.skip = where->skip;
+  at.kept = (where->flags & POSITION_KEPT) != 0;
+  return strata_perf_source_seek_record (self, &at, error);
+}
+
+static gboolean
+record_streams_next (StrataSource      *source,
+                     StrataRecordHead  *head,
+                     GError           **error)
+{
+  StrataPerfRecordHead h;
+
+  if (!strata_perf_source_next_record_head (STRATA_PERF_SOURCE (source), &h, error))
+    return FALSE;
+  head->where.at = h.where.at;
+  head->where.skip = h.where.skip;
+  head->where.flags = h.where.kept ? POSITION_KEPT : 0;
+  head->ts = h.ts;
+  head->cpu = h.has_cpu ? h.cpu : -1;
+  head->name = h.name;
+  return TRUE;
+}
+
+static char *
+record_streams_format (StrataSource *source)
+{
+  return strata_perf_source_format_record (STRATA_PERF_SOURCE (source));
+}
+
+void
+strata_perf_record_streams_init (StrataSourceClass *source_class)
+{
+  source_class->get_n_record_streams = record_streams_get_n;
+  source_class->get_record_stream_cpu = record_streams_get_cpu;
+  source_class->seek_record = record_streams_seek;
+  source_class->next_record = record_streams_next;
+  source_class->format_record = record_streams_format;
 }

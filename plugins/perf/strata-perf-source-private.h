@@ -287,6 +287,8 @@ struct _StrataPerfSource
   gboolean           rr_decided;
   GByteArray        *rr_kept;       /* a compressed file's records, as read; or NULL */
   gsize              rr_cursor;     /* the next one to give from rr_kept */
+  StrataPerfPosition rr_first;      /* of the first record given */
+  gboolean           rr_started;    /* whether one was */
 };
 
 /* ------------------------------------------------------------------ */
@@ -435,6 +437,7 @@ void         strata_perf_note_lost             (StrataPerfSource  *self,
 void         strata_perf_note_chain            (StrataPerfSource  *self,
                                                 const guint64     *frames,
                                                 guint              n);
+void         strata_perf_record_streams_init   (StrataSourceClass *source_class);
 void         strata_perf_reorder_init          (StrataPerfSource  *self);
 void         strata_perf_reorder_clear         (StrataPerfSource  *self);
 gboolean     strata_perf_can_run_ahead         (StrataPerfSource  *self);

@@ -311,6 +311,7 @@ strata_perf_source_class_init (StrataPerfSourceClass *klass)
   source_class->get_callchain = source_get_callchain;
   source_class->symbolize = source_symbolize;
   source_class->get_file_position = strata_perf_source_get_file_position;
+  strata_perf_record_streams_init (source_class);
 }
 
 static void

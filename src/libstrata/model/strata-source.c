@@ -511,3 +511,130 @@ strata_source_get_file_position (StrataSource *self)
     return 0;
   return klass->get_file_position (self);
 }
+
+/* Reading records again ------------------------------------------------ */
+
+/**
+ * strata_source_get_n_record_streams:
+ *
+ * Returns: how many streams of records @self can read again (one per CPU
+ *   for a trace.dat), or 0 when its format cannot
+ */
+guint
+strata_source_get_n_record_streams (StrataSource *self)
+{
+  StrataSourceClass *klass;
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), 0);
+
+  klass = STRATA_SOURCE_GET_CLASS (self);
+  if (klass->get_n_record_streams == NULL || klass->seek_record == NULL ||
+      klass->next_record == NULL || klass->format_record == NULL)
+    return 0;
+  return klass->get_n_record_streams (self);
+}
+
+/**
+ * strata_source_get_record_stream_cpu:
+ *
+ * Returns: the one CPU whose records @stream holds, or -1 when it holds
+ *   any CPU's
+ */
+gint
+strata_source_get_record_stream_cpu (StrataSource *self,
+                                     guint         stream)
+{
+  StrataSourceClass *klass;
+
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), -1);
+
+  klass = STRATA_SOURCE_GET_CLASS (self);
+  return klass->get_record_stream_cpu != NULL ? klass->get_record_stream_cpu (self, stream) : -1;
+}
+
+/**
+ * strata_source_seek_record:
+ * @stream: a stream, below strata_source_get_n_record_streams()
+ * @where: (nullable): a position a #StrataRecordHead of @stream gave, or
+ *   %NULL for the stream's start
+ *
+ * Makes @stream the one strata_source_next_record() reads, from @where.
+ *
+ * Returns: FALSE with @error set when the position cannot be reached
+ */
+gboolean
+strata_source_seek_record (StrataSource               *self,
+                           guint                       stream,
+                           const StrataRecordPosition *where,
+                           GError                    **error)
+{
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), FALSE);
+  g_return_val_if_fail (stream < strata_source_get_n_record_streams (self), FALSE);
+
+  return STRATA_SOURCE_GET_CLASS (self)->seek_record (self, stream, where, error);
+}
+
+gboolean
+strata_source_can_seek_record_time (StrataSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), FALSE);
+
+  return STRATA_SOURCE_GET_CLASS (self)->seek_record_time != NULL;
+}
+
+/**
+ * strata_source_seek_record_time:
+ * @ts: a time in the trace's clock
+ *
+ * Makes @stream the one strata_source_next_record() reads, from a record
+ * before its first at @ts (or that one: none at @ts comes before it, a
+ * few earlier ones may); only where strata_source_can_seek_record_time().
+ *
+ * Returns: FALSE with @error set on damage
+ */
+gboolean
+strata_source_seek_record_time (StrataSource  *self,
+                                guint          stream,
+                                gint64         ts,
+                                GError       **error)
+{
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), FALSE);
+  g_return_val_if_fail (strata_source_can_seek_record_time (self), FALSE);
+  g_return_val_if_fail (stream < strata_source_get_n_record_streams (self), FALSE);
+
+  return STRATA_SOURCE_GET_CLASS (self)->seek_record_time (self, stream, ts, error);
+}
+
+/**
+ * strata_source_next_record:
+ * @head: (out caller-allocates): the record's position, time, CPU, name
+ *
+ * Returns: FALSE at the end of the stream, or with @error set on damage
+ */
+gboolean
+strata_source_next_record (StrataSource      *self,
+                           StrataRecordHead  *head,
+                           GError           **error)
+{
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), FALSE);
+  g_return_val_if_fail (head != NULL, FALSE);
+  g_return_val_if_fail (strata_source_get_n_record_streams (self) > 0, FALSE);
+
+  return STRATA_SOURCE_GET_CLASS (self)->next_record (self, head, error);
+}
+
+/**
+ * strata_source_format_record:
+ *
+ * Returns: (transfer full) (nullable): the raw fields of the record
+ *   strata_source_next_record() gave last, as the format's own tool
+ *   prints them (`trace-cmd report -R`, `perf script`, the kernel's text)
+ */
+char *
+strata_source_format_record (StrataSource *self)
+{
+  g_return_val_if_fail (STRATA_IS_SOURCE (self), NULL);
+  g_return_val_if_fail (strata_source_get_n_record_streams (self) > 0, NULL);
+
+  return STRATA_SOURCE_GET_CLASS (self)->format_record (self);
+}

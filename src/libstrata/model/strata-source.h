@@ -5,7 +5,10 @@
  * a time, together with what the file says about itself (format, version,
  * compression, clock, CPUs, lost events). Plugins register a subclass on the
  * "strata-source" GIOExtensionPoint; strata_source_open() picks the one whose
- * probe scores highest for the file's content, never its name.
+ * probe scores highest for the file's content, never its name. A plugin may
+ * also give its records again one by one with their raw fields (record
+ * streams: strata_source_next_record()), for the event list, so that no
+ * format knowledge lives above the plugins.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -68,6 +71,26 @@ typedef struct
   char *value;
 } StrataSourceDetail;
 
+/* Where a record is, for reading it again, in the source's own terms (a
+ * file offset, how many records to pass from there, a flag of its own):
+ * only the source that gave it knows what it means. */
+typedef struct
+{
+  guint64 at;
+  guint32 skip;
+  guint32 flags;
+} StrataRecordPosition;
+
+/* A record read again (strata_source_next_record()): where it is, its
+ * time, its CPU and the name of its event. */
+typedef struct
+{
+  StrataRecordPosition where;
+  gint64               ts;
+  gint32               cpu;     /* -1 when the record does not say */
+  const char          *name;    /* an interned string (g_intern_string) */
+} StrataRecordHead;
+
 #define STRATA_TYPE_SOURCE (strata_source_get_type ())
 
 G_DECLARE_DERIVABLE_TYPE (StrataSource, strata_source, STRATA, SOURCE, GObject)
@@ -106,6 +129,39 @@ struct _StrataSourceClass
    * data); 0 for "ask the events". Read as the "file-position" property. */
   guint64   (*get_file_position) (StrataSource *self);
 
+  /* Optional: the records again, one by one, with their raw fields, for a
+   * reader that wants a few events' fields (the event list). A source
+   * opened for that is read with these instead of batches. Its records
+   * are in streams (trace.dat: one a CPU; perf.data and the kernel's
+   * text: one), each in time order for each CPU; a stream is chosen by
+   * seeking in it. */
+  guint     (*get_n_record_streams)  (StrataSource *self);
+  /* The one CPU of @stream's records, or -1 for any. */
+  gint      (*get_record_stream_cpu) (StrataSource *self,
+                                      guint         stream);
+  /* To @where in @stream (a position a record head of it gave), or to
+   * the stream's start for NULL. */
+  gboolean  (*seek_record)      (StrataSource               *self,
+                                 guint                       stream,
+                                 const StrataRecordPosition *where,
+                                 GError                    **error);
+  /* Optional too: to a record of @stream before its first at @ts (or to
+   * that one), found without reading those before (a file in time
+   * order): no record at @ts comes before where it seeks to, a few
+   * earlier ones may come after. */
+  gboolean  (*seek_record_time) (StrataSource  *self,
+                                 guint          stream,
+                                 gint64         ts,
+                                 GError       **error);
+  /* The next record of the stream: FALSE at its end, or on damage with
+   * @error set. */
+  gboolean  (*next_record)      (StrataSource      *self,
+                                 StrataRecordHead  *head,
+                                 GError           **error);
+  /* The raw fields of the record next_record() gave last, as the
+   * format's own tool prints them; NULL when it has none. */
+  char     *(*format_record)    (StrataSource *self);
+
   /*< private >*/
   gpointer _reserved[5];
 };
@@ -129,6 +185,23 @@ char                   *strata_source_symbolize       (StrataSource  *self,
 gboolean                strata_source_has_file_position (StrataSource *self);
 gboolean                strata_source_has_callchains   (StrataSource *self);
 guint64                 strata_source_get_file_position (StrataSource *self);
+
+guint                   strata_source_get_n_record_streams  (StrataSource *self);
+gint                    strata_source_get_record_stream_cpu (StrataSource *self,
+                                                             guint         stream);
+gboolean                strata_source_seek_record      (StrataSource               *self,
+                                                        guint                       stream,
+                                                        const StrataRecordPosition *where,
+                                                        GError                    **error);
+gboolean                strata_source_can_seek_record_time (StrataSource *self);
+gboolean                strata_source_seek_record_time (StrataSource  *self,
+                                                        guint          stream,
+                                                        gint64         ts,
+                                                        GError       **error);
+gboolean                strata_source_next_record      (StrataSource      *self,
+                                                        StrataRecordHead  *head,
+                                                        GError           **error);
+char                   *strata_source_format_record    (StrataSource *self);
 
 /* For plugins. */
 StrataSourceInfo       *strata_source_get_info_mutable (StrataSource *self);
