@@ -260,6 +260,8 @@ strata_trace_query_channel (StrataTrace *trace,
   for (gsize i = 0; i < n; i++)
     if (all[i].channel == channel && strata_activity_overlaps (&all[i], from, to))
       g_array_append_vals (out, &all[i], 1);
-  qsort (&g_array_index (out, StrataActivity, first), out->len - first,
-         sizeof (StrataActivity), by_lane_and_start);
+  /* (An array nothing was added to may have no storage at all.) */
+  if (out->len > first)
+    qsort (&g_array_index (out, StrataActivity, first), out->len - first,
+           sizeof (StrataActivity), by_lane_and_start);
 }
