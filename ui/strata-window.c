@@ -27,8 +27,11 @@
 #include "strata-window-private.h"
 #include "strata-window-export.h"
 
-/* How often the timeline is given what the load has built so far. */
-#define LIVE_EVERY_USEC (250 * G_TIME_SPAN_MILLISECOND)
+/* How often the timeline is given what the load has built so far: often
+ * enough that a recording followed as it is written shows a new thread
+ * within a quarter of a second (the recorder's own delay is most of it);
+ * what showing it costs slows it down (live_every_usec). */
+#define LIVE_EVERY_USEC (50 * G_TIME_SPAN_MILLISECOND)
 
 /* Shared by the worker (which writes) and the main loop (which reads),
  * under the lock. */
@@ -72,6 +75,7 @@ struct _StrataWindow
   GtkRevealer          *live_bar;
   GtkLabel             *live_label;
   GtkProgressBar       *live_progress;
+  GtkToggleButton      *follow_button;
   GtkPaned             *paned;
   GtkPaned             *events_paned;
   GtkWidget            *bottom_box;
@@ -476,6 +480,9 @@ strata_window_open (StrataWindow *self,
   loader = strata_loader_new (path != NULL ? path : "");
   strata_zoom_params_init (&params);
   strata_loader_set_zoom_params (loader, &params);
+  /* A recording still being written is followed until its recorder
+   * finishes it; any other file is read as it is. */
+  strata_loader_set_follow (loader, TRUE);
   if (path != NULL)
     {
       g_autoptr(StrataTrace) trace = NULL;
@@ -1161,6 +1168,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, loading_page);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, follow_button);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_bar);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_label);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_progress);
@@ -1248,6 +1256,8 @@ strata_window_init (StrataWindow *self)
   g_signal_connect (self->members_list, "row-activated", G_CALLBACK (member_row_activated), self);
   g_signal_connect (self->event_list, "activity-selected", G_CALLBACK (event_selected), self);
   g_signal_connect_swapped (self->timeline, "view-changed", G_CALLBACK (timeline_view_changed), self);
+  g_object_bind_property (self->timeline, "following", self->follow_button, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
   g_signal_connect (self->events_button, "toggled", G_CALLBACK (events_toggled), self);
   g_signal_connect (self->analysis_button, "toggled", G_CALLBACK (analysis_toggled), self);
   strata_analysis_pane_set_timeline (self->analysis_pane, self->timeline);
