@@ -90,21 +90,6 @@ run_for (gint64 usec)
     g_main_context_iteration (NULL, FALSE), g_usleep (1000);
 }
 
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 static int
 compare_gint64 (gconstpointer a,
                 gconstpointer b)
@@ -277,7 +262,6 @@ test_follow_growing_recording (void)
 
   gtk_window_destroy (GTK_WINDOW (window));
   strata_test_ui_settle ();
-  remove_dir (dir);
 }
 
 int

@@ -23,6 +23,8 @@
 #include "strata-event-list.h"
 #include "strata-item-info.h"
 #include "strata-load-estimate.h"
+#include "strata-record-dialog.h"
+#include "strata-recording.h"
 #include "strata-window.h"
 #include "strata-window-private.h"
 #include "strata-window-export.h"
@@ -99,6 +101,8 @@ struct _StrataWindow
   LoadProgress         *loading;
   StrataItemInfo       *info;
   GArray               *member_groups;   /* StrataMemberGroup */
+  StrataRecording      *recording;       /* the recorder this window started, while it runs */
+  char                 *record_message;  /* why the last recording did not start */
 };
 
 G_DEFINE_FINAL_TYPE (StrataWindow, strata_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -892,6 +896,7 @@ update_actions (StrataWindow *self)
                                  have && (sel->kind == STRATA_TIMELINE_SELECTION_ITEM ||
                                           sel->kind == STRATA_TIMELINE_SELECTION_RANGE));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-open", self->loading != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.record", self->recording == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.none", FALSE);
 }
 
@@ -957,6 +962,14 @@ action_cancel_open (GtkWidget  *widget,
 {
   StrataWindow *self = STRATA_WINDOW (widget);
 
+  /* Stopping a recording: the recorder finishes the file, and the load
+   * following it ends at the footer with the whole recording. */
+  if (self->recording != NULL)
+    {
+      strata_recording_stop (self->recording);
+      return;
+    }
+
   /* The worker stops after its current batch and drops what it built;
    * the window goes back to what it showed before. */
   if (self->loading != NULL)
@@ -966,6 +979,118 @@ action_cancel_open (GtkWidget  *widget,
   strata_timeline_view_set_trace (self->timeline, self->trace);
   gtk_stack_set_visible_child_name (self->stack, self->trace != NULL ? "timeline" : "empty");
   update_actions (self);
+}
+
+/* Recording -------------------------------------------------------------- */
+
+static void
+recording_refused (StrataWindow *self,
+                   const char   *message)
+{
+  AdwToast *toast = adw_toast_new (message);
+
+  g_free (self->record_message);
+  self->record_message = g_strdup (message);
+  adw_toast_set_timeout (toast, 0);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+recording_started (StrataRecording *recording,
+                   StrataWindow    *self)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (strata_recording_get_output (recording));
+
+  /* The file exists with its header: followed as it is written. */
+  strata_window_open (self, file);
+}
+
+static void
+recording_failed (StrataRecording *recording,
+                  const char      *message,
+                  StrataWindow    *self)
+{
+  recording_refused (self, message);
+  if (self->recording == recording)
+    g_clear_object (&self->recording);
+  update_actions (self);
+}
+
+static void
+recording_finished (StrataRecording *recording,
+                    StrataWindow    *self)
+{
+  if (self->recording == recording)
+    g_clear_object (&self->recording);
+  update_actions (self);
+}
+
+/**
+ * strata_window_start_recording:
+ * @recording: not started yet
+ *
+ * Starts @recording and follows its file in this window once the
+ * recorder runs; says in a toast why when it does not.
+ *
+ * Returns: whether a recorder was started (it may still fail: "failed")
+ */
+gboolean
+strata_window_start_recording (StrataWindow    *self,
+                               StrataRecording *recording)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (STRATA_IS_RECORDING (recording), FALSE);
+
+  if (self->recording != NULL)
+    return FALSE;
+  g_clear_pointer (&self->record_message, g_free);
+  g_signal_connect_object (recording, "started", G_CALLBACK (recording_started), self, 0);
+  g_signal_connect_object (recording, "failed", G_CALLBACK (recording_failed), self, 0);
+  g_signal_connect_object (recording, "finished", G_CALLBACK (recording_finished), self, 0);
+  if (!strata_recording_start (recording, &error))
+    {
+      recording_refused (self, error->message);
+      return FALSE;
+    }
+  self->recording = g_object_ref (recording);
+  update_actions (self);
+  return TRUE;
+}
+
+const char *
+strata_window_get_record_message (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->record_message;
+}
+
+StrataRecording *
+strata_window_get_recording (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->recording;
+}
+
+static void
+record_chosen (const StrataRecordOptions *options,
+               gpointer                   data)
+{
+  StrataWindow *self = data;
+  g_autoptr(StrataRecording) recording = strata_recording_new (options);
+
+  strata_window_start_recording (self, recording);
+}
+
+static void
+action_record (GtkWidget  *widget,
+               const char *name,
+               GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  gtk_window_present (strata_record_dialog_new (GTK_WINDOW (self), record_chosen, self));
 }
 
 static void
@@ -1125,6 +1250,11 @@ strata_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->event_list, self);
   g_clear_pointer (&self->info, strata_item_info_free);
   g_clear_pointer (&self->member_groups, g_array_unref);
+  /* A recording this window started stops with it, its file finished. */
+  if (self->recording != NULL)
+    strata_recording_stop (self->recording);
+  g_clear_object (&self->recording);
+  g_clear_pointer (&self->record_message, g_free);
   g_clear_object (&self->trace);
   g_clear_object (&self->file);
   g_clear_object (&self->recent_menu);
@@ -1190,6 +1320,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
   gtk_widget_class_install_action (widget_class, "win.open-uri", "s", action_open_uri);
   gtk_widget_class_install_action (widget_class, "win.cancel-open", NULL, action_cancel_open);
+  gtk_widget_class_install_action (widget_class, "win.record", NULL, action_record);
   gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, action_zoom);
   gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, action_zoom);
   gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, action_zoom);
@@ -1209,6 +1340,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.toggle-events", NULL, action_toggle_events);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.record", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "win.zoom-in", NULL);
