@@ -20,6 +20,7 @@
 
 #include <glib/gstdio.h>
 
+#include "strata-record-dialog.h"
 #include "strata-recording.h"
 #include "strata-test-record.h"
 #include "strata-test-support.h"
@@ -91,6 +92,52 @@ test_command_line (void)
     g_assert_true (g_str_has_prefix (base, "recording-"));
     g_assert_true (g_str_has_suffix (base, ".strata"));
   }
+}
+
+static void
+chosen (const StrataRecordOptions *options,
+        gpointer                   data)
+{
+  StrataRecordOptions *out = data;
+
+  *out = *options;
+  out->command = g_strdup (options->command);
+  out->output = g_strdup (options->output);
+}
+
+/* The dialog as the user sees it, and what Record hands on. */
+static void
+test_dialog (void)
+{
+  StrataRecordOptions got = { 0 };
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *png = NULL;
+  StrataWindow *window = strata_window_new (NULL);
+  GtkWindow *dialog;
+
+  gtk_window_present (GTK_WINDOW (window));
+  dialog = strata_record_dialog_new (GTK_WINDOW (window), chosen, &got);
+  gtk_window_present (dialog);
+  strata_test_ui_settle ();
+  while (gtk_widget_get_width (GTK_WIDGET (dialog)) == 0)
+    g_main_context_iteration (NULL, TRUE);
+  strata_test_ui_settle ();
+  texture = strata_test_ui_render (GTK_WIDGET (dialog));
+  png = strata_test_ui_save_png (texture, "test-ui-record-dialog");
+  g_test_message ("the Record dialog: %s", png);
+
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "record");
+  g_assert_nonnull (got.output);
+  g_assert_true (g_str_has_prefix (got.output, g_get_user_data_dir ()));
+  g_assert_null (got.command);
+  g_assert_false (got.syscalls);
+  g_assert_false (got.samples);
+  g_assert_cmpuint (got.freq, ==, 99);
+  g_assert_cmpuint (got.duration_s, ==, 0);
+  strata_record_options_clear (&got);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  strata_test_ui_settle ();
 }
 
 /* No process of ours has @output on its command line. */
@@ -310,6 +357,7 @@ main (int   argc,
   strata_test_ui_init (&argc, &argv);
 
   g_test_add_func ("/ui/record/command-line", test_command_line);
+  g_test_add_func ("/ui/record/dialog", test_dialog);
   g_test_add_func ("/ui/record/pkexec-absent", test_pkexec_absent);
   g_test_add_func ("/ui/record/pkexec-dismissed", test_pkexec_dismissed);
   g_test_add_func ("/ui/record/pkexec-not-authorized", test_pkexec_not_authorized);
