@@ -205,6 +205,18 @@ test_follow_growing_recording (void)
   g_assert_cmpint (to1, >, to0 + 2 * G_TIME_SPAN_SECOND * 1000);
   g_assert_cmpint (to1, ==, end);
 
+  /* The status of a recording, not a load's share and time left. */
+  {
+    GtkLabel *status = GTK_LABEL (gtk_widget_get_template_child (GTK_WIDGET (window), STRATA_TYPE_WINDOW,
+                                                                 "live_label"));
+    GtkLabel *lost = GTK_LABEL (gtk_widget_get_template_child (GTK_WIDGET (window), STRATA_TYPE_WINDOW,
+                                                               "lost_label"));
+
+    g_test_message ("status: %s · %s", gtk_label_get_text (status), gtk_label_get_text (lost));
+    g_assert_true (g_str_has_prefix (gtk_label_get_text (status), "Recording · 0:00:0"));
+    g_assert_true (gtk_widget_get_visible (GTK_WIDGET (lost)));
+  }
+
   texture = strata_test_ui_render (GTK_WIDGET (window));
   png = strata_test_ui_save_png (texture, "test-ui-live-following");
   g_test_message ("the window while following: %s", png);

@@ -21,6 +21,7 @@
 #include <glib/gstdio.h>
 
 #include "strata-record-dialog.h"
+#include "strata-record-status.h"
 #include "strata-recording.h"
 #include "strata-test-record.h"
 #include "strata-test-support.h"
@@ -138,6 +139,23 @@ test_dialog (void)
 
   gtk_window_destroy (GTK_WINDOW (window));
   strata_test_ui_settle ();
+}
+
+/* g_format_size() puts a no-break space before the unit. */
+static void
+test_status (void)
+{
+  g_autofree char *a = strata_record_status_format (G_GINT64_CONSTANT (3723) * 1000000000 + 999, 12345, 3200000);
+  g_autofree char *b = strata_record_status_format (5 * G_GINT64_CONSTANT (1000000000), 250, 1000);
+  g_autofree char *none = strata_record_status_lost (0);
+  g_autofree char *one = strata_record_status_lost (1);
+  g_autofree char *some = strata_record_status_lost (4096);
+
+  g_assert_cmpstr (a, ==, "Recording · 1:02:03 · 12.3 k events/s · 3.2\u00a0MB");
+  g_assert_cmpstr (b, ==, "Recording · 0:00:05 · 250 events/s · 1.0\u00a0kB");
+  g_assert_cmpstr (none, ==, "none lost");
+  g_assert_cmpstr (one, ==, "1 event lost");
+  g_assert_cmpstr (some, ==, "4096 events lost");
 }
 
 /* No process of ours has @output on its command line. */
@@ -358,6 +376,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/record/command-line", test_command_line);
   g_test_add_func ("/ui/record/dialog", test_dialog);
+  g_test_add_func ("/ui/record/status", test_status);
   g_test_add_func ("/ui/record/pkexec-absent", test_pkexec_absent);
   g_test_add_func ("/ui/record/pkexec-dismissed", test_pkexec_dismissed);
   g_test_add_func ("/ui/record/pkexec-not-authorized", test_pkexec_not_authorized);

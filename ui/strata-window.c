@@ -24,6 +24,7 @@
 #include "strata-item-info.h"
 #include "strata-load-estimate.h"
 #include "strata-record-dialog.h"
+#include "strata-record-status.h"
 #include "strata-recording.h"
 #include "strata-window.h"
 #include "strata-window-private.h"
@@ -45,6 +46,11 @@ typedef struct
   gint64       horizon;
   guint64      bytes_read;     /* of the file, as the last report said */
   guint64      bytes_total;
+  guint64      n_lost;
+  gboolean     growing;        /* a recording still being written */
+  guint64      rate_n;         /* events and horizon where the rate's second began */
+  gint64       rate_horizon;
+  double       rate;
   StrataTrace *trace;          /* the trace being built, once it has events */
   GArray      *live_channels;  /* StrataChannel, fresh since the idle last ran */
   gint64       last_live_usec;
@@ -78,6 +84,7 @@ struct _StrataWindow
   GtkLabel             *live_label;
   GtkProgressBar       *live_progress;
   GtkToggleButton      *follow_button;
+  GtkLabel             *lost_label;
   GtkPaned             *paned;
   GtkPaned             *events_paned;
   GtkWidget            *bottom_box;
@@ -175,6 +182,41 @@ show_progress (StrataWindow             *self,
     }
   gtk_label_set_text (self->progress_label, text);
   gtk_label_set_text (self->live_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->lost_label), FALSE);
+}
+
+/* A recording being written has no share read nor time left: how long
+ * it has run, its rate over the last second of it, its size and losses. */
+static void
+show_recording (StrataWindow             *self,
+                LoadProgress             *p,
+                const StrataLoadEstimate *estimate,
+                guint64                   n_lost,
+                gint64                    horizon)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *lost = strata_record_status_lost (n_lost);
+
+  if (p->rate_horizon == 0 || horizon < p->rate_horizon)
+    {
+      p->rate_horizon = horizon;
+      p->rate_n = estimate->n_events;
+    }
+  else if (horizon - p->rate_horizon >= G_TIME_SPAN_SECOND * 1000)
+    {
+      p->rate = (estimate->n_events - p->rate_n) * 1e9 / (horizon - p->rate_horizon);
+      p->rate_horizon = horizon;
+      p->rate_n = estimate->n_events;
+    }
+  text = strata_record_status_format (estimate->covered_ns, p->rate, estimate->bytes_total);
+  gtk_label_set_text (self->live_label, text);
+  gtk_label_set_text (self->lost_label, lost);
+  gtk_widget_set_visible (GTK_WIDGET (self->lost_label), TRUE);
+  if (n_lost > 0)
+    gtk_widget_add_css_class (GTK_WIDGET (self->lost_label), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->lost_label), "error");
+  gtk_progress_bar_pulse (self->live_progress);
 }
 
 /* For the tests: what progress_idle() shows for a report. */
@@ -197,8 +239,12 @@ progress_idle (gpointer data)
   g_autoptr(StrataTrace) trace = NULL;
   StrataLoadEstimate estimate = { 0 };
   gint64 start, horizon;
+  guint64 n_lost;
+  gboolean growing;
 
   g_mutex_lock (&p->lock);
+  n_lost = p->n_lost;
+  growing = p->growing;
   estimate.n_events = p->n_events;
   estimate.bytes_read = p->bytes_read;
   estimate.bytes_total = p->bytes_total;
@@ -214,7 +260,10 @@ progress_idle (gpointer data)
 
   estimate.elapsed_usec = g_get_monotonic_time () - p->began_usec;
   estimate.covered_ns = horizon > start && start != G_MAXINT64 ? horizon - start : 0;
-  show_progress (self, &estimate);
+  if (growing)
+    show_recording (self, p, &estimate, n_lost, horizon);
+  else
+    show_progress (self, &estimate);
 
   /* The timeline is usable as soon as there is something to draw. */
   if (channels != NULL && trace != NULL && channels->len > 0)
@@ -257,6 +306,8 @@ load_progress (const StrataTraceProgress *progress,
   p->bytes_total = progress->bytes_total;
   p->start = progress->start;
   p->horizon = progress->horizon;
+  p->n_lost = progress->n_lost;
+  p->growing = progress->growing;
   if (progress->tree != NULL && progress->start != G_MAXINT64 && progress->horizon > progress->start &&
       now - p->last_live_usec >= MAX (LIVE_EVERY_USEC, p->live_every_usec))
     {
@@ -1299,6 +1350,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_label);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, follow_button);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, lost_label);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_bar);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_label);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_progress);

@@ -48,6 +48,7 @@ struct _StrataTrace
   gboolean           debug_memory;
   gboolean           follow;         /* the pass's, while it runs */
   GCancellable      *cancellable;    /* the pass's, while it runs */
+  guint64            n_lost;         /* the LOST events' counts */
   StrataActivityFunc sink;
   StrataChannelCloseFunc close_sink;
   gpointer           sink_data;
@@ -189,6 +190,7 @@ typedef struct
   gboolean      has_position; /* the source measures its file position */
   GByteArray   *cpus_named; /* strata_kernel_model_intern_ahead()'s */
   gboolean      follow;     /* the source follows its growing file */
+  gint          waited;     /* ... and has waited for it to grow */
   GCancellable *cancellable;
 } Reader;
 
@@ -230,6 +232,7 @@ reader_thread (gpointer data)
       if (batch->n == 0 && still_following (reader))
         {
           g_async_queue_push (reader->free, batch);
+          g_atomic_int_set (&reader->waited, 1);
           g_usleep (FOLLOW_POLL_USEC);
           continue;
         }
@@ -350,6 +353,9 @@ count_events (StrataTrace       *self,
     {
       guint32 name = events[i].name;
 
+      if (events[i].type == STRATA_EVENT_LOST)
+        self->n_lost += events[i].u.lost.count;
+
       if (name >= self->counts->len)
         g_array_set_size (self->counts, MAX (name + 1, self->counts->len * 2));
       g_array_index (self->counts, guint64, name)++;
@@ -358,7 +364,8 @@ count_events (StrataTrace       *self,
 
 static gboolean
 report_progress (StrataTrace       *self,
-                 StrataKernelModel *model)
+                 StrataKernelModel *model,
+                 gboolean           growing)
 {
   StrataTraceProgress p = { 0 };
   const StrataSourceInfo *info = strata_source_get_info (self->source);
@@ -436,7 +443,7 @@ read_events (StrataTrace        *self,
 
       g_async_queue_push (reader.free, batch);
 
-      if (self->progress != NULL && !report_progress (self, model))
+      if (self->progress != NULL && !report_progress (self, model, g_atomic_int_get (&reader.waited)))
         {
           /* Let the reader stop, and take back every batch it filled. */
           g_atomic_int_set (&reader.stop, 1);
