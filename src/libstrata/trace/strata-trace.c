@@ -386,6 +386,8 @@ report_progress (StrataTrace       *self,
     }
   p.bytes_total = self->bytes_total;
   p.bytes_read = bytes_read (self);
+  p.n_lost = self->n_lost;
+  p.growing = growing;
   return self->progress (&p, self->progress_data);
 }
 
