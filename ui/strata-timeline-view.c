@@ -66,6 +66,10 @@ struct _StrataTimelineView
   guint                    n_channels;
   GArray                  *live_channels; /* StrataChannel: found so far, while loading */
   gboolean                 live;
+  /* The right edge stays on the present as a growing trace grows, the
+   * span kept (the whole trace while the view shows it all); the user's
+   * pan or zoom away from the present stops it, End resumes it. */
+  gboolean                 following;
   StrataPainter           *painter;
   StrataPainter           *overview_painter;
   StrataDisplayList       *list;
@@ -141,6 +145,7 @@ enum {
   PROP_CAN_GO_BACK,
   PROP_CAN_GO_FORWARD,
   PROP_DARK,
+  PROP_FOLLOWING,
   N_PROPS,
   /* GtkScrollable */
   PROP_HADJUSTMENT,
@@ -287,6 +292,17 @@ clamp_range (StrataTimelineView *self,
 }
 
 static void
+set_following (StrataTimelineView *self,
+               gboolean            following)
+{
+  following = !!following;
+  if (self->following == following)
+    return;
+  self->following = following;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOWING]);
+}
+
+static void
 notify_history (StrataTimelineView *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_BACK]);
@@ -336,6 +352,8 @@ strata_timeline_view_set_range (StrataTimelineView *self,
   if (self->trace == NULL)
     return;
   clamp_range (self, &from, &to);
+  /* Whatever moved the view, it follows the present if it ends there. */
+  set_following (self, to >= self->end);
   if (from == self->from && to == self->to)
     return;
   self->from = from;
@@ -717,8 +735,10 @@ install (StrataTimelineView  *self,
          gboolean             live)
 {
   gboolean same = trace != NULL && trace == self->trace;
-  /* A view of the whole trace follows it as it grows. */
-  gboolean follow = !same || (self->from <= self->start && self->to >= self->end);
+  /* A view of the whole trace grows with it; a narrower one that
+   * follows the present slides, its span kept. */
+  gboolean whole = !same || (self->from <= self->start && self->to >= self->end);
+  gboolean slide = same && self->following && !whole;
   gint64 keep_from = self->from, keep_to = self->to;
 
   g_clear_pointer (&self->painter, strata_painter_free);
@@ -750,10 +770,18 @@ install (StrataTimelineView  *self,
 
       self->start = start;
       self->end = MAX (end, start + 1);
-      if (follow)
+      if (!same)
+        set_following (self, TRUE);
+      if (whole && (!same || self->following))
         {
           self->from = self->start;
           self->to = self->end;
+        }
+      else if (slide)
+        {
+          self->to = self->end;
+          self->from = self->end - (keep_to - keep_from);
+          clamp_range (self, &self->from, &self->to);
         }
       else
         {
@@ -861,6 +889,48 @@ strata_timeline_view_set_live (StrataTimelineView *self,
   self->live_channels = channels;
   install (self, trace, (const StrataChannel *)(gpointer) channels->data, channels->len, start,
            MAX (horizon, start + 1), TRUE);
+}
+
+/**
+ * strata_timeline_view_follow:
+ *
+ * Brings the view's right edge to the present, its span kept, and has it
+ * stay there as a growing trace grows (End does this).
+ */
+void
+strata_timeline_view_follow (StrataTimelineView *self)
+{
+  gint64 span;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (self->trace == NULL)
+    {
+      set_following (self, TRUE);
+      return;
+    }
+  span = self->to - self->from;
+  strata_timeline_view_set_range (self, self->end - span, self->end);
+  set_following (self, TRUE);
+}
+
+gboolean
+strata_timeline_view_get_following (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
+  return self->following;
+}
+
+void
+strata_timeline_view_set_following (StrataTimelineView *self,
+                                    gboolean            following)
+{
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+
+  if (following)
+    strata_timeline_view_follow (self);
+  else
+    set_following (self, FALSE);
 }
 
 gboolean
@@ -2246,6 +2316,10 @@ strata_timeline_view_handle_key (StrataTimelineView *self,
     case GDK_KEY_Home:
       strata_timeline_view_fit (self);
       return TRUE;
+    case GDK_KEY_End:
+      push_history_for_burst (self);
+      strata_timeline_view_follow (self);
+      return TRUE;
     case GDK_KEY_m:
     case GDK_KEY_M:
       strata_timeline_view_add_marker (self, self->pointer_inside && self->pointer_x >= self->style.name_width
@@ -2429,6 +2503,9 @@ strata_timeline_view_get_property (GObject    *object,
     case PROP_DARK:
       g_value_set_boolean (value, self->dark);
       break;
+    case PROP_FOLLOWING:
+      g_value_set_boolean (value, self->following);
+      break;
     case PROP_HADJUSTMENT:
       g_value_set_object (value, self->hadjustment);
       break;
@@ -2461,6 +2538,9 @@ strata_timeline_view_set_property (GObject      *object,
       break;
     case PROP_DARK:
       strata_timeline_view_set_dark (self, g_value_get_boolean (value));
+      break;
+    case PROP_FOLLOWING:
+      strata_timeline_view_set_following (self, g_value_get_boolean (value));
       break;
     case PROP_HADJUSTMENT:
       set_adjustment (self, &self->hadjustment, g_value_get_object (value), G_CALLBACK (hadjustment_changed));
@@ -2507,6 +2587,9 @@ strata_timeline_view_class_init (StrataTimelineViewClass *klass)
   properties[PROP_DARK] =
     g_param_spec_boolean ("dark", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_FOLLOWING] =
+    g_param_spec_boolean ("following", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
@@ -2535,6 +2618,7 @@ strata_timeline_view_init (StrataTimelineView *self)
   GtkEventController *controller;
   GtkGesture *gesture;
 
+  self->following = TRUE;
   strata_paint_style_init (&self->style);
   self->style.row_height = 22;
   self->style.name_width = 200;

@@ -52,6 +52,10 @@ void           strata_timeline_view_set_live       (StrataTimelineView *self,
                                                     gint64              start,
                                                     gint64              horizon);
 gboolean       strata_timeline_view_is_live        (StrataTimelineView *self);
+void           strata_timeline_view_follow         (StrataTimelineView *self);
+gboolean       strata_timeline_view_get_following  (StrataTimelineView *self);
+void           strata_timeline_view_set_following  (StrataTimelineView *self,
+                                                    gboolean            following);
 void           strata_timeline_view_get_range      (StrataTimelineView *self,
                                                     gint64             *from,
                                                     gint64             *to);

@@ -23,12 +23,18 @@
 #include "strata-event-list.h"
 #include "strata-item-info.h"
 #include "strata-load-estimate.h"
+#include "strata-record-dialog.h"
+#include "strata-record-status.h"
+#include "strata-recording.h"
 #include "strata-window.h"
 #include "strata-window-private.h"
 #include "strata-window-export.h"
 
-/* How often the timeline is given what the load has built so far. */
-#define LIVE_EVERY_USEC (250 * G_TIME_SPAN_MILLISECOND)
+/* How often the timeline is given what the load has built so far: often
+ * enough that a recording followed as it is written shows a new thread
+ * within a quarter of a second (the recorder's own delay is most of it);
+ * what showing it costs slows it down (live_every_usec). */
+#define LIVE_EVERY_USEC (50 * G_TIME_SPAN_MILLISECOND)
 
 /* Shared by the worker (which writes) and the main loop (which reads),
  * under the lock. */
@@ -40,6 +46,11 @@ typedef struct
   gint64       horizon;
   guint64      bytes_read;     /* of the file, as the last report said */
   guint64      bytes_total;
+  guint64      n_lost;
+  gboolean     growing;        /* a recording still being written */
+  guint64      rate_n;         /* events and horizon where the rate's second began */
+  gint64       rate_horizon;
+  double       rate;
   StrataTrace *trace;          /* the trace being built, once it has events */
   GArray      *live_channels;  /* StrataChannel, fresh since the idle last ran */
   gint64       last_live_usec;
@@ -72,6 +83,8 @@ struct _StrataWindow
   GtkRevealer          *live_bar;
   GtkLabel             *live_label;
   GtkProgressBar       *live_progress;
+  GtkToggleButton      *follow_button;
+  GtkLabel             *lost_label;
   GtkPaned             *paned;
   GtkPaned             *events_paned;
   GtkWidget            *bottom_box;
@@ -95,6 +108,8 @@ struct _StrataWindow
   LoadProgress         *loading;
   StrataItemInfo       *info;
   GArray               *member_groups;   /* StrataMemberGroup */
+  StrataRecording      *recording;       /* the recorder this window started, while it runs */
+  char                 *record_message;  /* why the last recording did not start */
 };
 
 G_DEFINE_FINAL_TYPE (StrataWindow, strata_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -167,6 +182,41 @@ show_progress (StrataWindow             *self,
     }
   gtk_label_set_text (self->progress_label, text);
   gtk_label_set_text (self->live_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->lost_label), FALSE);
+}
+
+/* A recording being written has no share read nor time left: how long
+ * it has run, its rate over the last second of it, its size and losses. */
+static void
+show_recording (StrataWindow             *self,
+                LoadProgress             *p,
+                const StrataLoadEstimate *estimate,
+                guint64                   n_lost,
+                gint64                    horizon)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *lost = strata_record_status_lost (n_lost);
+
+  if (p->rate_horizon == 0 || horizon < p->rate_horizon)
+    {
+      p->rate_horizon = horizon;
+      p->rate_n = estimate->n_events;
+    }
+  else if (horizon - p->rate_horizon >= G_TIME_SPAN_SECOND * 1000)
+    {
+      p->rate = (estimate->n_events - p->rate_n) * 1e9 / (horizon - p->rate_horizon);
+      p->rate_horizon = horizon;
+      p->rate_n = estimate->n_events;
+    }
+  text = strata_record_status_format (estimate->covered_ns, p->rate, estimate->bytes_total);
+  gtk_label_set_text (self->live_label, text);
+  gtk_label_set_text (self->lost_label, lost);
+  gtk_widget_set_visible (GTK_WIDGET (self->lost_label), TRUE);
+  if (n_lost > 0)
+    gtk_widget_add_css_class (GTK_WIDGET (self->lost_label), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->lost_label), "error");
+  gtk_progress_bar_pulse (self->live_progress);
 }
 
 /* For the tests: what progress_idle() shows for a report. */
@@ -189,8 +239,12 @@ progress_idle (gpointer data)
   g_autoptr(StrataTrace) trace = NULL;
   StrataLoadEstimate estimate = { 0 };
   gint64 start, horizon;
+  guint64 n_lost;
+  gboolean growing;
 
   g_mutex_lock (&p->lock);
+  n_lost = p->n_lost;
+  growing = p->growing;
   estimate.n_events = p->n_events;
   estimate.bytes_read = p->bytes_read;
   estimate.bytes_total = p->bytes_total;
@@ -206,7 +260,10 @@ progress_idle (gpointer data)
 
   estimate.elapsed_usec = g_get_monotonic_time () - p->began_usec;
   estimate.covered_ns = horizon > start && start != G_MAXINT64 ? horizon - start : 0;
-  show_progress (self, &estimate);
+  if (growing)
+    show_recording (self, p, &estimate, n_lost, horizon);
+  else
+    show_progress (self, &estimate);
 
   /* The timeline is usable as soon as there is something to draw. */
   if (channels != NULL && trace != NULL && channels->len > 0)
@@ -249,6 +306,8 @@ load_progress (const StrataTraceProgress *progress,
   p->bytes_total = progress->bytes_total;
   p->start = progress->start;
   p->horizon = progress->horizon;
+  p->n_lost = progress->n_lost;
+  p->growing = progress->growing;
   if (progress->tree != NULL && progress->start != G_MAXINT64 && progress->horizon > progress->start &&
       now - p->last_live_usec >= MAX (LIVE_EVERY_USEC, p->live_every_usec))
     {
@@ -476,6 +535,9 @@ strata_window_open (StrataWindow *self,
   loader = strata_loader_new (path != NULL ? path : "");
   strata_zoom_params_init (&params);
   strata_loader_set_zoom_params (loader, &params);
+  /* A recording still being written is followed until its recorder
+   * finishes it; any other file is read as it is. */
+  strata_loader_set_follow (loader, TRUE);
   if (path != NULL)
     {
       g_autoptr(StrataTrace) trace = NULL;
@@ -885,6 +947,7 @@ update_actions (StrataWindow *self)
                                  have && (sel->kind == STRATA_TIMELINE_SELECTION_ITEM ||
                                           sel->kind == STRATA_TIMELINE_SELECTION_RANGE));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-open", self->loading != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.record", self->recording == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.none", FALSE);
 }
 
@@ -950,6 +1013,14 @@ action_cancel_open (GtkWidget  *widget,
 {
   StrataWindow *self = STRATA_WINDOW (widget);
 
+  /* Stopping a recording: the recorder finishes the file, and the load
+   * following it ends at the footer with the whole recording. */
+  if (self->recording != NULL)
+    {
+      strata_recording_stop (self->recording);
+      return;
+    }
+
   /* The worker stops after its current batch and drops what it built;
    * the window goes back to what it showed before. */
   if (self->loading != NULL)
@@ -959,6 +1030,118 @@ action_cancel_open (GtkWidget  *widget,
   strata_timeline_view_set_trace (self->timeline, self->trace);
   gtk_stack_set_visible_child_name (self->stack, self->trace != NULL ? "timeline" : "empty");
   update_actions (self);
+}
+
+/* Recording -------------------------------------------------------------- */
+
+static void
+recording_refused (StrataWindow *self,
+                   const char   *message)
+{
+  AdwToast *toast = adw_toast_new (message);
+
+  g_free (self->record_message);
+  self->record_message = g_strdup (message);
+  adw_toast_set_timeout (toast, 0);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+recording_started (StrataRecording *recording,
+                   StrataWindow    *self)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (strata_recording_get_output (recording));
+
+  /* The file exists with its header: followed as it is written. */
+  strata_window_open (self, file);
+}
+
+static void
+recording_failed (StrataRecording *recording,
+                  const char      *message,
+                  StrataWindow    *self)
+{
+  recording_refused (self, message);
+  if (self->recording == recording)
+    g_clear_object (&self->recording);
+  update_actions (self);
+}
+
+static void
+recording_finished (StrataRecording *recording,
+                    StrataWindow    *self)
+{
+  if (self->recording == recording)
+    g_clear_object (&self->recording);
+  update_actions (self);
+}
+
+/**
+ * strata_window_start_recording:
+ * @recording: not started yet
+ *
+ * Starts @recording and follows its file in this window once the
+ * recorder runs; says in a toast why when it does not.
+ *
+ * Returns: whether a recorder was started (it may still fail: "failed")
+ */
+gboolean
+strata_window_start_recording (StrataWindow    *self,
+                               StrataRecording *recording)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (STRATA_IS_RECORDING (recording), FALSE);
+
+  if (self->recording != NULL)
+    return FALSE;
+  g_clear_pointer (&self->record_message, g_free);
+  g_signal_connect_object (recording, "started", G_CALLBACK (recording_started), self, 0);
+  g_signal_connect_object (recording, "failed", G_CALLBACK (recording_failed), self, 0);
+  g_signal_connect_object (recording, "finished", G_CALLBACK (recording_finished), self, 0);
+  if (!strata_recording_start (recording, &error))
+    {
+      recording_refused (self, error->message);
+      return FALSE;
+    }
+  self->recording = g_object_ref (recording);
+  update_actions (self);
+  return TRUE;
+}
+
+const char *
+strata_window_get_record_message (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->record_message;
+}
+
+StrataRecording *
+strata_window_get_recording (StrataWindow *self)
+{
+  g_return_val_if_fail (STRATA_IS_WINDOW (self), NULL);
+  return self->recording;
+}
+
+static void
+record_chosen (const StrataRecordOptions *options,
+               gpointer                   data)
+{
+  StrataWindow *self = data;
+  g_autoptr(StrataRecording) recording = strata_recording_new (options);
+
+  strata_window_start_recording (self, recording);
+}
+
+static void
+action_record (GtkWidget  *widget,
+               const char *name,
+               GVariant   *param)
+{
+  StrataWindow *self = STRATA_WINDOW (widget);
+
+  gtk_window_present (strata_record_dialog_new (GTK_WINDOW (self), record_chosen, self));
 }
 
 static void
@@ -1118,6 +1301,11 @@ strata_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->event_list, self);
   g_clear_pointer (&self->info, strata_item_info_free);
   g_clear_pointer (&self->member_groups, g_array_unref);
+  /* A recording this window started stops with it, its file finished. */
+  if (self->recording != NULL)
+    strata_recording_stop (self->recording);
+  g_clear_object (&self->recording);
+  g_clear_pointer (&self->record_message, g_free);
   g_clear_object (&self->trace);
   g_clear_object (&self->file);
   g_clear_object (&self->recent_menu);
@@ -1161,6 +1349,8 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, loading_page);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, follow_button);
+  gtk_widget_class_bind_template_child (widget_class, StrataWindow, lost_label);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_bar);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_label);
   gtk_widget_class_bind_template_child (widget_class, StrataWindow, live_progress);
@@ -1182,6 +1372,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
   gtk_widget_class_install_action (widget_class, "win.open-uri", "s", action_open_uri);
   gtk_widget_class_install_action (widget_class, "win.cancel-open", NULL, action_cancel_open);
+  gtk_widget_class_install_action (widget_class, "win.record", NULL, action_record);
   gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, action_zoom);
   gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, action_zoom);
   gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, action_zoom);
@@ -1201,6 +1392,7 @@ strata_window_class_init (StrataWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.toggle-events", NULL, action_toggle_events);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.record", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "win.zoom-in", NULL);
@@ -1248,6 +1440,8 @@ strata_window_init (StrataWindow *self)
   g_signal_connect (self->members_list, "row-activated", G_CALLBACK (member_row_activated), self);
   g_signal_connect (self->event_list, "activity-selected", G_CALLBACK (event_selected), self);
   g_signal_connect_swapped (self->timeline, "view-changed", G_CALLBACK (timeline_view_changed), self);
+  g_object_bind_property (self->timeline, "following", self->follow_button, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
   g_signal_connect (self->events_button, "toggled", G_CALLBACK (events_toggled), self);
   g_signal_connect (self->analysis_button, "toggled", G_CALLBACK (analysis_toggled), self);
   strata_analysis_pane_set_timeline (self->analysis_pane, self->timeline);

@@ -27,6 +27,11 @@
  * up waiting: only a file whose horizons lie gets there. */
 #define MAX_QUEUED (256u << 20)
 
+/* Following a file, how long it may stay the same size before its
+ * recorder is taken to be gone (killed): a live recorder writes an empty
+ * block at least every second even when nothing happens. */
+#define FOLLOW_STALE_USEC (3 * G_USEC_PER_SEC)
+
 typedef struct
 {
   GBytes       *records;
@@ -67,6 +72,8 @@ struct _StrataEbpfSource
   gboolean          no_more;     /* no block will be read any more */
   gboolean          complete;
   gboolean          follow;
+  guint64           seen_size;   /* following: the file's size when it last grew */
+  gint64            seen_usec;
   GError           *deferred;    /* the damage, said after the events before it */
   guint64           released_ts;
   guint64           out_of_order;
@@ -83,6 +90,15 @@ struct _StrataEbpfSource
 };
 
 G_DEFINE_FINAL_TYPE (StrataEbpfSource, strata_ebpf_source, STRATA_TYPE_SOURCE)
+
+enum
+{
+  PROP_0,
+  PROP_FOLLOW,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 /* ------------------------------------------------------------------ */
 /* What the records say of threads and processes.                       */
@@ -531,7 +547,21 @@ pull_block (StrataEbpfSource *self)
 
     case STRATA_EBPF_FILE_AT_END:
       if (self->follow)
-        return FALSE;
+        {
+          guint64 size = strata_ebpf_file_get_offset (self->file) + strata_ebpf_file_get_tail (self->file);
+          gint64 now = g_get_monotonic_time ();
+
+          if (size != self->seen_size || self->seen_usec == 0)
+            {
+              self->seen_size = size;
+              self->seen_usec = now;
+            }
+          if (now - self->seen_usec < FOLLOW_STALE_USEC)
+            return FALSE;
+          /* Nothing written for that long: the recorder is gone, and
+           * the file ends as a killed recording does. */
+          self->follow = FALSE;
+        }
       {
         guint64 at = strata_ebpf_file_get_offset (self->file);
         guint64 tail = strata_ebpf_file_get_tail (self->file);
@@ -864,10 +894,60 @@ strata_ebpf_source_finalize (GObject *object)
 }
 
 static void
+strata_ebpf_source_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  StrataEbpfSource *self = STRATA_EBPF_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_FOLLOW:
+      /* Still following: the footer not read, the file still growing. */
+      g_value_set_boolean (value, self->follow && !self->no_more);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+strata_ebpf_source_set_property (GObject      *object,
+                                 guint         prop_id,
+                                 const GValue *value,
+                                 GParamSpec   *pspec)
+{
+  StrataEbpfSource *self = STRATA_EBPF_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_FOLLOW:
+      strata_ebpf_source_set_follow (self, g_value_get_boolean (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 strata_ebpf_source_class_init (StrataEbpfSourceClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   StrataSourceClass *source_class = STRATA_SOURCE_CLASS (klass);
+
+  object_class->get_property = strata_ebpf_source_get_property;
+  object_class->set_property = strata_ebpf_source_set_property;
+  /* The generic way a pass asks any source to follow its file
+   * (strata-trace.c), and learns, when a batch is empty, whether that is
+   * "nothing more yet" (still TRUE) or the end: the footer was read, or
+   * the file stopped growing for FOLLOW_STALE_USEC (a killed recorder). */
+  properties[PROP_FOLLOW] =
+    g_param_spec_boolean ("follow", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   object_class->finalize = strata_ebpf_source_finalize;
   source_class->probe = strata_ebpf_source_probe;

@@ -28,7 +28,11 @@ void      strata_plugin_ebpf_register           (void);
  * the rings' blocks no longer say which event is next); 0 events means
  * "nothing more yet", not the end: call again once the file has grown.
  * An incomplete block at the end is then not damage, only what the
- * recorder is writing. */
+ * recorder is writing. The "follow" property is the same switch for a
+ * caller that does not know the plugin (a trace pass); read back, it
+ * says whether an empty batch still means "nothing more yet": it turns
+ * FALSE at the footer, or once the file has not grown for a few seconds
+ * (the recorder was killed: the file then ends as such a file does). */
 void      strata_ebpf_source_set_follow         (StrataEbpfSource *self,
                                                  gboolean          follow);
 /* Whether the footer was read: the recording is whole and over. */

@@ -176,6 +176,31 @@ on_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* --stop-on-eof: the application that started this one closed its end
+ * of our stdin (Stop, or it went away). Through pkexec this is the only
+ * way it can stop us: it cannot signal a process that runs as root. */
+static gboolean
+on_stdin (int          fd,
+          GIOCondition condition,
+          gpointer     data)
+{
+  Record *r = data;
+  char buf[256];
+  gssize n;
+
+  if (condition & G_IO_IN)
+    {
+      do
+        n = read (fd, buf, sizeof buf);
+      while (n < 0 && errno == EINTR);
+      if (n > 0 || (n < 0 && errno == EAGAIN))
+        return G_SOURCE_CONTINUE;
+    }
+  r->stopped_by = "the end of stdin";
+  g_main_loop_quit (r->loop);
+  return G_SOURCE_REMOVE;
+}
+
 static gboolean
 on_duration (gpointer data)
 {
@@ -270,12 +295,13 @@ record (StrataEbpfRecorder  *recorder,
         const char          *output,
         char               **command,
         gint64               duration_ns,
-        gboolean             quiet)
+        gboolean             quiet,
+        gboolean             stop_on_eof)
 {
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GError) error = NULL;
   Record r = { 0 };
-  guint sig_int, sig_term, tick, timer = 0;
+  guint sig_int, sig_term, tick, timer = 0, eof = 0;
   gboolean ok;
 
   /* Signals are caught before anything starts: one that comes while the
@@ -301,11 +327,14 @@ record (StrataEbpfRecorder  *recorder,
               output, strata_ebpf_recorder_get_hooks (recorder));
 
   r.tty = !quiet && isatty (STDERR_FILENO);
+  if (stop_on_eof)
+    eof = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR, on_stdin, &r);
 
   if (command != NULL)
     {
       if (!g_spawn_async (NULL, command, NULL,
-                          G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CHILD_INHERITS_STDIN,
+                          G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+                          (stop_on_eof ? 0 : G_SPAWN_CHILD_INHERITS_STDIN),
                           NULL, NULL, &r.child, &error))
         {
           g_printerr ("strata-cli record: cannot run %s: %s\n", command[0], error->message);
@@ -327,6 +356,8 @@ record (StrataEbpfRecorder  *recorder,
   g_source_remove (sig_int);
   g_source_remove (sig_term);
   g_source_remove (tick);
+  if (eof != 0 && r.stopped_by != NULL && strcmp (r.stopped_by, "the end of stdin") != 0)
+    g_source_remove (eof);
   if (timer != 0 && !g_str_equal (r.stopped_by, "--duration"))
     g_source_remove (timer);
 
@@ -359,6 +390,7 @@ strata_cli_record (int    argc,
   g_autofree char *command_line = NULL;
   int freq = 0, cpus_per_ring = 0;
   gboolean quiet = FALSE;
+  gboolean stop_on_eof = FALSE;
   StrataRecordSets sets = STRATA_RECORD_ALWAYS;
   gint64 duration_ns = 0;
   guint64 buffer_bytes = 0;
@@ -373,6 +405,8 @@ strata_cli_record (int    argc,
     { "cpus-per-ring", 0, 0, G_OPTION_ARG_INT, &cpus_per_ring, "CPUs that share a ring buffer (default 8)", "N" },
     { "hooks", 0, 0, G_OPTION_ARG_STRING, &hooks, "tp_btf or raw_tp (default: tp_btf where the kernel has it)", "KIND" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No status line", NULL },
+    { "stop-on-eof", 0, 0, G_OPTION_ARG_NONE, &stop_on_eof,
+      "Stop when stdin ends (how the application stops a recorder it started)", NULL },
     { NULL }
   };
 
@@ -450,5 +484,5 @@ strata_cli_record (int    argc,
   strata_ebpf_recorder_set_hooks (recorder, hooks);
   strata_ebpf_recorder_set_command_line (recorder, command_line);
 
-  return record (recorder, output, command, duration_ns, quiet);
+  return record (recorder, output, command, duration_ns, quiet, stop_on_eof);
 }

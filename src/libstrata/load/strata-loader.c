@@ -29,6 +29,7 @@ struct _StrataLoader
   char                    *index_path;
   gboolean                 keep_activities;
   gboolean                 statistics;
+  gboolean                 follow;
   gboolean                 has_params;
   StrataZoomParams         params;
   StrataParameters         parameters;
@@ -408,6 +409,33 @@ strata_loader_set_progress_func (StrataLoader            *self,
   self->progress_destroy = destroy;
 }
 
+/**
+ * strata_loader_set_follow:
+ * @follow: whether the pass follows a file still being written (a
+ *   recording in progress) until its writer finishes it
+ *
+ * Only a source that can follow its file does (the eBPF recording's);
+ * any other is read as it is. The pass's trace then grows as the file
+ * does, and the progress callback sees it; the cancellable given to
+ * strata_loader_load() ends the wait. The index is written once the file
+ * is finished, for the file as it is then.
+ */
+void
+strata_loader_set_follow (StrataLoader *self,
+                          gboolean      follow)
+{
+  g_return_if_fail (STRATA_IS_LOADER (self));
+
+  self->follow = !!follow;
+}
+
+gboolean
+strata_loader_get_follow (StrataLoader *self)
+{
+  g_return_val_if_fail (STRATA_IS_LOADER (self), FALSE);
+  return self->follow;
+}
+
 static void
 note (const char *message,
       gpointer    user_data)
@@ -504,10 +532,14 @@ read_trace (StrataLoader           *self,
             gboolean                keep,
             gboolean                report,
             StrataStatsBuilder     *stats,
+            GCancellable           *cancellable,
             GError                **error)
 {
   StrataTracePass pass = { 0 };
   StrataTrace *trace;
+
+  pass.follow = self->follow;
+  pass.cancellable = cancellable;
 
   pass.keep_activities = keep;
   pass.params = params;
@@ -555,12 +587,13 @@ static StrataTrace *
 load_without_index (StrataLoader           *self,
                     const StrataZoomParams *params,
                     gboolean                report,
+                    GCancellable           *cancellable,
                     GError                **error)
 {
   g_autoptr(StrataStatsBuilder) stats = self->statistics ? stats_builder_new (self) : NULL;
   StrataTrace *trace;
 
-  trace = read_trace (self, params, self->keep_activities, report, stats, error);
+  trace = read_trace (self, params, self->keep_activities, report, stats, cancellable, error);
   if (trace != NULL && stats != NULL)
     strata_trace_set_stats (trace, strata_stats_builder_finish (stats, trace));
   return trace;
@@ -597,7 +630,7 @@ strata_loader_load (StrataLoader  *self,
 
   zoom_params (self, &params);
   if (self->index_mode == STRATA_LOADER_INDEX_NONE)
-    return load_without_index (self, self->has_params ? &params : NULL, TRUE, error);
+    return load_without_index (self, self->has_params ? &params : NULL, TRUE, cancellable, error);
 
   if (!self->looked)
     {
@@ -608,10 +641,14 @@ strata_loader_load (StrataLoader  *self,
     }
 
   stats = stats_builder_new (self);
-  built = read_trace (self, &params, FALSE, TRUE, stats, error);
+  built = read_trace (self, &params, FALSE, TRUE, stats, cancellable, error);
   if (built == NULL)
     return NULL;
   if (g_cancellable_is_cancelled (cancellable))
+    return g_steal_pointer (&built);
+  /* A followed file was still growing when it was identified: the index
+   * is of the file as it is now. */
+  if (self->follow && !strata_source_identity_compute (self->path, &self->identity, NULL))
     return g_steal_pointer (&built);
 
   index_options (self, &options);
@@ -632,10 +669,14 @@ strata_loader_load (StrataLoader  *self,
       g_autofree char *message = g_strdup_printf ("index %s: %s; reading the trace without it",
                                                   written, local->message);
       gboolean statistics = self->statistics;
+      gboolean follow = self->follow;
 
       note (message, self);
+      /* The file is finished by now: nothing to follow. */
       self->statistics = TRUE;
-      trace = load_without_index (self, &params, FALSE, error);
+      self->follow = FALSE;
+      trace = load_without_index (self, &params, FALSE, NULL, error);
+      self->follow = follow;
       self->statistics = statistics;
     }
   return trace;

@@ -56,6 +56,9 @@ gboolean           strata_loader_get_keep_activities (StrataLoader            *s
 void               strata_loader_set_statistics      (StrataLoader            *self,
                                                       gboolean                 statistics);
 gboolean           strata_loader_get_statistics      (StrataLoader            *self);
+void               strata_loader_set_follow          (StrataLoader            *self,
+                                                      gboolean                 follow);
+gboolean           strata_loader_get_follow          (StrataLoader            *self);
 void               strata_loader_set_zoom_params     (StrataLoader            *self,
                                                       const StrataZoomParams  *params);
 void               strata_loader_set_parameters      (StrataLoader            *self,

@@ -51,6 +51,11 @@ typedef struct
   StrataTraceProgressFunc  progress;
   gpointer                 progress_data;
   gboolean                 debug_memory;
+  /* Follow a file still being written, where the source can (its
+   * "follow" property): an empty batch is then "nothing more yet" until
+   * the source says the file is over; @cancellable ends the wait. */
+  gboolean                 follow;
+  GCancellable            *cancellable;
 } StrataTracePass;
 
 StrataTrace *strata_trace_read           (const char            *path,

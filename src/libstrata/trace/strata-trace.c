@@ -46,6 +46,9 @@ struct _StrataTrace
   GError            *damage;
   gboolean           keep_activities;
   gboolean           debug_memory;
+  gboolean           follow;         /* the pass's, while it runs */
+  GCancellable      *cancellable;    /* the pass's, while it runs */
+  guint64            n_lost;         /* the LOST events' counts */
   StrataActivityFunc sink;
   StrataChannelCloseFunc close_sink;
   gpointer           sink_data;
@@ -186,7 +189,28 @@ typedef struct
   gint          stop;      /* set when the caller no longer wants events */
   gboolean      has_position; /* the source measures its file position */
   GByteArray   *cpus_named; /* strata_kernel_model_intern_ahead()'s */
+  gboolean      follow;     /* the source follows its growing file */
+  gint          waited;     /* ... and has waited for it to grow */
+  GCancellable *cancellable;
 } Reader;
+
+/* Following a growing file, how long the reader waits before it looks
+ * again: the recorder writes a block per ring every 100 ms at most, so
+ * this adds little to the latency from an event to the screen. */
+#define FOLLOW_POLL_USEC (20 * G_TIME_SPAN_MILLISECOND)
+
+/* Whether an empty batch from a followed source means "nothing yet". */
+static gboolean
+still_following (Reader *reader)
+{
+  gboolean follow = FALSE;
+
+  if (!reader->follow || g_atomic_int_get (&reader->stop) ||
+      g_cancellable_is_cancelled (reader->cancellable))
+    return FALSE;
+  g_object_get (reader->source, "follow", &follow, NULL);
+  return follow;
+}
 
 static gpointer
 reader_thread (gpointer data)
@@ -205,6 +229,13 @@ reader_thread (gpointer data)
         }
       batch->n = strata_source_read_batch (reader->source, batch->events, BATCH_SIZE,
                                            &batch->error);
+      if (batch->n == 0 && still_following (reader))
+        {
+          g_async_queue_push (reader->free, batch);
+          g_atomic_int_set (&reader->waited, 1);
+          g_usleep (FOLLOW_POLL_USEC);
+          continue;
+        }
       batch->position = 0;
       if (reader->has_position)
         batch->position = strata_source_get_file_position (reader->source);
@@ -322,6 +353,9 @@ count_events (StrataTrace       *self,
     {
       guint32 name = events[i].name;
 
+      if (events[i].type == STRATA_EVENT_LOST)
+        self->n_lost += events[i].u.lost.count;
+
       if (name >= self->counts->len)
         g_array_set_size (self->counts, MAX (name + 1, self->counts->len * 2));
       g_array_index (self->counts, guint64, name)++;
@@ -330,7 +364,8 @@ count_events (StrataTrace       *self,
 
 static gboolean
 report_progress (StrataTrace       *self,
-                 StrataKernelModel *model)
+                 StrataKernelModel *model,
+                 gboolean           growing)
 {
   StrataTraceProgress p = { 0 };
   const StrataSourceInfo *info = strata_source_get_info (self->source);
@@ -341,8 +376,18 @@ report_progress (StrataTrace       *self,
   p.n_events = self->n_events;
   p.start = info->first_ts;
   p.horizon = strata_kernel_model_get_horizon (model);
+  if (self->follow)
+    {
+      GStatBuf st;
+
+      /* A followed file grows under the pass. */
+      if (g_stat (strata_source_get_path (self->source), &st) == 0 && st.st_size > 0)
+        self->bytes_total = st.st_size;
+    }
   p.bytes_total = self->bytes_total;
   p.bytes_read = bytes_read (self);
+  p.n_lost = self->n_lost;
+  p.growing = growing;
   return self->progress (&p, self->progress_data);
 }
 
@@ -361,6 +406,11 @@ read_events (StrataTrace        *self,
   reader.full = g_async_queue_new ();
   reader.free = g_async_queue_new ();
   reader.cpus_named = g_byte_array_new ();
+  reader.follow = self->follow &&
+                  g_object_class_find_property (G_OBJECT_GET_CLASS (self->source), "follow") != NULL;
+  reader.cancellable = self->cancellable;
+  if (reader.follow)
+    g_object_set (self->source, "follow", TRUE, NULL);
 
   for (guint i = 0; i < N_BATCHES; i++)
     {
@@ -395,7 +445,7 @@ read_events (StrataTrace        *self,
 
       g_async_queue_push (reader.free, batch);
 
-      if (self->progress != NULL && !report_progress (self, model))
+      if (self->progress != NULL && !report_progress (self, model, g_atomic_int_get (&reader.waited)))
         {
           /* Let the reader stop, and take back every batch it filled. */
           g_atomic_int_set (&reader.stop, 1);
@@ -460,6 +510,8 @@ strata_trace_read (const char            *path,
   self->progress = pass->progress;
   self->progress_data = pass->progress_data;
   self->debug_memory = pass->debug_memory;
+  self->follow = pass->follow;
+  self->cancellable = pass->cancellable;
   if (pass->progress != NULL)
     {
       GStatBuf st;
@@ -484,6 +536,7 @@ strata_trace_read (const char            *path,
   strata_kernel_model_set_layout (model, info->instances->len, info->n_cpus);
 
   read_events (self, model, &read_error);
+  self->cancellable = NULL;
   g_clear_pointer (&self->read_spans, g_array_unref);
   note_memory (self, "the pass's end");
 

@@ -47,6 +47,9 @@ typedef struct
   guint64              bytes_read;  /* of the file: where its events are, or for
                                      * compressed data the reader's position */
   guint64              bytes_total; /* the file's size; 0 when not known */
+  guint64              n_lost;      /* events the recorder says it lost, so far */
+  gboolean             growing;     /* followed, the file has been waited for: it
+                                     * is being written (a recording in progress) */
 } StrataTraceProgress;
 
 /* Returns FALSE to stop: the load then fails with G_IO_ERROR_CANCELLED. */
