@@ -389,6 +389,20 @@ test_same_as_perf (void)
   }
   recorder = strata_test_recorder_start (strata_path, NULL, &error);
   g_assert_no_error (error);
+  /* The window starts where the recorder has seen a switch on every CPU;
+   * an idle CPU may see none for a long time, and the workload must run
+   * inside the window: a process run on each CPU makes one there first. */
+  for (guint c = 0; c < g_get_num_processors (); c++)
+    {
+      g_autofree char *cmd = g_strdup_printf ("taskset -c %u true", c);
+      int status;
+
+      g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, &error));
+      g_assert_no_error (error);
+    }
+  /* (The window opens 1 ms after the last CPU's first switch, at a quiet
+   * moment: 10 ms is well past that.) */
+  g_usleep (10000);
   threads = strata_test_workload_finish (workload, &error);
   g_assert_no_error (error);
   /* The recorders' own threads (see below). */
