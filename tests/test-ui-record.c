@@ -3,8 +3,10 @@
  * Recording from the application: the exact command line it runs,
  * through pkexec and directly; each way pkexec refuses (absent: nothing
  * is started; the password dialog dismissed: exit 126; not authorized:
- * 127) shows its message and leaves no recorder running. (A recording
- * started from the window and stopped with Stop is not tested yet.)
+ * 127) shows its message and leaves no recorder running; and, where this
+ * machine lets the test record, a recording started as the Record action
+ * starts one, with a command that would run for ever, followed in the
+ * window, stopped with Stop, and kept whole.
  * pkexec's refusals are played by a script standing in for it (this test
  * must not ask anyone for a password), which exits as pkexec does.
  *
@@ -274,6 +276,93 @@ test_pkexec_not_authorized (void)
                       "Nothing was recorded.");
 }
 
+/* Where this machine may record: the Record action's way, directly, a
+ * command traced; the window follows, Stop finishes the file, and the
+ * window keeps the whole recording. */
+static void
+test_record_and_stop (void)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *uri = NULL;
+  g_autoptr(StrataRecording) recording = NULL;
+  StrataRecordOptions options = { 0 };
+  StrataWindow *window;
+  StrataTimelineView *timeline;
+  const StrataChannel *channels;
+  guint n;
+  gboolean sleep_row = FALSE;
+  int lock;
+
+  if (!strata_test_record_permitted (&why))
+    {
+      g_test_skip (why);
+      return;
+    }
+  dir = strata_test_tmpdir ();
+  output = g_build_filename (dir, "from-the-app.strata", NULL);
+  options.output = output;
+  options.command = (char *) "while :; do sleep 0.1; done";
+  recording = strata_recording_new (&options);
+  g_assert_true (strata_recording_privileged ());
+  strata_recording_set_via_pkexec (recording, FALSE);
+  strata_recording_set_programs (recording, NULL, g_getenv ("STRATA_CLI"));
+
+  window = strata_window_new (NULL);
+  timeline = strata_window_get_timeline (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  gtk_window_present (GTK_WINDOW (window));
+
+  lock = strata_test_record_lock ();
+  g_assert_true (strata_window_start_recording (window, recording));
+
+  /* The command's sleeps get rows while the recording goes on. */
+  while (!sleep_row)
+    {
+      g_assert_null (strata_window_get_record_message (window));
+      g_main_context_iteration (NULL, TRUE);
+      if (!strata_timeline_view_is_live (timeline))
+        continue;
+      channels = strata_timeline_view_get_channels (timeline, &n);
+      for (guint i = 0; i < n; i++)
+        if (channels[i].kind == STRATA_CHANNEL_THREAD &&
+            g_strcmp0 (strata_trace_get_string (strata_timeline_view_get_trace (timeline), channels[i].name),
+                       "sleep") == 0 &&
+            strata_timeline_view_y_for_row (timeline, i) >= 0)
+          sleep_row = TRUE;
+    }
+
+  /* Stop (the live bar's button): the recorder finishes the file. */
+  g_assert_true (strata_recording_is_running (recording));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-open", NULL);
+  strata_test_ui_wait_until_shown (window);
+  while (strata_window_get_recording (window) != NULL)
+    g_main_context_iteration (NULL, TRUE);
+  strata_test_record_unlock (lock);
+
+  g_assert_false (strata_recording_is_running (recording));
+  assert_no_recorder (output);
+  g_assert_false (strata_timeline_view_is_live (timeline));
+  g_assert_nonnull (strata_timeline_view_get_trace (timeline));
+  g_assert_null (strata_trace_get_damage (strata_timeline_view_get_trace (timeline)));
+  uri = g_filename_to_uri (output, NULL, NULL);
+  g_assert_true (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
+
+  /* The whole file: strata-cli exits 2 on one that ends without its footer. */
+  {
+    const char *args[] = { "info", output, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
+    g_assert_null (strstr (err != NULL ? err : "", "footer"));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  strata_test_ui_settle ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -286,6 +375,7 @@ main (int   argc,
   g_test_add_func ("/ui/record/pkexec-absent", test_pkexec_absent);
   g_test_add_func ("/ui/record/pkexec-dismissed", test_pkexec_dismissed);
   g_test_add_func ("/ui/record/pkexec-not-authorized", test_pkexec_not_authorized);
+  g_test_add_func ("/ui/record/record-and-stop", test_record_and_stop);
 
   return g_test_run ();
 }

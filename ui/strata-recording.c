@@ -261,7 +261,11 @@ strata_recording_get_argv (StrataRecording *self)
 static void
 maybe_end (StrataRecording *self)
 {
-  if (!self->exited || !self->err_done || self->ended)
+  /* A recorder that never started is waited for to the end of its
+   * stderr, for its message. One that started has finished the file
+   * when it exits: what it shares its stderr with (the traced command,
+   * or a process that command left) need not end with it. */
+  if (!self->exited || self->ended || (!self->err_done && !self->started))
     return;
   self->ended = TRUE;
 

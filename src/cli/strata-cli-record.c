@@ -368,7 +368,15 @@ record (StrataEbpfRecorder  *recorder,
     g_printerr ("strata-cli record: %s\n", error->message);
   print_summary (&r, output, ok);
 
-  if (command != NULL && !r.child_running && !g_spawn_check_wait_status (r.child_status, NULL))
+  /* The recording ended before the command did: it goes too, as perf
+   * record's workload does, so nothing traced outlives its trace (and
+   * whoever reads our stderr, which it shares, sees it close). */
+  if (command != NULL && r.child_running)
+    {
+      g_printerr ("strata-cli record: stopping %s (SIGTERM), the recording ended first\n", command[0]);
+      kill (r.child, SIGTERM);
+    }
+  else if (command != NULL && !g_spawn_check_wait_status (r.child_status, NULL))
     g_printerr ("strata-cli record: %s exited with status %d\n", command[0],
                 WIFEXITED (r.child_status) ? WEXITSTATUS (r.child_status) : 128 + WTERMSIG (r.child_status));
 
