@@ -188,8 +188,11 @@ test_text_lines_and_seek_by_time (void)
       if (sscanf (open, "[%u] %*s %u.%u: %63[^:]: %n", &cpu, &secs, &usecs, name, &used) < 4 || used == 0)
         continue;
       ts = (gint64) secs * 1000000000 + (gint64) usecs * 1000;
-      g_ptr_array_add (keys, g_strdup_printf ("%u %" G_GINT64_FORMAT " %s %s", cpu, ts, name,
-                                              g_strstrip (g_strdup (open + used))));
+      {
+        g_autofree char *fields = g_strstrip (g_strdup (open + used));
+
+        g_ptr_array_add (keys, g_strdup_printf ("%u %" G_GINT64_FORMAT " %s %s", cpu, ts, name, fields));
+      }
       g_array_append_val (times, ts);
     }
   g_assert_cmpuint (keys->len, >, 2000);

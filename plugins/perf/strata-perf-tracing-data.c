@@ -374,11 +374,13 @@ probe_in_child (StrataPerfSource *self,
   return done == pid && (WIFSIGNALED (status) || WEXITSTATUS (status) != 0) ? PROBE_CRASHED : PROBE_SURVIVED;
 }
 
-/* probe_in_child(), whose verdict a fuzzing build remembers: a fuzzer
- * hands the reader the same tracing data under countless mutations of
- * everything else, and the fork is most of an input's time. The verdict
- * on the same bytes and attrs is the same; a file is opened once
- * otherwise, so nothing else remembers it. */
+/* probe_in_child(), whose verdict is remembered for the process: the
+ * verdict on the same bytes and attrs is the same, and a process opens
+ * the same file more than once (the application's pass, then its event
+ * list; a fuzzer the same tracing data under countless mutations of
+ * everything else). Each fork of a large process that has other threads
+ * is a cost, and under a sanitizer's allocator a risk: the child can
+ * wait for a lock another thread held when it forked. */
 static ProbeVerdict
 probe (StrataPerfSource *self,
        const guint8     *data,
@@ -386,10 +388,10 @@ probe (StrataPerfSource *self,
        guint64           base,
        int              *how)
 {
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  static GMutex lock;
   static GHashTable *verdicts;   /* hash → verdict + 1, wait status << 2 */
   guint64 hash = 1469598103934665603ull;
-  gpointer key, found;
+  gpointer found;
   ProbeVerdict verdict;
 
   for (gsize i = 0; i < len; i++)
@@ -397,21 +399,26 @@ probe (StrataPerfSource *self,
   for (guint i = 0; i < self->attrs->len; i++)
     hash = (hash ^ g_array_index (self->attrs, Attr, i).config) * 1099511628211ull;
 
+  g_mutex_lock (&lock);
   if (verdicts == NULL)
-    verdicts = g_hash_table_new (g_int64_hash, g_int64_equal);
-  key = &hash;
-  if ((found = g_hash_table_lookup (verdicts, key)) != NULL)
+    verdicts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  found = g_hash_table_lookup (verdicts, &hash);
+  g_mutex_unlock (&lock);
+  if (found != NULL)
     {
       *how = GPOINTER_TO_INT (found) >> 2;
       return (GPOINTER_TO_INT (found) & 3) - 1;
     }
   verdict = probe_in_child (self, data, len, base, how);
-  g_hash_table_insert (verdicts, g_memdup2 (&hash, sizeof hash),
-                       GINT_TO_POINTER ((verdict + 1) | (*how << 2)));
+  /* A hang may be the machine's, not the data's: asked again next time. */
+  if (verdict != PROBE_HUNG)
+    {
+      g_mutex_lock (&lock);
+      g_hash_table_insert (verdicts, g_memdup2 (&hash, sizeof hash),
+                           GINT_TO_POINTER ((verdict + 1) | (*how << 2)));
+      g_mutex_unlock (&lock);
+    }
   return verdict;
-#else
-  return probe_in_child (self, data, len, base, how);
-#endif
 }
 
 /* libtraceevent trusts the event formats it parses: a damaged one can
