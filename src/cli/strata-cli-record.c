@@ -39,6 +39,7 @@ typedef struct
   double              rate;
   GPid                child;
   gboolean            child_running;
+  gboolean            child_group;     /* it leads a process group of its own */
   int                 child_status;
   const char         *stopped_by;
 } Record;
@@ -201,6 +202,13 @@ on_stdin (int          fd,
   return G_SOURCE_REMOVE;
 }
 
+/* In the child, before exec: a process group of its own. */
+static void
+own_process_group (gpointer data)
+{
+  setpgid (0, 0);
+}
+
 static gboolean
 on_duration (gpointer data)
 {
@@ -330,12 +338,19 @@ record (StrataEbpfRecorder  *recorder,
   if (stop_on_eof)
     eof = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR, on_stdin, &r);
 
+  /* The command leads a process group of its own, so that what it starts
+   * (perf bench forks its workers) is stopped with it when the recording
+   * ends first. Not when it reads our terminal: there it stays in the
+   * terminal's foreground group, which Ctrl+C reaches as a whole. */
+  r.child_group = stop_on_eof || !isatty (STDIN_FILENO);
+
   if (command != NULL)
     {
       if (!g_spawn_async (NULL, command, NULL,
                           G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
                           (stop_on_eof ? 0 : G_SPAWN_CHILD_INHERITS_STDIN),
-                          NULL, NULL, &r.child, &error))
+                          r.child_group ? own_process_group : NULL, NULL,
+                          &r.child, &error))
         {
           g_printerr ("strata-cli record: cannot run %s: %s\n", command[0], error->message);
           strata_ebpf_recorder_stop (recorder, NULL);
@@ -344,6 +359,8 @@ record (StrataEbpfRecorder  *recorder,
           return STRATA_CLI_EXIT_FAILED;
         }
       r.child_running = TRUE;
+      if (r.child_group)
+        setpgid (r.child, r.child);   /* before the exec too: no window for a signal */
       g_child_watch_add (r.child, on_child_exit, &r);
     }
 
@@ -369,12 +386,13 @@ record (StrataEbpfRecorder  *recorder,
   print_summary (&r, output, ok);
 
   /* The recording ended before the command did: it goes too, as perf
-   * record's workload does, so nothing traced outlives its trace (and
-   * whoever reads our stderr, which it shares, sees it close). */
+   * record's workload does, with what it started, so nothing traced
+   * outlives its trace (and whoever reads our stderr, which they share,
+   * sees it close). */
   if (command != NULL && r.child_running)
     {
       g_printerr ("strata-cli record: stopping %s (SIGTERM), the recording ended first\n", command[0]);
-      kill (r.child, SIGTERM);
+      kill (r.child_group ? -r.child : r.child, SIGTERM);
     }
   else if (command != NULL && !g_spawn_check_wait_status (r.child_status, NULL))
     g_printerr ("strata-cli record: %s exited with status %d\n", command[0],
