@@ -24,6 +24,7 @@
 
 #include "strata-ebpf-file.h"
 #include "strata-error.h"
+#include "strata-file-io.h"
 
 struct _StrataEbpfFile
 {
@@ -55,7 +56,8 @@ fail (StrataEbpfFile  *self,
   return FALSE;
 }
 
-/* Reads @len bytes at @offset: TRUE when they were all there. */
+/* Reads up to @len bytes at @offset, *@got of them (fewer at the end of
+ * the file): FALSE only when the system refused the read. */
 static gboolean
 read_at (StrataEbpfFile  *self,
          void            *buf,
@@ -64,27 +66,10 @@ read_at (StrataEbpfFile  *self,
          gsize           *got,
          GError         **error)
 {
-  gsize done = 0;
+  *got = strata_file_read_some (self->fd, buf, len, offset);
+  if (*got < len && errno != 0)
+    return fail (self, error, STRATA_ERROR_IO, offset + *got, "%s", g_strerror (errno));
 
-  while (done < len)
-    {
-      ssize_t n = pread (self->fd, (guint8 *) buf + done, len - done, offset + done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int errsv = errno;
-
-          *got = done;
-          return fail (self, error, STRATA_ERROR_IO, offset + done, "%s", g_strerror (errsv));
-        }
-      if (n == 0)
-        break;
-      done += n;
-    }
-
-  *got = done;
   return TRUE;
 }
 

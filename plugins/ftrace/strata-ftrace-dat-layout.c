@@ -30,6 +30,7 @@
 
 #include "strata-error.h"
 #include "strata-ftrace-dat-private.h"
+#include "strata-file-io.h"
 #include "strata-tracecmd-private.h"
 
 /* Limits well above anything the kernel or trace-cmd produce; they only
@@ -169,34 +170,6 @@ fail (Cursor      *c,
   return FALSE;
 }
 
-static gboolean
-pread_all (int       fd,
-           void     *buf,
-           gsize     len,
-           guint64   offset,
-           int      *errsv)
-{
-  guint8 *p = buf;
-
-  while (len > 0)
-    {
-      gssize n = pread (fd, p, len, offset);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          *errsv = n < 0 ? errno : 0;
-          return FALSE;
-        }
-      p += n;
-      len -= n;
-      offset += n;
-    }
-
-  return TRUE;
-}
-
 /* Checks that @len bytes are there at the cursor, with an error that says
  * whether the file or the enclosing section ends too soon. */
 static gboolean
@@ -235,7 +208,7 @@ cursor_read (Cursor      *c,
 
   if (c->mem != NULL)
     memcpy (buf, c->mem + c->pos, len);
-  else if (!pread_all (c->fd, buf, len, c->pos, &errsv))
+  else if (!strata_file_read_exact (c->fd, buf, len, c->pos, &errsv))
     {
       if (errsv == 0)
         return fail (c, error, STRATA_ERROR_TRUNCATED, c->pos,
@@ -822,7 +795,7 @@ strata_ftrace_dat_layout_inflate (const StrataFtraceDatLayout  *layout,
   if (inflater->dctx == NULL)
     g_error ("out of memory");
 
-  if (!pread_all (fd, inflater->packed, chunk->csize, chunk->offset, &errsv))
+  if (!strata_file_read_exact (fd, inflater->packed, chunk->csize, chunk->offset, &errsv))
     {
       g_set_error (error, STRATA_ERROR, errsv == 0 ? STRATA_ERROR_TRUNCATED : STRATA_ERROR_IO,
                    "%s: offset %" G_GUINT64_FORMAT ": chunk %u of CPU %u could not "
@@ -892,7 +865,7 @@ check_first_page (StrataFtraceDatLayout     *layout,
     }
   else if (cpu->size < sizeof header)
     return TRUE;
-  else if (!pread_all (fd, header, sizeof header, cpu->offset, &errsv))
+  else if (!strata_file_read_exact (fd, header, sizeof header, cpu->offset, &errsv))
     {
       g_set_error (error, STRATA_ERROR, errsv == 0 ? STRATA_ERROR_TRUNCATED : STRATA_ERROR_IO,
                    "%s: offset %" G_GUINT64_FORMAT ": the first page of CPU %u "

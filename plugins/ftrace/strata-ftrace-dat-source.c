@@ -50,6 +50,7 @@
 
 #include "strata-error.h"
 #include "strata-ftrace-dat-private.h"
+#include "strata-file-io.h"
 #include "strata-tracecmd-private.h"
 #include "../strata-tracepoint-fields.h"
 
@@ -247,32 +248,6 @@ stream_fail (StrataFtraceDatSource  *self,
   return FALSE;
 }
 
-static gboolean
-pread_all (int       fd,
-           guint8   *buf,
-           gsize     len,
-           guint64   offset,
-           int      *errsv)
-{
-  while (len > 0)
-    {
-      gssize n = pread (fd, buf, len, offset);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          *errsv = n < 0 ? errno : 0;
-          return FALSE;
-        }
-      buf += n;
-      len -= n;
-      offset += n;
-    }
-
-  return TRUE;
-}
-
 /* Fills buf with the next pages of the stream: the next run of the file,
  * or the next chunk decompressed. buf_len is 0 when there are no more. */
 static gboolean
@@ -326,7 +301,7 @@ stream_fill (StrataFtraceDatSource  *self,
     }
   else
     {
-      if (!pread_all (self->fd, stream->buf, want, stream->data_offset, &errsv))
+      if (!strata_file_read_exact (self->fd, stream->buf, want, stream->data_offset, &errsv))
         {
           g_set_error (error, STRATA_ERROR, errsv == 0 ? STRATA_ERROR_TRUNCATED : STRATA_ERROR_IO,
                        "%s: offset %" G_GUINT64_FORMAT ": CPU %u data could not be read: %s",
@@ -1262,7 +1237,7 @@ stream_last_ts (StrataFtraceDatSource *self,
           int errsv = 0;
 
           memset (buf, 0, page_size + PAGE_SLACK);
-          if (!pread_all (self->fd, buf, avail, at, &errsv))
+          if (!strata_file_read_exact (self->fd, buf, avail, at, &errsv))
             break;
           found = page_last_ts (self, kbuf, buf, avail, last);
         }

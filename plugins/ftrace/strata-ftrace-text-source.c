@@ -29,6 +29,7 @@
 #include "strata-error.h"
 #include "strata-ftrace-text-records.h"
 #include "strata-source.h"
+#include "strata-file-io.h"
 
 /* One read() fills at most this much; it also bounds the memory the reader
  * ever holds for the file, whatever its size. */
@@ -1562,19 +1563,9 @@ span_read (StrataFtraceTextSource *self,
 {
   g_autofree char *buf = g_malloc (MAX (len, 1));
 
-  *got = 0;
-  while (*got < len)
-    {
-      gssize n = pread (self->fd, buf + *got, len - *got, offset + *got);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return NULL;
-      if (n == 0)
-        break;
-      *got += n;
-    }
+  *got = strata_file_read_some (self->fd, buf, len, offset);
+  if (*got < len && errno != 0)
+    return NULL;
 
   return g_steal_pointer (&buf);
 }

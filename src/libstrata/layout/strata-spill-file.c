@@ -2,18 +2,14 @@
  *
  * O_TMPFILE where the file system has it (the file never has a name, so
  * a killed process leaves nothing behind), else a named file unlinked at
- * once. The positioned transfers go through one loop: pread() and
- * pwrite() may move fewer bytes than asked (a signal, a full disk), and
- * every caller wants either all of it or to know how much.
+ * once.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -52,65 +48,4 @@ strata_spill_file_open (GError **error)
   g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO,
                "no folder for a spill file (%s, %s)", cache, g_get_tmp_dir ());
   return -1;
-}
-
-/* How many of @size bytes went to (@writing) or came from @offset before
- * the file failed or ended; errno says why when it is fewer. */
-static gsize
-transfer (int      fd,
-          gboolean writing,
-          guint8  *data,
-          gsize    size,
-          guint64  offset)
-{
-  gsize done = 0;
-
-  while (done < size)
-    {
-      gssize n = writing ? pwrite (fd, data + done, size - done, (off_t) (offset + done))
-                         : pread (fd, data + done, size - done, (off_t) (offset + done));
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      done += (gsize) n;
-    }
-  return done;
-}
-
-gsize
-strata_file_write_some (int           fd,
-                        gconstpointer data,
-                        gsize         size,
-                        guint64       offset)
-{
-  return transfer (fd, TRUE, (guint8 *) data, size, offset);
-}
-
-gboolean
-strata_file_write_all (int           fd,
-                       gconstpointer data,
-                       gsize         size,
-                       guint64       offset)
-{
-  return transfer (fd, TRUE, (guint8 *) data, size, offset) == size;
-}
-
-gsize
-strata_file_read_some (int      fd,
-                       gpointer out,
-                       gsize    size,
-                       guint64  offset)
-{
-  return transfer (fd, FALSE, out, size, offset);
-}
-
-gboolean
-strata_file_read_all (int      fd,
-                      gpointer out,
-                      gsize    size,
-                      guint64  offset)
-{
-  return transfer (fd, FALSE, out, size, offset) == size;
 }

@@ -13,25 +13,10 @@
 
 #include <glib.h>
 
+#include "strata-file-io.h"
+
 G_BEGIN_DECLS
 
 int      strata_spill_file_open (GError       **error);
-
-gsize    strata_file_write_some (int            fd,
-                                 gconstpointer  data,
-                                 gsize          size,
-                                 guint64        offset);
-gboolean strata_file_write_all  (int            fd,
-                                 gconstpointer  data,
-                                 gsize          size,
-                                 guint64        offset);
-gsize    strata_file_read_some  (int            fd,
-                                 gpointer       out,
-                                 gsize          size,
-                                 guint64        offset);
-gboolean strata_file_read_all   (int            fd,
-                                 gpointer       out,
-                                 gsize          size,
-                                 guint64        offset);
 
 G_END_DECLS
