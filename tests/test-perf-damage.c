@@ -17,69 +17,14 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "strata-test-damage.h"
 #include "strata-test-support.h"
-
-typedef struct
-{
-  gint64  ts;
-  guint64 offset;
-  guint32 type;
-} Seen;
-
-typedef struct
-{
-  GArray *events;   /* Seen */
-  GError *error;
-  gboolean opened;
-} Outcome;
-
-static void
-outcome_clear (Outcome *o)
-{
-  g_clear_pointer (&o->events, g_array_unref);
-  g_clear_error (&o->error);
-}
-
-static void
-read_all (const char *path,
-          Outcome    *o)
-{
-  g_autoptr(StrataSource) source = NULL;
-  StrataEvent batch[512];
-  gssize n;
-
-  o->events = g_array_new (FALSE, FALSE, sizeof (Seen));
-  o->error = NULL;
-  o->opened = FALSE;
-
-  source = strata_source_open (path, &o->error);
-  if (source == NULL)
-    return;
-  o->opened = TRUE;
-
-  while ((n = strata_source_read_batch (source, batch, G_N_ELEMENTS (batch), &o->error)) > 0)
-    for (gssize i = 0; i < n; i++)
-      {
-        Seen s = { batch[i].ts, batch[i].source_offset, batch[i].type };
-        g_array_append_val (o->events, s);
-      }
-}
-
-static void
-assert_clear_error (const GError *error,
-                    const char   *name)
-{
-  g_assert_nonnull (error);
-  g_assert_true (error->domain == STRATA_ERROR);
-  g_assert_nonnull (strstr (error->message, name));
-  g_assert_nonnull (strstr (error->message, "offset"));
-}
 
 static int
 seen_cmp (gconstpointer a,
           gconstpointer b)
 {
-  const Seen *x = a, *y = b;
+  const StrataTestSeen *x = a, *y = b;
 
   if (x->ts != y->ts)
     return x->ts < y->ts ? -1 : 1;
@@ -104,18 +49,18 @@ assert_kept (const GArray *whole,
   guint j = 0, expected = 0, found = 0;
 
   for (guint i = 1; i < part->len; i++)
-    g_assert_cmpint (g_array_index (part, Seen, i - 1).ts, <=, g_array_index (part, Seen, i).ts);
+    g_assert_cmpint (g_array_index (part, StrataTestSeen, i - 1).ts, <=, g_array_index (part, StrataTestSeen, i).ts);
 
   g_array_sort (sorted_whole, seen_cmp);
   g_array_sort (sorted_part, seen_cmp);
 
   for (guint i = 0; i < sorted_part->len; i++)
     {
-      const Seen *s = &g_array_index (sorted_part, Seen, i);
+      const StrataTestSeen *s = &g_array_index (sorted_part, StrataTestSeen, i);
 
-      while (j < sorted_whole->len && seen_cmp (&g_array_index (sorted_whole, Seen, j), s) < 0)
+      while (j < sorted_whole->len && seen_cmp (&g_array_index (sorted_whole, StrataTestSeen, j), s) < 0)
         j++;
-      if (j < sorted_whole->len && seen_cmp (&g_array_index (sorted_whole, Seen, j), s) == 0)
+      if (j < sorted_whole->len && seen_cmp (&g_array_index (sorted_whole, StrataTestSeen, j), s) == 0)
         {
           found++;
           j++;
@@ -128,7 +73,7 @@ assert_kept (const GArray *whole,
     }
 
   for (guint i = 0; i < whole->len; i++)
-    if (g_array_index (whole, Seen, i).offset < before)
+    if (g_array_index (whole, StrataTestSeen, i).offset < before)
       expected++;
   g_assert_cmpuint (found, >=, expected);
 }
@@ -169,22 +114,22 @@ check_cuts (const char *fixture,
   gsize len;
   const guint8 *d = g_bytes_get_data (bytes, &len);
   g_autofree char *whole_path = strata_test_write_tmp ("whole.data", d, len);
-  Outcome whole = { 0 };
+  StrataTestOutcome whole = { 0 };
   guint damaged = 0, with_events = 0;
 
-  read_all (whole_path, &whole);
+  strata_test_outcome_read (whole_path, &whole);
   g_assert_no_error (whole.error);
   g_assert_cmpuint (whole.events->len, >, 100);
 
   for (gsize cut = 0; cut < len; cut += step)
     {
       g_autofree char *path = strata_test_write_tmp ("cut.data", d, cut);
-      Outcome o = { 0 };
+      StrataTestOutcome o = { 0 };
 
-      read_all (path, &o);
+      strata_test_outcome_read (path, &o);
       if (o.error != NULL)
         {
-          assert_clear_error (o.error, "cut.data");
+          strata_test_assert_damage_error (o.error, "cut.data");
           damaged++;
         }
       /* What lies before the cut (a round of 64 KB records at most, the
@@ -193,7 +138,7 @@ check_cuts (const char *fixture,
                    compressed ? 0 : (cut > 65536 * 2 ? cut - 65536 * 2 : 0));
       if (o.events->len > 0)
         with_events++;
-      outcome_clear (&o);
+      strata_test_outcome_clear (&o);
     }
 
   /* Every cut is damage (the feature sections come last, and a cut in
@@ -201,7 +146,7 @@ check_cuts (const char *fixture,
    * their events. */
   g_assert_cmpuint (damaged, ==, (len + step - 1) / step);
   g_assert_cmpuint (with_events, >, 0);
-  outcome_clear (&whole);
+  strata_test_outcome_clear (&whole);
 }
 
 static void
@@ -223,9 +168,9 @@ test_truncated_pipe (void)
   gsize len;
   const guint8 *d = g_bytes_get_data (bytes, &len);
   g_autofree char *whole_path = strata_test_write_tmp ("whole-pipe.data", d, len);
-  Outcome whole = { 0 };
+  StrataTestOutcome whole = { 0 };
 
-  read_all (whole_path, &whole);
+  strata_test_outcome_read (whole_path, &whole);
   g_assert_no_error (whole.error);
 
   /* A pipe file has no end marker: a cut between two records is a
@@ -233,16 +178,16 @@ test_truncated_pipe (void)
   for (gsize cut = 0; cut < len; cut += 3001)
     {
       g_autofree char *path = strata_test_write_tmp ("cut-pipe.data", d, cut);
-      Outcome o = { 0 };
+      StrataTestOutcome o = { 0 };
 
-      read_all (path, &o);
+      strata_test_outcome_read (path, &o);
       if (o.error != NULL)
-        assert_clear_error (o.error, "cut-pipe.data");
+        strata_test_assert_damage_error (o.error, "cut-pipe.data");
       assert_kept (whole.events, o.events, cut > 65536 * 2 ? cut - 65536 * 2 : 0);
-      outcome_clear (&o);
+      strata_test_outcome_clear (&o);
     }
 
-  outcome_clear (&whole);
+  strata_test_outcome_clear (&whole);
 }
 
 /* A record whose size is 0, or runs past the data: an error at that
@@ -257,9 +202,9 @@ test_bad_record_sizes (void)
   g_autofree guint8 *copy = g_memdup2 (d, len);
   g_autoptr(GArray) offsets = NULL;
   guint64 data_end;
-  Outcome whole = { 0 };
+  StrataTestOutcome whole = { 0 };
 
-  read_all (whole_path, &whole);
+  strata_test_outcome_read (whole_path, &whole);
   g_assert_no_error (whole.error);
   offsets = record_offsets (d, len, &data_end);
   g_assert_cmpuint (offsets->len, >, 100);
@@ -273,7 +218,7 @@ test_bad_record_sizes (void)
         {
           g_autofree char *path = NULL;
           g_autofree char *where = g_strdup_printf ("offset %" G_GUINT64_FORMAT ":", at);
-          Outcome o = { 0 };
+          StrataTestOutcome o = { 0 };
           guint16 old;
 
           memcpy (&old, copy + at + 6, 2);
@@ -283,15 +228,15 @@ test_bad_record_sizes (void)
           path = strata_test_write_tmp ("bad-size.data", copy, len);
           memcpy (copy + at + 6, &old, 2);
 
-          read_all (path, &o);
-          assert_clear_error (o.error, "bad-size.data");
+          strata_test_outcome_read (path, &o);
+          strata_test_assert_damage_error (o.error, "bad-size.data");
           g_assert_nonnull (strstr (o.error->message, where));
           assert_kept (whole.events, o.events, at > 65536 * 2 ? at - 65536 * 2 : 0);
-          outcome_clear (&o);
+          strata_test_outcome_clear (&o);
         }
     }
 
-  outcome_clear (&whole);
+  strata_test_outcome_clear (&whole);
 }
 
 /* Header fields that lie: the attrs or the data past the end, a feature
@@ -320,7 +265,7 @@ test_lying_sections (void)
   for (guint i = 0; i < G_N_ELEMENTS (lies); i++)
     {
       g_autofree char *path = NULL;
-      Outcome o = { 0 };
+      StrataTestOutcome o = { 0 };
       guint64 old;
 
       memcpy (&old, copy + lies[i].offset, 8);
@@ -328,10 +273,10 @@ test_lying_sections (void)
       path = strata_test_write_tmp ("lying.data", copy, len);
       memcpy (copy + lies[i].offset, &old, 8);
 
-      read_all (path, &o);
+      strata_test_outcome_read (path, &o);
       g_assert_false (o.opened);
-      assert_clear_error (o.error, "lying.data");
-      outcome_clear (&o);
+      strata_test_assert_damage_error (o.error, "lying.data");
+      strata_test_outcome_clear (&o);
     }
 
   /* data.size past the end of the file: the records are read up to the
@@ -339,16 +284,16 @@ test_lying_sections (void)
   {
     g_autofree char *path = NULL;
     guint64 huge = len * 4;
-    Outcome o = { 0 };
+    StrataTestOutcome o = { 0 };
 
     memcpy (copy + 48, &huge, 8);
     path = strata_test_write_tmp ("lying-data.data", copy, len);
     memcpy (copy + 48, &data_size, 8);
-    read_all (path, &o);
+    strata_test_outcome_read (path, &o);
     g_assert_true (o.opened);
-    assert_clear_error (o.error, "lying-data.data");
+    strata_test_assert_damage_error (o.error, "lying-data.data");
     g_assert_cmpuint (o.events->len, >, 100);
-    outcome_clear (&o);
+    strata_test_outcome_clear (&o);
   }
 
   /* Every feature section's size, one at a time, past the file's end. */
@@ -356,7 +301,7 @@ test_lying_sections (void)
     {
       g_autofree char *path = NULL;
       guint64 huge = G_GUINT64_CONSTANT (1) << 33, old, off;
-      Outcome o = { 0 };
+      StrataTestOutcome o = { 0 };
 
       memcpy (&off, copy + feat_table + 16 * n, 8);
       if (off < feat_table || off > len)
@@ -367,11 +312,11 @@ test_lying_sections (void)
       memcpy (copy + feat_table + 16 * n + 8, &old, 8);
 
       /* The records are still read; the damage comes after them. */
-      read_all (path, &o);
+      strata_test_outcome_read (path, &o);
       g_assert_true (o.opened);
-      assert_clear_error (o.error, "lying-feature.data");
+      strata_test_assert_damage_error (o.error, "lying-feature.data");
       g_assert_cmpuint (o.events->len, >, 100);
-      outcome_clear (&o);
+      strata_test_outcome_clear (&o);
     }
 }
 
@@ -394,7 +339,7 @@ test_bit_flips (void)
         {
           g_autofree char *path = NULL;
           gsize at = g_rand_int_range (rand, 8, len);
-          Outcome o = { 0 };
+          StrataTestOutcome o = { 0 };
           guint n = g_rand_int_range (rand, 1, 16);
 
           for (guint k = 0; k < n && at + k < len; k++)
@@ -402,10 +347,10 @@ test_bit_flips (void)
           path = strata_test_write_tmp ("flipped.data", copy, len);
           memcpy (copy + at, d + at, MIN (n, len - at));
 
-          read_all (path, &o);
+          strata_test_outcome_read (path, &o);
           if (o.error != NULL)
             g_assert_true (o.error->domain == STRATA_ERROR);
-          outcome_clear (&o);
+          strata_test_outcome_clear (&o);
         }
       g_rand_free (rand);
     }
@@ -421,12 +366,12 @@ test_fuzz_regressions (void)
     {
       g_autofree char *name = g_strdup_printf ("perf-fuzz-%u.data", i);
       g_autofree char *path = strata_test_fixture (name);
-      Outcome o = { 0 };
+      StrataTestOutcome o = { 0 };
 
-      read_all (path, &o);
+      strata_test_outcome_read (path, &o);
       if (o.error != NULL)
-        assert_clear_error (o.error, name);
-      outcome_clear (&o);
+        strata_test_assert_damage_error (o.error, name);
+      strata_test_outcome_clear (&o);
     }
 }
 

@@ -29,57 +29,13 @@
 #include <unistd.h>
 
 #include "strata-test-record.h"
+#include "strata-test-damage.h"
 #include "strata-test-support.h"
 #include "../plugins/ebpf/strata-ebpf-file.h"
 #include "../plugins/ebpf/strata-ebpf-preflight.h"
 #include "../plugins/ebpf/strata-ebpf-source.h"
 
 #define FIXTURE "ebpf-sched.strata.xz"
-
-typedef struct
-{
-  gint64  ts;
-  guint64 offset;
-  guint32 type;
-} Seen;
-
-typedef struct
-{
-  GArray  *events;   /* Seen */
-  GError  *error;
-  gboolean opened;
-} Outcome;
-
-static void
-outcome_clear (Outcome *o)
-{
-  g_clear_pointer (&o->events, g_array_unref);
-  g_clear_error (&o->error);
-}
-
-static void
-read_all (const char *path,
-          Outcome    *o)
-{
-  g_autoptr(StrataSource) source = NULL;
-  StrataEvent batch[333];
-  gssize n;
-
-  o->events = g_array_new (FALSE, FALSE, sizeof (Seen));
-  o->error = NULL;
-  o->opened = FALSE;
-
-  source = strata_source_open (path, &o->error);
-  if (source == NULL)
-    return;
-  o->opened = TRUE;
-  while ((n = strata_source_read_batch (source, batch, G_N_ELEMENTS (batch), &o->error)) > 0)
-    for (gssize i = 0; i < n; i++)
-      {
-        Seen s = { batch[i].ts, batch[i].source_offset, batch[i].type };
-        g_array_append_val (o->events, s);
-      }
-}
 
 /* Where each block of the whole file starts and ends. */
 static GArray *
@@ -109,23 +65,11 @@ static int
 seen_cmp (gconstpointer a,
           gconstpointer b)
 {
-  const Seen *x = a, *y = b;
+  const StrataTestSeen *x = a, *y = b;
 
   if (x->offset != y->offset)
     return x->offset < y->offset ? -1 : 1;
   return 0;
-}
-
-static void
-assert_clear_error (const GError *error,
-                    const char   *path)
-{
-  g_autofree char *base = g_path_get_basename (path);
-
-  g_assert_nonnull (error);
-  g_assert_true (error->domain == STRATA_ERROR);
-  g_assert_nonnull (strstr (error->message, base));
-  g_assert_nonnull (strstr (error->message, "offset "));
 }
 
 static guint64
@@ -149,26 +93,26 @@ assert_kept (const GArray *whole,
   guint j = 0, expected = 0, found = 0;
 
   for (guint i = 1; i < part->len; i++)
-    g_assert_cmpint (g_array_index (part, Seen, i - 1).ts, <=, g_array_index (part, Seen, i).ts);
+    g_assert_cmpint (g_array_index (part, StrataTestSeen, i - 1).ts, <=, g_array_index (part, StrataTestSeen, i).ts);
 
   g_array_sort (w, seen_cmp);
   g_array_sort (p, seen_cmp);
   for (guint i = 0; i < p->len; i++)
     {
-      const Seen *s = &g_array_index (p, Seen, i);
+      const StrataTestSeen *s = &g_array_index (p, StrataTestSeen, i);
 
-      while (j < w->len && g_array_index (w, Seen, j).offset < s->offset)
+      while (j < w->len && g_array_index (w, StrataTestSeen, j).offset < s->offset)
         j++;
       g_assert_cmpuint (j, <, w->len);
-      g_assert_cmpuint (g_array_index (w, Seen, j).offset, ==, s->offset);
-      g_assert_cmpint (g_array_index (w, Seen, j).ts, ==, s->ts);
-      g_assert_cmpuint (g_array_index (w, Seen, j).type, ==, s->type);
+      g_assert_cmpuint (g_array_index (w, StrataTestSeen, j).offset, ==, s->offset);
+      g_assert_cmpint (g_array_index (w, StrataTestSeen, j).ts, ==, s->ts);
+      g_assert_cmpuint (g_array_index (w, StrataTestSeen, j).type, ==, s->type);
     }
   for (guint i = 0; i < w->len; i++)
-    if (g_array_index (w, Seen, i).offset < before)
+    if (g_array_index (w, StrataTestSeen, i).offset < before)
       expected++;
   for (guint i = 0; i < p->len; i++)
-    if (g_array_index (p, Seen, i).offset < before)
+    if (g_array_index (p, StrataTestSeen, i).offset < before)
       found++;
   g_assert_cmpuint (found, ==, expected);
 }
@@ -268,10 +212,10 @@ test_truncated (void)
   g_autoptr(GArray) bounds = block_bounds (path);
   gsize len;
   const guint8 *data = g_bytes_get_data (bytes, &len);
-  Outcome whole;
+  StrataTestOutcome whole;
   g_autoptr(GArray) cuts = g_array_new (FALSE, FALSE, sizeof (guint64));
 
-  read_all (path, &whole);
+  strata_test_outcome_read (path, &whole);
   g_assert_no_error (whole.error);
 
   /* Inside the header, at and around each block's start, inside blocks. */
@@ -296,22 +240,22 @@ test_truncated (void)
       guint64 cut = g_array_index (cuts, guint64, i);
       g_autofree char *tmp = write_tmp ("cut.strata", data, cut);
       guint64 before = 0;
-      Outcome o;
+      StrataTestOutcome o;
 
-      read_all (tmp, &o);
+      strata_test_outcome_read (tmp, &o);
       if (o.error == NULL)
         {
           /* Only the trailer is cut: the footer is whole. */
           g_assert_cmpuint (cut, >=, len - 16);
           g_assert_cmpuint (o.events->len, ==, whole.events->len);
-          outcome_clear (&o);
+          strata_test_outcome_clear (&o);
           continue;
         }
-      assert_clear_error (o.error, tmp);
+      strata_test_assert_damage_error (o.error, tmp);
       if (!o.opened)
         {
           g_assert_cmpuint (cut, <, g_array_index (bounds, guint64, 0));
-          outcome_clear (&o);
+          strata_test_outcome_clear (&o);
           continue;
         }
       g_assert_true (g_error_matches (o.error, STRATA_ERROR, STRATA_ERROR_TRUNCATED));
@@ -320,10 +264,10 @@ test_truncated (void)
         before = g_array_index (bounds, guint64, k);
       g_assert_cmpuint (error_offset (o.error), ==, before);
       assert_kept (whole.events, o.events, before);
-      outcome_clear (&o);
+      strata_test_outcome_clear (&o);
     }
 
-  outcome_clear (&whole);
+  strata_test_outcome_clear (&whole);
 }
 
 static void
@@ -335,9 +279,9 @@ test_bit_flips (void)
   gsize len;
   const guint8 *data = g_bytes_get_data (bytes, &len);
   g_autofree guint8 *copy = g_memdup2 (data, len);
-  Outcome whole;
+  StrataTestOutcome whole;
 
-  read_all (path, &whole);
+  strata_test_outcome_read (path, &whole);
   g_assert_no_error (whole.error);
 
   for (guint i = 0; i < 300; i++)
@@ -346,37 +290,37 @@ test_bit_flips (void)
       guint8 bit = 1u << g_test_rand_int_range (0, 8);
       g_autofree char *tmp = NULL;
       guint64 damage;
-      Outcome o;
+      StrataTestOutcome o;
 
       copy[at] ^= bit;
       tmp = write_tmp ("flipped.strata", copy, len);
       copy[at] ^= bit;
 
-      read_all (tmp, &o);
+      strata_test_outcome_read (tmp, &o);
       if (o.error == NULL)
         {
           /* Only the trailer is not checksummed: its footer offset then
            * finds no footer, which the reader does not need. */
           g_assert_cmpuint (at, >=, len - 16);
           g_assert_cmpuint (o.events->len, ==, whole.events->len);
-          outcome_clear (&o);
+          strata_test_outcome_clear (&o);
           continue;
         }
-      assert_clear_error (o.error, tmp);
+      strata_test_assert_damage_error (o.error, tmp);
       if (!o.opened)
         {
           g_assert_cmpuint (at, <, g_array_index (bounds, guint64, 0));
-          outcome_clear (&o);
+          strata_test_outcome_clear (&o);
           continue;
         }
       /* The damage is said where the block it hit starts. */
       damage = error_offset (o.error);
       g_assert_cmpuint (damage, <=, at);
       assert_kept (whole.events, o.events, damage);
-      outcome_clear (&o);
+      strata_test_outcome_clear (&o);
     }
 
-  outcome_clear (&whole);
+  strata_test_outcome_clear (&whole);
 }
 
 static void
@@ -387,9 +331,9 @@ test_garbage (void)
   g_autoptr(GArray) bounds = block_bounds (path);
   gsize len;
   const guint8 *data = g_bytes_get_data (bytes, &len);
-  Outcome whole;
+  StrataTestOutcome whole;
 
-  read_all (path, &whole);
+  strata_test_outcome_read (path, &whole);
 
   for (guint round = 0; round < 20; round++)
     {
@@ -399,19 +343,19 @@ test_garbage (void)
       gsize n = MIN (want, len - at);
       g_autofree guint8 *copy = g_memdup2 (data, len);
       g_autofree char *tmp = NULL;
-      Outcome o;
+      StrataTestOutcome o;
 
       for (gsize k = 0; k < n; k++)
         copy[at + k] = g_test_rand_int_range (0, 256);
       tmp = write_tmp ("garbage.strata", copy, len);
-      read_all (tmp, &o);
-      assert_clear_error (o.error, tmp);
+      strata_test_outcome_read (tmp, &o);
+      strata_test_assert_damage_error (o.error, tmp);
       g_assert_cmpuint (error_offset (o.error), ==, at);
       assert_kept (whole.events, o.events, at);
-      outcome_clear (&o);
+      strata_test_outcome_clear (&o);
     }
 
-  outcome_clear (&whole);
+  strata_test_outcome_clear (&whole);
 }
 
 /* A file read while it is written, a few bytes at a time, in follow

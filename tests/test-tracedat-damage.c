@@ -22,61 +22,14 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "strata-test-damage.h"
 #include "strata-test-support.h"
-
-typedef struct
-{
-  gint64  ts;
-  guint32 type;
-} Seen;
-
-typedef struct
-{
-  GArray  *events;    /* Seen */
-  GError  *error;
-  gboolean opened;
-} Outcome;
-
-static void
-outcome_clear (Outcome *outcome)
-{
-  g_clear_pointer (&outcome->events, g_array_unref);
-  g_clear_error (&outcome->error);
-}
-
-static void
-read_all (const char *path,
-          Outcome    *outcome)
-{
-  g_autoptr(StrataSource) source = NULL;
-  StrataEvent events[512];
-  gssize n;
-
-  outcome->events = g_array_new (FALSE, FALSE, sizeof (Seen));
-  outcome->error = NULL;
-
-  source = strata_source_open (path, &outcome->error);
-  outcome->opened = source != NULL;
-  if (source == NULL)
-    return;
-
-  while ((n = strata_source_read_batch (source, events, G_N_ELEMENTS (events),
-                                        &outcome->error)) > 0)
-    for (gssize i = 0; i < n; i++)
-      {
-        Seen seen = { events[i].ts, events[i].type };
-        g_array_append_val (outcome->events, seen);
-      }
-
-  if (n == 0)
-    g_assert_no_error (outcome->error);
-}
 
 /* The rules every damaged file must follow. */
 static void
-check_damaged (const char *path,
-               Outcome    *outcome,
-               GArray     *full)
+check_damaged (const char        *path,
+               StrataTestOutcome *outcome,
+               GArray            *full)
 {
   g_autofree char *base = g_path_get_basename (path);
 
@@ -98,8 +51,8 @@ check_damaged (const char *path,
       g_assert_cmpuint (outcome->events->len, <=, full->len);
       for (guint i = 0; i < outcome->events->len; i++)
         {
-          const Seen *a = &g_array_index (outcome->events, Seen, i);
-          const Seen *b = &g_array_index (full, Seen, i);
+          const StrataTestSeen *a = &g_array_index (outcome->events, StrataTestSeen, i);
+          const StrataTestSeen *b = &g_array_index (full, StrataTestSeen, i);
 
           if (a->ts != b->ts || a->type != b->type)
             g_error ("%s: event %u is (%" G_GINT64_FORMAT ", %u), the whole "
@@ -117,10 +70,10 @@ cut_fixture (GBytes     *bytes,
   const guint8 *data = g_bytes_get_data (bytes, &len);
   g_autofree char *full_path = strata_test_write_tmp (label, data, len);
   g_autoptr(GArray) offsets = g_array_new (FALSE, FALSE, sizeof (gsize));
-  Outcome full = { 0 };
+  StrataTestOutcome full = { 0 };
   guint with_events = 0;
 
-  read_all (full_path, &full);
+  strata_test_outcome_read (full_path, &full);
   g_assert_no_error (full.error);
   g_assert_cmpuint (full.events->len, >, 0);
 
@@ -146,9 +99,9 @@ cut_fixture (GBytes     *bytes,
       gsize cut = g_array_index (offsets, gsize, i);
       g_autofree char *name = g_strdup_printf ("%s-cut-%" G_GSIZE_FORMAT ".dat", label, cut);
       g_autofree char *path = strata_test_write_tmp (name, data, cut);
-      Outcome outcome = { 0 };
+      StrataTestOutcome outcome = { 0 };
 
-      read_all (path, &outcome);
+      strata_test_outcome_read (path, &outcome);
       /* Only a cut that removed nothing the format needs may go unnoticed,
        * and then every event must be there. */
       if (outcome.error == NULL)
@@ -156,14 +109,14 @@ cut_fixture (GBytes     *bytes,
       check_damaged (path, &outcome, full.events);
       if (outcome.events->len > 0)
         with_events++;
-      outcome_clear (&outcome);
+      strata_test_outcome_clear (&outcome);
       g_unlink (path);
     }
 
   g_test_message ("%s: %u cuts, %u of them returned events before the error",
                   label, offsets->len, with_events);
 
-  outcome_clear (&full);
+  strata_test_outcome_clear (&full);
   g_unlink (full_path);
 }
 
@@ -189,7 +142,7 @@ test_truncated_keeps_prefix (void)
   g_autoptr(GBytes) v6 = strata_test_fixture_bytes ("sched-small-v6.dat.xz");
   g_autofree char *full_path = NULL;
   g_autofree char *cut_path = NULL;
-  Outcome full = { 0 }, cut = { 0 };
+  StrataTestOutcome full = { 0 }, cut = { 0 };
   const guint8 *data;
   gsize len;
 
@@ -197,15 +150,15 @@ test_truncated_keeps_prefix (void)
   full_path = strata_test_write_tmp ("v6-whole.dat", data, len);
   cut_path = strata_test_write_tmp ("v6-cut-near-end.dat", data, len - 1000);
 
-  read_all (full_path, &full);
+  strata_test_outcome_read (full_path, &full);
   g_assert_no_error (full.error);
-  read_all (cut_path, &cut);
+  strata_test_outcome_read (cut_path, &cut);
   g_assert_error (cut.error, STRATA_ERROR, STRATA_ERROR_TRUNCATED);
   check_damaged (cut_path, &cut, full.events);
   g_assert_cmpuint (cut.events->len, >, full.events->len / 2);
 
-  outcome_clear (&full);
-  outcome_clear (&cut);
+  strata_test_outcome_clear (&full);
+  strata_test_outcome_clear (&cut);
 }
 
 /* A version 6 file whose fourth page of CPU 0 says it holds more than a
@@ -217,7 +170,7 @@ test_bad_page (void)
   g_autofree char *full_path = NULL;
   g_autofree char *bad_path = NULL;
   g_autofree guint8 *copy = NULL;
-  Outcome full = { 0 }, bad = { 0 };
+  StrataTestOutcome full = { 0 }, bad = { 0 };
   const guint8 *data;
   guint64 cpu0, size0;
   gsize len;
@@ -232,14 +185,14 @@ test_bad_page (void)
   full_path = strata_test_write_tmp ("v6-whole-for-page.dat", data, len);
   bad_path = strata_test_write_tmp ("v6-bad-page.dat", copy, len);
 
-  read_all (full_path, &full);
+  strata_test_outcome_read (full_path, &full);
   g_assert_no_error (full.error);
-  read_all (bad_path, &bad);
+  strata_test_outcome_read (bad_path, &bad);
   g_assert_error (bad.error, STRATA_ERROR, STRATA_ERROR_CORRUPT);
   check_damaged (bad_path, &bad, full.events);
 
-  outcome_clear (&full);
-  outcome_clear (&bad);
+  strata_test_outcome_clear (&full);
+  strata_test_outcome_clear (&bad);
 }
 
 /* The first zstd chunk of a version 7 file holding more than one page: a
@@ -292,7 +245,7 @@ test_bad_compressed_page (void)
   g_autofree char *full_path = NULL;
   g_autofree char *bad_path = NULL;
   g_autofree char *where = NULL;
-  Outcome full = { 0 }, bad = { 0 };
+  StrataTestOutcome full = { 0 }, bad = { 0 };
   const guint8 *data;
   guint32 csize, usize;
   gsize header, len, bound, packed_len;
@@ -336,9 +289,9 @@ test_bad_compressed_page (void)
   full_path = strata_test_write_tmp ("v7-whole-for-page.dat", data, len);
   bad_path = strata_test_write_tmp ("v7-bad-compressed-page.dat", copy, len);
 
-  read_all (full_path, &full);
+  strata_test_outcome_read (full_path, &full);
   g_assert_no_error (full.error);
-  read_all (bad_path, &bad);
+  strata_test_outcome_read (bad_path, &bad);
   g_assert_true (bad.opened);
   g_assert_error (bad.error, STRATA_ERROR, STRATA_ERROR_CORRUPT);
   check_damaged (bad_path, &bad, full.events);
@@ -353,8 +306,8 @@ test_bad_compressed_page (void)
   if (strstr (bad.error->message, where) == NULL)
     g_error ("the error does not say where the page is: %s", bad.error->message);
 
-  outcome_clear (&full);
-  outcome_clear (&bad);
+  strata_test_outcome_clear (&full);
+  strata_test_outcome_clear (&bad);
 }
 
 static void
@@ -373,7 +326,7 @@ test_garbage (void)
           g_autofree char *name = g_strdup_printf ("garbage-%u-%" G_GSIZE_FORMAT "-%u.dat",
                                                    p, sizes[s], fill);
           g_autofree char *path = NULL;
-          Outcome outcome = { 0 };
+          StrataTestOutcome outcome = { 0 };
           gsize len = 0;
 
           if (sizes[s] >= sizeof magic)
@@ -397,10 +350,10 @@ test_garbage (void)
             data[len] = fill == 1 ? 0xff : g_rand_int_range (rand, 0, 256);
 
           path = strata_test_write_tmp (name, data, len);
-          read_all (path, &outcome);
+          strata_test_outcome_read (path, &outcome);
           g_assert_nonnull (outcome.error);
           check_damaged (path, &outcome, NULL);
-          outcome_clear (&outcome);
+          strata_test_outcome_clear (&outcome);
           g_unlink (path);
         }
 }
@@ -424,17 +377,17 @@ flip_fixture (const char *fixture,
       g_autofree char *name = g_strdup_printf ("%s-flip-%" G_GSIZE_FORMAT "-%u.dat",
                                                fixture, at, bit);
       g_autofree char *path = NULL;
-      Outcome outcome = { 0 };
+      StrataTestOutcome outcome = { 0 };
 
       copy[at] ^= 1u << bit;
       path = strata_test_write_tmp (name, copy, len);
       copy[at] = data[at];
 
-      read_all (path, &outcome);
+      strata_test_outcome_read (path, &outcome);
       check_damaged (path, &outcome, NULL);
       if (outcome.error != NULL)
         failed++;
-      outcome_clear (&outcome);
+      strata_test_outcome_clear (&outcome);
       g_unlink (path);
     }
 
@@ -483,7 +436,7 @@ test_fuzz_regressions (void)
       g_autofree char *name = g_strdup_printf ("regression-%u.dat", i);
       g_autofree char *path = NULL;
       g_autofree guint8 *copy = NULL;
-      Outcome outcome = { 0 };
+      StrataTestOutcome outcome = { 0 };
       gsize len;
 
       const guint8 *data = g_bytes_get_data (bytes, &len);
@@ -494,10 +447,10 @@ test_fuzz_regressions (void)
       path = strata_test_write_tmp (name, copy, len);
 
       g_test_message ("regression %u: %s", i, r->what);
-      read_all (path, &outcome);
+      strata_test_outcome_read (path, &outcome);
       g_assert_nonnull (outcome.error);
       check_damaged (path, &outcome, NULL);
-      outcome_clear (&outcome);
+      strata_test_outcome_clear (&outcome);
       g_unlink (path);
     }
 
@@ -510,13 +463,13 @@ test_fuzz_regressions (void)
     while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
       {
         g_autofree char *path = g_build_filename (dir_path, name, NULL);
-        Outcome outcome = { 0 };
+        StrataTestOutcome outcome = { 0 };
 
         if (!g_str_has_suffix (name, ".dat"))
           continue;
-        read_all (path, &outcome);
+        strata_test_outcome_read (path, &outcome);
         check_damaged (path, &outcome, NULL);
-        outcome_clear (&outcome);
+        strata_test_outcome_clear (&outcome);
       }
   }
 }
