@@ -628,25 +628,43 @@ find_int_field_ending_at (const char *p,
   return find_int_field (p, stop, key, NULL, value, &dummy);
 }
 
+/* "@prefix" COMM "@key" N "@next", as the scheduler's events print a
+ * task: the comm interned in *@comm, N in *@pid, and *@p moved past @next.
+ * FALSE when the text is not so. */
+static inline gboolean
+task_field (StrataFtraceTextSource  *self,
+            const char             **p,
+            const char              *end,
+            const char              *prefix,
+            const char              *key,
+            const char              *next,
+            guint32                 *comm,
+            gint32                  *pid)
+{
+  gsize prefix_len = strlen (prefix);
+  const char *start = *p + prefix_len;
+  const char *k;
+
+  if ((gsize) (end - *p) < prefix_len || memcmp (*p, prefix, prefix_len) != 0)
+    return FALSE;
+  k = find_int_field (start, end, key, next, pid, p);
+  if (k == NULL)
+    return FALSE;
+  *comm = intern (self, start, k);
+  return TRUE;
+}
+
 static const char *
 decode_sched_switch (StrataFtraceTextSource *self,
                      const char             *p,
                      const char             *end,
                      StrataEvent            *ev)
 {
-  const char *comm;
-  const char *k;
   const char *state;
 
-  if (!HAS_PREFIX (p, end, "prev_comm="))
-    return "expected 'prev_comm=' in sched_switch";
-  comm = p + strlen ("prev_comm=");
-
-  k = find_int_field (comm, end, " prev_pid=", " prev_prio=",
-                      &ev->u.sched_switch.prev_pid, &p);
-  if (k == NULL)
-    return "expected ' prev_pid=N prev_prio=' in sched_switch";
-  ev->u.sched_switch.prev_comm = intern (self, comm, k);
+  if (!task_field (self, &p, end, "prev_comm=", " prev_pid=", " prev_prio=",
+                   &ev->u.sched_switch.prev_comm, &ev->u.sched_switch.prev_pid))
+    return "expected 'prev_comm=TASK prev_pid=N prev_prio=' in sched_switch";
 
   if (!parse_i32 (&p, end, &ev->u.sched_switch.prev_prio) ||
       !HAS_PREFIX (p, end, " prev_state="))
@@ -658,15 +676,9 @@ decode_sched_switch (StrataFtraceTextSource *self,
     p++;
   ev->u.sched_switch.prev_state = strata_task_state_from_letters (state, p - state);
 
-  if (!HAS_PREFIX (p, end, " ==> next_comm="))
-    return "expected ' ==> next_comm=' in sched_switch";
-  comm = p + strlen (" ==> next_comm=");
-
-  k = find_int_field (comm, end, " next_pid=", " next_prio=",
-                      &ev->u.sched_switch.next_pid, &p);
-  if (k == NULL)
-    return "expected ' next_pid=N next_prio=' in sched_switch";
-  ev->u.sched_switch.next_comm = intern (self, comm, k);
+  if (!task_field (self, &p, end, " ==> next_comm=", " next_pid=", " next_prio=",
+                   &ev->u.sched_switch.next_comm, &ev->u.sched_switch.next_pid))
+    return "expected ' ==> next_comm=TASK next_pid=N next_prio=' in sched_switch";
 
   if (!parse_i32 (&p, end, &ev->u.sched_switch.next_prio))
     return "expected a number after 'next_prio=' in sched_switch";
@@ -680,17 +692,11 @@ decode_wakeup (StrataFtraceTextSource *self,
                const char             *end,
                StrataEvent            *ev)
 {
-  const char *comm;
   const char *k;
 
-  if (!HAS_PREFIX (p, end, "comm="))
-    return "expected 'comm=' in a wakeup event";
-  comm = p + strlen ("comm=");
-
-  k = find_int_field (comm, end, " pid=", " prio=", &ev->u.wakeup.pid, &p);
-  if (k == NULL)
-    return "expected ' pid=N prio=' in a wakeup event";
-  ev->u.wakeup.comm = intern (self, comm, k);
+  if (!task_field (self, &p, end, "comm=", " pid=", " prio=",
+                   &ev->u.wakeup.comm, &ev->u.wakeup.pid))
+    return "expected 'comm=TASK pid=N prio=' in a wakeup event";
 
   if (!parse_i32 (&p, end, &ev->u.wakeup.prio))
     return "expected a number after 'prio=' in a wakeup event";
@@ -714,23 +720,16 @@ decode_fork (StrataFtraceTextSource *self,
              const char             *end,
              StrataEvent            *ev)
 {
-  const char *comm;
   const char *k;
 
-  if (!HAS_PREFIX (p, end, "comm="))
-    return "expected 'comm=' in sched_process_fork";
-  comm = p + strlen ("comm=");
+  if (!task_field (self, &p, end, "comm=", " pid=", " child_comm=",
+                   &ev->u.fork.parent_comm, &ev->u.fork.parent_pid))
+    return "expected 'comm=TASK pid=N child_comm=' in sched_process_fork";
 
-  k = find_int_field (comm, end, " pid=", " child_comm=", &ev->u.fork.parent_pid, &p);
-  if (k == NULL)
-    return "expected ' pid=N child_comm=' in sched_process_fork";
-  ev->u.fork.parent_comm = intern (self, comm, k);
-
-  comm = p;
-  k = find_int_field_ending_at (comm, end, " child_pid=", &ev->u.fork.child_pid);
+  k = find_int_field_ending_at (p, end, " child_pid=", &ev->u.fork.child_pid);
   if (k == NULL)
     return "expected ' child_pid=N' at the end of sched_process_fork";
-  ev->u.fork.child_comm = intern (self, comm, k);
+  ev->u.fork.child_comm = intern (self, p, k);
 
   return NULL;
 }
@@ -768,17 +767,9 @@ decode_exit (StrataFtraceTextSource *self,
              const char             *end,
              StrataEvent            *ev)
 {
-  const char *comm;
-  const char *k;
-
-  if (!HAS_PREFIX (p, end, "comm="))
-    return "expected 'comm=' in sched_process_exit";
-  comm = p + strlen ("comm=");
-
-  k = find_int_field (comm, end, " pid=", " prio=", &ev->u.exit.pid, &p);
-  if (k == NULL)
-    return "expected ' pid=N prio=' in sched_process_exit";
-  ev->u.exit.comm = intern (self, comm, k);
+  if (!task_field (self, &p, end, "comm=", " pid=", " prio=",
+                   &ev->u.exit.comm, &ev->u.exit.pid))
+    return "expected 'comm=TASK pid=N prio=' in sched_process_exit";
 
   /* Newer kernels append " group_dead=true". */
   if (!parse_i32 (&p, end, &ev->u.exit.prio))
