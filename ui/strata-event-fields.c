@@ -44,6 +44,8 @@ typedef struct
   StrataRecordPosition where;
 } Checkpoint;
 
+/* One CPU's records, walked: its own stream's, or its part of the one
+ * stream of every CPU's. */
 typedef struct
 {
   gint                 cpu;          /* the stream's */
@@ -52,7 +54,7 @@ typedef struct
   guint64              last_ts;      /* of the last record walked */
   StrataRecordPosition last_where;
   gboolean             started;
-  gboolean             done;         /* the stream's records are all walked */
+  gboolean             done;         /* its own stream's records are all walked */
 
   /* The records of the stretch looked back at last, formatted: the rows
    * on screen are neighbours, so most look-ups are answered from here.
@@ -75,12 +77,47 @@ cached_clear (gpointer data)
   g_free (((Cached *) data)->fields);
 }
 
-/* Both kinds of checkpoint start with their time. */
+static void
+cpu_walk_init (CpuWalk *w,
+               gint     cpu)
+{
+  w->cpu = cpu;
+  w->checkpoints = g_array_new (FALSE, FALSE, sizeof (Checkpoint));
+  w->cache = g_array_new (FALSE, FALSE, sizeof (Cached));
+  g_array_set_clear_func (w->cache, cached_clear);
+}
+
+static void
+cpu_walk_clear (gpointer data)
+{
+  CpuWalk *w = data;
+
+  g_clear_pointer (&w->checkpoints, g_array_unref);
+  g_clear_pointer (&w->cache, g_array_unref);
+}
+
+/* A record walked on @w: every CHECKPOINT_EVERY-th is a checkpoint. */
+static void
+cpu_walk_note (CpuWalk                *w,
+               const StrataRecordHead *h)
+{
+  if (w->n_records % CHECKPOINT_EVERY == 0)
+    {
+      Checkpoint c = { (guint64) h->ts, h->where };
+
+      g_array_append_val (w->checkpoints, c);
+    }
+  w->n_records++;
+  w->last_ts = (guint64) h->ts;
+  w->last_where = h->where;
+  w->started = TRUE;
+}
+
 static inline guint64
 checkpoint_ts (GArray *checkpoints,
                guint   i)
 {
-  return *(const guint64 *) (checkpoints->data + (gsize) i * g_array_get_element_size (checkpoints));
+  return g_array_index (checkpoints, Checkpoint, i).ts;
 }
 
 /* How many checkpoints are strictly before @ts: the last one of them is
@@ -112,13 +149,6 @@ look_back_until (GArray  *checkpoints,
   return before < checkpoints->len ? MAX (ts, checkpoint_ts (checkpoints, before)) : ts;
 }
 
-/* One stream of every CPU's records: the same walk over them all. */
-typedef struct
-{
-  guint64              ts;
-  StrataRecordPosition where;
-} MixedCheckpoint;
-
 typedef struct
 {
   gint64               ts;
@@ -127,17 +157,6 @@ typedef struct
   const char          *name;
   StrataRecordPosition where;
 } MixedIndexEntry;
-
-typedef struct
-{
-  GArray  *checkpoints;   /* MixedCheckpoint */
-  guint64  n_records;
-  guint64  last_ts;
-  gboolean started;
-  GArray  *cache;         /* Cached */
-  gint64   cache_lo;
-  guint64  cache_hi;
-} MixedCpu;
 
 typedef enum
 {
@@ -156,7 +175,7 @@ struct _StrataEventFields
   CpuWalk               *cpus;           /* by stream */
 
   /* WALK_MIXED */
-  GArray                *mixed_cpus;     /* MixedCpu, by CPU */
+  GArray                *mixed_cpus;     /* CpuWalk, by CPU */
   StrataRecordPosition   mixed_frontier; /* of the first record not walked */
   gboolean               mixed_started;
   gboolean               mixed_done;     /* walked to the end */
@@ -166,8 +185,6 @@ struct _StrataEventFields
   gboolean               mixed_unordered;
   GArray                *mixed_index;    /* MixedIndexEntry, or NULL */
 };
-
-static void mixed_cpu_clear (gpointer data);
 
 StrataEventFields *
 strata_event_fields_open (const char  *path,
@@ -199,19 +216,14 @@ strata_event_fields_open (const char  *path,
       self->walk = WALK_PER_CPU;
       self->cpus = g_new0 (CpuWalk, n_streams);
       for (guint i = 0; i < n_streams; i++)
-        {
-          self->cpus[i].cpu = strata_source_get_record_stream_cpu (source, i);
-          self->cpus[i].checkpoints = g_array_new (FALSE, FALSE, sizeof (Checkpoint));
-          self->cpus[i].cache = g_array_new (FALSE, FALSE, sizeof (Cached));
-          g_array_set_clear_func (self->cpus[i].cache, cached_clear);
-        }
+        cpu_walk_init (&self->cpus[i], strata_source_get_record_stream_cpu (source, i));
     }
   else
     {
       self->walk = WALK_MIXED;
       self->n_streams = 1;
-      self->mixed_cpus = g_array_new (FALSE, TRUE, sizeof (MixedCpu));
-      g_array_set_clear_func (self->mixed_cpus, mixed_cpu_clear);
+      self->mixed_cpus = g_array_new (FALSE, TRUE, sizeof (CpuWalk));
+      g_array_set_clear_func (self->mixed_cpus, cpu_walk_clear);
     }
   self->source = g_steal_pointer (&source);
   return self;
@@ -224,10 +236,7 @@ strata_event_fields_free (StrataEventFields *self)
     return;
   if (self->cpus != NULL)
     for (guint i = 0; i < self->n_streams; i++)
-      {
-        g_array_unref (self->cpus[i].checkpoints);
-        g_array_unref (self->cpus[i].cache);
-      }
+      cpu_walk_clear (&self->cpus[i]);
   g_free (self->cpus);
   g_clear_pointer (&self->mixed_cpus, g_array_unref);
   g_clear_pointer (&self->mixed_index, g_array_unref);
@@ -264,6 +273,80 @@ cache_lookup (GArray             *cache,
         break;
     }
   return NULL;
+}
+
+/* A time already walked past on @w: the stretch of its records (in
+ * stream @s, those of @cpu, or all of them when @cpu is -1) from the last
+ * checkpoint before @ts to the next checkpoint (or to @ts, if further) is
+ * read again and kept formatted, then asked. @walked_all: whether the
+ * walk on has reached the end, so that a stretch that ends there is
+ * complete. *@failed is set when a read failed. */
+static char *
+look_back (StrataEventFields  *self,
+           CpuWalk            *w,
+           guint               s,
+           gint32              cpu,
+           guint64             ts,
+           const char * const *names,
+           gboolean            walked_all,
+           gboolean           *failed)
+{
+  const StrataRecordPosition *from = NULL;   /* the stream's start */
+  guint lo;
+  guint64 until;
+
+  if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
+    return cache_lookup (w->cache, ts, names);
+
+  lo = checkpoints_before (w->checkpoints, ts);
+  until = look_back_until (w->checkpoints, lo, ts);
+
+  g_array_set_size (w->cache, 0);
+  w->cache_lo = -1;
+  if (lo > 0)
+    {
+      const Checkpoint *c = &g_array_index (w->checkpoints, Checkpoint, lo - 1);
+
+      from = &c->where;
+      w->cache_lo = (gint64) c->ts;
+    }
+  w->cache_hi = 0;
+  if (!strata_source_seek_record (self->source, s, from, NULL))
+    {
+      *failed = TRUE;
+      return NULL;
+    }
+
+  w->cache_hi = G_MAXUINT64;
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      StrataRecordHead h;
+      Cached c;
+
+      if (!strata_source_next_record (self->source, &h, &error))
+        {
+          if (error != NULL)
+            *failed = TRUE;
+          break;
+        }
+      if (cpu >= 0 && h.cpu != cpu)
+        continue;
+      if ((guint64) h.ts > until)
+        {
+          w->cache_hi = (guint64) h.ts;
+          break;
+        }
+      c.ts = (guint64) h.ts;
+      c.name = h.name;
+      c.fields = strata_source_format_record (self->source);
+      g_array_append_val (w->cache, c);
+    }
+  /* A read that failed midway keeps nothing it cannot vouch for. */
+  if (w->cache_hi == G_MAXUINT64 && (!walked_all || *failed))
+    w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
+
+  return cache_lookup (w->cache, ts, names);
 }
 
 /* By time ---------------------------------------------------------------- */
@@ -316,81 +399,14 @@ walk_on (StrataEventFields  *self,
 
   while (more && strata_source_next_record (self->source, &h, NULL))
     {
-      if (w->n_records % CHECKPOINT_EVERY == 0)
-        {
-          Checkpoint c = { (guint64) h.ts, h.where };
-
-          g_array_append_val (w->checkpoints, c);
-        }
-      w->n_records++;
-      w->last_ts = (guint64) h.ts;
-      w->last_where = h.where;
-
-      if ((guint64) h.ts == ts && found == NULL && h.name != NULL && name_matches (h.name, names))
+      cpu_walk_note (w, &h);
+      if ((guint64) h.ts == ts && found == NULL && name_matches (h.name, names))
         found = strata_source_format_record (self->source);
       if ((guint64) h.ts > ts)
         return found;
     }
   w->done = TRUE;
   return found;
-}
-
-/* A time already walked past: the stretch from the last checkpoint
- * before it to the next checkpoint (or to @ts, if further) is read and
- * kept formatted, then asked. */
-static char *
-look_back (StrataEventFields  *self,
-           guint               s,
-           guint64             ts,
-           const char * const *names)
-{
-  CpuWalk *w = &self->cpus[s];
-  StrataRecordHead h;
-  gboolean more;
-  guint lo;
-  guint64 until;
-
-  if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
-    return cache_lookup (w->cache, ts, names);
-
-  lo = checkpoints_before (w->checkpoints, ts);
-  until = look_back_until (w->checkpoints, lo, ts);
-
-  g_array_set_size (w->cache, 0);
-  if (lo == 0)
-    {
-      more = strata_source_seek_record (self->source, s, NULL, NULL);
-      w->cache_lo = -1;
-    }
-  else
-    {
-      const Checkpoint *from = &g_array_index (w->checkpoints, Checkpoint, lo - 1);
-
-      more = strata_source_seek_record (self->source, s, &from->where, NULL);
-      w->cache_lo = (gint64) from->ts;
-    }
-
-  w->cache_hi = G_MAXUINT64;
-  while (more && strata_source_next_record (self->source, &h, NULL))
-    {
-      Cached c = { (guint64) h.ts, h.name, NULL };
-
-      if ((guint64) h.ts > until)
-        {
-          w->cache_hi = (guint64) h.ts;
-          break;
-        }
-      if (h.name != NULL)
-        {
-          c.fields = strata_source_format_record (self->source);
-          g_array_append_val (w->cache, c);
-        }
-    }
-  /* A read that failed midway keeps nothing it cannot vouch for. */
-  if (w->cache_hi == G_MAXUINT64 && !w->done)
-    w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
-
-  return cache_lookup (w->cache, ts, names);
 }
 
 static char *
@@ -409,7 +425,11 @@ per_cpu_lookup (StrataEventFields  *self,
       if (!w->done && (!w->started || (guint64) ts > w->last_ts))
         found = walk_on (self, s, (guint64) ts, names);
       else
-        found = look_back (self, s, (guint64) ts, names);
+        {
+          gboolean failed = FALSE;
+
+          found = look_back (self, w, s, -1, (guint64) ts, names, w->done, &failed);
+        }
       if (found != NULL)
         return found;
     }
@@ -418,32 +438,19 @@ per_cpu_lookup (StrataEventFields  *self,
 
 /* One stream of every CPU's records -------------------------------------- */
 
-static void
-mixed_cpu_clear (gpointer data)
-{
-  MixedCpu *w = data;
-
-  g_clear_pointer (&w->checkpoints, g_array_unref);
-  g_clear_pointer (&w->cache, g_array_unref);
-}
-
-static MixedCpu *
+static CpuWalk *
 mixed_cpu (StrataEventFields *self,
            gint32             cpu)
 {
-  MixedCpu *w;
+  CpuWalk *w;
 
   if (cpu < 0 || cpu >= 8192)
     return NULL;
   if ((guint) cpu >= self->mixed_cpus->len)
     g_array_set_size (self->mixed_cpus, cpu + 1);
-  w = &g_array_index (self->mixed_cpus, MixedCpu, cpu);
+  w = &g_array_index (self->mixed_cpus, CpuWalk, cpu);
   if (w->checkpoints == NULL)
-    {
-      w->checkpoints = g_array_new (FALSE, FALSE, sizeof (MixedCheckpoint));
-      w->cache = g_array_new (FALSE, FALSE, sizeof (Cached));
-      g_array_set_clear_func (w->cache, cached_clear);
-    }
+    cpu_walk_init (w, cpu);
   return w;
 }
 
@@ -467,7 +474,7 @@ mixed_walk_on (StrataEventFields  *self,
     {
       g_autoptr(GError) error = NULL;
       StrataRecordHead h;
-      MixedCpu *w;
+      CpuWalk *w;
 
       if (!strata_source_next_record (self->source, &h, &error))
         {
@@ -493,89 +500,11 @@ mixed_walk_on (StrataEventFields  *self,
         }
       if (w == NULL)
         continue;
-      if (w->n_records % CHECKPOINT_EVERY == 0)
-        {
-          MixedCheckpoint c = { (guint64) h.ts, h.where };
-
-          g_array_append_val (w->checkpoints, c);
-        }
-      w->n_records++;
-      w->last_ts = h.ts;
-      w->started = TRUE;
+      cpu_walk_note (w, &h);
       if (h.cpu == cpu && h.ts == ts && found == NULL && name_matches (h.name, names))
         found = strata_source_format_record (self->source);
     }
   return found;
-}
-
-/* As look_back(): the stretch of @cpu's records from the checkpoint
- * before @ts to the next one, read again and kept formatted. */
-static char *
-mixed_look_back (StrataEventFields  *self,
-                 gint32              cpu,
-                 guint64             ts,
-                 const char * const *names)
-{
-  MixedCpu *w = mixed_cpu (self, cpu);
-  guint lo;
-  const StrataRecordPosition *from;
-  guint64 until;
-
-  if (w == NULL || !w->started)
-    return NULL;
-  if ((gint64) ts > w->cache_lo && ts < w->cache_hi)
-    return cache_lookup (w->cache, ts, names);
-
-  lo = checkpoints_before (w->checkpoints, ts);
-  until = look_back_until (w->checkpoints, lo, ts);
-
-  g_array_set_size (w->cache, 0);
-  if (lo == 0)
-    {
-      from = NULL;   /* the stream's start */
-      w->cache_lo = -1;
-    }
-  else
-    {
-      from = &g_array_index (w->checkpoints, MixedCheckpoint, lo - 1).where;
-      w->cache_lo = (gint64) g_array_index (w->checkpoints, MixedCheckpoint, lo - 1).ts;
-    }
-  w->cache_hi = 0;
-  if (!strata_source_seek_record (self->source, 0, from, NULL))
-    {
-      self->mixed_broken = TRUE;
-      return NULL;
-    }
-
-  w->cache_hi = G_MAXUINT64;
-  for (;;)
-    {
-      g_autoptr(GError) error = NULL;
-      StrataRecordHead h;
-      Cached c;
-
-      if (!strata_source_next_record (self->source, &h, &error))
-        {
-          if (error != NULL)
-            self->mixed_broken = TRUE;
-          break;
-        }
-      if (h.cpu != cpu)
-        continue;
-      if ((guint64) h.ts > until)
-        {
-          w->cache_hi = h.ts;
-          break;
-        }
-      c.ts = h.ts;
-      c.name = h.name;
-      c.fields = strata_source_format_record (self->source);
-      g_array_append_val (w->cache, c);
-    }
-  if (w->cache_hi == G_MAXUINT64 && (!self->mixed_done || self->mixed_broken))
-    w->cache_hi = w->cache->len > 0 ? g_array_index (w->cache, Cached, w->cache->len - 1).ts : 0;
-
-  return cache_lookup (w->cache, ts, names);
 }
 
 static int
@@ -664,6 +593,10 @@ mixed_lookup (StrataEventFields  *self,
               gint64              ts,
               const char * const *names)
 {
+  CpuWalk *w;
+  gboolean failed = FALSE;
+  char *found;
+
   if (self->mixed_broken)
     return NULL;
   if (self->mixed_unordered)
@@ -675,26 +608,28 @@ mixed_lookup (StrataEventFields  *self,
 
       for (guint c = 0; c < n && !self->mixed_broken; c++)
         {
-          char *found = mixed_lookup (self, (gint32) c, ts, names);
-
+          found = mixed_lookup (self, (gint32) c, ts, names);
           if (found != NULL)
             return found;
         }
       return NULL;
     }
-  {
-    MixedCpu *w = mixed_cpu (self, cpu);
 
-    if (w == NULL)
-      return NULL;
-    if (!self->mixed_done && (!w->started || (guint64) ts > w->last_ts))
-      {
-        char *found = mixed_walk_on (self, cpu, ts, names);
-
-        return self->mixed_unordered ? mixed_index_lookup (self, cpu, ts, names) : found;
-      }
-    return mixed_look_back (self, cpu, (guint64) ts, names);
-  }
+  w = mixed_cpu (self, cpu);
+  if (w == NULL)
+    return NULL;
+  if (!self->mixed_done && (!w->started || (guint64) ts > w->last_ts))
+    {
+      found = mixed_walk_on (self, cpu, ts, names);
+      return self->mixed_unordered ? mixed_index_lookup (self, cpu, ts, names) : found;
+    }
+  if (!w->started)
+    return NULL;
+  found = look_back (self, w, 0, cpu, (guint64) ts, names,
+                     self->mixed_done && !self->mixed_broken, &failed);
+  if (failed)
+    self->mixed_broken = TRUE;
+  return found;
 }
 
 /**
