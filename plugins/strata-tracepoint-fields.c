@@ -552,38 +552,12 @@ run_step (StrataTracepointFields *self,
 
   switch (step->op)
     {
-    case STEP_U8:
-      return p[0];
-    case STEP_S8:
-      return (guint32) (gint32) (gint8) p[0];
-    case STEP_U16:
-      {
-        guint16 x;
-
-        memcpy (&x, p, 2);
-        return x;
-      }
-    case STEP_S16:
-      {
-        gint16 x;
-
-        memcpy (&x, p, 2);
-        return (guint32) (gint32) x;
-      }
-    case STEP_32:
-      {
-        guint32 x;
-
-        memcpy (&x, p, 4);
-        return x;
-      }
-    case STEP_64:
-      {
-        guint64 x;
-
-        memcpy (&x, p, 8);
-        return (guint32) x;
-      }
+    case STEP_U8: return p[0];
+    case STEP_S8: return (guint32) (gint32) (gint8) p[0];
+    case STEP_U16: { guint16 x; memcpy (&x, p, 2); return x; }
+    case STEP_S16: { gint16 x; memcpy (&x, p, 2); return (guint32) (gint32) x; }
+    case STEP_32: { guint32 x; memcpy (&x, p, 4); return x; }
+    case STEP_64: { guint64 x; memcpy (&x, p, 8); return (guint32) x; }
     case STEP_COMM16:
       return strata_comm_cache_intern_comm16 (comms, (const char *) p);
     case STEP_STRING:
