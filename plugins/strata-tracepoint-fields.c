@@ -265,6 +265,80 @@ load_init (StrataFieldLoad         *l,
   return l->kind != LOAD_OTHER;
 }
 
+/* How the fast path loads a field: the field's use, kind, size and sign
+ * folded into one choice, made once per event type. */
+typedef enum
+{
+  STEP_ABSENT,    /* the field's fallback, in the step's value */
+  STEP_U8,
+  STEP_S8,
+  STEP_U16,
+  STEP_S16,
+  STEP_32,        /* signed or not: the event keeps 32 bits */
+  STEP_64,        /* the low 32 bits */
+  STEP_COMM16,    /* a char[16], through the comm cache's words */
+  STEP_STRING,    /* a char array of another size (the step's value) */
+  STEP_STATE,     /* sched_switch's prev_state, decoded */
+  STEP_CONTEXT,   /* common_flags, as the context the event ran in */
+} StepOp;
+
+static guint8
+number_op (const StrataFieldLoad *l)
+{
+  switch (l->size)
+    {
+    case 1: return l->is_signed ? STEP_S8 : STEP_U8;
+    case 2: return l->is_signed ? STEP_S16 : STEP_U16;
+    case 4: return STEP_32;
+    default: return STEP_64;
+    }
+}
+
+/* The steps of the fast path, from the specs and the loads: what
+ * load_field() would work out for each field on every event. */
+static void
+compile_steps (StrataTracepointFields *self)
+{
+  self->n_steps = 0;
+  for (guint i = 0; self->specs != NULL && self->specs[i].name != NULL; i++)
+    {
+      const FieldSpec *spec = &self->specs[i];
+      const StrataFieldLoad *l = &self->loads[i];
+      StrataFieldStep *step = &self->steps[self->n_steps++];
+
+      step->from = l->offset;
+      step->to = spec->offset;
+      step->field = i;
+      step->op = STEP_ABSENT;
+      switch (spec->use)
+        {
+        case AS_STRING:
+          step->value = STRATA_STRING_NONE;
+          if (l->kind == LOAD_STRING)
+            {
+              step->op = l->size == 16 ? STEP_COMM16 : STEP_STRING;
+              step->value = l->size;
+            }
+          break;
+        case AS_STATE:
+          step->value = STRATA_TASK_STATE_UNKNOWN;
+          if (l->kind == LOAD_NUMBER)
+            step->op = STEP_STATE;
+          break;
+        case AS_CONTEXT:
+          step->value = 0;
+          if (l->kind == LOAD_NUMBER)
+            step->op = STEP_CONTEXT;
+          break;
+        default:
+          step->value = (guint32) spec->fallback;
+          if (l->kind == LOAD_NUMBER)
+            step->op = number_op (l);
+          break;
+        }
+    }
+}
+
 /**
  * strata_tracepoint_fields_resolve:
  * @event: an event format of the file, with a name
@@ -307,6 +381,8 @@ strata_tracepoint_fields_resolve (StrataTracepointFields *self,
   for (guint i = 0; specs != NULL && specs[i].name != NULL; i++)
     if (!load_init (&self->loads[i], self->fields[i], specs[i].use == AS_STRING, &self->need))
       self->direct = FALSE;
+  if (self->direct)
+    compile_steps (self);
 
   return type;
 }
@@ -463,36 +539,35 @@ load_number (const guint8          *data,
   return (gint64) v;
 }
 
-/* Field @i of @self's type, loaded at its offset: the fast path, for a
- * format whose fields all load directly and a record that holds them all
- * in the machine's byte order (no look-ups, no checks per field). */
+/* One step of the fast path: a field loaded at its offset, for a format
+ * whose fields all load directly and a record that holds them all in the
+ * machine's byte order (no look-ups, no checks per field). */
 static inline guint32
-load_field (StrataTracepointFields *self,
-            guint                   i,
-            const guint8           *data,
-            StrataCommCache        *comms)
+run_step (StrataTracepointFields *self,
+          const StrataFieldStep  *step,
+          const guint8           *data,
+          StrataCommCache        *comms)
 {
-  const FieldSpec *spec = &self->specs[i];
-  const StrataFieldLoad *l = &self->loads[i];
-  const char *s;
+  const guint8 *p = data + step->from;
 
-  switch (spec->use)
+  switch (step->op)
     {
-    case AS_STRING:
-      if (l->kind != LOAD_STRING)
-        return STRATA_STRING_NONE;
-      s = (const char *) data + l->offset;
-      if (l->size == 16)
-        return strata_comm_cache_intern_comm16 (comms, s);
-      return strata_comm_cache_intern (comms, s, strnlen (s, l->size));
-    case AS_STATE:
-      if (l->kind != LOAD_NUMBER)
-        return STRATA_TASK_STATE_UNKNOWN;
-      return strata_task_state_format_decode (&self->states, load_number (data, l));
-    case AS_CONTEXT:
-      return l->kind == LOAD_NUMBER ? strata_event_context_from_trace_flags ((guint) load_number (data, l)) : 0;
+    case STEP_U8: return p[0];
+    case STEP_S8: return (guint32) (gint32) (gint8) p[0];
+    case STEP_U16: { guint16 x; memcpy (&x, p, 2); return x; }
+    case STEP_S16: { gint16 x; memcpy (&x, p, 2); return (guint32) (gint32) x; }
+    case STEP_32: { guint32 x; memcpy (&x, p, 4); return x; }
+    case STEP_64: { guint64 x; memcpy (&x, p, 8); return (guint32) x; }
+    case STEP_COMM16:
+      return strata_comm_cache_intern_comm16 (comms, (const char *) p);
+    case STEP_STRING:
+      return strata_comm_cache_intern (comms, (const char *) p, strnlen ((const char *) p, step->value));
+    case STEP_STATE:
+      return strata_task_state_format_decode (&self->states, load_number (data, &self->loads[step->field]));
+    case STEP_CONTEXT:
+      return strata_event_context_from_trace_flags ((guint) load_number (data, &self->loads[step->field]));
     default:
-      return l->kind == LOAD_NUMBER ? (guint32) load_number (data, l) : (guint32) spec->fallback;
+      return step->value;
     }
 }
 
@@ -555,11 +630,11 @@ strata_tracepoint_fields_decode (StrataTracepointFields *self,
     {
       if (!pid_known)
         event->pid = self->load_pid.kind == LOAD_NUMBER ? (gint32) load_number (data, &self->load_pid) : -1;
-      for (guint i = 0; self->specs != NULL && self->specs[i].name != NULL; i++)
+      for (guint i = 0; i < self->n_steps; i++)
         {
-          guint32 v = load_field (self, i, data, comms);
+          guint32 v = run_step (self, &self->steps[i], data, comms);
 
-          memcpy (to + self->specs[i].offset, &v, sizeof v);
+          memcpy (to + self->steps[i].to, &v, sizeof v);
         }
     }
   else

@@ -35,6 +35,17 @@ typedef struct
   guint8  is_signed;
 } StrataFieldLoad;
 
+/* One field of the fast path, compiled: what the decoder does, with no
+ * look-up of the field's spec or format. */
+typedef struct
+{
+  guint32 from;        /* offset in the raw data */
+  guint16 to;          /* offset in the StrataEvent */
+  guint8  op;          /* how to load it (StepOp in the .c) */
+  guint8  field;       /* its index in loads[] (the state and the context) */
+  guint32 value;       /* what an absent field gets; a string's size */
+} StrataFieldStep;
+
 typedef struct
 {
   StrataEventType          type;       /* what the event decodes as */
@@ -50,6 +61,8 @@ typedef struct
   guint32                  need;
   StrataFieldLoad          load_pid;
   StrataFieldLoad          loads[STRATA_TRACEPOINT_MAX_FIELDS];
+  guint                    n_steps;
+  StrataFieldStep          steps[STRATA_TRACEPOINT_MAX_FIELDS];
 } StrataTracepointFields;
 
 /* Strings of tracepoint fields, interned in a pool through a cache on

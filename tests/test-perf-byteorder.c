@@ -15,65 +15,9 @@
 
 #include <string.h>
 
+#include "strata-perf-writer.h"
 #include "strata-test-support.h"
 #include "../plugins/perf/strata-perf-source.h"
-
-static void
-swap16 (guint8 *p)
-{
-  guint16 v;
-
-  memcpy (&v, p, 2);
-  v = GUINT16_SWAP_LE_BE (v);
-  memcpy (p, &v, 2);
-}
-
-static void
-swap32 (guint8 *p)
-{
-  guint32 v;
-
-  memcpy (&v, p, 4);
-  v = GUINT32_SWAP_LE_BE (v);
-  memcpy (p, &v, 4);
-}
-
-static void
-swap64 (guint8 *p)
-{
-  guint64 v;
-
-  memcpy (&v, p, 8);
-  v = GUINT64_SWAP_LE_BE (v);
-  memcpy (p, &v, 8);
-}
-
-static guint64
-le64 (const guint8 *p)
-{
-  guint64 v;
-
-  memcpy (&v, p, 8);
-  return GUINT64_FROM_LE (v);
-}
-
-static guint32
-le32 (const guint8 *p)
-{
-  guint32 v;
-
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_LE (v);
-}
-
-static guint16
-le16 (const guint8 *p)
-{
-  guint16 v;
-
-  memcpy (&v, p, 2);
-  return GUINT16_FROM_LE (v);
-}
 
 /* perf_event_attr: which bytes are which integer (up to config3). */
 static void
@@ -92,9 +36,9 @@ swap_attr (guint8 *a,
         continue;
       switch (fields[i].width)
         {
-        case 2: swap16 (a + fields[i].off); break;
-        case 4: swap32 (a + fields[i].off); break;
-        default: swap64 (a + fields[i].off); break;
+        case 2: strata_test_swap16 (a + fields[i].off); break;
+        case 4: strata_test_swap32 (a + fields[i].off); break;
+        default: strata_test_swap64 (a + fields[i].off); break;
         }
     }
 
@@ -127,12 +71,12 @@ swap_trailer (guint8  *body,
 
   g_assert_cmpuint (len, >=, 8 * n);
   p = body + len - 8 * n;
-  if (st & S_TID) { swap32 (p); swap32 (p + 4); p += 8; }
-  if (st & S_TIME) { swap64 (p); p += 8; }
-  if (st & S_ID) { swap64 (p); p += 8; }
-  if (st & S_STREAM_ID) { swap64 (p); p += 8; }
-  if (st & S_CPU) { swap32 (p); swap32 (p + 4); p += 8; }
-  if (st & S_IDENTIFIER) swap64 (p);
+  if (st & S_TID) { strata_test_swap32 (p); strata_test_swap32 (p + 4); p += 8; }
+  if (st & S_TIME) { strata_test_swap64 (p); p += 8; }
+  if (st & S_ID) { strata_test_swap64 (p); p += 8; }
+  if (st & S_STREAM_ID) { strata_test_swap64 (p); p += 8; }
+  if (st & S_CPU) { strata_test_swap32 (p); strata_test_swap32 (p + 4); p += 8; }
+  if (st & S_IDENTIFIER) strata_test_swap64 (p);
 }
 
 static void
@@ -145,15 +89,15 @@ swap_sample (guint8  *p,
 
   g_assert_cmpuint (st & ~(guint64) (S_IP | S_TID | S_TIME | S_ADDR | S_READ | S_CALLCHAIN |
                                      S_ID | S_CPU | S_PERIOD | S_STREAM_ID | S_IDENTIFIER), ==, 0);
-  if (st & S_IDENTIFIER) { swap64 (p); p += 8; }
-  if (st & S_IP) { swap64 (p); p += 8; }
-  if (st & S_TID) { swap32 (p); swap32 (p + 4); p += 8; }
-  if (st & S_TIME) { swap64 (p); p += 8; }
-  if (st & S_ADDR) { swap64 (p); p += 8; }
-  if (st & S_ID) { swap64 (p); p += 8; }
-  if (st & S_STREAM_ID) { swap64 (p); p += 8; }
-  if (st & S_CPU) { swap32 (p); swap32 (p + 4); p += 8; }
-  if (st & S_PERIOD) { swap64 (p); p += 8; }
+  if (st & S_IDENTIFIER) { strata_test_swap64 (p); p += 8; }
+  if (st & S_IP) { strata_test_swap64 (p); p += 8; }
+  if (st & S_TID) { strata_test_swap32 (p); strata_test_swap32 (p + 4); p += 8; }
+  if (st & S_TIME) { strata_test_swap64 (p); p += 8; }
+  if (st & S_ADDR) { strata_test_swap64 (p); p += 8; }
+  if (st & S_ID) { strata_test_swap64 (p); p += 8; }
+  if (st & S_STREAM_ID) { strata_test_swap64 (p); p += 8; }
+  if (st & S_CPU) { strata_test_swap32 (p); strata_test_swap32 (p + 4); p += 8; }
+  if (st & S_PERIOD) { strata_test_swap64 (p); p += 8; }
   if (st & S_READ)
     {
       /* Not a group: the value and whatever read_format adds, all u64. */
@@ -161,16 +105,16 @@ swap_sample (guint8  *p,
 
       g_assert_false (rf & 8);
       for (guint i = 0; i < n; i++, p += 8)
-        swap64 (p);
+        strata_test_swap64 (p);
     }
   if (st & S_CALLCHAIN)
     {
-      guint64 nr = le64 (p);
+      guint64 nr = strata_test_le64 (p);
 
-      swap64 (p);
+      strata_test_swap64 (p);
       p += 8;
       for (guint64 i = 0; i < nr; i++, p += 8)
-        swap64 (p);
+        strata_test_swap64 (p);
     }
   g_assert_true (p == end);
 }
@@ -181,38 +125,38 @@ to_big_endian (const guint8 *d,
                gsize         len)
 {
   g_autofree guint8 *out = g_memdup2 (d, len);
-  guint64 attr_size = le64 (d + 16), attrs_off = le64 (d + 24), attrs_size = le64 (d + 32);
-  guint64 data_off = le64 (d + 40), data_size = le64 (d + 48);
-  guint64 st = le64 (d + attrs_off + 24), rf = le64 (d + attrs_off + 32);
+  guint64 attr_size = strata_test_le64 (d + 16), attrs_off = strata_test_le64 (d + 24), attrs_size = strata_test_le64 (d + 32);
+  guint64 data_off = strata_test_le64 (d + 40), data_size = strata_test_le64 (d + 48);
+  guint64 st = strata_test_le64 (d + attrs_off + 24), rf = strata_test_le64 (d + attrs_off + 32);
 
   /* The header: the magic's bytes turn round with the rest. */
   for (guint off = 0; off < 72; off += 8)
-    swap64 (out + off);
+    strata_test_swap64 (out + off);
   memset (out + 72, 0, 32);
 
   for (guint64 a = attrs_off; a < attrs_off + attrs_size; a += attr_size)
     {
-      guint64 ids_off = le64 (d + a + attr_size - 16), ids_size = le64 (d + a + attr_size - 8);
+      guint64 ids_off = strata_test_le64 (d + a + attr_size - 16), ids_size = strata_test_le64 (d + a + attr_size - 8);
 
-      g_assert_cmpuint (le64 (d + a + 24), ==, st);
+      g_assert_cmpuint (strata_test_le64 (d + a + 24), ==, st);
       swap_attr (out + a, attr_size - 16);
-      swap64 (out + a + attr_size - 16);
-      swap64 (out + a + attr_size - 8);
+      strata_test_swap64 (out + a + attr_size - 16);
+      strata_test_swap64 (out + a + attr_size - 8);
       for (guint64 i = 0; i < ids_size; i += 8)
-        swap64 (out + ids_off + i);
+        strata_test_swap64 (out + ids_off + i);
     }
 
   for (guint64 pos = data_off; pos < data_off + data_size;)
     {
-      guint32 type = le32 (d + pos);
-      guint16 misc = le16 (d + pos + 4), size = le16 (d + pos + 6);
+      guint32 type = strata_test_le32 (d + pos);
+      guint16 misc = strata_test_le16 (d + pos + 4), size = strata_test_le16 (d + pos + 6);
       guint8 *b = out + pos + 8;
       gsize blen = size - 8;
 
       g_assert_cmpuint (size, >=, 8);
-      swap32 (out + pos);
-      swap16 (out + pos + 4);
-      swap16 (out + pos + 6);
+      strata_test_swap32 (out + pos);
+      strata_test_swap16 (out + pos + 4);
+      strata_test_swap16 (out + pos + 6);
 
       switch (type)
         {
@@ -220,31 +164,31 @@ to_big_endian (const guint8 *d,
           swap_sample (b, blen, st, rf);
           break;
         case 3:   /* COMM: pid, tid, comm */
-          swap32 (b); swap32 (b + 4);
+          strata_test_swap32 (b); strata_test_swap32 (b + 4);
           swap_trailer (b, blen, st);
           break;
         case 4: case 7:   /* EXIT, FORK: pid, ppid, tid, ptid, time */
           for (guint i = 0; i < 4; i++)
-            swap32 (b + 4 * i);
-          swap64 (b + 16);
+            strata_test_swap32 (b + 4 * i);
+          strata_test_swap64 (b + 16);
           swap_trailer (b, blen, st);
           break;
         case 1:   /* MMAP: pid, tid, start, len, pgoff, filename */
         case 10:  /* MMAP2: the same, then the device or build id, prot, flags */
-          swap32 (b); swap32 (b + 4);
-          swap64 (b + 8); swap64 (b + 16); swap64 (b + 24);
+          strata_test_swap32 (b); strata_test_swap32 (b + 4);
+          strata_test_swap64 (b + 8); strata_test_swap64 (b + 16); strata_test_swap64 (b + 24);
           if (type == 10)
             {
               if (!(misc & (1 << 14)))
                 {
-                  swap32 (b + 32); swap32 (b + 36); swap64 (b + 40); swap64 (b + 48);
+                  strata_test_swap32 (b + 32); strata_test_swap32 (b + 36); strata_test_swap64 (b + 40); strata_test_swap64 (b + 48);
                 }
-              swap32 (b + 56); swap32 (b + 60);
+              strata_test_swap32 (b + 56); strata_test_swap32 (b + 60);
             }
           swap_trailer (b, blen, st);
           break;
         case 15:  /* SWITCH_CPU_WIDE: next_prev_pid, next_prev_tid */
-          swap32 (b); swap32 (b + 4);
+          strata_test_swap32 (b); strata_test_swap32 (b + 4);
           swap_trailer (b, blen, st);
           break;
         case 14:  /* SWITCH */
@@ -252,19 +196,19 @@ to_big_endian (const guint8 *d,
           break;
         case 69:  /* ID_INDEX: u64s */
           for (gsize i = 0; i + 8 <= blen; i += 8)
-            swap64 (b + i);
+            strata_test_swap64 (b + i);
           break;
         case 73:  /* THREAD_MAP: nr, then pid and comm[16] */
           {
-            guint64 nr = le64 (d + pos + 8);
+            guint64 nr = strata_test_le64 (d + pos + 8);
 
-            swap64 (b);
+            strata_test_swap64 (b);
             for (guint64 i = 0; i < nr; i++)
-              swap64 (b + 8 + 24 * i);
+              strata_test_swap64 (b + 8 + 24 * i);
           }
           break;
         case 78:  /* EVENT_UPDATE: type, id, then the name */
-          swap64 (b); swap64 (b + 8);
+          strata_test_swap64 (b); strata_test_swap64 (b + 8);
           break;
         default:  /* FINISHED_ROUND, FINISHED_INIT; CPU_MAP is not read */
           break;

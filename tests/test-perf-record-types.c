@@ -25,36 +25,10 @@
 
 #include <json-glib/json-glib.h>
 
+#include "strata-perf-writer.h"
 #include "strata-test-support.h"
 #include "../plugins/perf/strata-perf-format.h"
 #include "../plugins/perf/strata-perf-source.h"
-
-static guint64
-le64 (const guint8 *p)
-{
-  guint64 v;
-
-  memcpy (&v, p, 8);
-  return GUINT64_FROM_LE (v);
-}
-
-static guint32
-le32 (const guint8 *p)
-{
-  guint32 v;
-
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_LE (v);
-}
-
-static guint16
-le16 (const guint8 *p)
-{
-  guint16 v;
-
-  memcpy (&v, p, 2);
-  return GUINT16_FROM_LE (v);
-}
 
 /* ------------------------------------------------------------------ */
 /* A pipe-mode file, walked and written record by record: the test's own
@@ -66,13 +40,13 @@ static gsize
 pipe_next (const guint8 *f,
            gsize         pos)
 {
-  guint32 type = le32 (f + pos);
-  gsize next = pos + le16 (f + pos + 6);
+  guint32 type = strata_test_le32 (f + pos);
+  gsize next = pos + strata_test_le16 (f + pos + 6);
 
   if (type == PERF_RECORD_AUXTRACE)
-    next += le64 (f + pos + 8);
+    next += strata_test_le64 (f + pos + 8);
   else if (type == PERF_RECORD_HEADER_TRACING_DATA)
-    next += (le32 (f + pos + 8) + 7) & ~(gsize) 7;
+    next += (strata_test_le32 (f + pos + 8) + 7) & ~(gsize) 7;
   return next;
 }
 
@@ -86,20 +60,20 @@ pipe_trailer (const guint8 *f,
 
   for (gsize pos = 16; pos + 8 <= len; pos = pipe_next (f, pos))
     {
-      guint32 type = le32 (f + pos);
+      guint32 type = strata_test_le32 (f + pos);
 
       if (type == PERF_RECORD_HEADER_ATTR && trailer == 0)
         {
           const guint8 *attr = f + pos + 8;
-          guint64 st = le64 (attr + PERF_ATTR_OFF_SAMPLE_TYPE);
+          guint64 st = strata_test_le64 (attr + PERF_ATTR_OFF_SAMPLE_TYPE);
           guint64 bits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
                          PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 
-          g_assert_true ((le64 (attr + PERF_ATTR_OFF_FLAGS) >> PERF_ATTR_FLAG_SAMPLE_ID_ALL) & 1);
+          g_assert_true ((strata_test_le64 (attr + PERF_ATTR_OFF_FLAGS) >> PERF_ATTR_FLAG_SAMPLE_ID_ALL) & 1);
           trailer = 8 * __builtin_popcountll (st & bits);
         }
       if (type == PERF_RECORD_COMM && trailer > 0)
-        return g_bytes_new (f + pos + le16 (f + pos + 6) - trailer, trailer);
+        return g_bytes_new (f + pos + strata_test_le16 (f + pos + 6) - trailer, trailer);
     }
   g_assert_not_reached ();
 }
@@ -117,12 +91,8 @@ add_record (GByteArray  *out,
   gsize padded = (len + 7) & ~(gsize) 7;
   gsize tlen = trailer != NULL ? g_bytes_get_size (trailer) : 0;
   guint8 head[8];
-  guint32 t = GUINT32_TO_LE (type);
-  guint16 misc = 0, size = GUINT16_TO_LE (8 + padded + tlen);
 
-  memcpy (head, &t, 4);
-  memcpy (head + 4, &misc, 2);
-  memcpy (head + 6, &size, 2);
+  strata_test_perf_record_header (head, type, 0, 8 + padded + tlen);
   g_byte_array_append (out, head, 8);
   g_byte_array_append (out, body, len);
   g_byte_array_append (out, zeros, padded - len);
@@ -143,7 +113,7 @@ pipe_insert (GBytes     *file,
   gsize pos = 16;
 
   g_assert_cmpmem (f, 8, "PERFILE2", 8);
-  while (pos + 8 <= len && le32 (f + pos) != PERF_RECORD_FINISHED_ROUND)
+  while (pos + 8 <= len && strata_test_le32 (f + pos) != PERF_RECORD_FINISHED_ROUND)
     pos = pipe_next (f, pos);
   g_assert_cmpuint (pos, <, len);
 
@@ -152,30 +122,6 @@ pipe_insert (GBytes     *file,
   g_byte_array_append (out, f + pos, len - pos);
   *at = pos;
   return g_byte_array_free_to_bytes (out);
-}
-
-static void
-put64 (guint8  *p,
-       guint64  v)
-{
-  v = GUINT64_TO_LE (v);
-  memcpy (p, &v, 8);
-}
-
-static void
-put32 (guint8  *p,
-       guint32  v)
-{
-  v = GUINT32_TO_LE (v);
-  memcpy (p, &v, 4);
-}
-
-static void
-put16 (guint8  *p,
-       guint16  v)
-{
-  v = GUINT16_TO_LE (v);
-  memcpy (p, &v, 2);
 }
 
 /* Records of the types this machine's perf knows and the kernel model
@@ -191,38 +137,38 @@ add_known_records (GByteArray *out,
 #define ADD(type, n, tr) G_STMT_START { add_record (out, type, b, n, tr); counts[type]++; } G_STMT_END
 
   /* AUX: aux_offset, aux_size, flags. */
-  memset (b, 0, sizeof b); put64 (b + 8, 4096);
+  memset (b, 0, sizeof b); strata_test_put64 (b + 8, 4096);
   ADD (PERF_RECORD_AUX, 24, trailer);
   /* ITRACE_START: pid, tid. */
-  memset (b, 0, sizeof b); put32 (b, 1); put32 (b + 4, 1);
+  memset (b, 0, sizeof b); strata_test_put32 (b, 1); strata_test_put32 (b + 4, 1);
   ADD (PERF_RECORD_ITRACE_START, 8, trailer);
   /* NAMESPACES: pid, tid, nr_namespaces, then {dev, inode} each. */
-  memset (b, 0, sizeof b); put32 (b, 1); put32 (b + 4, 1); put64 (b + 8, 1);
-  put64 (b + 16, 4); put64 (b + 24, 4026531836u);
+  memset (b, 0, sizeof b); strata_test_put32 (b, 1); strata_test_put32 (b + 4, 1); strata_test_put64 (b + 8, 1);
+  strata_test_put64 (b + 16, 4); strata_test_put64 (b + 24, 4026531836u);
   ADD (PERF_RECORD_NAMESPACES, 32, trailer);
   /* KSYMBOL: addr, len, ksym_type (BPF), flags, name. */
-  memset (b, 0, sizeof b); put64 (b, G_GUINT64_CONSTANT (0xffffffffc0ff0000)); put32 (b + 8, 64);
-  put16 (b + 12, 1); strcpy ((char *) b + 16, "bpf_prog_strata_test");
+  memset (b, 0, sizeof b); strata_test_put64 (b, G_GUINT64_CONSTANT (0xffffffffc0ff0000)); strata_test_put32 (b + 8, 64);
+  strata_test_put16 (b + 12, 1); strcpy ((char *) b + 16, "bpf_prog_strata_test");
   ADD (PERF_RECORD_KSYMBOL, 16 + 21, trailer);
   /* BPF_EVENT: type (PROG_LOAD), flags, id, tag[8]. */
-  memset (b, 0, sizeof b); put16 (b, 1); put32 (b + 4, 4242);
+  memset (b, 0, sizeof b); strata_test_put16 (b, 1); strata_test_put32 (b + 4, 4242);
   ADD (PERF_RECORD_BPF_EVENT, 16, trailer);
   /* CGROUP: id, path. */
-  memset (b, 0, sizeof b); put64 (b, 77); strcpy ((char *) b + 8, "/strata.slice");
+  memset (b, 0, sizeof b); strata_test_put64 (b, 77); strcpy ((char *) b + 8, "/strata.slice");
   ADD (PERF_RECORD_CGROUP, 8 + 14, trailer);
   /* TEXT_POKE: addr, old_len, new_len, old then new bytes. */
-  memset (b, 0, sizeof b); put64 (b, G_GUINT64_CONSTANT (0xffffffff81000000)); put16 (b + 8, 1);
-  put16 (b + 10, 1); b[12] = 0x90; b[13] = 0xcc;
+  memset (b, 0, sizeof b); strata_test_put64 (b, G_GUINT64_CONSTANT (0xffffffff81000000)); strata_test_put16 (b + 8, 1);
+  strata_test_put16 (b + 10, 1); b[12] = 0x90; b[13] = 0xcc;
   ADD (PERF_RECORD_TEXT_POKE, 14, trailer);
   /* AUX_OUTPUT_HW_ID: hw_id. */
-  memset (b, 0, sizeof b); put64 (b, 7);
+  memset (b, 0, sizeof b); strata_test_put64 (b, 7);
   ADD (PERF_RECORD_AUX_OUTPUT_HW_ID, 8, trailer);
   /* THROTTLE, UNTHROTTLE: time, id, stream_id. */
   memset (b, 0, sizeof b);
   ADD (PERF_RECORD_THROTTLE, 24, trailer);
   ADD (PERF_RECORD_UNTHROTTLE, 24, trailer);
   /* HEADER_BUILD_ID (perf's, no trailer): pid, build_id[24], filename. */
-  memset (b, 0, sizeof b); put32 (b, (guint32) -1); memset (b + 4, 0xab, 20); b[24] = 20;
+  memset (b, 0, sizeof b); strata_test_put32 (b, (guint32) -1); memset (b + 4, 0xab, 20); b[24] = 20;
   strcpy ((char *) b + 28, "/strata/no-such-file");
   ADD (PERF_RECORD_HEADER_BUILD_ID, 28 + 21, NULL);
   /* FINISHED_INIT: nothing. */
@@ -247,22 +193,22 @@ add_newer_records (GByteArray *out,
 #define ADD(type, n, tr) G_STMT_START { add_record (out, type, b, n, tr); counts[type]++; } G_STMT_END
 
   /* CALLCHAIN_DEFERRED: cookie, nr, ips[nr]. */
-  memset (b, 0, sizeof b); put64 (b, 99); put64 (b + 8, 2); put64 (b + 16, 0x401000); put64 (b + 24, 0x401100);
+  memset (b, 0, sizeof b); strata_test_put64 (b, 99); strata_test_put64 (b + 8, 2); strata_test_put64 (b + 16, 0x401000); strata_test_put64 (b + 24, 0x401100);
   ADD (PERF_RECORD_CALLCHAIN_DEFERRED, 32, trailer);
   /* BPF_METADATA: prog_name[16], nr_entries, entries {key[64], value[256]}. */
-  memset (b, 0, sizeof b); strcpy ((char *) b, "strata_prog"); put64 (b + 16, 1);
+  memset (b, 0, sizeof b); strcpy ((char *) b, "strata_prog"); strata_test_put64 (b + 16, 1);
   strcpy ((char *) b + 24, "version"); strcpy ((char *) b + 24 + 64, "1");
   ADD (PERF_RECORD_BPF_METADATA, 24 + 320, NULL);
   /* SCHEDSTAT_CPU and _DOMAIN: timestamp, cpu, version, (domain), then
    * the counters of that version. */
-  memset (b, 0, sizeof b); put64 (b, 1000); put16 (b + 12, 17);
+  memset (b, 0, sizeof b); strata_test_put64 (b, 1000); strata_test_put16 (b + 12, 17);
   ADD (PERF_RECORD_SCHEDSTAT_CPU, 16 + 8 * 9, NULL);
   ADD (PERF_RECORD_SCHEDSTAT_DOMAIN, 16 + 16 + 8 * 12, NULL);
   /* A processor trace of an unknown PMU: AUXTRACE_INFO, then an AUXTRACE
    * record followed by 48 bytes of its data, on CPU 1. */
-  memset (b, 0, sizeof b); put32 (b, 99);
+  memset (b, 0, sizeof b); strata_test_put32 (b, 99);
   ADD (PERF_RECORD_AUXTRACE_INFO, 8 + 16, NULL);
-  memset (b, 0, sizeof b); put64 (b, 48); put32 (b + 28, 1); put32 (b + 32, 1);
+  memset (b, 0, sizeof b); strata_test_put64 (b, 48); strata_test_put32 (b + 28, 1); strata_test_put32 (b + 32, 1);
   ADD (PERF_RECORD_AUXTRACE, PERF_AUXTRACE_BODY_SIZE, NULL);
   memset (b, 0x5a, 48);
   g_byte_array_append (out, b, 48);
@@ -694,27 +640,27 @@ test_aux_data_cut (void)
       g_autoptr(GBytes) full = strata_test_fixture_bytes (fixtures[i]);
       gsize len;
       const guint8 *f = g_bytes_get_data (full, &len);
-      gsize pos = i == 0 ? le64 (f + 40) : 16, last = 0;
-      gsize end = i == 0 ? pos + le64 (f + 48) : len;
+      gsize pos = i == 0 ? strata_test_le64 (f + 40) : 16, last = 0;
+      gsize end = i == 0 ? pos + strata_test_le64 (f + 48) : len;
       g_autoptr(GError) error = NULL;
       g_autofree char *path = NULL, *expect = NULL;
       g_autofree char *name = g_strdup_printf ("perf-aux-cut-%u.data", i);
       guint n;
 
       /* The last AUXTRACE record, cut half-way into its data. */
-      while (pos + 8 <= end && le16 (f + pos + 6) >= 8)
+      while (pos + 8 <= end && strata_test_le16 (f + pos + 6) >= 8)
         {
-          if (le32 (f + pos) == PERF_RECORD_AUXTRACE)
+          if (strata_test_le32 (f + pos) == PERF_RECORD_AUXTRACE)
             last = pos;
           pos = pipe_next (f, pos);
         }
       g_assert_cmpuint (last, >, 0);
-      path = strata_test_write_tmp (name, f, last + 48 + le64 (f + last + 8) / 2);
+      path = strata_test_write_tmp (name, f, last + 48 + strata_test_le64 (f + last + 8) / 2);
       error = read_to_damage (path, &n);
       g_test_message ("%s: %s", fixtures[i], error != NULL ? error->message : "no error");
       g_assert_error (error, STRATA_ERROR, STRATA_ERROR_TRUNCATED);
       expect = g_strdup_printf ("offset %" G_GSIZE_FORMAT ": the %" G_GUINT64_FORMAT " bytes of AUX area data",
-                                last, le64 (f + last + 8));
+                                last, strata_test_le64 (f + last + 8));
       g_assert_nonnull (strstr (error->message, expect));
       g_assert_cmpuint (n, >, 0);
     }

@@ -21,6 +21,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "strata-perf-writer.h"
 #include "strata-test-support.h"
 #include "../plugins/perf/strata-perf-format.h"
 #include "../plugins/perf/strata-perf-source.h"
@@ -928,23 +929,6 @@ test_read_ahead (void)
     }
 }
 
-static guint64
-le64 (const guint8 *p)
-{
-  guint64 v;
-
-  memcpy (&v, p, 8);
-  return GUINT64_FROM_LE (v);
-}
-
-static void
-put_le64 (guint8  *p,
-          guint64  v)
-{
-  v = GUINT64_TO_LE (v);
-  memcpy (p, &v, 8);
-}
-
 /* perf 6.1 (here) writes COMPRESSED records, whose size is the zstd
  * bytes' own; newer perf writes COMPRESSED2: after the header, the size
  * of the zstd bytes as a u64, then the bytes, the record padded to a
@@ -960,8 +944,8 @@ reframe_as_compressed2 (const guint8 *file,
                         guint        *n_records)
 {
   g_autoptr(GByteArray) out = g_byte_array_new ();
-  guint64 data_offset = le64 (file + 40);
-  guint64 data_size = le64 (file + 48);
+  guint64 data_offset = strata_test_le64 (file + 40);
+  guint64 data_size = strata_test_le64 (file + 48);
   guint64 end = data_offset + data_size;
   guint64 pos = data_offset;
   guint n_features = 0;
@@ -974,13 +958,9 @@ reframe_as_compressed2 (const guint8 *file,
 
   while (pos < end)
     {
-      guint32 type;
-      guint16 size;
+      guint32 type = strata_test_le32 (file + pos);
+      guint16 size = strata_test_le16 (file + pos + 6);
 
-      memcpy (&type, file + pos, 4);
-      memcpy (&size, file + pos + 6, 2);
-      type = GUINT32_FROM_LE (type);
-      size = GUINT16_FROM_LE (size);
       g_assert_cmpuint (size, >=, 8);
 
       if (type == PERF_RECORD_COMPRESSED)
@@ -991,18 +971,15 @@ reframe_as_compressed2 (const guint8 *file,
           while (left > 0)
             {
               gsize take = MIN (left, 65512);
-              guint16 rec_size = (16 + take + 7) & ~(gsize) 7;
-              guint32 rec_type = GUINT32_TO_LE (PERF_RECORD_COMPRESSED2);
-              guint8 head[16] = { 0 };
+              gsize rec_size = (16 + take + 7) & ~(gsize) 7;
+              guint8 head[16];
               static const guint8 zeros[8] = { 0 };
 
-              memcpy (head, &rec_type, 4);
-              rec_size = GUINT16_TO_LE (rec_size);
-              memcpy (head + 6, &rec_size, 2);
-              put_le64 (head + 8, take);
+              strata_test_perf_record_header (head, PERF_RECORD_COMPRESSED2, 0, rec_size);
+              strata_test_put64 (head + 8, take);
               g_byte_array_append (out, head, 16);
               g_byte_array_append (out, zstd, take);
-              g_byte_array_append (out, zeros, GUINT16_FROM_LE (rec_size) - 16 - take);
+              g_byte_array_append (out, zeros, rec_size - 16 - take);
               zstd += take;
               left -= take;
               (*n_records)++;
@@ -1014,20 +991,20 @@ reframe_as_compressed2 (const guint8 *file,
     }
 
   delta = (gint64) (out->len - data_offset) - (gint64) data_size;
-  put_le64 (out->data + 48, out->len - data_offset);
+  strata_test_put64 (out->data + 48, out->len - data_offset);
 
   /* The feature sections' table follows the data: one entry (offset,
    * size) per bit of the header's feature bitmap. */
   for (guint i = 0; i < 4; i++)
-    n_features += __builtin_popcountll (le64 (file + 72 + 8 * i));
+    n_features += __builtin_popcountll (strata_test_le64 (file + 72 + 8 * i));
   g_assert_cmpuint (end + 16 * n_features, <=, len);
   for (guint i = 0; i < n_features; i++)
     {
       guint8 entry[16];
 
       memcpy (entry, file + end + 16 * i, 16);
-      g_assert_cmpuint (le64 (entry), >=, end + 16 * n_features);
-      put_le64 (entry, le64 (entry) + delta);
+      g_assert_cmpuint (strata_test_le64 (entry), >=, end + 16 * n_features);
+      strata_test_put64 (entry, strata_test_le64 (entry) + delta);
       g_byte_array_append (out, entry, 16);
     }
   g_byte_array_append (out, file + end + 16 * n_features, len - end - 16 * n_features);
@@ -1084,19 +1061,16 @@ test_compressed2 (void)
 
   /* The first COMPRESSED2's data size made larger than its record. */
   bad = g_memdup2 (data, c2_len);
-  for (guint64 pos = le64 (bad + 40); pos < le64 (bad + 40) + le64 (bad + 48);)
+  for (guint64 pos = strata_test_le64 (bad + 40); pos < strata_test_le64 (bad + 40) + strata_test_le64 (bad + 48);)
     {
-      guint16 size;
-      guint32 type;
+      guint16 size = strata_test_le16 (bad + pos + 6);
 
-      memcpy (&type, bad + pos, 4);
-      memcpy (&size, bad + pos + 6, 2);
-      if (GUINT32_FROM_LE (type) == PERF_RECORD_COMPRESSED2)
+      if (strata_test_le32 (bad + pos) == PERF_RECORD_COMPRESSED2)
         {
-          put_le64 (bad + pos + 8, GUINT16_FROM_LE (size));
+          strata_test_put64 (bad + pos + 8, size);
           break;
         }
-      pos += GUINT16_FROM_LE (size);
+      pos += size;
     }
   g_assert_true (g_file_set_contents (c2_path, (const char *) bad, c2_len, &error));
   {

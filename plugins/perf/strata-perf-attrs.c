@@ -4,8 +4,9 @@
  * HEADER_ATTR records in pipe mode), of any size a perf version wrote,
  * and the sample ids that say which attr a record belongs to: where the
  * id sits in a sample and in a record's sample_id trailer, and a table
- * from id to attr. Also the names of attrs (perf's defaults, EVENT_DESC,
- * EVENT_UPDATE) and a tracepoint sample's fixed layout.
+ * from id to attr (the positions worked out by strata-perf-sample.c,
+ * which knows the fields' layout). Also the names of attrs (perf's
+ * defaults, EVENT_DESC, EVENT_UPDATE).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -34,21 +35,6 @@ attr_default_name (guint32 type,
   if (type == PERF_TYPE_SOFTWARE && config < G_N_ELEMENTS (sw))
     return sw[config];
   return NULL;
-}
-
-static guint
-sample_id_size (guint64 sample_type)
-{
-  guint n = 0;
-
-  n += !!(sample_type & PERF_SAMPLE_TID);
-  n += !!(sample_type & PERF_SAMPLE_TIME);
-  n += !!(sample_type & PERF_SAMPLE_ID);
-  n += !!(sample_type & PERF_SAMPLE_STREAM_ID);
-  n += !!(sample_type & PERF_SAMPLE_CPU);
-  n += !!(sample_type & PERF_SAMPLE_IDENTIFIER);
-
-  return n * 8;
 }
 
 /* Reverses the bits of each byte: a bit field word written by a machine
@@ -112,7 +98,7 @@ strata_perf_add_attr (StrataPerfSource  *self,
   a.n_intr_regs = __builtin_popcountll (rd64 (self, buf + PERF_ATTR_OFF_REGS_INTR));
   a.clockid = (gint32) rd32 (self, buf + PERF_ATTR_OFF_CLOCKID);
   a.sample_id_all = (a.flags >> PERF_ATTR_FLAG_SAMPLE_ID_ALL) & 1;
-  a.trailer = a.sample_id_all ? sample_id_size (a.sample_type) : 0;
+  a.trailer = a.sample_id_all ? strata_perf_trailer_size (a.sample_type) : 0;
 
   name = attr_default_name (a.type, a.config);
   if (name != NULL)
@@ -175,7 +161,6 @@ void
 strata_perf_compute_id_positions (StrataPerfSource *self)
 {
   const Attr *a;
-  guint64 st;
 
   build_id_table (self);
 
@@ -187,28 +172,8 @@ strata_perf_compute_id_positions (StrataPerfSource *self)
     return;
 
   a = &g_array_index (self->attrs, Attr, 0);
-  st = a->sample_type;
-
-  if (st & PERF_SAMPLE_IDENTIFIER)
-    {
-      self->identifier = TRUE;
-      self->sample_id_pos = 0;
-      self->trailer_id_pos = 1;
-    }
-  else if (st & PERF_SAMPLE_ID)
-    {
-      guint pos = 0, back = 1;
-
-      pos += !!(st & PERF_SAMPLE_IP);
-      pos += !!(st & PERF_SAMPLE_TID);
-      pos += !!(st & PERF_SAMPLE_TIME);
-      pos += !!(st & PERF_SAMPLE_ADDR);
-      self->sample_id_pos = pos;
-
-      back += !!(st & PERF_SAMPLE_STREAM_ID);
-      back += !!(st & PERF_SAMPLE_CPU);
-      self->trailer_id_pos = back;
-    }
+  self->identifier = (a->sample_type & PERF_SAMPLE_IDENTIFIER) != 0;
+  strata_perf_id_positions (a->sample_type, &self->sample_id_pos, &self->trailer_id_pos);
 }
 
 static Attr *
@@ -313,34 +278,4 @@ strata_perf_handle_header_attr (StrataPerfSource  *self,
   strata_perf_compute_id_positions (self);
   strata_perf_resolve_attr_names (self);
   return TRUE;
-}
-
-/* Whether @a's samples are fixed-size fields then the raw data, and at
- * which offsets (the fields parse_sample() reads, in its order). */
-void
-strata_perf_prepare_layout (Attr *a)
-{
-  const guint64 fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                        PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-                        PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-                        PERF_SAMPLE_RAW;
-  guint64 st = a->sample_type;
-  gint16 pos = 0;
-
-  a->layout = -1;
-  if (a->tp == NULL || (st & ~fixed) != 0 || (st & PERF_SAMPLE_RAW) == 0)
-    return;
-
-  a->off_tid = a->off_time = a->off_cpu = -1;
-  if (st & PERF_SAMPLE_IDENTIFIER) pos += 8;
-  if (st & PERF_SAMPLE_IP) pos += 8;
-  if (st & PERF_SAMPLE_TID) { a->off_tid = pos; pos += 8; }
-  if (st & PERF_SAMPLE_TIME) { a->off_time = pos; pos += 8; }
-  if (st & PERF_SAMPLE_ADDR) pos += 8;
-  if (st & PERF_SAMPLE_ID) pos += 8;
-  if (st & PERF_SAMPLE_STREAM_ID) pos += 8;
-  if (st & PERF_SAMPLE_CPU) { a->off_cpu = pos; pos += 8; }
-  if (st & PERF_SAMPLE_PERIOD) pos += 8;
-  a->off_raw = pos;
-  a->layout = 1;
 }

@@ -2,7 +2,10 @@
  *
  * SAMPLE records: their fields parsed against the attr's sample_type and
  * read_format, every length checked against the record; the sample_id
- * trailer of other records; tracepoint samples decoded through their
+ * trailer of other records. One table per layout says which fields come
+ * in which order and how each is shaped, and one reader walks it; the
+ * same tables give the fixed offsets of a tracepoint sample and where
+ * the attr's id sits. Tracepoint samples decoded through their
  * formats where they wait in the reorder buffer, other samples as
  * STRATA_EVENT_SAMPLE with their call chain, interned in a table of the
  * source.
@@ -14,108 +17,307 @@
 
 #include "strata-perf-source-private.h"
 
-#define NEED(n) G_STMT_START { if ((gsize) (n) > len - pos) { *why = what; return FALSE; } } G_STMT_END
+/* ------------------------------------------------------------------ */
+/* The fields of a sample and of a sample_id trailer.                   */
 
-/* The fields after the raw data, from the branch stack on: where perf
- * puts what a newer kernel added. @at is where they start and, on
- * success, where they end. */
+/* How a field is laid out. The one-word kinds come first: a sample whose
+ * fields before the raw data are all of them has a fixed layout. */
+typedef enum
+{
+  FIELD_WORD,       /* one u64 the reader does not keep */
+  FIELD_IP,
+  FIELD_TIME,
+  FIELD_PERIOD,
+  FIELD_TID,        /* pid, tid: a u32 each */
+  FIELD_CPU,        /* cpu, reserved: a u32 each */
+  FIELD_LAST_WORD = FIELD_CPU,
+  FIELD_READ,       /* the counter values, as read_format lays them out */
+  FIELD_CALLCHAIN,  /* nr, then nr u64 */
+  FIELD_RAW,        /* a u32 size, then the bytes */
+  FIELD_BRANCHES,   /* nr, the hardware index if asked for, nr entries of 24 bytes */
+  FIELD_REGS,       /* abi, then the registers unless abi is 0 */
+  FIELD_SIZED,      /* size, the bytes (the user stack: then dyn_size unless size is 0) */
+} FieldKind;
+
+typedef struct
+{
+  guint64     bits;     /* in sample_type: the field is there when one is set */
+  FieldKind   kind;
+  const char *what;     /* for "ends inside ..." */
+} SampleField;
+
+/* In the order the kernel writes them (perf_event.h's PERF_RECORD_SAMPLE). */
+static const SampleField sample_fields[] = {
+  { PERF_SAMPLE_IDENTIFIER, FIELD_WORD, "the identifier" },
+  { PERF_SAMPLE_IP, FIELD_IP, "the ip" },
+  { PERF_SAMPLE_TID, FIELD_TID, "the pid and tid" },
+  { PERF_SAMPLE_TIME, FIELD_TIME, "the time" },
+  { PERF_SAMPLE_ADDR, FIELD_WORD, "the address" },
+  { PERF_SAMPLE_ID, FIELD_WORD, "the id" },
+  { PERF_SAMPLE_STREAM_ID, FIELD_WORD, "the stream id" },
+  { PERF_SAMPLE_CPU, FIELD_CPU, "the cpu" },
+  { PERF_SAMPLE_PERIOD, FIELD_PERIOD, "the period" },
+  { PERF_SAMPLE_READ, FIELD_READ, "the read values" },
+  { PERF_SAMPLE_CALLCHAIN, FIELD_CALLCHAIN, "the call chain" },
+  { PERF_SAMPLE_RAW, FIELD_RAW, "the raw data's size" },
+  { PERF_SAMPLE_BRANCH_STACK, FIELD_BRANCHES, "the branch stack" },
+  { PERF_SAMPLE_REGS_USER, FIELD_REGS, "the user registers" },
+  { PERF_SAMPLE_STACK_USER, FIELD_SIZED, "the user stack" },
+  { PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, FIELD_WORD, "the weight" },
+  { PERF_SAMPLE_DATA_SRC, FIELD_WORD, "the data source" },
+  { PERF_SAMPLE_TRANSACTION, FIELD_WORD, "the transaction" },
+  { PERF_SAMPLE_REGS_INTR, FIELD_REGS, "the interrupt registers" },
+  { PERF_SAMPLE_PHYS_ADDR, FIELD_WORD, "the physical address" },
+  { PERF_SAMPLE_CGROUP, FIELD_WORD, "the cgroup" },
+  { PERF_SAMPLE_DATA_PAGE_SIZE, FIELD_WORD, "the data page size" },
+  { PERF_SAMPLE_CODE_PAGE_SIZE, FIELD_WORD, "the code page size" },
+  { PERF_SAMPLE_AUX, FIELD_SIZED, "the aux data" },
+};
+
+/* The sample_id_all trailer of other records (perf_event.h's sample_id). */
+static const SampleField trailer_fields[] = {
+  { PERF_SAMPLE_TID, FIELD_TID, "the pid and tid" },
+  { PERF_SAMPLE_TIME, FIELD_TIME, "the time" },
+  { PERF_SAMPLE_ID, FIELD_WORD, "the id" },
+  { PERF_SAMPLE_STREAM_ID, FIELD_WORD, "the stream id" },
+  { PERF_SAMPLE_CPU, FIELD_CPU, "the cpu" },
+  { PERF_SAMPLE_IDENTIFIER, FIELD_WORD, "the identifier" },
+};
+
+/* Reads the fields of @fields that @a's sample_type has, from *@at in
+ * @p (@len bytes), into @s, each length checked against @len; *@at
+ * ends where they do. On failure @why says what @p ended inside. */
 static gboolean
-parse_sample_tail (StrataPerfSource  *self,
-                   const Attr        *a,
-                   const guint8      *p,
-                   gsize              len,
-                   gsize             *at,
-                   const char       **why)
+read_fields (StrataPerfSource   *self,
+             const Attr         *a,
+             const SampleField  *fields,
+             guint               n_fields,
+             const guint8       *p,
+             gsize               len,
+             gsize              *at,
+             Sample             *s,
+             const char        **why)
 {
   guint64 st = a->sample_type;
   gsize pos = *at;
-  const char *what = "";
 
-  if (st & PERF_SAMPLE_BRANCH_STACK)
+#define NEED(n) G_STMT_START { if ((gsize) (n) > len - pos) return FALSE; } G_STMT_END
+
+  for (guint i = 0; i < n_fields; i++)
     {
-      guint64 nr;
+      const SampleField *f = &fields[i];
+      guint64 n;
 
-      what = "the branch stack";
-      NEED (8);
-      nr = rd64 (self, p + pos);
-      pos += 8;
-      if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+      if (!(st & f->bits))
+        continue;
+      *why = f->what;
+      NEED (f->kind == FIELD_RAW ? 4 : 8);
+
+      switch (f->kind)
         {
-          NEED (8);
+        case FIELD_WORD:
+          break;
+        case FIELD_IP:
+          s->ip = rd64 (self, p + pos);
+          break;
+        case FIELD_TIME:
+          s->time = rd64 (self, p + pos);
+          s->has_time = TRUE;
+          break;
+        case FIELD_PERIOD:
+          s->period = rd64 (self, p + pos);
+          break;
+        case FIELD_TID:
+          s->pid = rd32 (self, p + pos);
+          s->tid = rd32 (self, p + pos + 4);
+          s->has_tid = TRUE;
+          break;
+        case FIELD_CPU:
+          s->cpu = rd32 (self, p + pos);
+          s->has_cpu = TRUE;
+          break;
+        case FIELD_READ:
+          {
+            guint64 rf = a->read_format;
+            guint per_value = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+            guint times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+                          !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+
+            if (rf & PERF_FORMAT_GROUP)
+              {
+                n = rd64 (self, p + pos);
+                pos += 8;
+                NEED (8 * times);
+                pos += 8 * times;
+                if (n > (len - pos) / (8 * per_value))
+                  {
+                    *why = "the read group's count";
+                    return FALSE;
+                  }
+                pos += n * 8 * per_value;
+              }
+            else
+              {
+                NEED (8 * (per_value + times));
+                pos += 8 * (per_value + times);
+              }
+          }
+          continue;
+        case FIELD_CALLCHAIN:
+          n = rd64 (self, p + pos);
           pos += 8;
-        }
-      if (nr > (len - pos) / 24)
-        {
-          *why = "the branch stack's length";
-          return FALSE;
-        }
-      pos += nr * 24;
-    }
-  if (st & PERF_SAMPLE_REGS_USER)
-    {
-      guint64 abi;
-
-      what = "the user registers";
-      NEED (8);
-      abi = rd64 (self, p + pos);
-      pos += 8;
-      if (abi != 0)
-        {
-          NEED (8 * a->n_user_regs);
-          pos += 8 * a->n_user_regs;
-        }
-    }
-  if (st & PERF_SAMPLE_STACK_USER)
-    {
-      guint64 size;
-
-      what = "the user stack";
-      NEED (8);
-      size = rd64 (self, p + pos);
-      pos += 8;
-      NEED (size);
-      pos += size;
-      if (size != 0)
-        {
-          NEED (8);
+          if (n > (len - pos) / 8)
+            {
+              *why = "the call chain's length";
+              return FALSE;
+            }
+          s->nr = n;
+          s->ips = p + pos;
+          pos += n * 8;
+          continue;
+        case FIELD_RAW:
+          s->raw_size = rd32 (self, p + pos);
+          pos += 4;
+          *why = "the raw data";
+          NEED (s->raw_size);
+          s->raw = p + pos;
+          pos += s->raw_size;
+          continue;
+        case FIELD_BRANCHES:
+          n = rd64 (self, p + pos);
           pos += 8;
+          if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+            {
+              NEED (8);
+              pos += 8;
+            }
+          if (n > (len - pos) / 24)
+            {
+              *why = "the branch stack's length";
+              return FALSE;
+            }
+          pos += n * 24;
+          continue;
+        case FIELD_REGS:
+          n = rd64 (self, p + pos) != 0
+              ? (f->bits == PERF_SAMPLE_REGS_USER ? a->n_user_regs : a->n_intr_regs)
+              : 0;
+          pos += 8;
+          NEED (8 * n);
+          pos += 8 * n;
+          continue;
+        case FIELD_SIZED:
+          n = rd64 (self, p + pos);
+          pos += 8;
+          NEED (n);
+          pos += n;
+          if (f->bits == PERF_SAMPLE_STACK_USER && n != 0)
+            {
+              NEED (8);
+              pos += 8;
+            }
+          continue;
+        default:
+          g_assert_not_reached ();
         }
+      pos += 8;  /* the one-word kinds */
     }
-  if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) { what = "the weight"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_DATA_SRC) { what = "the data source"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_TRANSACTION) { what = "the transaction"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_REGS_INTR)
-    {
-      guint64 abi;
 
-      what = "the interrupt registers";
-      NEED (8);
-      abi = rd64 (self, p + pos);
-      pos += 8;
-      if (abi != 0)
-        {
-          NEED (8 * a->n_intr_regs);
-          pos += 8 * a->n_intr_regs;
-        }
-    }
-  if (st & PERF_SAMPLE_PHYS_ADDR) { what = "the physical address"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_CGROUP) { what = "the cgroup"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_DATA_PAGE_SIZE) { what = "the data page size"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_CODE_PAGE_SIZE) { what = "the code page size"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_AUX)
-    {
-      guint64 size;
-
-      what = "the aux data";
-      NEED (8);
-      size = rd64 (self, p + pos);
-      pos += 8;
-      NEED (size);
-      pos += size;
-    }
+#undef NEED
 
   *at = pos;
   return TRUE;
+}
+
+/* Where the field of @bit is in a sample of @sample_type (in its
+ * sample_id trailer with @trailer), when every field before it is one
+ * word: -1 when it is absent or follows a field of another size. */
+static gint
+word_offset (guint64  sample_type,
+             gboolean trailer,
+             guint64  bit)
+{
+  const SampleField *fields = trailer ? trailer_fields : sample_fields;
+  guint n_fields = trailer ? G_N_ELEMENTS (trailer_fields) : G_N_ELEMENTS (sample_fields);
+  gint pos = 0;
+
+  for (guint i = 0; i < n_fields; i++)
+    {
+      if (!(sample_type & fields[i].bits))
+        continue;
+      if (fields[i].bits == bit)
+        return pos;
+      if (fields[i].kind > FIELD_LAST_WORD)
+        return -1;
+      pos += 8;
+    }
+  return -1;
+}
+
+/* The bytes of the sample_id_all trailer of @sample_type's records. */
+guint
+strata_perf_trailer_size (guint64 sample_type)
+{
+  guint size = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (trailer_fields); i++)
+    if (sample_type & trailer_fields[i].bits)
+      size += 8;
+  return size;
+}
+
+/**
+ * strata_perf_id_positions:
+ * @sample_type: the first attr's
+ * @in_sample: (out): the word of a sample that holds its id, or -1
+ * @from_end: (out): the word of a trailer, from the end, that holds it, or -1
+ *
+ * Where a sample and a record's sample_id trailer carry the id that says
+ * which attr they belong to: IDENTIFIER where there is one, else ID.
+ */
+void
+strata_perf_id_positions (guint64  sample_type,
+                          gint    *in_sample,
+                          gint    *from_end)
+{
+  guint64 bit = (sample_type & PERF_SAMPLE_IDENTIFIER) ? PERF_SAMPLE_IDENTIFIER : PERF_SAMPLE_ID;
+  gint at = word_offset (sample_type, FALSE, bit);
+  gint back = word_offset (sample_type, TRUE, bit);
+
+  *in_sample = at >= 0 ? at / 8 : -1;
+  *from_end = back >= 0 ? (gint) (strata_perf_trailer_size (sample_type) - back) / 8 : -1;
+}
+
+/* Whether @a's samples are one-word fields then the raw data, and at
+ * which offsets: read there without the walk of read_fields(). */
+void
+strata_perf_prepare_layout (Attr *a)
+{
+  guint64 st = a->sample_type;
+  guint64 fixed = PERF_SAMPLE_RAW;
+
+  for (guint i = 0; i < G_N_ELEMENTS (sample_fields); i++)
+    if (sample_fields[i].kind <= FIELD_LAST_WORD)
+      fixed |= sample_fields[i].bits;
+
+  a->layout = -1;
+  if (a->tp == NULL || (st & ~fixed) != 0 || (st & PERF_SAMPLE_RAW) == 0)
+    return;
+
+  a->off_tid = word_offset (st, FALSE, PERF_SAMPLE_TID);
+  a->off_time = word_offset (st, FALSE, PERF_SAMPLE_TIME);
+  a->off_cpu = word_offset (st, FALSE, PERF_SAMPLE_CPU);
+  a->off_raw = word_offset (st, FALSE, PERF_SAMPLE_RAW);
+  a->layout = 1;
+}
+
+static void
+sample_clear (Sample *s)
+{
+  memset (s, 0, sizeof *s);
+  s->cpu = -1;
+  s->pid = -1;
+  s->tid = -1;
 }
 
 /**
@@ -141,93 +343,10 @@ strata_perf_parse_sample (StrataPerfSource  *self,
                           gsize             *used,
                           const char       **why)
 {
-  guint64 st = a->sample_type;
-  gsize pos = 0;
-  const char *what = "";
-
-  memset (s, 0, sizeof *s);
-  s->cpu = -1;
-  s->pid = -1;
-  s->tid = -1;
-
-  if (st & PERF_SAMPLE_IDENTIFIER) { what = "the identifier"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_IP) { what = "the ip"; NEED (8); s->ip = rd64 (self, p + pos); pos += 8; }
-  if (st & PERF_SAMPLE_TID)
-    {
-      what = "the pid and tid"; NEED (8);
-      s->pid = rd32 (self, p + pos);
-      s->tid = rd32 (self, p + pos + 4);
-      s->has_tid = TRUE;
-      pos += 8;
-    }
-  if (st & PERF_SAMPLE_TIME) { what = "the time"; NEED (8); s->time = rd64 (self, p + pos); s->has_time = TRUE; pos += 8; }
-  if (st & PERF_SAMPLE_ADDR) { what = "the address"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_ID) { what = "the id"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_STREAM_ID) { what = "the stream id"; NEED (8); pos += 8; }
-  if (st & PERF_SAMPLE_CPU) { what = "the cpu"; NEED (8); s->cpu = rd32 (self, p + pos); s->has_cpu = TRUE; pos += 8; }
-  if (st & PERF_SAMPLE_PERIOD) { what = "the period"; NEED (8); s->period = rd64 (self, p + pos); pos += 8; }
-  if (st & PERF_SAMPLE_READ)
-    {
-      guint64 rf = a->read_format;
-      guint per_value = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-      guint times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
-
-      what = "the read values";
-      if (rf & PERF_FORMAT_GROUP)
-        {
-          guint64 nr;
-
-          NEED (8);
-          nr = rd64 (self, p + pos);
-          pos += 8;
-          NEED (8 * times);
-          pos += 8 * times;
-          if (nr > (len - pos) / (8 * per_value))
-            {
-              *why = "the read group's count";
-              return FALSE;
-            }
-          pos += nr * 8 * per_value;
-        }
-      else
-        {
-          NEED (8 * (per_value + times));
-          pos += 8 * (per_value + times);
-        }
-    }
-  if (st & PERF_SAMPLE_CALLCHAIN)
-    {
-      what = "the call chain";
-      NEED (8);
-      s->nr = rd64 (self, p + pos);
-      pos += 8;
-      if (s->nr > (len - pos) / 8)
-        {
-          *why = "the call chain's length";
-          return FALSE;
-        }
-      s->ips = p + pos;
-      pos += s->nr * 8;
-    }
-  if (st & PERF_SAMPLE_RAW)
-    {
-      what = "the raw data's size";
-      NEED (4);
-      s->raw_size = rd32 (self, p + pos);
-      pos += 4;
-      what = "the raw data";
-      NEED (s->raw_size);
-      s->raw = p + pos;
-      pos += s->raw_size;
-    }
-  if (!parse_sample_tail (self, a, p, len, &pos, why))
-    return FALSE;
-
-  *used = pos;
-  return TRUE;
+  *used = 0;
+  sample_clear (s);
+  return read_fields (self, a, sample_fields, G_N_ELEMENTS (sample_fields), p, len, used, s, why);
 }
-
-#undef NEED
 
 /* The sample_id_all trailer at the end of a non-sample record. */
 gboolean
@@ -237,46 +356,17 @@ strata_perf_parse_trailer (StrataPerfSource *self,
                            gsize             len,
                            Sample           *s)
 {
-  const guint8 *p;
-  guint64 st;
+  const char *why;
+  gsize at = 0;
 
-  memset (s, 0, sizeof *s);
-  s->cpu = -1;
-  s->pid = -1;
-  s->tid = -1;
-
+  sample_clear (s);
   if (a == NULL || !a->sample_id_all)
     return TRUE;
   if (a->trailer > len)
     return FALSE;
 
-  st = a->sample_type;
-  p = body + len - a->trailer;
-
-  if (st & PERF_SAMPLE_TID)
-    {
-      s->pid = rd32 (self, p);
-      s->tid = rd32 (self, p + 4);
-      s->has_tid = TRUE;
-      p += 8;
-    }
-  if (st & PERF_SAMPLE_TIME)
-    {
-      s->time = rd64 (self, p);
-      s->has_time = TRUE;
-      p += 8;
-    }
-  if (st & PERF_SAMPLE_ID)
-    p += 8;
-  if (st & PERF_SAMPLE_STREAM_ID)
-    p += 8;
-  if (st & PERF_SAMPLE_CPU)
-    {
-      s->cpu = rd32 (self, p);
-      s->has_cpu = TRUE;
-    }
-
-  return TRUE;
+  return read_fields (self, a, trailer_fields, G_N_ELEMENTS (trailer_fields),
+                      body + len - a->trailer, a->trailer, &at, s, &why);
 }
 
 /* ------------------------------------------------------------------ */

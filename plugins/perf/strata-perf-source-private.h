@@ -367,7 +367,6 @@ void         strata_perf_name_attrs_by_id      (StrataPerfSource  *self,
 gboolean     strata_perf_handle_header_attr    (StrataPerfSource  *self,
                                                 const Record      *rec,
                                                 GError           **error);
-void         strata_perf_prepare_layout        (Attr              *a);
 
 /* strata-perf-tracing-data.c */
 gboolean     strata_perf_parse_tracing_data    (StrataPerfSource  *self,
@@ -396,6 +395,11 @@ guint32      strata_perf_comm_of               (StrataPerfSource  *self,
                                                 gint32             tid);
 
 /* strata-perf-sample.c */
+guint        strata_perf_trailer_size          (guint64            sample_type);
+void         strata_perf_id_positions          (guint64            sample_type,
+                                                gint              *in_sample,
+                                                gint              *from_end);
+void         strata_perf_prepare_layout        (Attr              *a);
 gboolean     strata_perf_parse_sample          (StrataPerfSource  *self,
                                                 const Attr        *a,
                                                 const guint8      *p,
