@@ -761,7 +761,7 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   guint n_channels = channels != NULL ? channels->len : strata_raw_store_get_n_channels (self->raw);
-  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self);
+  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self, 0);
   ItemStream stream;
   guint64 n_starts = 0, members = 0, first_block = 0;
   guint n_items = 0;
@@ -772,7 +772,9 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
   /* A chunk that spills streams its items to the packer as they are
    * computed (the first chunks are the biggest: every channel over the
    * whole trace at the coarse levels); one found not dense or not worth
-   * storing after all leaves its blocks unused in the spill file. */
+   * storing after all leaves its blocks unused in the spill file. One
+   * kept in memory that grows as big as the tree's spill threshold
+   * streams from then on, what it made so far first. */
   for (guint i = 0; i < n_channels; i++)
     {
       guint32 c = channels != NULL ? g_array_index (channels, guint32, i) : i;
@@ -782,6 +784,14 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
                                                   index, c, channel_items);
       strata_zoom_tree_assemble_channel (spans, items, &stream, &n_items, &members, c,
                                          (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
+      if (packer == NULL &&
+          (packer = strata_zoom_tree_chunk_spill_target (self, items->len)) != NULL)
+        {
+          strata_zoom_tree_item_stream_begin (&stream, packer);
+          if (items->len > 0)
+            strata_zoom_tree_item_stream_add (&stream, (const StrataZoomItem *)(gpointer) items->data, items->len);
+          g_array_set_size (items, 0);
+        }
     }
   if (stream.stream != NULL)
     first_block = strata_block_stream_end (stream.stream, NULL);

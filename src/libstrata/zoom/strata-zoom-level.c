@@ -122,7 +122,7 @@ store_chunk (StrataZoomTree *self,
              GArray         *spans,
              guint           n_items)
 {
-  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self);
+  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self, n_items);
   Chunk *chunk = strata_zoom_tree_chunk_alloc (self, level->chunk, spans->len, n_items, packer);
   const ChannelSpan *stored = (const ChannelSpan *)(gpointer) spans->data;
   ItemStream stream;

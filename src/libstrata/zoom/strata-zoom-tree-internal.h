@@ -576,7 +576,8 @@ int
 strata_zoom_tree_by_span_channel (gconstpointer pa,
                                   gconstpointer pb);
 StrataBlockPacker *
-strata_zoom_tree_chunk_spill_target (StrataZoomTree *self);
+strata_zoom_tree_chunk_spill_target (StrataZoomTree *self,
+                                     guint64         n_items);
 Chunk *
 strata_zoom_tree_chunk_alloc (StrataZoomTree    *self,
                               gint64             index,
