@@ -274,6 +274,7 @@ typedef struct
   guint      page_lanes;     /* CLOSED_PAGE_LANES, or what the environment says */
   guint64    n_pages;        /* written, in all, merges too */
   guint64    paged;          /* lanes written in them */
+  guint64    n_runs_pages;   /* of which pages of every lane's runs (runs_page_out()) */
   guint      closed_peak;    /* the most closed lanes held in memory */
   GArray    *spill_io;       /* guint8, the buffer the spills go through */
   GArray    *spill_starts;   /* guint64: where each spill of the open chunk begins */
