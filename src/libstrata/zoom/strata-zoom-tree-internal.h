@@ -281,6 +281,7 @@ typedef struct
   GArray    *spill_order;    /* guint64: the lanes a spill writes, in its order (spill_key()) */
   GPtrArray *touched;        /* Lane *, open in the current chunk */
   gint64     chunk;          /* index being aggregated, or -1 */
+  gint64     consumed_e;     /* the end of the last adaptive buffer it consumed (consume()) */
   gboolean   chunk_active;
   gboolean   counting;       /* the chunk is only counted (see level_count) */
   gboolean   last_plain;     /* the previous chunk was not worth storing */
@@ -779,9 +780,11 @@ lane_offer (Level                *level,
 {
   if (lane->has_held)
     {
+      /* The pieces between them may have been left out (consume()):
+       * in a lane, the piece after one that goes on is its own next. */
       if ((lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) &&
           (piece->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE) &&
-          lane->held.end == piece->start)
+          lane->held.end <= piece->start)
         {
           lane->held.end = piece->end;
           lane->held.flags = (lane->held.flags & ~STRATA_ACTIVITY_FLAGS_END_SIDE) |
