@@ -4,7 +4,8 @@
  * handed to the block packer once the tree holds enough (below), or
  * mapped from an index. Where the chunks live. Once the stored chunks
  * hold CHUNK_SPILL_FROM bytes of items, each chunk finished after is
- * handed to a block packer (strata-block-packer.c): its items are packed
+ * handed to a block packer (strata-block-packer.c), and so is a chunk
+ * that big by itself, whatever the tree holds: its items are packed
  * in index blocks on a thread of their own and appended to a spill file,
  * its spans, keys and lane changes after them as one checksummed piece,
  * and the chunk keeps its record: the ticket of its first block and where

@@ -8,7 +8,10 @@
  * see a chunk before. Such a chunk also sees every thread that exits in
  * it, each leaving a closed lane and its runs: past CLOSED_PAGE_LANES of
  * them they go to the same file as a sorted page (strata_zoom_tree_closed_page_out()),
- * and the chunk is assembled from its pages merged (ClosedIter).
+ * and the chunk is assembled from its pages merged (ClosedIter). The
+ * records of the spilled runs themselves follow once they weigh as much
+ * as the pool (runs_page_out()): a chunk open for the whole trace over
+ * thousands of busy lanes leaves a run per lane at every spill.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
