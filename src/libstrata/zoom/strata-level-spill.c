@@ -233,6 +233,9 @@ strata_zoom_tree_level_spill (Level *level)
   level->n_pool_spills++;
   /* Every closed lane's output is in the file now: past page_lanes of
    * them, they follow it there. */
+  level->runs_made += level->runs->len - first;
+  level->spill_lanes_peak = MAX (level->spill_lanes_peak, level->runs->len - first);
+  level->runs_peak = MAX (level->runs_peak, level->runs->len * sizeof (PoolRun));
   strata_zoom_tree_closed_page_out (level);
   if ((guint64) level->runs->len * sizeof (PoolRun) >= level->pool_budget)
     runs_page_out (level);

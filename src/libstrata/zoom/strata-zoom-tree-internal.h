@@ -275,6 +275,9 @@ typedef struct
   guint64    n_pages;        /* written, in all, merges too */
   guint64    paged;          /* lanes written in them */
   guint64    n_runs_pages;   /* of which pages of every lane's runs (runs_page_out()) */
+  guint64    runs_made;      /* PoolRun records made, in all */
+  gsize      runs_peak;      /* the most bytes of them held */
+  guint      spill_lanes_peak; /* the most runs one spill made */
   guint      closed_peak;    /* the most closed lanes held in memory */
   GArray    *spill_io;       /* guint8, the buffer the spills go through */
   GArray    *spill_starts;   /* guint64: where each spill of the open chunk begins */
