@@ -13,6 +13,10 @@
  * which has not changed since the ring buffer was written, is fixed here, as
  * libtraceevent's kbuffer also does. Output is deterministic for a seed (on a
  * given kernel), and generation runs at several million events per second.
+ * --shape picks what the scheduler does: "bench" (the default, a mostly idle
+ * desktop), "dense" (few CPUs, thousands of threads all busy, dense in
+ * time) or "churn" (short-lived threads forking and exiting, about a
+ * million in 20M events), so the index is measured on every shape.
  */
 
 #include <glib.h>
@@ -518,9 +522,47 @@ typedef struct
   char           idle_comm[16];
 } StrataCpu;
 
+/* The shape of a generated trace: how a running thread's next step is
+ * chosen and how long things last. The numbers of "bench" are the ones the
+ * generator always used, so its files stay byte for byte what they were. */
+typedef struct
+{
+  const char *name;
+  const char *description;
+  int         cpus;             /* defaults for --cpus and --threads */
+  int         threads;
+  /* A running thread's next step, by cumulative probability: an interrupt
+   * below p_irq, waking a sleeper below p_wake, forking below p_fork,
+   * exiting below p_exit, else the end of its slice. */
+  double      p_irq;
+  double      p_wake;
+  double      p_fork;
+  double      p_exit;
+  double      p_preempt;        /* a slice ends preempted when others wait */
+  double      time_scale;       /* slices and the gaps between a task's steps */
+  gboolean    all_live;         /* every slot a live thread from the start */
+  double      initial_runnable; /* of the threads not first on a CPU */
+} StrataGenShape;
+
+static const StrataGenShape shapes[] = {
+  { "bench", "a desktop's mix: 8 CPUs, 256 thread slots, mostly idle CPUs",
+    8, 256, 0.12, 0.40, 0.41, 0.42, 0.35, 1.0, FALSE, 0.05 },
+  /* The issue-25 shape: few CPUs, thousands of threads all runnable or
+   * running all the time, slices of a few microseconds, so 20M events span
+   * about 4 s. Nothing forks or exits. */
+  { "dense", "few CPUs, thousands of threads all busy, dense in time (8 CPUs, 2000 threads)",
+    8, 2000, 0.03, 0.10, 0.0, 0.0, 0.95, 0.008, TRUE, 1.0 },
+  /* Thread churn: threads fork, run a few slices and exit, so 20M events
+   * hold about a million threads, each with its own fork, wakeup_new, exit
+   * and (for new processes) exec. */
+  { "churn", "short-lived threads: fork, run briefly, exit (about a million in 20M events)",
+    8, 256, 0.12, 0.40, 0.49, 0.58, 0.35, 1.0, FALSE, 0.05 },
+};
+
 typedef struct
 {
   StrataGenLayout  layout;
+  const StrataGenShape *shape;
   StrataRng        rng;
   guint            n_cpus;
   guint            n_threads;   /* slots; live threads never exceed it */
@@ -533,6 +575,9 @@ typedef struct
   guint           *free_slots;
   guint            n_free;
   guint            n_live;
+  guint64          n_forks;
+  guint            n_initial;
+  guint64          first_ts;
   GHashTable      *group_sizes; /* tgid -> live threads */
   struct tep_handle *tep;        /* to avoid pids the head already names */
   int              next_pid;
@@ -812,6 +857,7 @@ do_fork (StrataSim *sim,
     g_strlcpy (child->comm, thread_names[strata_rng_below (&sim->rng, G_N_ELEMENTS (thread_names))],
                sizeof child->comm);
   sim->n_live++;
+  sim->n_forks++;
   g_hash_table_insert (sim->group_sizes, GINT_TO_POINTER (child->tgid),
                        GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (sim->group_sizes,
                                                                                 GINT_TO_POINTER (child->tgid))) + 1));
@@ -934,6 +980,17 @@ irq_event (StrataSim *sim,
   sim_emit (sim, cpu, ts, &rec);
 }
 
+/* A duration of the task level (a slice, the gap after a step), scaled by
+ * the shape; interrupts keep their own lengths. */
+static inline guint64
+task_duration (StrataSim *sim,
+               double     mean_ns,
+               guint64    min_ns)
+{
+  return strata_rng_duration (&sim->rng, mean_ns * sim->shape->time_scale,
+                              (guint64) (min_ns * sim->shape->time_scale));
+}
+
 /* How long after an interrupt the CPU does something else: at once if the
  * interrupt woke a thread onto an idle CPU, a tick-less idle period if there
  * is nothing to run, and part of a time slice otherwise. */
@@ -945,7 +1002,7 @@ after_irq_delay (StrataSim *sim,
     return strata_rng_duration (&sim->rng, 3000, 500);
   if (c->cur < 0)
     return strata_rng_duration (&sim->rng, 1000000, 5000);
-  return strata_rng_duration (&sim->rng, 60000, 500);
+  return task_duration (sim, 60000, 500);
 }
 
 /* One step of one CPU: the next thing that happens on it. */
@@ -1002,7 +1059,7 @@ cpu_step (StrataSim *sim,
       if (c->rq_len > 0)
         {
           switch_out (sim, cpu, 0);
-          c->time_next = c->pages.last_ts + strata_rng_duration (rng, 100000, 1000);
+          c->time_next = c->pages.last_ts + task_duration (sim, 100000, 1000);
         }
       else
         {
@@ -1022,9 +1079,9 @@ cpu_step (StrataSim *sim,
     if (th->pending_exec && r < 0.6)
       {
         do_exec (sim, cpu);
-        c->time_next = c->pages.last_ts + strata_rng_duration (rng, 50000, 1000);
+        c->time_next = c->pages.last_ts + task_duration (sim, 50000, 1000);
       }
-    else if (r < 0.12)
+    else if (r < sim->shape->p_irq)
       {
         c->irq = irqs[strata_rng_below (rng, G_N_ELEMENTS (irqs))].irq;
         c->softirq_raised = strata_rng_double (rng) < 0.4;
@@ -1032,26 +1089,26 @@ cpu_step (StrataSim *sim,
         c->phase = PHASE_IRQ_BODY;
         c->time_next = c->pages.last_ts + strata_rng_duration (rng, 2000, 200);
       }
-    else if (r < 0.40 && sim->n_sleeping > 0)
+    else if (r < sim->shape->p_wake && sim->n_sleeping > 0)
       {
         wake_thread (sim, cpu, sim->sleeping[strata_rng_below (rng, sim->n_sleeping)], 0);
-        c->time_next = c->pages.last_ts + strata_rng_duration (rng, 80000, 500);
+        c->time_next = c->pages.last_ts + task_duration (sim, 80000, 500);
       }
-    else if (r < 0.41 && sim->n_free > 0)
+    else if (r < sim->shape->p_fork && sim->n_free > 0)
       {
         do_fork (sim, cpu);
-        c->time_next = c->pages.last_ts + strata_rng_duration (rng, 40000, 500);
+        c->time_next = c->pages.last_ts + task_duration (sim, 40000, 500);
       }
-    else if (r < 0.42 && sim->n_live > sim->n_threads / 2)
+    else if (r < sim->shape->p_exit && sim->n_live > sim->n_threads / 2)
       {
         do_exit (sim, cpu);
-        c->time_next = c->pages.last_ts + strata_rng_duration (rng, 100000, 1000);
+        c->time_next = c->pages.last_ts + task_duration (sim, 100000, 1000);
       }
     else
       {
         guint t = c->cur;
 
-        if (c->rq_len > 0 && strata_rng_double (rng) < 0.35)
+        if (c->rq_len > 0 && strata_rng_double (rng) < sim->shape->p_preempt)
           {
             /* Preempted: back on this CPU's run queue, still runnable. */
             switch_out (sim, cpu, sim->layout.state_preempted);
@@ -1064,8 +1121,8 @@ cpu_step (StrataSim *sim,
                                                                 : sim->layout.state_disk);
             sleeping_add (sim, t);
           }
-        c->time_next = c->pages.last_ts + (c->cur < 0 ? strata_rng_duration (rng, 1000000, 5000)
-                                                      : strata_rng_duration (rng, 200000, 1000));
+        c->time_next = c->pages.last_ts + (c->cur < 0 ? task_duration (sim, 1000000, 5000)
+                                                      : task_duration (sim, 200000, 1000));
       }
   }
 }
@@ -1074,6 +1131,7 @@ static void
 sim_init (StrataSim *sim)
 {
   guint t = 0;
+  guint n_initial = sim->shape->all_live ? sim->n_threads : sim->n_threads - sim->n_threads / 4;
 
   sim->cpus = g_new0 (StrataCpu, sim->n_cpus);
   sim->threads = g_new0 (StrataThread, sim->n_threads);
@@ -1094,16 +1152,16 @@ sim_init (StrataSim *sim)
       g_snprintf (c->idle_comm, sizeof c->idle_comm, "swapper/%u", i);
     }
 
-  /* Three quarters of the slots start as processes of 1-6 threads; the
-   * rest are free for forks. */
-  while (t < sim->n_threads - sim->n_threads / 4)
+  /* Three quarters of the slots (all of them in a shape that says so)
+   * start as processes of 1-6 threads; the rest are free for forks. */
+  while (t < n_initial)
     {
       const char *name = process_names[strata_rng_below (&sim->rng, G_N_ELEMENTS (process_names))];
       guint n = strata_rng_double (&sim->rng) < 0.5 ? 1 : 1 + strata_rng_below (&sim->rng, 6);
       int tgid = -1;
       int prio = strata_rng_double (&sim->rng) < 0.8 ? 120 : 100 + (int) strata_rng_below (&sim->rng, 40);
 
-      for (guint k = 0; k < n && t < sim->n_threads - sim->n_threads / 4; k++, t++)
+      for (guint k = 0; k < n && t < n_initial; k++, t++)
         {
           StrataThread *th = &sim->threads[t];
 
@@ -1126,7 +1184,7 @@ sim_init (StrataSim *sim)
               th->cpu = t;
               rq_push (&sim->cpus[t], sim->n_threads, t);
             }
-          else if (strata_rng_double (&sim->rng) < 0.05)
+          else if (strata_rng_double (&sim->rng) < sim->shape->initial_runnable)
             {
               th->state = THREAD_RUNNABLE;
               rq_push (&sim->cpus[th->cpu], sim->n_threads, t);
@@ -1137,6 +1195,21 @@ sim_init (StrataSim *sim)
     }
   for (guint i = sim->n_threads; i > t; i--)
     sim->free_slots[sim->n_free++] = i - 1;
+  sim->n_initial = t;
+  sim->first_ts = G_MAXUINT64;
+  for (guint i = 0; i < sim->n_cpus; i++)
+    sim->first_ts = MIN (sim->first_ts, sim->cpus[i].time_next);
+}
+
+/* The last timestamp written, over all CPUs. */
+static guint64
+sim_last_ts (StrataSim *sim)
+{
+  guint64 last = sim->first_ts;
+
+  for (guint i = 0; i < sim->n_cpus; i++)
+    last = MAX (last, sim->cpus[i].pages.last_ts);
+  return last;
 }
 
 static void
@@ -1224,8 +1297,10 @@ main (int    argc,
       char **argv)
 {
   gint64 n_events = 1000000;
-  int n_cpus = 8;
-  int n_threads = 256;
+  int n_cpus = 0;
+  int n_threads = 0;
+  g_autofree char *shape_name = g_strdup ("bench");
+  const StrataGenShape *shape = NULL;
   gint64 seed = 1;
   int file_version = 7;
   g_autofree char *compression = g_strdup ("none");
@@ -1234,8 +1309,9 @@ main (int    argc,
   gboolean keep_temp = FALSE;
   GOptionEntry entries[] = {
     { "events", 'n', 0, G_OPTION_ARG_INT64, &n_events, "Total number of events (default 1000000)", "N" },
-    { "cpus", 'c', 0, G_OPTION_ARG_INT, &n_cpus, "Number of CPUs (default 8)", "N" },
-    { "threads", 't', 0, G_OPTION_ARG_INT, &n_threads, "Number of thread slots (default 256)", "N" },
+    { "shape", 0, 0, G_OPTION_ARG_STRING, &shape_name, "bench, dense or churn (default bench; see below)", "SHAPE" },
+    { "cpus", 'c', 0, G_OPTION_ARG_INT, &n_cpus, "Number of CPUs (default: the shape's, 8)", "N" },
+    { "threads", 't', 0, G_OPTION_ARG_INT, &n_threads, "Number of thread slots (default: the shape's; bench 256, dense 2000, churn 1024)", "N" },
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, "Random seed (default 1)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Output trace.dat", "FILE" },
     { "file-version", 0, 0, G_OPTION_ARG_INT, &file_version, "trace.dat version, 6 or 7 (default 7)", "V" },
@@ -1254,17 +1330,32 @@ main (int    argc,
   gboolean convert;
   gint64 t0, t1, t2;
 
+  g_autoptr(GString) shapes_help = g_string_new ("Shapes:\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    g_string_append_printf (shapes_help, "  %-7s %s\n", shapes[i].name, shapes[i].description);
+  g_option_context_set_description (context, shapes_help->str);
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     goto fail;
-  if (output == NULL || n_events <= 0 || n_cpus < 1 || n_cpus > 4096 || n_threads < n_cpus + 4 ||
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    if (g_str_equal (shape_name, shapes[i].name))
+      shape = &shapes[i];
+  if (shape != NULL)
+    {
+      if (n_cpus == 0)
+        n_cpus = shape->cpus;
+      if (n_threads == 0)
+        n_threads = shape->threads;
+    }
+  if (shape == NULL || output == NULL || n_events <= 0 || n_cpus < 1 || n_cpus > 4096 || n_threads < n_cpus + 4 ||
       (file_version != 6 && file_version != 7) ||
       (!g_str_equal (compression, "none") && !g_str_equal (compression, "zstd")) ||
       (file_version == 6 && !g_str_equal (compression, "none")))
     {
       g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
 
-      g_printerr ("%s\nNeed -o; threads >= cpus + 4; compression only with --file-version 7.\n", help);
+      g_printerr ("%s\nNeed -o and a known shape; threads >= cpus + 4; compression only with --file-version 7.\n", help);
       return 2;
     }
 
@@ -1296,6 +1387,7 @@ main (int    argc,
       goto fail;
     }
 
+  sim.shape = shape;
   sim.rng.state = (guint64) seed;
   sim.n_cpus = n_cpus;
   sim.n_threads = n_threads;
@@ -1360,9 +1452,11 @@ main (int    argc,
     }
   t2 = g_get_monotonic_time ();
 
-  g_printerr ("strata-gen-trace: %" G_GUINT64_FORMAT " events on %d CPUs, %u live threads at the end, "
+  g_printerr ("strata-gen-trace: %s shape, %" G_GUINT64_FORMAT " events on %d CPUs, %u threads at the start, "
+              "%" G_GUINT64_FORMAT " forked, %u live at the end, %.3f s of trace time, "
               "simulated in %.2f s (%.1f M events/s), wrapped in %.2f s -> %s\n",
-              sim.emitted, n_cpus, sim.n_live, (t1 - t0) / 1e6,
+              shape->name, sim.emitted, n_cpus, sim.n_initial, sim.n_forks, sim.n_live,
+              (sim_last_ts (&sim) - sim.first_ts) / 1e9, (t1 - t0) / 1e6,
               sim.emitted / ((t1 - t0) / 1e6) / 1e6, (t2 - t1) / 1e6, output);
 
   sim_clear (&sim);

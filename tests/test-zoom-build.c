@@ -2455,6 +2455,50 @@ test_pools_bounded (void)
   assert_trees_equal (whole, tree);
 }
 
+/* The records of what a level's pool spilled stay within the budget too
+ * (and one spill's more): a chunk open for long over many threads leaves
+ * a run per lane at every spill, many times the budget in all, and they
+ * go to the level's file as pages. The tree is the one built without a
+ * budget. */
+static void
+test_pools_runs_bounded (void)
+{
+  const gsize budget = 16 * 1024;
+  g_autoptr(GArray) acts = strata_test_stream_collect (STRATA_TEST_STREAM_MANY_THREADS, 60000, 29);
+  const StrataActivity *all = (const StrataActivity *)(gpointer)acts->data;
+  g_autoptr(StrataZoomTree) whole = NULL;
+  g_autoptr(StrataZoomTree) tree = NULL;
+  StrataZoomPoolMemory pools;
+  StrataZoomParams params;
+  Checked checked;
+
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (1 << 8));
+  /* Coarse chunks that stay open long: a high threshold. */
+  params.density_threshold = 4096;
+  whole = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (whole, G_MAXSIZE);
+  strata_test_stream_build (whole, all, acts->len);
+  tree = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (tree, budget);
+  strata_test_stream_build (tree, all, acts->len);
+
+  get_pools (tree, &pools);
+  g_test_message ("budget %" G_GSIZE_FORMAT ": %" G_GUINT64_FORMAT " spills, %" G_GUINT64_FORMAT
+                  " runs made, at most %" G_GSIZE_FORMAT " bytes of them held (bound %" G_GSIZE_FORMAT
+                  "), %" G_GUINT64_FORMAT " pages of them",
+                  budget, pools.n_spills, pools.runs_made, pools.runs_peak, pools.runs_bound,
+                  pools.n_runs_pages);
+  g_assert_cmpuint (pools.n_runs_pages, >, 0);
+  g_assert_cmpuint (pools.runs_peak, <=, pools.runs_bound);
+  g_assert_cmpuint (pools.runs_bound, <, 4 * budget);
+  g_assert_cmpuint (pools.runs_made * 16, >=, 10 * pools.runs_bound);
+
+  assert_trees_equal (whole, tree);
+  check_tree (tree, all, acts->len, &checked);
+  g_assert_cmpuint (checked.chunks, >, 0);
+  check_queries (tree, all, acts->len, 20);
+}
+
 /* Indexes of the fixtures built with a one-byte budget (set in the
  * environment, as the CLI takes it), with the finished chunks kept or
  * spilled from the first, are the bytes of the one built without a
@@ -2655,6 +2699,7 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/span-hint", test_span_hint);
   g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);
   g_test_add_func ("/strata/zoom-build/pools/bounded", test_pools_bounded);
+  g_test_add_func ("/strata/zoom-build/pools/runs-bounded", test_pools_runs_bounded);
   g_test_add_func ("/strata/zoom-build/pools/index-bytes", test_pools_index_bytes);
   g_test_add_func ("/strata/zoom-build/pools/live", test_pools_live);
   return g_test_run ();

@@ -147,8 +147,9 @@ strata_zoom_tree_remember (StrataZoomTree *self,
 }
 
 /* The levels' share of an adaptive buffer, a rank at a time: where a
- * rank's chunk changes, where it ends, and the lanes that close. */
-static void
+ * rank's chunk changes, where it ends, and the lanes that close. TRUE if
+ * the rank's chunk begins with this buffer. */
+static gboolean
 adaptive_begin (StrataZoomTree *self,
                 guint           rank,
                 const Buffer   *buffer)
@@ -162,10 +163,10 @@ adaptive_begin (StrataZoomTree *self,
   if ((gint) rank >= buffer->stack_top)
     {
       strata_zoom_tree_level_finish_chunk (self, level);
-      return;
+      return FALSE;
     }
   if (level->chunk == index)
-    return;
+    return FALSE;
 
   strata_zoom_tree_level_finish_chunk (self, level);
   g_assert (self->pipelined || strata_zoom_tree_decide (self, rank, index) == DECISION_DENSE);
@@ -176,6 +177,7 @@ adaptive_begin (StrataZoomTree *self,
   /* Where the level's last chunk did not pay, it is likely this one will
    * not either: count it only (level_finish_count()). */
   level->counting = level->chunk_active && level->last_plain;
+  return TRUE;
 }
 
 static void
@@ -206,15 +208,29 @@ adaptive_end (StrataZoomTree *self,
  * walk: each piece's lane is found once, and its states at the ranks are
  * at one slot of each (the ranks are independent, so this is what each
  * consuming the buffer in turn would make). The fixed criteria, whose
- * buffers can cross chunks, run the ranks in turn. */
+ * buffers can cross chunks, run the ranks in turn.
+ *
+ * A piece that covers the whole buffer (an activity that began before it
+ * and goes on after it: a thread sleeping or waiting through it) goes
+ * only to the ranks whose chunk begins with this buffer. Every other
+ * active rank has been active in every buffer of its chunk so far (a
+ * chunk is dense or sparse as a whole, and the ranks above a dense one
+ * are dense), so it holds the activity's piece from an earlier buffer,
+ * still open after; the piece of the buffer where the activity ends
+ * joins it (lane_offer()), and a lane closed while it is open takes it
+ * to the end of the last buffer its rank consumed (consumed_e): the same
+ * piece that joining every buffer's would make. On the dense shape (2000
+ * threads all busy, a buffer of 1000 starts) two pieces of three covered
+ * their buffer, each offered to nine ranks. */
 static void
 consume (StrataZoomTree *self,
          const Buffer   *buffer)
 {
   const StrataActivity *pieces = (const StrataActivity *)(gpointer) buffer->pieces->data;
   const guint32 *ids = (const guint32 *)(gpointer) buffer->lanes->data;
-  Level *active[MAX_RANKS];
-  guint n_active = 0, n = buffer->pieces->len;
+  const guint16 through = STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
+  Level *active[MAX_RANKS], *fresh[MAX_RANKS];
+  guint n_active = 0, n_fresh = 0, n = buffer->pieces->len;
 
   if (self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE)
     {
@@ -225,16 +241,32 @@ consume (StrataZoomTree *self,
 
   for (guint r = 0; r < self->n_ranks; r++)
     {
-      adaptive_begin (self, r, buffer);
+      gboolean begins = adaptive_begin (self, r, buffer);
+
       if ((gint) r < buffer->stack_top && self->levels[r].chunk_active)
-        active[n_active++] = &self->levels[r];
+        {
+          active[n_active++] = &self->levels[r];
+          if (begins)
+            fresh[n_fresh++] = &self->levels[r];
+          self->levels[r].consumed_e = buffer->e;
+        }
     }
 
   if (n_active > 0)
     for (guint i = 0; i < n; i++)
       {
-        guint32 slot = slot_for (self, ids[i]);
+        guint32 slot;
 
+        if ((pieces[i].flags & through) == through)
+          {
+            if (n_fresh == 0)
+              continue;
+            slot = slot_for (self, ids[i]);
+            for (guint k = 0; k < n_fresh; k++)
+              lane_offer (fresh[k], get_lane (self, fresh[k], slot, ids[i], &pieces[i]), &pieces[i]);
+            continue;
+          }
+        slot = slot_for (self, ids[i]);
         for (guint k = 0; k < n_active; k++)
           lane_offer (active[k], get_lane (self, active[k], slot, ids[i], &pieces[i]), &pieces[i]);
       }
@@ -761,7 +793,7 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   guint n_channels = channels != NULL ? channels->len : strata_raw_store_get_n_channels (self->raw);
-  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self);
+  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self, 0);
   ItemStream stream;
   guint64 n_starts = 0, members = 0, first_block = 0;
   guint n_items = 0;
@@ -772,7 +804,9 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
   /* A chunk that spills streams its items to the packer as they are
    * computed (the first chunks are the biggest: every channel over the
    * whole trace at the coarse levels); one found not dense or not worth
-   * storing after all leaves its blocks unused in the spill file. */
+   * storing after all leaves its blocks unused in the spill file. One
+   * kept in memory that grows as big as the tree's spill threshold
+   * streams from then on, what it made so far first. */
   for (guint i = 0; i < n_channels; i++)
     {
       guint32 c = channels != NULL ? g_array_index (channels, guint32, i) : i;
@@ -782,6 +816,14 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
                                                   index, c, channel_items);
       strata_zoom_tree_assemble_channel (spans, items, &stream, &n_items, &members, c,
                                          (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
+      if (packer == NULL &&
+          (packer = strata_zoom_tree_chunk_spill_target (self, items->len)) != NULL)
+        {
+          strata_zoom_tree_item_stream_begin (&stream, packer);
+          if (items->len > 0)
+            strata_zoom_tree_item_stream_add (&stream, (const StrataZoomItem *)(gpointer) items->data, items->len);
+          g_array_set_size (items, 0);
+        }
     }
   if (stream.stream != NULL)
     first_block = strata_block_stream_end (stream.stream, NULL);

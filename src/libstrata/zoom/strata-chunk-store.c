@@ -4,7 +4,8 @@
  * handed to the block packer once the tree holds enough (below), or
  * mapped from an index. Where the chunks live. Once the stored chunks
  * hold CHUNK_SPILL_FROM bytes of items, each chunk finished after is
- * handed to a block packer (strata-block-packer.c): its items are packed
+ * handed to a block packer (strata-block-packer.c), and so is a chunk
+ * that big by itself, whatever the tree holds: its items are packed
  * in index blocks on a thread of their own and appended to a spill file,
  * its spans, keys and lane changes after them as one checksummed piece,
  * and the chunk keeps its record: the ticket of its first block and where
@@ -85,13 +86,21 @@ has_start (const StrataZoomItem *items,
   return FALSE;
 }
 
-/* The packer a chunk finished now hands its items to, or NULL when it
- * keeps them: the tree is below its threshold, or has no spill file (then
- * it stays in memory, as before). Called with arena_lock held. */
+/* The packer a chunk of @n_items finished now hands its items to, or
+ * NULL when it keeps them: the tree is below its threshold and the chunk
+ * alone is too, or there is no spill file (then it stays in memory, as
+ * before). A chunk as big as the threshold by itself spills whatever the
+ * tree holds: on a trace whose only stored chunk is level 0's (thousands
+ * of threads busy all the time, every finer level left to the raw store)
+ * that one chunk was 9.7M items, 466 MB, copied into the arena at the
+ * chunk's end. Called with arena_lock held. */
 static StrataBlockPacker *
-spill_packer (StrataZoomTree *self)
+spill_packer (StrataZoomTree *self,
+              guint64         n_items)
 {
-  if (!g_atomic_int_get (&self->spilling) || self->spill_failed)
+  gboolean big = n_items * sizeof (StrataZoomItem) >= self->spill_from;
+
+  if ((!big && !g_atomic_int_get (&self->spilling)) || self->spill_failed)
     return NULL;
   if (self->packer == NULL)
     {
@@ -113,15 +122,16 @@ spill_packer (StrataZoomTree *self)
   return self->packer;
 }
 
-/* The packer a chunk about to be made hands its items to, or NULL if it
- * keeps them. */
+/* The packer a chunk about to be made, of @n_items items (as many as
+ * known so far), hands its items to, or NULL if it keeps them. */
 StrataBlockPacker *
-strata_zoom_tree_chunk_spill_target (StrataZoomTree *self)
+strata_zoom_tree_chunk_spill_target (StrataZoomTree *self,
+                                     guint64         n_items)
 {
   StrataBlockPacker *packer;
 
   g_mutex_lock (&self->arena_lock);
-  packer = spill_packer (self);
+  packer = spill_packer (self, n_items);
   g_mutex_unlock (&self->arena_lock);
   return packer;
 }

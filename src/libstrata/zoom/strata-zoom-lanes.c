@@ -262,6 +262,12 @@ strata_zoom_tree_lane_close (StrataZoomTree *self,
   ClosedLane c = { NULL, 0, lane->channel, 0, 0, 0, lane->lane, FALSE };
   Lane *last;
 
+  /* Held open while the buffers it covered whole were left out
+   * (consume()): it went on to the end of the last one. */
+  if (lane->has_held && (lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) &&
+      lane->held.end < level->consumed_e)
+    lane->held.end = level->consumed_e;
+
   if (level->counting)
     {
       if (lane->has_held)

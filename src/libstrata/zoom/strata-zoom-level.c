@@ -122,7 +122,7 @@ store_chunk (StrataZoomTree *self,
              GArray         *spans,
              guint           n_items)
 {
-  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self);
+  StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self, n_items);
   Chunk *chunk = strata_zoom_tree_chunk_alloc (self, level->chunk, spans->len, n_items, packer);
   const ChannelSpan *stored = (const ChannelSpan *)(gpointer) spans->data;
   ItemStream stream;
@@ -650,9 +650,9 @@ strata_zoom_tree_finish (StrataZoomTree *self)
       strata_zoom_tree_level_finish_chunk (self, &self->levels[r]);
       if (self->levels[r].pool_peak > 0)
         g_debug ("zoom tree: rank %u: pool peak %" G_GSIZE_FORMAT " bytes, %" G_GUINT64_FORMAT
-                 " spills of %" G_GUINT64_FORMAT " items in all",
+                 " spills of %" G_GUINT64_FORMAT " items in all, %" G_GUINT64_FORMAT " pages of their runs",
                  r, self->levels[r].pool_peak, self->levels[r].n_pool_spills,
-                 self->levels[r].pool_spilled);
+                 self->levels[r].pool_spilled, self->levels[r].n_runs_pages);
     }
 
   root = strata_zoom_tree_root_rank (self);

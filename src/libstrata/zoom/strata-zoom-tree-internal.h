@@ -274,12 +274,17 @@ typedef struct
   guint      page_lanes;     /* CLOSED_PAGE_LANES, or what the environment says */
   guint64    n_pages;        /* written, in all, merges too */
   guint64    paged;          /* lanes written in them */
+  guint64    n_runs_pages;   /* of which pages of every lane's runs (runs_page_out()) */
+  guint64    runs_made;      /* PoolRun records made, in all */
+  gsize      runs_peak;      /* the most bytes of them held */
+  guint      spill_lanes_peak; /* the most runs one spill made */
   guint      closed_peak;    /* the most closed lanes held in memory */
   GArray    *spill_io;       /* guint8, the buffer the spills go through */
   GArray    *spill_starts;   /* guint64: where each spill of the open chunk begins */
   GArray    *spill_order;    /* guint64: the lanes a spill writes, in its order (spill_key()) */
   GPtrArray *touched;        /* Lane *, open in the current chunk */
   gint64     chunk;          /* index being aggregated, or -1 */
+  gint64     consumed_e;     /* the end of the last adaptive buffer it consumed (consume()) */
   gboolean   chunk_active;
   gboolean   counting;       /* the chunk is only counted (see level_count) */
   gboolean   last_plain;     /* the previous chunk was not worth storing */
@@ -576,7 +581,8 @@ int
 strata_zoom_tree_by_span_channel (gconstpointer pa,
                                   gconstpointer pb);
 StrataBlockPacker *
-strata_zoom_tree_chunk_spill_target (StrataZoomTree *self);
+strata_zoom_tree_chunk_spill_target (StrataZoomTree *self,
+                                     guint64         n_items);
 Chunk *
 strata_zoom_tree_chunk_alloc (StrataZoomTree    *self,
                               gint64             index,
@@ -777,9 +783,11 @@ lane_offer (Level                *level,
 {
   if (lane->has_held)
     {
+      /* The pieces between them may have been left out (consume()):
+       * in a lane, the piece after one that goes on is its own next. */
       if ((lane->held.flags & STRATA_ACTIVITY_FLAG_CONTINUES_AFTER) &&
           (piece->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE) &&
-          lane->held.end == piece->start)
+          lane->held.end <= piece->start)
         {
           lane->held.end = piece->end;
           lane->held.flags = (lane->held.flags & ~STRATA_ACTIVITY_FLAGS_END_SIDE) |

@@ -77,6 +77,10 @@ typedef struct
   guint64 n_pages;        /* pages of closed lanes written to the levels' files */
   guint64 paged;          /* closed lanes in them (a merge of pages counts its lanes again) */
   guint64 closed_peak;    /* the most closed lanes a level held in memory */
+  gsize   runs_peak;      /* the most bytes of spilled runs' records one level held */
+  gsize   runs_bound;     /* what they may be: the budget and one spill's more */
+  guint64 runs_made;      /* spilled runs' records made in all */
+  guint64 n_runs_pages;   /* pages of every lane's runs written (a level's budget in them) */
 } StrataZoomPoolMemory;
 
 void     strata_zoom_tree_get_pool_memory  (StrataZoomTree        *self,

@@ -895,6 +895,11 @@ strata_zoom_tree_get_pool_memory (StrataZoomTree       *self,
       memory->n_pages += level->n_pages;
       memory->paged += level->paged;
       memory->closed_peak = MAX (memory->closed_peak, level->closed_peak);
+      memory->runs_peak = MAX (memory->runs_peak, level->runs_peak);
+      memory->runs_bound = MAX (memory->runs_bound,
+                                level->pool_budget + level->spill_lanes_peak * sizeof (PoolRun));
+      memory->runs_made += level->runs_made;
+      memory->n_runs_pages += level->n_runs_pages;
     }
 }
 
