@@ -62,7 +62,7 @@ static void
 scope_of (StrataAnalysisPane *self,
           Scope              *s)
 {
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  const StrataSelection *sel = strata_timeline_view_get_selection (self->timeline);
   const StrataChannel *channels;
   guint n;
 
@@ -72,14 +72,14 @@ scope_of (StrataAnalysisPane *self,
   channels = strata_trace_get_channels (self->trace, &n);
   if (sel == NULL)
     return;
-  if (sel->kind == STRATA_TIMELINE_SELECTION_RANGE)
+  if (sel->kind == STRATA_SELECTION_RANGE)
     {
       s->from = sel->from;
       s->to = sel->to;
     }
-  else if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM || sel->kind == STRATA_TIMELINE_SELECTION_ROW)
+  else if (sel->kind == STRATA_SELECTION_ITEM || sel->kind == STRATA_SELECTION_ROW)
     {
-      guint32 ch = sel->kind == STRATA_TIMELINE_SELECTION_ITEM ? sel->item.channel : sel->channel;
+      guint32 ch = sel->kind == STRATA_SELECTION_ITEM ? sel->item.channel : sel->channel;
 
       if (ch >= n)
         return;
@@ -87,7 +87,7 @@ scope_of (StrataAnalysisPane *self,
         s->thread = ch;
       else if (channels[ch].kind == STRATA_CHANNEL_PROCESS)
         s->pid = channels[ch].id;
-      else if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM && sel->item.kind == STRATA_ACTIVITY_TASK &&
+      else if (sel->kind == STRATA_SELECTION_ITEM && sel->item.kind == STRATA_ACTIVITY_TASK &&
                !(sel->item.flags & STRATA_ZOOM_ITEM_AGGREGATE))
         {
           g_autoptr(StrataThreadMap) threads = strata_thread_map_new (self->trace);

@@ -39,12 +39,6 @@ typedef enum
   DRAG_NAMES,
 } DragMode;
 
-typedef struct
-{
-  gint64 from;
-  gint64 to;
-} View;
-
 /* What the painter's display list depends on: the viewport, and its
  * own state as of content_serial. A frame with the same key as the last
  * one is that frame again. */
@@ -59,6 +53,10 @@ struct _StrataTimelineView
   GtkWidget                parent_instance;
 
   StrataTrace             *trace;
+  /* What the other views share with this one: the range, history,
+   * selection, markers and search. The view draws it and changes it. */
+  StrataSession           *session;
+  gboolean                 syncing_session; /* installing a trace: tell no one yet */
   StrataZoomTree          *tree;
   StrataTimelineOverlayFunc overlay;      /* drawn over the rows (wakeups, a path) */
   gpointer                 overlay_data;
@@ -66,10 +64,6 @@ struct _StrataTimelineView
   guint                    n_channels;
   GArray                  *live_channels; /* StrataChannel: found so far, while loading */
   gboolean                 live;
-  /* The right edge stays on the present as a growing trace grows, the
-   * span kept (the whole trace while the view shows it all); the user's
-   * pan or zoom away from the present stops it, End resumes it. */
-  gboolean                 following;
   StrataPainter           *painter;
   StrataPainter           *overview_painter;
   StrataDisplayList       *list;
@@ -85,10 +79,6 @@ struct _StrataTimelineView
   StrataTimelineRender    *render;
   PangoLayout             *layout;
 
-  gint64                   start;
-  gint64                   end;
-  gint64                   from;
-  gint64                   to;
   StrataPaintStyle         style;
   gboolean                 dark;
 
@@ -110,8 +100,6 @@ struct _StrataTimelineView
   gboolean                 has_hover;
   StrataZoomItem           hover;
 
-  StrataTimelineSelection  selection;
-
   DragMode                 drag_mode;
   double                   drag_x;
   double                   drag_y;
@@ -119,21 +107,12 @@ struct _StrataTimelineView
   gint64                   drag_to;
   double                   drag_scroll;
   gboolean                 drag_moved;
+  gint64                   drag_range_from; /* DRAG_RANGE: what the drag covers */
+  gint64                   drag_range_to;
 
   gint64                   pinch_from;
   gint64                   pinch_to;
   double                   pinch_x;
-
-  GArray                  *back;        /* View */
-  GArray                  *forward;     /* View */
-  gint64                   last_nav_usec;
-
-  char                    *search;
-  GArray                  *matches;     /* guint32 channels */
-  int                      match_index;
-
-  gint64                   markers[2];
-  guint                    n_markers;
 
   GtkWidget               *row_menu;
   guint32                  menu_channel;
@@ -146,6 +125,7 @@ enum {
   PROP_CAN_GO_FORWARD,
   PROP_DARK,
   PROP_FOLLOWING,
+  PROP_SESSION,
   N_PROPS,
   /* GtkScrollable */
   PROP_HADJUSTMENT,
@@ -193,21 +173,21 @@ area_width (StrataTimelineView *self)
 static double
 ns_per_pixel (StrataTimelineView *self)
 {
-  return (double) (self->to - self->from) / area_width (self);
+  return (double) (strata_session_get_to (self->session) - strata_session_get_from (self->session)) / area_width (self);
 }
 
 static gint64
 time_at (StrataTimelineView *self,
          double              x)
 {
-  return self->from + (gint64) llround ((x - self->style.name_width) * ns_per_pixel (self));
+  return strata_session_get_from (self->session) + (gint64) llround ((x - self->style.name_width) * ns_per_pixel (self));
 }
 
 double
 strata_timeline_view_x_for_time (StrataTimelineView *self,
                                  gint64              t)
 {
-  return self->style.name_width + (t - self->from) / ns_per_pixel (self);
+  return self->style.name_width + (t - strata_session_get_from (self->session)) / ns_per_pixel (self);
 }
 
 static double
@@ -267,79 +247,12 @@ strata_timeline_view_y_for_row (StrataTimelineView *self,
 
 /* Range and history ------------------------------------------------------- */
 
+/* The narrowest range the session may show at this width. */
 static void
-clamp_range (StrataTimelineView *self,
-             gint64             *from,
-             gint64             *to)
+update_min_span (StrataTimelineView *self)
 {
-  gint64 full = MAX (self->end - self->start, 1);
-  gint64 min_span = MAX ((gint64) ceil (area_width (self) * MIN_NS_PER_PIXEL), 16);
-  gint64 span = CLAMP (*to - *from, MIN (min_span, full), full);
-  gint64 mid = *from + (*to - *from) / 2;
-
-  *from = mid - span / 2;
-  *to = *from + span;
-  if (*from < self->start)
-    {
-      *from = self->start;
-      *to = *from + span;
-    }
-  if (*to > self->end)
-    {
-      *to = self->end;
-      *from = *to - span;
-    }
-}
-
-static void
-set_following (StrataTimelineView *self,
-               gboolean            following)
-{
-  following = !!following;
-  if (self->following == following)
-    return;
-  self->following = following;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOWING]);
-}
-
-static void
-notify_history (StrataTimelineView *self)
-{
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_BACK]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_FORWARD]);
-}
-
-static void
-push_history (StrataTimelineView *self)
-{
-  View v = { self->from, self->to };
-
-  if (self->trace == NULL)
-    return;
-  if (self->back->len > 0)
-    {
-      View *top = &g_array_index (self->back, View, self->back->len - 1);
-
-      if (top->from == v.from && top->to == v.to)
-        return;
-    }
-  g_array_append_val (self->back, v);
-  if (self->back->len > 100)
-    g_array_remove_index (self->back, 0);
-  g_array_set_size (self->forward, 0);
-  notify_history (self);
-}
-
-/* Continuous navigation (wheel, keys held down) is one step of history
- * per burst, not per event. */
-static void
-push_history_for_burst (StrataTimelineView *self)
-{
-  gint64 now = g_get_monotonic_time ();
-
-  if (now - self->last_nav_usec > HISTORY_GAP_USEC)
-    push_history (self);
-  self->last_nav_usec = now;
+  strata_session_set_min_span (self->session,
+                               MAX ((gint64) ceil (area_width (self) * MIN_NS_PER_PIXEL), 16));
 }
 
 void
@@ -351,16 +264,7 @@ strata_timeline_view_set_range (StrataTimelineView *self,
 
   if (self->trace == NULL)
     return;
-  clamp_range (self, &from, &to);
-  /* Whatever moved the view, it follows the present if it ends there. */
-  set_following (self, to >= self->end);
-  if (from == self->from && to == self->to)
-    return;
-  self->from = from;
-  self->to = to;
-  update_adjustments (self);
-  g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  strata_session_set_range (self->session, from, to);
 }
 
 /* A jump the user may want to come back from. */
@@ -371,9 +275,7 @@ strata_timeline_view_navigate_to (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  push_history (self);
-  self->last_nav_usec = 0;
-  strata_timeline_view_set_range (self, from, to);
+  strata_session_navigate_to (self->session, from, to);
 }
 
 void
@@ -383,10 +285,7 @@ strata_timeline_view_get_range (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (from != NULL)
-    *from = self->from;
-  if (to != NULL)
-    *to = self->to;
+  strata_session_get_range (self->session, from, to);
 }
 
 /**
@@ -411,7 +310,7 @@ strata_timeline_view_zoom (StrataTimelineView *self,
     anchor_x = self->style.name_width + area_width (self) / 2.0;
   anchor_t = time_at (self, anchor_x);
   npp = ns_per_pixel (self);
-  new_span = MAX ((self->to - self->from) * factor, 1);
+  new_span = MAX ((strata_session_get_to (self->session) - strata_session_get_from (self->session)) * factor, 1);
   from = anchor_t - (gint64) llround ((anchor_x - self->style.name_width) * npp * factor);
   strata_timeline_view_set_range (self, from, from + (gint64) llround (new_span));
 }
@@ -426,7 +325,7 @@ strata_timeline_view_pan (StrataTimelineView *self,
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
   dt = (gint64) llround (dx * ns_per_pixel (self));
-  strata_timeline_view_set_range (self, self->from + dt, self->to + dt);
+  strata_timeline_view_set_range (self, strata_session_get_from (self->session) + dt, strata_session_get_to (self->session) + dt);
 }
 
 void
@@ -434,43 +333,101 @@ strata_timeline_view_fit (StrataTimelineView *self)
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  strata_timeline_view_navigate_to (self, self->start, self->end);
+  strata_session_fit (self->session);
 }
 
 gboolean
 strata_timeline_view_go_back (StrataTimelineView *self)
 {
-  View here = { self->from, self->to }, v;
-
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
-
-  if (self->back->len == 0)
-    return FALSE;
-  v = g_array_index (self->back, View, self->back->len - 1);
-  g_array_set_size (self->back, self->back->len - 1);
-  g_array_append_val (self->forward, here);
-  strata_timeline_view_set_range (self, v.from, v.to);
-  self->last_nav_usec = 0;
-  notify_history (self);
-  return TRUE;
+  return strata_session_go_back (self->session);
 }
 
 gboolean
 strata_timeline_view_go_forward (StrataTimelineView *self)
 {
-  View here = { self->from, self->to }, v;
-
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
+  return strata_session_go_forward (self->session);
+}
 
-  if (self->forward->len == 0)
-    return FALSE;
-  v = g_array_index (self->forward, View, self->forward->len - 1);
-  g_array_set_size (self->forward, self->forward->len - 1);
-  g_array_append_val (self->back, here);
-  strata_timeline_view_set_range (self, v.from, v.to);
-  self->last_nav_usec = 0;
-  notify_history (self);
-  return TRUE;
+/* Session ----------------------------------------------------------------- */
+
+static void
+session_range_changed (StrataTimelineView *self)
+{
+  if (self->syncing_session)
+    return;
+  update_adjustments (self);
+  g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* The selection and the markers, changed here or by another view. */
+static void
+session_selection_changed (StrataTimelineView *self)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
+static void
+session_notify (StrataTimelineView *self,
+                GParamSpec         *pspec)
+{
+  if (g_strcmp0 (pspec->name, "can-go-back") == 0)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_BACK]);
+  else if (g_strcmp0 (pspec->name, "can-go-forward") == 0)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_FORWARD]);
+  else if (g_strcmp0 (pspec->name, "following") == 0)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOWING]);
+  else if (g_strcmp0 (pspec->name, "search-match") == 0)
+    gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+connect_session (StrataTimelineView *self)
+{
+  g_signal_connect_swapped (self->session, "range-changed", G_CALLBACK (session_range_changed), self);
+  g_signal_connect_swapped (self->session, "selection-changed", G_CALLBACK (session_selection_changed), self);
+  g_signal_connect_swapped (self->session, "markers-changed", G_CALLBACK (session_selection_changed), self);
+  g_signal_connect_swapped (self->session, "notify", G_CALLBACK (session_notify), self);
+}
+
+StrataSession *
+strata_timeline_view_get_session (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), NULL);
+  return self->session;
+}
+
+/**
+ * strata_timeline_view_set_session:
+ * @session: what this view shares with the others of its trace
+ *
+ * The view shows @session's range, selection, markers and search from
+ * now on; its trace is installed in @session (which starts afresh if it
+ * held another).
+ */
+void
+strata_timeline_view_set_session (StrataTimelineView *self,
+                                  StrataSession      *session)
+{
+  g_autoptr(StrataTrace) trace = NULL;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (STRATA_IS_SESSION (session));
+
+  if (self->session == session)
+    return;
+  trace = self->trace != NULL ? g_object_ref (self->trace) : NULL;
+  strata_timeline_view_set_trace (self, NULL);
+  g_signal_handlers_disconnect_by_data (self->session, self);
+  g_set_object (&self->session, session);
+  connect_session (self);
+  if (trace != NULL)
+    strata_timeline_view_set_trace (self, trace);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 /* Adjustments ------------------------------------------------------------- */
@@ -490,10 +447,10 @@ update_adjustments (StrataTimelineView *self)
                                 self->style.row_height, MAX (page * 0.9, 1), page);
     }
   if (self->hadjustment != NULL && self->trace != NULL)
-    gtk_adjustment_configure (self->hadjustment, self->from - self->start, 0,
-                              MAX (self->end - self->start, 1),
-                              (self->to - self->from) / 10.0, (self->to - self->from) * 0.9,
-                              self->to - self->from);
+    gtk_adjustment_configure (self->hadjustment, strata_session_get_from (self->session) - strata_session_get_start (self->session), 0,
+                              MAX (strata_session_get_end (self->session) - strata_session_get_start (self->session), 1),
+                              (strata_session_get_to (self->session) - strata_session_get_from (self->session)) / 10.0, (strata_session_get_to (self->session) - strata_session_get_from (self->session)) * 0.9,
+                              strata_session_get_to (self->session) - strata_session_get_from (self->session));
   self->syncing_adjustments = FALSE;
 }
 
@@ -511,8 +468,8 @@ hadjustment_changed (StrataTimelineView *self)
 
   if (self->syncing_adjustments || self->trace == NULL)
     return;
-  from = self->start + (gint64) gtk_adjustment_get_value (self->hadjustment);
-  strata_timeline_view_set_range (self, from, from + (self->to - self->from));
+  from = strata_session_get_start (self->session) + (gint64) gtk_adjustment_get_value (self->hadjustment);
+  strata_timeline_view_set_range (self, from, from + (strata_session_get_to (self->session) - strata_session_get_from (self->session)));
 }
 
 static void
@@ -735,11 +692,6 @@ install (StrataTimelineView  *self,
          gboolean             live)
 {
   gboolean same = trace != NULL && trace == self->trace;
-  /* A view of the whole trace grows with it; a narrower one that
-   * follows the present slides, its span kept. */
-  gboolean whole = !same || (self->from <= self->start && self->to >= self->end);
-  gboolean slide = same && self->following && !whole;
-  gint64 keep_from = self->from, keep_to = self->to;
 
   g_clear_pointer (&self->painter, strata_painter_free);
   g_clear_pointer (&self->overview_painter, strata_painter_free);
@@ -748,14 +700,11 @@ install (StrataTimelineView  *self,
   if (!same)
     {
       g_array_set_size (self->pinned, 0);
-      g_array_set_size (self->back, 0);
-      g_array_set_size (self->forward, 0);
-      g_array_set_size (self->matches, 0);
       g_hash_table_remove_all (self->hidden);
       g_hash_table_remove_all (self->collapsed);
-      self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
-      self->n_markers = 0;
       g_set_object (&self->trace, trace);
+      /* Another trace: the session starts afresh. */
+      strata_session_set_trace (self->session, trace);
     }
   self->has_hover = FALSE;
   self->live = live;
@@ -768,37 +717,20 @@ install (StrataTimelineView  *self,
       g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint32));
       StrataPaintStyle ov;
 
-      self->start = start;
-      self->end = MAX (end, start + 1);
-      if (!same)
-        set_following (self, TRUE);
-      if (whole && (!same || self->following))
-        {
-          self->from = self->start;
-          self->to = self->end;
-        }
-      else if (slide)
-        {
-          self->to = self->end;
-          self->from = self->end - (keep_to - keep_from);
-          clamp_range (self, &self->from, &self->to);
-        }
-      else
-        {
-          self->from = keep_from;
-          self->to = keep_to;
-          clamp_range (self, &self->from, &self->to);
-        }
+      self->syncing_session = TRUE;
+      update_min_span (self);
+      strata_session_set_extent (self->session, start, end);
+      self->syncing_session = FALSE;
 
       /* The finished trace's painter knows its buffer instances too. */
       if (live)
         {
           self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
           strata_painter_set_channels (self->painter, channels, n_channels);
-          strata_painter_set_extent (self->painter, self->start, self->end);
+          strata_painter_set_extent (self->painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
           self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
           strata_painter_set_channels (self->overview_painter, channels, n_channels);
-          strata_painter_set_extent (self->overview_painter, self->start, self->end);
+          strata_painter_set_extent (self->overview_painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
         }
       else
         {
@@ -825,12 +757,15 @@ install (StrataTimelineView  *self,
       strata_painter_set_style (self->overview_painter, &ov);
     }
   else
-    g_clear_object (&self->trace);
+    {
+      g_clear_object (&self->trace);
+      strata_session_set_trace (self->session, NULL);
+    }
 
   rebuild_rows (self);
+  update_adjustments (self);
   if (!same)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-  notify_history (self);
   if (!same)
     g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
   g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
@@ -900,25 +835,16 @@ strata_timeline_view_set_live (StrataTimelineView *self,
 void
 strata_timeline_view_follow (StrataTimelineView *self)
 {
-  gint64 span;
-
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (self->trace == NULL)
-    {
-      set_following (self, TRUE);
-      return;
-    }
-  span = self->to - self->from;
-  strata_timeline_view_set_range (self, self->end - span, self->end);
-  set_following (self, TRUE);
+  strata_session_follow (self->session);
 }
 
 gboolean
 strata_timeline_view_get_following (StrataTimelineView *self)
 {
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
-  return self->following;
+  return strata_session_get_following (self->session);
 }
 
 void
@@ -927,10 +853,7 @@ strata_timeline_view_set_following (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (following)
-    strata_timeline_view_follow (self);
-  else
-    set_following (self, FALSE);
+  strata_session_set_following (self->session, following);
 }
 
 gboolean
@@ -1018,8 +941,8 @@ paint (StrataTimelineView *self,
       return;
     }
 
-  key.vp.from = self->from;
-  key.vp.to = self->to;
+  key.vp.from = strata_session_get_from (self->session);
+  key.vp.to = strata_session_get_to (self->session);
   key.vp.width = MAX (1, width - (int) self->style.name_width);
   key.vp.height = MAX (0, height - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
   key.vp.scroll_y = scroll_y (self);
@@ -1110,8 +1033,8 @@ strata_timeline_view_get_extent (StrataTimelineView *self,
                                  gint64             *start,
                                  gint64             *end)
 {
-  *start = self->start;
-  *end = self->end;
+  *start = strata_session_get_start (self->session);
+  *end = strata_session_get_end (self->session);
 }
 
 static void
@@ -1230,7 +1153,7 @@ snapshot_overview (StrataTimelineView *self,
   float x0 = self->style.name_width;
   float w = MAX (1, width - (int) self->style.name_width);
   double x_from, x_to;
-  gint64 full = MAX (self->end - self->start, 1);
+  gint64 full = MAX (strata_session_get_end (self->session) - strata_session_get_start (self->session), 1);
 
   append_rgba (snapshot, bg, 0, 0, width, OVERVIEW_HEIGHT);
   append_rgba (snapshot, line, 0, OVERVIEW_HEIGHT - 1, width, 1);
@@ -1243,7 +1166,7 @@ snapshot_overview (StrataTimelineView *self,
   if (self->overview_node == NULL || self->overview_width != (int) w)
     {
       GtkSnapshot *s = gtk_snapshot_new ();
-      StrataPaintViewport vp = { self->start, self->end, (guint) w, OVERVIEW_HEIGHT - 10, 0 };
+      StrataPaintViewport vp = { strata_session_get_start (self->session), strata_session_get_end (self->session), (guint) w, OVERVIEW_HEIGHT - 10, 0 };
 
       invalidate_overview (self);
       strata_painter_paint (self->overview_painter, &vp, self->overview_list);
@@ -1259,8 +1182,8 @@ snapshot_overview (StrataTimelineView *self,
   gtk_snapshot_restore (snapshot);
 
   /* The visible window: the rest is veiled. */
-  x_from = x0 + (double) (self->from - self->start) / full * w;
-  x_to = x0 + (double) (self->to - self->start) / full * w;
+  x_from = x0 + (double) (strata_session_get_from (self->session) - strata_session_get_start (self->session)) / full * w;
+  x_to = x0 + (double) (strata_session_get_to (self->session) - strata_session_get_start (self->session)) / full * w;
   append_rgba (snapshot, dim, x0, 1, x_from - x0, OVERVIEW_HEIGHT - 2);
   append_rgba (snapshot, dim, x_to, 1, x0 + w - x_to, OVERVIEW_HEIGHT - 2);
   append_outline (snapshot, ACCENT, floorf (x_from), 2, MAX (ceilf (x_to) - floorf (x_from), 3),
@@ -1349,6 +1272,17 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
   int height = gtk_widget_get_height (widget);
   double top = rows_top (self), area_h = rows_area_height (self);
   double left = self->style.name_width;
+  static const StrataSelection none = { STRATA_SELECTION_NONE, 0 };
+  const StrataSelection *sel = strata_session_get_selection (self->session);
+  const guint32 *matches;
+  guint n_matches;
+  int match_index = strata_session_get_match_index (self->session);
+  gint64 markers[2];
+  guint n_markers = strata_session_get_markers (self->session, markers);
+
+  /* While a range is dragged out, it replaces the selection. */
+  if (self->drag_mode == DRAG_RANGE && self->drag_moved)
+    sel = &none;
 
   ensure_render (self);
   /* Dense rows become textures: at the screen's scale, so as sharp as
@@ -1369,20 +1303,21 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
   gtk_snapshot_restore (snapshot);
 
   /* Search matches: a tint over the names of the matching rows. */
-  for (guint i = 0; i < self->matches->len; i++)
+  matches = strata_session_get_matches (self->session, &n_matches);
+  for (guint i = 0; i < n_matches; i++)
     {
-      guint32 ch = g_array_index (self->matches, guint32, i);
+      guint32 ch = matches[i];
       double y = strata_timeline_view_y_for_row (self, ch);
 
       if (y < top - self->style.row_height || y > top + area_h)
         continue;
-      append_rgba (snapshot, (int) i == self->match_index ? 0xf6d32d90u : 0xf6d32d48u,
+      append_rgba (snapshot, (int) i == match_index ? 0xf6d32d90u : 0xf6d32d48u,
                    0, MAX (y, top), left - 1, MIN (y + self->style.row_height, top + area_h) - MAX (y, top));
     }
 
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_ROW)
+  if (sel->kind == STRATA_SELECTION_ROW)
     {
-      double y = strata_timeline_view_y_for_row (self, self->selection.channel);
+      double y = strata_timeline_view_y_for_row (self, sel->channel);
 
       if (y >= top - self->style.row_height && y < top + area_h)
         append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x30u, 0, MAX (y, top), width,
@@ -1391,11 +1326,10 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (left, top, width - left, area_h));
 
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_RANGE ||
-      (self->drag_mode == DRAG_RANGE && self->drag_moved))
+  if (sel->kind == STRATA_SELECTION_RANGE || sel == &none)
     {
-      double x0 = strata_timeline_view_x_for_time (self, self->selection.from);
-      double x1 = strata_timeline_view_x_for_time (self, self->selection.to);
+      double x0 = strata_timeline_view_x_for_time (self, sel == &none ? self->drag_range_from : sel->from);
+      double x1 = strata_timeline_view_x_for_time (self, sel == &none ? self->drag_range_to : sel->to);
 
       append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x26u, x0, top, x1 - x0, area_h);
       append_rgba (snapshot, ACCENT, floor (x0), top, 1, area_h);
@@ -1404,12 +1338,12 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
 
   if (self->has_hover)
     snapshot_item_outline (self, snapshot, &self->hover, self->dark ? 0xffffffb0u : 0x000000a0u, 1);
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_ITEM)
-    snapshot_item_outline (self, snapshot, &self->selection.item, ACCENT, 2);
+  if (sel->kind == STRATA_SELECTION_ITEM)
+    snapshot_item_outline (self, snapshot, &sel->item, ACCENT, 2);
 
-  for (guint i = 0; i < self->n_markers; i++)
+  for (guint i = 0; i < n_markers; i++)
     {
-      double x = strata_timeline_view_x_for_time (self, self->markers[i]);
+      double x = strata_timeline_view_x_for_time (self, markers[i]);
 
       append_rgba (snapshot, 0xe01b24ffu, floor (x), top, 1, area_h);
     }
@@ -1429,30 +1363,30 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
 
   /* The selected range and the markers on the ruler, with their length. */
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (left, OVERVIEW_HEIGHT, width - left, self->style.ruler_height));
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_RANGE)
+  if (sel->kind == STRATA_SELECTION_RANGE)
     {
-      double x0 = strata_timeline_view_x_for_time (self, self->selection.from);
-      double x1 = strata_timeline_view_x_for_time (self, self->selection.to);
-      g_autofree char *len = strata_format_duration (self->selection.to - self->selection.from);
+      double x0 = strata_timeline_view_x_for_time (self, sel->from);
+      double x1 = strata_timeline_view_x_for_time (self, sel->to);
+      g_autofree char *len = strata_format_duration (sel->to - sel->from);
 
       append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x50u, x0, OVERVIEW_HEIGHT, x1 - x0, self->style.ruler_height);
       append_pill (self, snapshot, len, (x0 + x1) / 2, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f, ACCENT);
     }
-  for (guint i = 0; i < self->n_markers; i++)
+  for (guint i = 0; i < n_markers; i++)
     {
-      double x = strata_timeline_view_x_for_time (self, self->markers[i]);
+      double x = strata_timeline_view_x_for_time (self, markers[i]);
 
       append_rgba (snapshot, 0xe01b24ffu, floor (x) - 1, OVERVIEW_HEIGHT, 3, self->style.ruler_height);
     }
-  if (self->n_markers == 2)
+  if (n_markers == 2)
     {
-      double x = MAX (strata_timeline_view_x_for_time (self, self->markers[0]),
-                      strata_timeline_view_x_for_time (self, self->markers[1]));
-      g_autofree char *d = strata_format_duration (ABS (self->markers[1] - self->markers[0]));
+      double x = MAX (strata_timeline_view_x_for_time (self, markers[0]),
+                      strata_timeline_view_x_for_time (self, markers[1]));
+      g_autofree char *d = strata_format_duration (ABS (markers[1] - markers[0]));
       g_autofree char *label = g_strdup_printf ("Δ %s", d);
 
-      double other = MIN (strata_timeline_view_x_for_time (self, self->markers[0]),
-                          strata_timeline_view_x_for_time (self, self->markers[1]));
+      double other = MIN (strata_timeline_view_x_for_time (self, markers[0]),
+                          strata_timeline_view_x_for_time (self, markers[1]));
 
       append_pill (self, snapshot, label, (x + other) / 2, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f,
                    0xe01b24ffu);
@@ -1573,7 +1507,7 @@ strata_timeline_view_hit (StrataTimelineView *self,
   npp = ns_per_pixel (self);
   t = time_at (self, x);
   /* The level the painter drew the frame from. */
-  level = strata_zoom_geometry_level_for_frame (&g, self->to - self->from, area_width (self));
+  level = strata_zoom_geometry_level_for_frame (&g, strata_session_get_to (self->session) - strata_session_get_from (self->session), area_width (self));
   row_y = rows_top (self) + (double) i * self->style.row_height - scroll_y (self);
   nested_strip = channels[ch].kind == STRATA_CHANNEL_CPU && y > row_y + self->style.row_height * 0.62;
 
@@ -1670,20 +1604,13 @@ strata_timeline_view_query_tooltip (GtkWidget  *widget,
   return TRUE;
 }
 
-/* Selection --------------------------------------------------------------- */
+/* Selection ------------------------------------------------------------- */
 
-const StrataTimelineSelection *
+const StrataSelection *
 strata_timeline_view_get_selection (StrataTimelineView *self)
 {
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), NULL);
-  return &self->selection;
-}
-
-static void
-selection_changed (StrataTimelineView *self)
-{
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+  return strata_session_get_selection (self->session);
 }
 
 void
@@ -1691,10 +1618,7 @@ strata_timeline_view_clear_selection (StrataTimelineView *self)
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_NONE)
-    return;
-  self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
-  selection_changed (self);
+  strata_session_clear_selection (self->session);
 }
 
 static void
@@ -1720,10 +1644,8 @@ strata_timeline_view_select_row (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  self->selection.kind = STRATA_TIMELINE_SELECTION_ROW;
-  self->selection.channel = channel;
   scroll_to_row (self, channel);
-  selection_changed (self);
+  strata_session_select_row (self->session, channel);
 }
 
 /* Selects @item (an activity found elsewhere, the event list's) and
@@ -1735,32 +1657,11 @@ strata_timeline_view_select_item (StrataTimelineView   *self,
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
   g_return_if_fail (item != NULL);
 
-  self->selection.kind = STRATA_TIMELINE_SELECTION_ITEM;
-  self->selection.item = *item;
-  self->selection.channel = item->channel;
   scroll_to_row (self, item->channel);
-  selection_changed (self);
+  strata_session_select_item (self->session, item);
 }
 
 /* Search ------------------------------------------------------------------ */
-
-static gboolean
-channel_matches (StrataTimelineView  *self,
-                 const StrataChannel *ch,
-                 guint32              channel,
-                 const char          *folded,
-                 gint64               number,
-                 gboolean             is_number)
-{
-  g_autofree char *name = NULL;
-
-  if (ch->kind == STRATA_CHANNEL_CPU)
-    return FALSE;
-  if (is_number)
-    return ch->id == number || (ch->kind == STRATA_CHANNEL_THREAD && ch->tgid == number);
-  name = g_utf8_casefold (strata_channel_display_name (self->trace, channel), -1);
-  return strstr (name, folded) != NULL;
-}
 
 /**
  * strata_timeline_view_set_search:
@@ -1774,72 +1675,44 @@ guint
 strata_timeline_view_set_search (StrataTimelineView *self,
                                  const char         *text)
 {
-  const StrataChannel *channels;
-  g_autofree char *folded = NULL;
   guint n;
-  gint64 number = 0;
-  gboolean is_number;
 
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
 
-  g_array_set_size (self->matches, 0);
-  self->match_index = -1;
-  g_clear_pointer (&self->search, g_free);
   gtk_widget_queue_draw (GTK_WIDGET (self));
-
-  if (self->trace == NULL || self->live || text == NULL || text[0] == '\0')
-    return 0;
-
-  self->search = g_strstrip (g_strdup (text));
-  folded = g_utf8_casefold (self->search, -1);
-  is_number = g_ascii_string_to_signed (self->search, 10, 0, G_MAXINT32, &number, NULL);
-  channels = self->channels, n = self->n_channels;
-
   /* In row order, so stepping goes down the timeline; rows not shown
    * (hidden, or in a collapsed process) match too and are shown. */
-  for (guint i = 0; self->base_rows != NULL && i < self->base_rows->len; i++)
-    {
-      guint32 ch = g_array_index (self->base_rows, guint32, i);
-
-      if (ch < n && channel_matches (self, &channels[ch], ch, folded, number, is_number))
-        g_array_append_val (self->matches, ch);
-    }
-
-  if (self->matches->len > 0)
+  if (self->trace == NULL || self->live || self->base_rows == NULL)
+    return strata_session_set_search (self->session, NULL, NULL, 0);
+  n = strata_session_set_search (self->session, text, (const guint32 *)(gpointer) self->base_rows->data,
+                                 self->base_rows->len);
+  if (n > 0)
     strata_timeline_view_search_step (self, 1);
-  return self->matches->len;
+  return n;
 }
 
-/* Selects the next (@direction > 0) or previous match, wrapping round. */
+/* Selects the next (@direction > 0) or previous match, wrapping round,
+ * its row shown and scrolled to. */
 gboolean
 strata_timeline_view_search_step (StrataTimelineView *self,
                                   int                 direction)
 {
-  const StrataChannel *channels;
   guint32 ch;
-  guint n;
   gboolean changed = FALSE;
 
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
 
-  if (self->matches->len == 0)
+  ch = strata_session_search_step (self->session, direction);
+  if (ch == STRATA_CHANNEL_NONE)
     return FALSE;
-  if (self->match_index < 0)
-    self->match_index = direction >= 0 ? 0 : (int) self->matches->len - 1;
-  else
-    self->match_index = (self->match_index + (direction >= 0 ? 1 : -1) + (int) self->matches->len) %
-                        (int) self->matches->len;
-
-  ch = g_array_index (self->matches, guint32, self->match_index);
-  channels = self->channels, n = self->n_channels;
   if (g_hash_table_remove (self->hidden, GUINT_TO_POINTER (ch)))
     changed = TRUE;
-  if (ch < n && channels[ch].parent < n &&
-      g_hash_table_remove (self->collapsed, GUINT_TO_POINTER (channels[ch].parent)))
+  if (ch < self->n_channels && self->channels[ch].parent < self->n_channels &&
+      g_hash_table_remove (self->collapsed, GUINT_TO_POINTER (self->channels[ch].parent)))
     changed = TRUE;
   if (changed)
     rebuild_rows (self);
-  strata_timeline_view_select_row (self, ch);
+  scroll_to_row (self, ch);
   return TRUE;
 }
 
@@ -1847,29 +1720,18 @@ guint32
 strata_timeline_view_get_search_match (StrataTimelineView *self)
 {
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), STRATA_CHANNEL_NONE);
-
-  if (self->match_index < 0 || (guint) self->match_index >= self->matches->len)
-    return STRATA_CHANNEL_NONE;
-  return g_array_index (self->matches, guint32, self->match_index);
+  return strata_session_get_search_match (self->session);
 }
 
 /* Markers ----------------------------------------------------------------- */
 
-/* Two markers; a third replaces the older. */
 void
 strata_timeline_view_add_marker (StrataTimelineView *self,
                                  gint64              t)
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (self->n_markers == 2)
-    {
-      self->markers[0] = self->markers[1];
-      self->n_markers = 1;
-    }
-  self->markers[self->n_markers++] = t;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+  strata_session_add_marker (self->session, t);
 }
 
 guint
@@ -1877,10 +1739,7 @@ strata_timeline_view_get_markers (StrataTimelineView *self,
                                   gint64             *markers)
 {
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
-
-  for (guint i = 0; markers != NULL && i < self->n_markers; i++)
-    markers[i] = self->markers[i];
-  return self->n_markers;
+  return strata_session_get_markers (self->session, markers);
 }
 
 /* Input ------------------------------------------------------------------- */
@@ -1911,7 +1770,7 @@ strata_timeline_view_handle_scroll (StrataTimelineView *self,
     {
       double factor = wheel ? pow (WHEEL_ZOOM_STEP, dy) : exp (dy * 0.01);
 
-      push_history_for_burst (self);
+      strata_session_push_history_for_burst (self->session);
       strata_timeline_view_zoom (self, factor, x);
       return TRUE;
     }
@@ -1924,7 +1783,7 @@ strata_timeline_view_handle_scroll (StrataTimelineView *self,
 
   if (px_x != 0)
     {
-      push_history_for_burst (self);
+      strata_session_push_history_for_burst (self->session);
       strata_timeline_view_pan (self, px_x);
     }
   if (px_y != 0 && self->vadjustment != NULL)
@@ -1951,8 +1810,8 @@ strata_timeline_view_handle_drag_begin (StrataTimelineView *self,
 {
   self->drag_x = x;
   self->drag_y = y;
-  self->drag_from = self->from;
-  self->drag_to = self->to;
+  self->drag_from = strata_session_get_from (self->session);
+  self->drag_to = strata_session_get_to (self->session);
   self->drag_scroll = scroll_y (self);
   self->drag_moved = FALSE;
 
@@ -1970,17 +1829,17 @@ strata_timeline_view_handle_drag_begin (StrataTimelineView *self,
   if (self->drag_mode == DRAG_OVERVIEW)
     {
       /* A press in the overview centres the window there. */
-      gint64 span = self->to - self->from;
-      gint64 t = self->start + (gint64) ((x - self->style.name_width) / area_width (self) *
-                                         (double) (self->end - self->start));
+      gint64 span = strata_session_get_to (self->session) - strata_session_get_from (self->session);
+      gint64 t = strata_session_get_start (self->session) + (gint64) ((x - self->style.name_width) / area_width (self) *
+                                         (double) (strata_session_get_end (self->session) - strata_session_get_start (self->session)));
 
-      push_history (self);
+      strata_session_push_history (self->session);
       strata_timeline_view_set_range (self, t - span / 2, t - span / 2 + span);
-      self->drag_from = self->from;
-      self->drag_to = self->to;
+      self->drag_from = strata_session_get_from (self->session);
+      self->drag_to = strata_session_get_to (self->session);
     }
   else if (self->drag_mode == DRAG_PAN)
-    push_history (self);
+    strata_session_push_history (self->session);
 }
 
 void
@@ -2014,7 +1873,7 @@ strata_timeline_view_handle_drag_update (StrataTimelineView *self,
 
     case DRAG_OVERVIEW:
       {
-        double full_npp = (double) (self->end - self->start) / area_width (self);
+        double full_npp = (double) (strata_session_get_end (self->session) - strata_session_get_start (self->session)) / area_width (self);
         gint64 dt = (gint64) llround (dx * full_npp);
 
         strata_timeline_view_set_range (self, self->drag_from + dt, self->drag_to + dt);
@@ -2026,9 +1885,8 @@ strata_timeline_view_handle_drag_update (StrataTimelineView *self,
         gint64 a = time_at (self, self->drag_x);
         gint64 b = time_at (self, self->drag_x + dx);
 
-        self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
-        self->selection.from = MAX (MIN (a, b), self->start);
-        self->selection.to = MIN (MAX (a, b), self->end);
+        self->drag_range_from = MAX (MIN (a, b), strata_session_get_start (self->session));
+        self->drag_range_to = MIN (MAX (a, b), strata_session_get_end (self->session));
         gtk_widget_queue_draw (GTK_WIDGET (self));
       }
       break;
@@ -2048,10 +1906,7 @@ select_at (StrataTimelineView *self,
 
   if (!self->live && strata_timeline_view_hit (self, x, y, &item))
     {
-      self->selection.kind = STRATA_TIMELINE_SELECTION_ITEM;
-      self->selection.item = item;
-      self->selection.channel = item.channel;
-      selection_changed (self);
+      strata_session_select_item (self->session, &item);
     }
   else
     strata_timeline_view_clear_selection (self);
@@ -2067,12 +1922,9 @@ strata_timeline_view_handle_drag_end (StrataTimelineView *self,
   strata_timeline_view_handle_drag_update (self, dx, dy);
   self->drag_mode = DRAG_NONE;
 
-  if (mode == DRAG_RANGE && self->drag_moved && self->selection.to > self->selection.from && !self->live)
-    {
-      self->selection.kind = STRATA_TIMELINE_SELECTION_RANGE;
-      selection_changed (self);
-    }
-  else if (mode == DRAG_RANGE && !self->drag_moved)
+  if (mode == DRAG_RANGE && self->drag_moved && self->drag_range_to > self->drag_range_from && !self->live)
+    strata_session_select_range (self->session, self->drag_range_from, self->drag_range_to);
+  else if (mode == DRAG_RANGE)
     strata_timeline_view_clear_selection (self);
   else if (mode == DRAG_PAN && !self->drag_moved)
     select_at (self, self->drag_x, self->drag_y);
@@ -2091,9 +1943,7 @@ strata_timeline_view_handle_drag_end (StrataTimelineView *self,
           if (ch < n && channels[ch].kind == STRATA_CHANNEL_PROCESS)
             strata_timeline_view_set_expanded (self, ch,
                                                g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (ch)));
-          self->selection.kind = STRATA_TIMELINE_SELECTION_ROW;
-          self->selection.channel = ch;
-          selection_changed (self);
+          strata_session_select_row (self->session, ch);
         }
     }
 }
@@ -2234,9 +2084,9 @@ on_zoom_begin (GtkGesture         *gesture,
 {
   double x, y;
 
-  push_history (self);
-  self->pinch_from = self->from;
-  self->pinch_to = self->to;
+  strata_session_push_history (self->session);
+  self->pinch_from = strata_session_get_from (self->session);
+  self->pinch_to = strata_session_get_to (self->session);
   if (!gtk_gesture_get_bounding_box_center (gesture, &x, &y))
     x = self->pointer_x;
   self->pinch_x = x;
@@ -2287,24 +2137,24 @@ strata_timeline_view_handle_key (StrataTimelineView *self,
     {
     case GDK_KEY_w:
     case GDK_KEY_W:
-      push_history_for_burst (self);
+      strata_session_push_history_for_burst (self->session);
       strata_timeline_view_zoom (self, 1 / KEY_ZOOM_STEP, anchor);
       return TRUE;
     case GDK_KEY_s:
     case GDK_KEY_S:
-      push_history_for_burst (self);
+      strata_session_push_history_for_burst (self->session);
       strata_timeline_view_zoom (self, KEY_ZOOM_STEP, anchor);
       return TRUE;
     case GDK_KEY_a:
     case GDK_KEY_A:
     case GDK_KEY_Left:
-      push_history_for_burst (self);
+      strata_session_push_history_for_burst (self->session);
       strata_timeline_view_pan (self, -KEY_PAN_FRACTION * area_width (self));
       return TRUE;
     case GDK_KEY_d:
     case GDK_KEY_D:
     case GDK_KEY_Right:
-      push_history_for_burst (self);
+      strata_session_push_history_for_burst (self->session);
       strata_timeline_view_pan (self, KEY_PAN_FRACTION * area_width (self));
       return TRUE;
     case GDK_KEY_Up:
@@ -2317,21 +2167,18 @@ strata_timeline_view_handle_key (StrataTimelineView *self,
       strata_timeline_view_fit (self);
       return TRUE;
     case GDK_KEY_End:
-      push_history_for_burst (self);
+      strata_session_push_history_for_burst (self->session);
       strata_timeline_view_follow (self);
       return TRUE;
     case GDK_KEY_m:
     case GDK_KEY_M:
       strata_timeline_view_add_marker (self, self->pointer_inside && self->pointer_x >= self->style.name_width
                                                ? time_at (self, self->pointer_x)
-                                               : self->from + (self->to - self->from) / 2);
+                                               : strata_session_get_from (self->session) + (strata_session_get_to (self->session) - strata_session_get_from (self->session)) / 2);
       return TRUE;
     case GDK_KEY_Escape:
-      if (self->selection.kind == STRATA_TIMELINE_SELECTION_NONE && self->n_markers > 0)
-        {
-          self->n_markers = 0;
-          gtk_widget_queue_draw (GTK_WIDGET (self));
-        }
+      if (strata_session_get_selection (self->session)->kind == STRATA_SELECTION_NONE)
+        strata_session_clear_markers (self->session);
       strata_timeline_view_clear_selection (self);
       return TRUE;
     default:
@@ -2404,14 +2251,7 @@ strata_timeline_view_size_allocate (GtkWidget *widget,
 {
   StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
 
-  if (self->trace != NULL)
-    {
-      gint64 from = self->from, to = self->to;
-
-      clamp_range (self, &from, &to);
-      self->from = from;
-      self->to = to;
-    }
+  update_min_span (self);
   update_adjustments (self);
   gtk_popover_present (GTK_POPOVER (self->row_menu));
 }
@@ -2447,6 +2287,9 @@ strata_timeline_view_dispose (GObject *object)
 
   g_clear_pointer (&self->row_menu, gtk_widget_unparent);
   strata_timeline_view_set_trace (self, NULL);
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
   if (self->hadjustment != NULL)
     g_signal_handlers_disconnect_by_data (self->hadjustment, self);
   if (self->vadjustment != NULL)
@@ -2472,10 +2315,6 @@ strata_timeline_view_finalize (GObject *object)
   g_clear_pointer (&self->pinned, g_array_unref);
   g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->collapsed, g_hash_table_unref);
-  g_clear_pointer (&self->back, g_array_unref);
-  g_clear_pointer (&self->forward, g_array_unref);
-  g_clear_pointer (&self->matches, g_array_unref);
-  g_clear_pointer (&self->search, g_free);
   g_clear_pointer (&self->live_channels, g_array_unref);
 
   G_OBJECT_CLASS (strata_timeline_view_parent_class)->finalize (object);
@@ -2495,16 +2334,19 @@ strata_timeline_view_get_property (GObject    *object,
       g_value_set_object (value, self->trace);
       break;
     case PROP_CAN_GO_BACK:
-      g_value_set_boolean (value, self->back->len > 0);
+      g_value_set_boolean (value, strata_session_get_can_go_back (self->session));
       break;
     case PROP_CAN_GO_FORWARD:
-      g_value_set_boolean (value, self->forward->len > 0);
+      g_value_set_boolean (value, strata_session_get_can_go_forward (self->session));
       break;
     case PROP_DARK:
       g_value_set_boolean (value, self->dark);
       break;
     case PROP_FOLLOWING:
-      g_value_set_boolean (value, self->following);
+      g_value_set_boolean (value, strata_session_get_following (self->session));
+      break;
+    case PROP_SESSION:
+      g_value_set_object (value, self->session);
       break;
     case PROP_HADJUSTMENT:
       g_value_set_object (value, self->hadjustment);
@@ -2541,6 +2383,9 @@ strata_timeline_view_set_property (GObject      *object,
       break;
     case PROP_FOLLOWING:
       strata_timeline_view_set_following (self, g_value_get_boolean (value));
+      break;
+    case PROP_SESSION:
+      strata_timeline_view_set_session (self, g_value_get_object (value));
       break;
     case PROP_HADJUSTMENT:
       set_adjustment (self, &self->hadjustment, g_value_get_object (value), G_CALLBACK (hadjustment_changed));
@@ -2590,6 +2435,9 @@ strata_timeline_view_class_init (StrataTimelineViewClass *klass)
   properties[PROP_FOLLOWING] =
     g_param_spec_boolean ("following", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, STRATA_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
@@ -2618,7 +2466,6 @@ strata_timeline_view_init (StrataTimelineView *self)
   GtkEventController *controller;
   GtkGesture *gesture;
 
-  self->following = TRUE;
   strata_paint_style_init (&self->style);
   self->style.row_height = 22;
   self->style.name_width = 200;
@@ -2629,10 +2476,9 @@ strata_timeline_view_init (StrataTimelineView *self)
   self->pinned = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->hidden = g_hash_table_new (NULL, NULL);
   self->collapsed = g_hash_table_new (NULL, NULL);
-  self->back = g_array_new (FALSE, FALSE, sizeof (View));
-  self->forward = g_array_new (FALSE, FALSE, sizeof (View));
-  self->matches = g_array_new (FALSE, FALSE, sizeof (guint32));
-  self->match_index = -1;
+  /* Its own session until the window hands it the one it shares. */
+  self->session = strata_session_new ();
+  connect_session (self);
   set_adjustment (self, &self->hadjustment, NULL, G_CALLBACK (hadjustment_changed));
   set_adjustment (self, &self->vadjustment, NULL, G_CALLBACK (vadjustment_changed));
 

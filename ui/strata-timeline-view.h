@@ -13,25 +13,9 @@
 #include <gtk/gtk.h>
 
 #include "strata.h"
+#include "strata-session.h"
 
 G_BEGIN_DECLS
-
-typedef enum
-{
-  STRATA_TIMELINE_SELECTION_NONE,
-  STRATA_TIMELINE_SELECTION_ITEM,
-  STRATA_TIMELINE_SELECTION_ROW,
-  STRATA_TIMELINE_SELECTION_RANGE,
-} StrataTimelineSelectionKind;
-
-typedef struct
-{
-  StrataTimelineSelectionKind kind;
-  guint32                     channel;
-  StrataZoomItem              item;
-  gint64                      from;
-  gint64                      to;
-} StrataTimelineSelection;
 
 #define STRATA_TYPE_TIMELINE_VIEW (strata_timeline_view_get_type ())
 
@@ -46,6 +30,9 @@ GtkWidget     *strata_timeline_view_new            (void);
 void           strata_timeline_view_set_trace      (StrataTimelineView *self,
                                                     StrataTrace        *trace);
 StrataTrace   *strata_timeline_view_get_trace      (StrataTimelineView *self);
+StrataSession *strata_timeline_view_get_session    (StrataTimelineView *self);
+void           strata_timeline_view_set_session    (StrataTimelineView *self,
+                                                    StrataSession      *session);
 void           strata_timeline_view_set_live       (StrataTimelineView *self,
                                                     StrataTrace        *trace,
                                                     GArray             *channels,
@@ -82,7 +69,7 @@ guint          strata_timeline_view_set_search     (StrataTimelineView *self,
 gboolean       strata_timeline_view_search_step    (StrataTimelineView *self,
                                                     int                 direction);
 guint32        strata_timeline_view_get_search_match (StrataTimelineView *self);
-const StrataTimelineSelection *
+const StrataSelection *
                strata_timeline_view_get_selection  (StrataTimelineView *self);
 void           strata_timeline_view_select_row     (StrataTimelineView *self,
                                                     guint32             channel);

@@ -692,7 +692,7 @@ member_row_activated (GtkListBox    *list,
 static void
 fill_panel (StrataWindow *self)
 {
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  const StrataSelection *sel = strata_timeline_view_get_selection (self->timeline);
   StrataTrace *trace = strata_timeline_view_get_trace (self->timeline);
   GtkWidget *child;
 
@@ -707,13 +707,13 @@ fill_panel (StrataWindow *self)
   if (trace != NULL)
     switch (sel->kind)
       {
-      case STRATA_TIMELINE_SELECTION_ITEM:
+      case STRATA_SELECTION_ITEM:
         self->info = strata_item_info_new_for_item (trace, &sel->item);
         break;
-      case STRATA_TIMELINE_SELECTION_ROW:
+      case STRATA_SELECTION_ROW:
         self->info = strata_item_info_new_for_row (trace, sel->channel);
         break;
-      case STRATA_TIMELINE_SELECTION_RANGE:
+      case STRATA_SELECTION_RANGE:
         {
           guint n_rows;
           const guint32 *rows = strata_timeline_view_get_rows (self->timeline, &n_rows);
@@ -721,7 +721,7 @@ fill_panel (StrataWindow *self)
           self->info = strata_item_info_new_for_range (trace, rows, n_rows, sel->from, sel->to);
         }
         break;
-      case STRATA_TIMELINE_SELECTION_NONE:
+      case STRATA_SELECTION_NONE:
       default:
         break;
       }
@@ -754,7 +754,7 @@ fill_panel (StrataWindow *self)
       gtk_grid_attach (self->panel_grid, value, 1, i, 1, 1);
     }
 
-  if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM && (sel->item.flags & STRATA_ZOOM_ITEM_AGGREGATE))
+  if (sel->kind == STRATA_SELECTION_ITEM && (sel->item.flags & STRATA_ZOOM_ITEM_AGGREGATE))
     {
       self->member_groups = strata_item_info_group_members (trace, self->info->members);
       for (guint i = 0; i < MIN (self->member_groups->len, 50); i++)
@@ -928,7 +928,7 @@ update_actions (StrataWindow *self)
 {
   gboolean have = strata_timeline_view_get_trace (self->timeline) != NULL &&
                   self->loading == NULL;
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  const StrataSelection *sel = strata_timeline_view_get_selection (self->timeline);
   gboolean can_back = FALSE, can_forward = FALSE;
 
   g_object_get (self->timeline, "can-go-back", &can_back, "can-go-forward", &can_forward, NULL);
@@ -944,8 +944,8 @@ update_actions (StrataWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.forward", have && can_forward);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-details", self->info != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-selection",
-                                 have && (sel->kind == STRATA_TIMELINE_SELECTION_ITEM ||
-                                          sel->kind == STRATA_TIMELINE_SELECTION_RANGE));
+                                 have && (sel->kind == STRATA_SELECTION_ITEM ||
+                                          sel->kind == STRATA_SELECTION_RANGE));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-open", self->loading != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.record", self->recording == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.none", FALSE);
@@ -1222,15 +1222,15 @@ action_zoom_selection (GtkWidget  *widget,
                        GVariant   *param)
 {
   StrataWindow *self = STRATA_WINDOW (widget);
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  const StrataSelection *sel = strata_timeline_view_get_selection (self->timeline);
   gint64 from = sel->from, to = sel->to, margin;
 
-  if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM)
+  if (sel->kind == STRATA_SELECTION_ITEM)
     {
       from = sel->item.start;
       to = sel->item.end;
     }
-  else if (sel->kind != STRATA_TIMELINE_SELECTION_RANGE)
+  else if (sel->kind != STRATA_SELECTION_RANGE)
     return;
   margin = (to - from) / 10 + 1;
   strata_timeline_view_navigate_to (self->timeline, from - margin, to + margin);
