@@ -1,11 +1,10 @@
 /* strata-event-list.c
  *
- * See strata-event-list.h. Selecting a row emits "activity-selected" with
- * the activity, which the window turns into a timeline jump; the window
- * calls strata_event_list_follow() when the timeline moves, and the list
- * scrolls to the first activity at the view's start (KernelShark's "graph
- * follows", the other way round too). Only the rows on screen are ever
- * made: the model is virtual.
+ * See strata-event-list.h. A row chosen here is selected in the session,
+ * with a jump that keeps the scale; when the session's range moves, a shown list scrolls
+ * to the first activity at its start (KernelShark's "graph follows", the
+ * other way round too). Only the rows on screen are ever made: the model
+ * is virtual.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -18,6 +17,7 @@
 #include "strata-event-fields.h"
 #include "strata-event-model.h"
 #include "strata-item-info.h"
+#include "strata-session.h"
 
 enum {
   COLUMN_TIME,
@@ -42,6 +42,8 @@ struct _StrataEventList
   GtkLabel           *count;
   guint               followed;
   gboolean            following;
+  StrataSession      *session;
+  gboolean            jumping;   /* moving the session's range to a row chosen here */
 
   /* The events' own fields, read from the trace.dat as rows are shown. */
   char               *fields_path;
@@ -49,13 +51,6 @@ struct _StrataEventList
   gboolean            fields_tried;
   guint               n_fields_read;
 };
-
-enum {
-  SIGNAL_ACTIVITY_SELECTED,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (StrataEventList, strata_event_list, GTK_TYPE_BOX)
 
@@ -175,6 +170,28 @@ update_count (StrataEventList *self)
   gtk_label_set_text (self->count, text);
 }
 
+/* A row chosen here: the session's range centres on it, its scale kept
+ * (widened to hold it), and it is selected. */
+static void
+jump_to (StrataEventList      *self,
+         const StrataActivity *a)
+{
+  StrataZoomItem item = {
+    .start = a->start, .end = a->end, .channel = a->channel, .label = a->label, .arg = a->arg,
+    .kind = a->kind, .state = a->state, .flags = a->flags, .count = 1, .busy = a->end - a->start,
+  };
+  gint64 from, to, span;
+
+  strata_session_get_range (self->session, &from, &to);
+  span = to - from;
+  if (a->end - a->start > span)
+    span = (a->end - a->start) * 5 / 4 + 1;
+  self->jumping = TRUE;
+  strata_session_navigate_to (self->session, a->start - span / 2, a->start - span / 2 + span);
+  strata_session_select_item (self->session, &item);
+  self->jumping = FALSE;
+}
+
 static void
 selection_changed (GtkSingleSelection *selection,
                    guint               position,
@@ -186,8 +203,10 @@ selection_changed (GtkSingleSelection *selection,
 
   if (self->following || self->model == NULL || selected == GTK_INVALID_LIST_POSITION)
     return;
-  if (strata_event_model_get_activity (self->model, selected, &a))
-    g_signal_emit (self, signals[SIGNAL_ACTIVITY_SELECTED], 0, &a);
+  if (!strata_event_model_get_activity (self->model, selected, &a))
+    return;
+  if (self->session != NULL)
+    jump_to (self, &a);
 }
 
 /* GTK 4.8 has no gtk_column_view_scroll_to(); the list inside it has
@@ -223,6 +242,33 @@ strata_event_list_get_followed (StrataEventList *self)
 {
   g_return_val_if_fail (STRATA_IS_EVENT_LIST (self), 0);
   return self->followed;
+}
+
+/* The session's range moved: a shown list follows its start. */
+static void
+session_range_changed (StrataEventList *self)
+{
+  if (self->jumping || !gtk_widget_get_visible (GTK_WIDGET (self)))
+    return;
+  strata_event_list_follow (self, strata_session_get_from (self->session));
+}
+
+/**
+ * strata_event_list_set_session:
+ * @session: what the list shares with the timeline: it follows the range
+ *   and selects there
+ */
+void
+strata_event_list_set_session (StrataEventList *self,
+                               StrataSession   *session)
+{
+  g_return_if_fail (STRATA_IS_EVENT_LIST (self));
+  g_return_if_fail (STRATA_IS_SESSION (session));
+
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_set_object (&self->session, session);
+  g_signal_connect_swapped (session, "range-changed", G_CALLBACK (session_range_changed), self);
 }
 
 /* As a click on the row does. */
@@ -344,6 +390,9 @@ strata_event_list_dispose (GObject *object)
 {
   StrataEventList *self = STRATA_EVENT_LIST (object);
 
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
   g_clear_object (&self->model);
   g_clear_pointer (&self->fields, strata_event_fields_free);
   g_clear_pointer (&self->fields_path, g_free);
@@ -354,10 +403,6 @@ static void
 strata_event_list_class_init (StrataEventListClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = strata_event_list_dispose;
-
-  signals[SIGNAL_ACTIVITY_SELECTED] =
-    g_signal_new ("activity-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
 }
 
 static void

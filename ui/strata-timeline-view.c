@@ -57,6 +57,7 @@ struct _StrataTimelineView
    * selection, markers and search. The view draws it and changes it. */
   StrataSession           *session;
   gboolean                 syncing_session; /* installing a trace: tell no one yet */
+  gboolean                 selecting;       /* a selection made here, on a row in view */
   StrataZoomTree          *tree;
   StrataTimelineOverlayFunc overlay;      /* drawn over the rows (wakeups, a path) */
   gpointer                 overlay_data;
@@ -362,9 +363,24 @@ session_range_changed (StrataTimelineView *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* The selection and the markers, changed here or by another view. */
+static void scroll_to_row (StrataTimelineView *self,
+                           guint32             channel);
+
+/* The selection, changed here or by another view (the event list's
+ * choice, whose row is scrolled into view). */
 static void
 session_selection_changed (StrataTimelineView *self)
+{
+  const StrataSelection *sel = strata_session_get_selection (self->session);
+
+  if (!self->selecting && (sel->kind == STRATA_SELECTION_ITEM || sel->kind == STRATA_SELECTION_ROW))
+    scroll_to_row (self, sel->channel);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
+static void
+session_markers_changed (StrataTimelineView *self)
 {
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
@@ -389,7 +405,7 @@ connect_session (StrataTimelineView *self)
 {
   g_signal_connect_swapped (self->session, "range-changed", G_CALLBACK (session_range_changed), self);
   g_signal_connect_swapped (self->session, "selection-changed", G_CALLBACK (session_selection_changed), self);
-  g_signal_connect_swapped (self->session, "markers-changed", G_CALLBACK (session_selection_changed), self);
+  g_signal_connect_swapped (self->session, "markers-changed", G_CALLBACK (session_markers_changed), self);
   g_signal_connect_swapped (self->session, "notify", G_CALLBACK (session_notify), self);
 }
 
@@ -1702,7 +1718,10 @@ strata_timeline_view_search_step (StrataTimelineView *self,
 
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
 
+  /* The row is shown first if hidden, then scrolled to. */
+  self->selecting = TRUE;
   ch = strata_session_search_step (self->session, direction);
+  self->selecting = FALSE;
   if (ch == STRATA_CHANNEL_NONE)
     return FALSE;
   if (g_hash_table_remove (self->hidden, GUINT_TO_POINTER (ch)))
@@ -1906,7 +1925,9 @@ select_at (StrataTimelineView *self,
 
   if (!self->live && strata_timeline_view_hit (self, x, y, &item))
     {
+      self->selecting = TRUE;
       strata_session_select_item (self->session, &item);
+      self->selecting = FALSE;
     }
   else
     strata_timeline_view_clear_selection (self);
@@ -1943,7 +1964,9 @@ strata_timeline_view_handle_drag_end (StrataTimelineView *self,
           if (ch < n && channels[ch].kind == STRATA_CHANNEL_PROCESS)
             strata_timeline_view_set_expanded (self, ch,
                                                g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (ch)));
+          self->selecting = TRUE;
           strata_session_select_row (self->session, ch);
+          self->selecting = FALSE;
         }
     }
 }
