@@ -1,7 +1,8 @@
 /* strata-event-list.c
  *
  * See strata-event-list.h. A row chosen here is selected in the session,
- * with a jump that keeps the scale; when the session's range moves, a shown list scrolls
+ * with a jump that keeps the scale; an activity selected there is
+ * selected here; when the session's range moves, a shown list scrolls
  * to the first activity at its start (KernelShark's "graph follows", the
  * other way round too). Only the rows on screen are ever made: the model
  * is virtual.
@@ -253,6 +254,62 @@ session_range_changed (StrataEventList *self)
   strata_event_list_follow (self, strata_session_get_from (self->session));
 }
 
+/* The row of the activity @item is, if it is one (an aggregate is not):
+ * at or just after the first position at its start. */
+static guint
+position_of_item (StrataEventList      *self,
+                  const StrataZoomItem *item)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->model));
+  StrataActivity a;
+
+  if (item->count > 1)
+    return GTK_INVALID_LIST_POSITION;
+  for (guint p = strata_event_model_position_at (self->model, item->start);
+       p < n && strata_event_model_get_activity (self->model, p, &a) && a.start == item->start; p++)
+    if (a.channel == item->channel && a.end == item->end && a.kind == item->kind)
+      return p;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+/* An activity selected elsewhere (the timeline): a shown list selects
+ * its row, or shows where it starts. */
+static void
+session_selection_changed (StrataEventList *self)
+{
+  const StrataSelection *sel = strata_session_get_selection (self->session);
+  guint p;
+
+  if (self->jumping || self->model == NULL || !gtk_widget_get_visible (GTK_WIDGET (self)))
+    return;
+  if (sel->kind != STRATA_SELECTION_ITEM)
+    {
+      self->following = TRUE;
+      gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+      self->following = FALSE;
+      return;
+    }
+  p = position_of_item (self, &sel->item);
+  if (p == GTK_INVALID_LIST_POSITION)
+    {
+      strata_event_list_follow (self, sel->item.start);
+      return;
+    }
+  self->following = TRUE;
+  gtk_single_selection_set_selected (self->selection, p);
+  self->following = FALSE;
+  self->followed = p;
+  scroll_to (self, p);
+}
+
+/* Which row is selected, or GTK_INVALID_LIST_POSITION. */
+guint
+strata_event_list_get_selected (StrataEventList *self)
+{
+  g_return_val_if_fail (STRATA_IS_EVENT_LIST (self), GTK_INVALID_LIST_POSITION);
+  return gtk_single_selection_get_selected (self->selection);
+}
+
 /**
  * strata_event_list_set_session:
  * @session: what the list shares with the timeline: it follows the range
@@ -269,6 +326,7 @@ strata_event_list_set_session (StrataEventList *self,
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_set_object (&self->session, session);
   g_signal_connect_swapped (session, "range-changed", G_CALLBACK (session_range_changed), self);
+  g_signal_connect_swapped (session, "selection-changed", G_CALLBACK (session_selection_changed), self);
 }
 
 /* As a click on the row does. */

@@ -28,6 +28,7 @@ void       strata_event_list_set_session      (StrataEventList *self,
 void       strata_event_list_follow           (StrataEventList *self,
                                                gint64           t);
 guint      strata_event_list_get_followed     (StrataEventList *self);
+guint      strata_event_list_get_selected     (StrataEventList *self);
 void       strata_event_list_select           (StrataEventList *self,
                                                guint            position);
 void       strata_event_list_set_filter       (StrataEventList *self,
