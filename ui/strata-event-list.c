@@ -55,7 +55,8 @@ struct _StrataEventList
 
 G_DEFINE_FINAL_TYPE (StrataEventList, strata_event_list, GTK_TYPE_BOX)
 
-/* The kinds the filter offers, in the drop-down's order after "All". */
+/* The kinds the filter offers, in the order of the drop-down's items in
+ * strata-event-list.ui after "All activities". */
 static const StrataActivityKind filter_kinds[] = {
   STRATA_ACTIVITY_TASK, STRATA_ACTIVITY_IRQ, STRATA_ACTIVITY_SOFTIRQ, STRATA_ACTIVITY_IDLE,
   STRATA_ACTIVITY_STATE, STRATA_ACTIVITY_WAKEUP, STRATA_ACTIVITY_EVENT,
@@ -454,13 +455,26 @@ strata_event_list_dispose (GObject *object)
   g_clear_object (&self->model);
   g_clear_pointer (&self->fields, strata_event_fields_free);
   g_clear_pointer (&self->fields_path, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), STRATA_TYPE_EVENT_LIST);
   G_OBJECT_CLASS (strata_event_list_parent_class)->dispose (object);
 }
 
 static void
 strata_event_list_class_init (StrataEventListClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = strata_event_list_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/strata/Strata/strata-event-list.ui");
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, kind_filter);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, cpu_filter);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, task_filter);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, count);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, view);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, selection);
+  gtk_widget_class_bind_template_callback (widget_class, filters_changed);
+  gtk_widget_class_bind_template_callback (widget_class, selection_changed);
 }
 
 static void
@@ -469,51 +483,10 @@ strata_event_list_init (StrataEventList *self)
   static const char *titles[N_COLUMNS] = {
     N_("Time"), N_("CPU"), N_("Task"), N_("PID"), N_("Event"), N_("Details"), N_("Fields"),
   };
-  static const char *kinds[] = {
-    N_("All activities"), N_("Tasks on CPUs"), N_("IRQs"), N_("Softirqs"), N_("Idle"),
-    N_("Thread states"), N_("Wakeups"), N_("Other events"), NULL,
-  };
-  g_autoptr(GtkStringList) kind_names = gtk_string_list_new (NULL);
-  GtkWidget *bar, *scrolled;
 
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_widget_init_template (GTK_WIDGET (self));
 
-  for (guint i = 0; kinds[i] != NULL; i++)
-    gtk_string_list_append (kind_names, _(kinds[i]));
-
-  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (bar, 6);
-  gtk_widget_set_margin_end (bar, 6);
-  gtk_widget_set_margin_top (bar, 4);
-  gtk_widget_set_margin_bottom (bar, 4);
-  self->kind_filter = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (kind_names)), NULL));
-  self->cpu_filter = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (self->cpu_filter, _("CPU"));
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->cpu_filter), 5);
-  self->task_filter = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (self->task_filter, _("Thread id"));
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->task_filter), 9);
-  self->count = GTK_LABEL (gtk_label_new (NULL));
-  gtk_widget_add_css_class (GTK_WIDGET (self->count), "dim-label");
-  gtk_widget_set_hexpand (GTK_WIDGET (self->count), TRUE);
-  gtk_label_set_xalign (self->count, 1);
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->kind_filter));
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->cpu_filter));
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->task_filter));
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->count));
-  gtk_box_append (GTK_BOX (self), bar);
-  g_signal_connect_swapped (self->kind_filter, "notify::selected", G_CALLBACK (filters_changed), self);
-  g_signal_connect_swapped (self->cpu_filter, "activate", G_CALLBACK (filters_changed), self);
-  g_signal_connect_swapped (self->task_filter, "activate", G_CALLBACK (filters_changed), self);
-
-  self->selection = gtk_single_selection_new (NULL);
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  g_signal_connect (self->selection, "selection-changed", G_CALLBACK (selection_changed), self);
-  self->view = GTK_COLUMN_VIEW (gtk_column_view_new (GTK_SELECTION_MODEL (self->selection)));
-  gtk_column_view_set_show_column_separators (self->view, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->view), "data-table");
-
+  /* The columns stay in code: each has its own factory, told its column. */
   for (guint c = 0; c < N_COLUMNS; c++)
     {
       GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
@@ -529,11 +502,6 @@ strata_event_list_init (StrataEventList *self)
       gtk_column_view_append_column (self->view, column);
       g_object_unref (column);
     }
-
-  scrolled = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->view));
-  gtk_widget_set_vexpand (scrolled, TRUE);
-  gtk_box_append (GTK_BOX (self), scrolled);
   update_count (self);
 }
 
