@@ -31,36 +31,13 @@ static StrataSession *session;
 static guint32
 thread_channel (gint32 tid)
 {
-  const StrataChannel *channels;
-  guint n;
-
-  channels = strata_trace_get_channels (strata_session_get_trace (session), &n);
-  for (guint32 i = 0; i < n; i++)
-    if (channels[i].kind == STRATA_CHANNEL_THREAD && channels[i].id == tid)
-      return i;
-  g_assert_not_reached ();
+  return strata_test_ui_thread_channel (strata_session_get_trace (session), tid);
 }
 
-/* The longest running interval of @channel, from the raw store. */
 static StrataActivity
 longest_running (guint32 channel)
 {
-  StrataTrace *trace = strata_session_get_trace (session);
-  StrataRawStore *raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace));
-  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
-  StrataActivity best = { 0 };
-
-  strata_raw_store_query (raw, channel, strata_trace_get_start (trace), strata_trace_get_end (trace) + 1, found);
-  for (guint i = 0; i < found->len; i++)
-    {
-      const StrataActivity *a = &g_array_index (found, StrataActivity, i);
-
-      if (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_RUNNING &&
-          a->end - a->start > best.end - best.start)
-        best = *a;
-    }
-  g_assert_cmpint (best.end, >, best.start);
-  return best;
+  return strata_test_ui_longest_running (strata_session_get_trace (session), channel);
 }
 
 /* The list's row of @a, by walking the whole list. */

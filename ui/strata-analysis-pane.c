@@ -1,7 +1,7 @@
 /* strata-analysis-pane.c
  *
- * See strata-analysis-pane.h. What the pane shows follows the timeline's
- * selection and view through one idle update (many notifications in a
+ * See strata-analysis-pane.h. What the pane shows follows the session's
+ * selection and range through one idle update (many notifications in a
  * frame are one computation), and only the page on screen is computed.
  * The flame graph's samples need a second read of the trace (the call
  * chains live in the source, not in the index): it runs in a GTask the

@@ -26,10 +26,7 @@
 enum {
   PROP_0,
   PROP_TRACE,
-  PROP_CAN_GO_BACK,
-  PROP_CAN_GO_FORWARD,
   PROP_DARK,
-  PROP_FOLLOWING,
   PROP_SESSION,
   N_PROPS,
   /* GtkScrollable */
@@ -40,7 +37,6 @@ enum {
 };
 
 enum {
-  SIGNAL_SELECTION_CHANGED,
   SIGNAL_VIEW_CHANGED,
   N_SIGNALS
 };
@@ -241,37 +237,17 @@ session_selection_changed (StrataTimelineView *self)
   if (!self->selecting && (sel->kind == STRATA_SELECTION_ITEM || sel->kind == STRATA_SELECTION_ROW))
     scroll_to_row (self, sel->channel);
   gtk_widget_queue_draw (GTK_WIDGET (self));
-  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
 }
 
-static void
-session_markers_changed (StrataTimelineView *self)
-{
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
-}
-
-static void
-session_notify (StrataTimelineView *self,
-                GParamSpec         *pspec)
-{
-  if (g_strcmp0 (pspec->name, "can-go-back") == 0)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_BACK]);
-  else if (g_strcmp0 (pspec->name, "can-go-forward") == 0)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_FORWARD]);
-  else if (g_strcmp0 (pspec->name, "following") == 0)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOWING]);
-  else if (g_strcmp0 (pspec->name, "search-match") == 0)
-    gtk_widget_queue_draw (GTK_WIDGET (self));
-}
 
 static void
 connect_session (StrataTimelineView *self)
 {
   g_signal_connect_swapped (self->session, "range-changed", G_CALLBACK (session_range_changed), self);
   g_signal_connect_swapped (self->session, "selection-changed", G_CALLBACK (session_selection_changed), self);
-  g_signal_connect_swapped (self->session, "markers-changed", G_CALLBACK (session_markers_changed), self);
-  g_signal_connect_swapped (self->session, "notify", G_CALLBACK (session_notify), self);
+  g_signal_connect_swapped (self->session, "markers-changed", G_CALLBACK (gtk_widget_queue_draw), self);
+  g_signal_connect_swapped (self->session, "notify::search", G_CALLBACK (gtk_widget_queue_draw), self);
+  g_signal_connect_swapped (self->session, "notify::search-match", G_CALLBACK (gtk_widget_queue_draw), self);
 }
 
 StrataSession *
@@ -647,8 +623,6 @@ install (StrataTimelineView  *self,
   update_adjustments (self);
   if (!same)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-  if (!same)
-    g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
   g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
 }
 
@@ -1718,17 +1692,8 @@ strata_timeline_view_get_property (GObject    *object,
     case PROP_TRACE:
       g_value_set_object (value, self->trace);
       break;
-    case PROP_CAN_GO_BACK:
-      g_value_set_boolean (value, strata_session_get_can_go_back (self->session));
-      break;
-    case PROP_CAN_GO_FORWARD:
-      g_value_set_boolean (value, strata_session_get_can_go_forward (self->session));
-      break;
     case PROP_DARK:
       g_value_set_boolean (value, self->dark);
-      break;
-    case PROP_FOLLOWING:
-      g_value_set_boolean (value, strata_session_get_following (self->session));
       break;
     case PROP_SESSION:
       g_value_set_object (value, self->session);
@@ -1765,9 +1730,6 @@ strata_timeline_view_set_property (GObject      *object,
       break;
     case PROP_DARK:
       strata_timeline_view_set_dark (self, g_value_get_boolean (value));
-      break;
-    case PROP_FOLLOWING:
-      strata_timeline_view_set_following (self, g_value_get_boolean (value));
       break;
     case PROP_SESSION:
       strata_timeline_view_set_session (self, g_value_get_object (value));
@@ -1808,17 +1770,8 @@ strata_timeline_view_class_init (StrataTimelineViewClass *klass)
   properties[PROP_TRACE] =
     g_param_spec_object ("trace", NULL, NULL, STRATA_TYPE_TRACE,
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  properties[PROP_CAN_GO_BACK] =
-    g_param_spec_boolean ("can-go-back", NULL, NULL, FALSE,
-                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  properties[PROP_CAN_GO_FORWARD] =
-    g_param_spec_boolean ("can-go-forward", NULL, NULL, FALSE,
-                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_DARK] =
     g_param_spec_boolean ("dark", NULL, NULL, FALSE,
-                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  properties[PROP_FOLLOWING] =
-    g_param_spec_boolean ("following", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_SESSION] =
     g_param_spec_object ("session", NULL, NULL, STRATA_TYPE_SESSION,
@@ -1830,9 +1783,6 @@ strata_timeline_view_class_init (StrataTimelineViewClass *klass)
   g_object_class_override_property (object_class, PROP_HSCROLL_POLICY, "hscroll-policy");
   g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
 
-  signals[SIGNAL_SELECTION_CHANGED] =
-    g_signal_new ("selection-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_VIEW_CHANGED] =
     g_signal_new ("view-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);

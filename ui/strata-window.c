@@ -9,8 +9,10 @@
  * idle callback at a time, which shows how much of the file has been read
  * with the rates and the time left (strata-load-estimate.c), and at the
  * end the loader writes the index so the next open is instant. A stale or damaged index, or one that cannot be written, is
- * said once in a toast. The details panel describes the timeline's selection
- * with the same fields as the tooltip (strata-item-info.c).
+ * said once in a toast. The window owns the session the timeline, the event
+ * list and the analysis pane share (strata-session.c); the details panel
+ * describes its selection with the same fields as the tooltip
+ * (strata-item-info.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
