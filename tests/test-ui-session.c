@@ -264,11 +264,12 @@ test_list_follows_range (void)
   strata_window_show_events (window, FALSE);
 }
 
-/* The session alone: what the live view and a new trace rely on. */
+/* A session of its own, on the window's trace: what the live view and a
+ * new trace rely on. */
 static void
 test_extent_and_new_trace (void)
 {
-  g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-small.dat");
+  StrataTrace *trace = strata_session_get_trace (session);   /* the window's */
   g_autoptr(StrataSession) s = strata_session_new ();
   StrataZoomItem item = { .start = 10, .end = 20, .channel = 1, .count = 1 };
   g_autoptr(GArray) order = g_array_new (FALSE, FALSE, sizeof (guint32));

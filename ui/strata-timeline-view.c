@@ -1646,9 +1646,8 @@ strata_timeline_view_dispose (GObject *object)
 
   g_clear_pointer (&self->row_menu, gtk_widget_unparent);
   strata_timeline_view_set_trace (self, NULL);
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
-  g_clear_object (&self->session);
+  /* The session is kept to finalize: what runs until then may ask it. */
+  g_signal_handlers_disconnect_by_data (self->session, self);
   if (self->hadjustment != NULL)
     g_signal_handlers_disconnect_by_data (self->hadjustment, self);
   if (self->vadjustment != NULL)
@@ -1675,6 +1674,7 @@ strata_timeline_view_finalize (GObject *object)
   g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->collapsed, g_hash_table_unref);
   g_clear_pointer (&self->live_channels, g_array_unref);
+  g_clear_object (&self->session);
 
   G_OBJECT_CLASS (strata_timeline_view_parent_class)->finalize (object);
 }

@@ -3,7 +3,12 @@
  * The timeline: a row per CPU, then processes with their threads, a name
  * column, a ruler, an overview strip of the whole trace and a legend. Each
  * frame is one StrataPainter paint, that is one zoom-tree query for the
- * rows on screen, drawn as render nodes in snapshot().
+ * rows on screen, drawn as render nodes in snapshot(). The range, history,
+ * selection, markers and search it shows are its session's (one of its
+ * own until strata_timeline_view_set_session() hands it the one the
+ * window shares); the range, selection and search calls here are that
+ * session's, with what only the widget adds (scrolling the row into view,
+ * search's rows shown).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
