@@ -163,6 +163,43 @@ strata_test_ui_color_near (guint32 a,
   return TRUE;
 }
 
+/* The channel of thread @tid. */
+guint32
+strata_test_ui_thread_channel (StrataTrace *trace,
+                               gint32       tid)
+{
+  const StrataChannel *channels;
+  guint n;
+
+  channels = strata_trace_get_channels (trace, &n);
+  for (guint32 i = 0; i < n; i++)
+    if (channels[i].kind == STRATA_CHANNEL_THREAD && channels[i].id == tid)
+      return i;
+  g_assert_not_reached ();
+}
+
+/* The longest running interval of @channel, from the raw store. */
+StrataActivity
+strata_test_ui_longest_running (StrataTrace *trace,
+                                guint32      channel)
+{
+  StrataRawStore *raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace));
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  StrataActivity best = { 0 };
+
+  strata_raw_store_query (raw, channel, strata_trace_get_start (trace), strata_trace_get_end (trace) + 1, found);
+  for (guint i = 0; i < found->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (found, StrataActivity, i);
+
+      if (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_RUNNING &&
+          a->end - a->start > best.end - best.start)
+        best = *a;
+    }
+  g_assert_cmpint (best.end, >, best.start);
+  return best;
+}
+
 /* Saves into the build directory (or $STRATA_UI_SCREENSHOTS) so a person
  * can look at what the test saw. Returns the path. */
 char *

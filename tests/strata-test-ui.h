@@ -43,6 +43,10 @@ gboolean          strata_test_ui_color_near    (guint32            a,
                                                 int                tolerance);
 char             *strata_test_ui_save_png      (GdkTexture        *texture,
                                                 const char        *name);
+guint32           strata_test_ui_thread_channel (StrataTrace      *trace,
+                                                 gint32            tid);
+StrataActivity    strata_test_ui_longest_running (StrataTrace     *trace,
+                                                  guint32          channel);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataTestPixels, strata_test_ui_pixels_free)
 

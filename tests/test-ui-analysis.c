@@ -339,7 +339,7 @@ test_histograms (void)
   g_autoptr(GdkTexture) texture = NULL;
   StrataHistogram want[STRATA_N_HISTOGRAMS];
   const StrataChannel *channels;
-  StrataTimelineSelection range = { 0 };
+  StrataSelection range = { 0 };
   gint64 start = strata_trace_get_start (trace), end = strata_trace_get_end (trace);
   guint n;
 
@@ -359,7 +359,7 @@ test_histograms (void)
     strata_timeline_view_handle_drag_end (view, strata_timeline_view_x_for_time (view, range.to) -
                                                 strata_timeline_view_x_for_time (view, range.from), 0);
   }
-  g_assert_cmpint (strata_timeline_view_get_selection (view)->kind, ==, STRATA_TIMELINE_SELECTION_RANGE);
+  g_assert_cmpint (strata_timeline_view_get_selection (view)->kind, ==, STRATA_SELECTION_RANGE);
   range = *strata_timeline_view_get_selection (view);
   show_pane ("latency");
 

@@ -180,7 +180,7 @@ test_drag_on_ruler_selects_range (void)
 {
   const StrataPaintStyle *style = strata_painter_get_style (strata_timeline_view_get_painter (view));
   double ruler_y = STRATA_TIMELINE_OVERVIEW_HEIGHT + style->ruler_height / 2.0;
-  const StrataTimelineSelection *sel;
+  const StrataSelection *sel;
   gint64 from0, to0, from, to, t0, t1;
 
   strata_timeline_view_fit (view);
@@ -193,7 +193,7 @@ test_drag_on_ruler_selects_range (void)
   strata_timeline_view_handle_drag_end (view, 250, 0);
 
   sel = strata_timeline_view_get_selection (view);
-  g_assert_cmpint (sel->kind, ==, STRATA_TIMELINE_SELECTION_RANGE);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_RANGE);
   g_assert_cmpint (sel->from, ==, t0);
   g_assert_cmpint (sel->to, ==, t1);
   /* Selecting a range does not move the view. */

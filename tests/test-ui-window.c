@@ -34,36 +34,13 @@ static StrataTimelineView *view;
 static guint32
 thread_channel (gint32 tid)
 {
-  const StrataChannel *channels;
-  guint n;
-
-  channels = strata_trace_get_channels (strata_timeline_view_get_trace (view), &n);
-  for (guint32 i = 0; i < n; i++)
-    if (channels[i].kind == STRATA_CHANNEL_THREAD && channels[i].id == tid)
-      return i;
-  g_assert_not_reached ();
+  return strata_test_ui_thread_channel (strata_timeline_view_get_trace (view), tid);
 }
 
-/* The longest running interval of @channel, from the raw store. */
 static StrataActivity
 longest_running (guint32 channel)
 {
-  StrataTrace *trace = strata_timeline_view_get_trace (view);
-  StrataRawStore *raw = strata_zoom_tree_get_raw_store (strata_trace_get_zoom_tree (trace));
-  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
-  StrataActivity best = { 0 };
-
-  strata_raw_store_query (raw, channel, strata_trace_get_start (trace), strata_trace_get_end (trace) + 1, found);
-  for (guint i = 0; i < found->len; i++)
-    {
-      const StrataActivity *a = &g_array_index (found, StrataActivity, i);
-
-      if (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_RUNNING &&
-          a->end - a->start > best.end - best.start)
-        best = *a;
-    }
-  g_assert_cmpint (best.end, >, best.start);
-  return best;
+  return strata_test_ui_longest_running (strata_timeline_view_get_trace (view), channel);
 }
 
 static void
@@ -88,7 +65,7 @@ test_tooltip_and_panel_for_activity (void)
   g_autoptr(StrataItemInfo) info = NULL;
   g_autofree char *start = NULL, *duration = NULL, *cpu = NULL, *text = NULL;
   g_autofree char *want_start = NULL, *want_duration = NULL;
-  const StrataTimelineSelection *sel;
+  const StrataSelection *sel;
   gint64 d = a.end - a.start;
   double x, y;
   guint n;
@@ -123,7 +100,7 @@ test_tooltip_and_panel_for_activity (void)
   strata_timeline_view_handle_drag_begin (view, x, y);
   strata_timeline_view_handle_drag_end (view, 0, 0);
   sel = strata_timeline_view_get_selection (view);
-  g_assert_cmpint (sel->kind, ==, STRATA_TIMELINE_SELECTION_ITEM);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_ITEM);
   g_assert_cmpint (sel->item.start, ==, a.start);
   g_assert_cmpint (sel->item.end, ==, a.end);
   g_assert_true (gtk_widget_get_visible (strata_window_get_panel (window)));
@@ -194,7 +171,7 @@ test_range_statistics (void)
   g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   const StrataPaintStyle *style = strata_painter_get_style (strata_timeline_view_get_painter (view));
   guint32 channel = thread_channel (4302);
-  const StrataTimelineSelection *sel;
+  const StrataSelection *sel;
   g_autofree char *text = NULL, *running = NULL, *want = NULL;
   gint64 sum = 0;
 
@@ -202,7 +179,7 @@ test_range_statistics (void)
   strata_timeline_view_handle_drag_begin (view, 300, STRATA_TIMELINE_OVERVIEW_HEIGHT + style->ruler_height / 2.0);
   strata_timeline_view_handle_drag_end (view, 500, 0);
   sel = strata_timeline_view_get_selection (view);
-  g_assert_cmpint (sel->kind, ==, STRATA_TIMELINE_SELECTION_RANGE);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_RANGE);
 
   /* Thread 4302's running time inside, summed here from the raw store. */
   strata_raw_store_query (raw, channel, sel->from, sel->to, found);
@@ -262,7 +239,7 @@ test_search_finds_thread (void)
 {
   const StrataChannel *channels;
   g_autoptr(GHashTable) named = text_threads ("sched-messaging");
-  const StrataTimelineSelection *sel;
+  const StrataSelection *sel;
   guint n, matches = 0;
   guint32 first;
 
@@ -273,7 +250,7 @@ test_search_finds_thread (void)
   first = strata_timeline_view_get_search_match (view);
   g_assert_cmpuint (first, ==, thread_channel (4302));
   sel = strata_timeline_view_get_selection (view);
-  g_assert_cmpint (sel->kind, ==, STRATA_TIMELINE_SELECTION_ROW);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_ROW);
   g_assert_cmpuint (sel->channel, ==, first);
   g_assert_cmpfloat (strata_timeline_view_y_for_row (view, first), >=, 0);
 
@@ -405,7 +382,7 @@ test_event_list (void)
   StrataEventList *list = strata_window_get_event_list (window);
   GListModel *model;
   const StrataActivity *activities;
-  const StrataTimelineSelection *sel;
+  const StrataSelection *sel;
   StrataZoomParams params;
   StrataActivity a, prev = { 0 };
   gsize n_all, wakeups = 0;
@@ -466,7 +443,7 @@ test_event_list (void)
   mid = from + (to - from) / 2;
   g_assert_cmpint (ABS (mid - a.start), <=, 2);
   sel = strata_timeline_view_get_selection (view);
-  g_assert_cmpint (sel->kind, ==, STRATA_TIMELINE_SELECTION_ITEM);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_ITEM);
   g_assert_cmpint (sel->item.start, ==, a.start);
   g_assert_cmpuint (sel->item.channel, ==, a.channel);
 

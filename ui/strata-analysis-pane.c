@@ -1,7 +1,7 @@
 /* strata-analysis-pane.c
  *
- * See strata-analysis-pane.h. What the pane shows follows the timeline's
- * selection and view through one idle update (many notifications in a
+ * See strata-analysis-pane.h. What the pane shows follows the session's
+ * selection and range through one idle update (many notifications in a
  * frame are one computation), and only the page on screen is computed.
  * The flame graph's samples need a second read of the trace (the call
  * chains live in the source, not in the index): it runs in a GTask the
@@ -36,6 +36,7 @@ struct _StrataAnalysisPane
   StrataHistogramView     *slice_view;
 
   StrataTimelineView      *timeline;   /* weak */
+  StrataSession           *session;    /* the timeline's: its range and selection */
   StrataTrace             *trace;
   GFile                   *file;
   StrataWakeupArrows      *arrows;
@@ -62,24 +63,24 @@ static void
 scope_of (StrataAnalysisPane *self,
           Scope              *s)
 {
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  const StrataSelection *sel = strata_session_get_selection (self->session);
   const StrataChannel *channels;
   guint n;
 
-  strata_timeline_view_get_range (self->timeline, &s->from, &s->to);
+  strata_session_get_range (self->session, &s->from, &s->to);
   s->thread = STRATA_CHANNEL_NONE;
   s->pid = -1;
   channels = strata_trace_get_channels (self->trace, &n);
   if (sel == NULL)
     return;
-  if (sel->kind == STRATA_TIMELINE_SELECTION_RANGE)
+  if (sel->kind == STRATA_SELECTION_RANGE)
     {
       s->from = sel->from;
       s->to = sel->to;
     }
-  else if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM || sel->kind == STRATA_TIMELINE_SELECTION_ROW)
+  else if (sel->kind == STRATA_SELECTION_ITEM || sel->kind == STRATA_SELECTION_ROW)
     {
-      guint32 ch = sel->kind == STRATA_TIMELINE_SELECTION_ITEM ? sel->item.channel : sel->channel;
+      guint32 ch = sel->kind == STRATA_SELECTION_ITEM ? sel->item.channel : sel->channel;
 
       if (ch >= n)
         return;
@@ -87,7 +88,7 @@ scope_of (StrataAnalysisPane *self,
         s->thread = ch;
       else if (channels[ch].kind == STRATA_CHANNEL_PROCESS)
         s->pid = channels[ch].id;
-      else if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM && sel->item.kind == STRATA_ACTIVITY_TASK &&
+      else if (sel->kind == STRATA_SELECTION_ITEM && sel->item.kind == STRATA_ACTIVITY_TASK &&
                !(sel->item.flags & STRATA_ZOOM_ITEM_AGGREGATE))
         {
           g_autoptr(StrataThreadMap) threads = strata_thread_map_new (self->trace);
@@ -314,7 +315,7 @@ strata_analysis_pane_update_now (StrataAnalysisPane *self)
   if (self->trace == NULL || strata_timeline_view_is_live (self->timeline))
     return;
 
-  strata_wakeup_arrows_set_selection (self->arrows, strata_timeline_view_get_selection (self->timeline));
+  strata_wakeup_arrows_set_selection (self->arrows, strata_session_get_selection (self->session));
   scope_of (self, &s);
   {
     g_autofree char *text = scope_text (self, &s);
@@ -355,7 +356,7 @@ selection_changed (StrataAnalysisPane *self)
   /* The selection's arrow is drawn whether the pane shows or not. */
   if (self->trace != NULL)
     {
-      strata_wakeup_arrows_set_selection (self->arrows, strata_timeline_view_get_selection (self->timeline));
+      strata_wakeup_arrows_set_selection (self->arrows, strata_session_get_selection (self->session));
       gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
     }
   schedule_update (self);
@@ -383,7 +384,12 @@ strata_analysis_pane_set_timeline (StrataAnalysisPane *self,
 
   self->timeline = timeline;
   g_object_add_weak_pointer (G_OBJECT (timeline), (gpointer *) &self->timeline);
-  g_signal_connect_object (timeline, "selection-changed", G_CALLBACK (selection_changed), self, G_CONNECT_SWAPPED);
+  /* What it shows follows the session the timeline shares; a new trace
+   * is installed in the timeline after the session hears of it, so the
+   * timeline's "view-changed" (which ends an install) is heard too. */
+  g_set_object (&self->session, strata_timeline_view_get_session (timeline));
+  g_signal_connect_object (self->session, "selection-changed", G_CALLBACK (selection_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->session, "range-changed", G_CALLBACK (schedule_update), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (timeline, "view-changed", G_CALLBACK (schedule_update), self, G_CONNECT_SWAPPED);
   strata_timeline_view_set_overlay (timeline, draw_overlay, self);
 }
@@ -493,6 +499,9 @@ strata_analysis_pane_dispose (GObject *object)
       g_object_remove_weak_pointer (G_OBJECT (self->timeline), (gpointer *) &self->timeline);
       self->timeline = NULL;
     }
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
   g_cancellable_cancel (self->loading);
   g_clear_object (&self->loading);
   g_clear_pointer (&self->samples, strata_sample_set_unref);

@@ -4,8 +4,9 @@
  * critical path of a thread and the latency histograms, each of what the
  * timeline selects (a range, or else the view; a thread or process, or
  * else every thread), and the wakeups drawn on the timeline (the
- * selection's, and on demand the view's). It observes the timeline: the
- * window only places it.
+ * selection's, and on demand the view's). It observes the timeline's
+ * session and draws through the timeline's overlay hook: the window only
+ * places it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

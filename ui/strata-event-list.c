@@ -1,11 +1,11 @@
 /* strata-event-list.c
  *
- * See strata-event-list.h. Selecting a row emits "activity-selected" with
- * the activity, which the window turns into a timeline jump; the window
- * calls strata_event_list_follow() when the timeline moves, and the list
- * scrolls to the first activity at the view's start (KernelShark's "graph
- * follows", the other way round too). Only the rows on screen are ever
- * made: the model is virtual.
+ * See strata-event-list.h. A row chosen here is selected in the session,
+ * with a jump that keeps the scale; an activity selected there is
+ * selected here; when the session's range moves, a shown list scrolls
+ * to the first activity at its start (KernelShark's "graph follows", the
+ * other way round too). Only the rows on screen are ever made: the model
+ * is virtual.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -18,6 +18,7 @@
 #include "strata-event-fields.h"
 #include "strata-event-model.h"
 #include "strata-item-info.h"
+#include "strata-session.h"
 
 enum {
   COLUMN_TIME,
@@ -42,6 +43,8 @@ struct _StrataEventList
   GtkLabel           *count;
   guint               followed;
   gboolean            following;
+  StrataSession      *session;
+  gboolean            jumping;   /* moving the session's range to a row chosen here */
 
   /* The events' own fields, read from the trace.dat as rows are shown. */
   char               *fields_path;
@@ -50,16 +53,10 @@ struct _StrataEventList
   guint               n_fields_read;
 };
 
-enum {
-  SIGNAL_ACTIVITY_SELECTED,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
-
 G_DEFINE_FINAL_TYPE (StrataEventList, strata_event_list, GTK_TYPE_BOX)
 
-/* The kinds the filter offers, in the drop-down's order after "All". */
+/* The kinds the filter offers, in the order of the drop-down's items in
+ * strata-event-list.ui after "All activities". */
 static const StrataActivityKind filter_kinds[] = {
   STRATA_ACTIVITY_TASK, STRATA_ACTIVITY_IRQ, STRATA_ACTIVITY_SOFTIRQ, STRATA_ACTIVITY_IDLE,
   STRATA_ACTIVITY_STATE, STRATA_ACTIVITY_WAKEUP, STRATA_ACTIVITY_EVENT,
@@ -175,6 +172,28 @@ update_count (StrataEventList *self)
   gtk_label_set_text (self->count, text);
 }
 
+/* A row chosen here: the session's range centres on it, its scale kept
+ * (widened to hold it), and it is selected. */
+static void
+jump_to (StrataEventList      *self,
+         const StrataActivity *a)
+{
+  StrataZoomItem item = {
+    .start = a->start, .end = a->end, .channel = a->channel, .label = a->label, .arg = a->arg,
+    .kind = a->kind, .state = a->state, .flags = a->flags, .count = 1, .busy = a->end - a->start,
+  };
+  gint64 from, to, span;
+
+  strata_session_get_range (self->session, &from, &to);
+  span = to - from;
+  if (a->end - a->start > span)
+    span = (a->end - a->start) * 5 / 4 + 1;
+  self->jumping = TRUE;
+  strata_session_navigate_to (self->session, a->start - span / 2, a->start - span / 2 + span);
+  strata_session_select_item (self->session, &item);
+  self->jumping = FALSE;
+}
+
 static void
 selection_changed (GtkSingleSelection *selection,
                    guint               position,
@@ -186,8 +205,10 @@ selection_changed (GtkSingleSelection *selection,
 
   if (self->following || self->model == NULL || selected == GTK_INVALID_LIST_POSITION)
     return;
-  if (strata_event_model_get_activity (self->model, selected, &a))
-    g_signal_emit (self, signals[SIGNAL_ACTIVITY_SELECTED], 0, &a);
+  if (!strata_event_model_get_activity (self->model, selected, &a))
+    return;
+  if (self->session != NULL)
+    jump_to (self, &a);
 }
 
 /* GTK 4.8 has no gtk_column_view_scroll_to(); the list inside it has
@@ -223,6 +244,90 @@ strata_event_list_get_followed (StrataEventList *self)
 {
   g_return_val_if_fail (STRATA_IS_EVENT_LIST (self), 0);
   return self->followed;
+}
+
+/* The session's range moved: a shown list follows its start. */
+static void
+session_range_changed (StrataEventList *self)
+{
+  if (self->jumping || !gtk_widget_get_visible (GTK_WIDGET (self)))
+    return;
+  strata_event_list_follow (self, strata_session_get_from (self->session));
+}
+
+/* The row of the activity @item is, if it is one (an aggregate is not):
+ * at or just after the first position at its start. */
+static guint
+position_of_item (StrataEventList      *self,
+                  const StrataZoomItem *item)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->model));
+  StrataActivity a;
+
+  if (item->count > 1)
+    return GTK_INVALID_LIST_POSITION;
+  for (guint p = strata_event_model_position_at (self->model, item->start);
+       p < n && strata_event_model_get_activity (self->model, p, &a) && a.start == item->start; p++)
+    if (a.channel == item->channel && a.end == item->end && a.kind == item->kind)
+      return p;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+/* An activity selected elsewhere (the timeline): a shown list selects
+ * its row, or shows where it starts. */
+static void
+session_selection_changed (StrataEventList *self)
+{
+  const StrataSelection *sel = strata_session_get_selection (self->session);
+  guint p;
+
+  if (self->jumping || self->model == NULL || !gtk_widget_get_visible (GTK_WIDGET (self)))
+    return;
+  if (sel->kind != STRATA_SELECTION_ITEM)
+    {
+      self->following = TRUE;
+      gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+      self->following = FALSE;
+      return;
+    }
+  p = position_of_item (self, &sel->item);
+  if (p == GTK_INVALID_LIST_POSITION)
+    {
+      strata_event_list_follow (self, sel->item.start);
+      return;
+    }
+  self->following = TRUE;
+  gtk_single_selection_set_selected (self->selection, p);
+  self->following = FALSE;
+  self->followed = p;
+  scroll_to (self, p);
+}
+
+/* Which row is selected, or GTK_INVALID_LIST_POSITION. */
+guint
+strata_event_list_get_selected (StrataEventList *self)
+{
+  g_return_val_if_fail (STRATA_IS_EVENT_LIST (self), GTK_INVALID_LIST_POSITION);
+  return gtk_single_selection_get_selected (self->selection);
+}
+
+/**
+ * strata_event_list_set_session:
+ * @session: what the list shares with the timeline: it follows the range
+ *   and selects there
+ */
+void
+strata_event_list_set_session (StrataEventList *self,
+                               StrataSession   *session)
+{
+  g_return_if_fail (STRATA_IS_EVENT_LIST (self));
+  g_return_if_fail (STRATA_IS_SESSION (session));
+
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_set_object (&self->session, session);
+  g_signal_connect_swapped (session, "range-changed", G_CALLBACK (session_range_changed), self);
+  g_signal_connect_swapped (session, "selection-changed", G_CALLBACK (session_selection_changed), self);
 }
 
 /* As a click on the row does. */
@@ -344,20 +449,32 @@ strata_event_list_dispose (GObject *object)
 {
   StrataEventList *self = STRATA_EVENT_LIST (object);
 
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
   g_clear_object (&self->model);
   g_clear_pointer (&self->fields, strata_event_fields_free);
   g_clear_pointer (&self->fields_path, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), STRATA_TYPE_EVENT_LIST);
   G_OBJECT_CLASS (strata_event_list_parent_class)->dispose (object);
 }
 
 static void
 strata_event_list_class_init (StrataEventListClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = strata_event_list_dispose;
 
-  signals[SIGNAL_ACTIVITY_SELECTED] =
-    g_signal_new ("activity-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/strata/Strata/strata-event-list.ui");
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, kind_filter);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, cpu_filter);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, task_filter);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, count);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, view);
+  gtk_widget_class_bind_template_child (widget_class, StrataEventList, selection);
+  gtk_widget_class_bind_template_callback (widget_class, filters_changed);
+  gtk_widget_class_bind_template_callback (widget_class, selection_changed);
 }
 
 static void
@@ -366,51 +483,10 @@ strata_event_list_init (StrataEventList *self)
   static const char *titles[N_COLUMNS] = {
     N_("Time"), N_("CPU"), N_("Task"), N_("PID"), N_("Event"), N_("Details"), N_("Fields"),
   };
-  static const char *kinds[] = {
-    N_("All activities"), N_("Tasks on CPUs"), N_("IRQs"), N_("Softirqs"), N_("Idle"),
-    N_("Thread states"), N_("Wakeups"), N_("Other events"), NULL,
-  };
-  g_autoptr(GtkStringList) kind_names = gtk_string_list_new (NULL);
-  GtkWidget *bar, *scrolled;
 
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_widget_init_template (GTK_WIDGET (self));
 
-  for (guint i = 0; kinds[i] != NULL; i++)
-    gtk_string_list_append (kind_names, _(kinds[i]));
-
-  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (bar, 6);
-  gtk_widget_set_margin_end (bar, 6);
-  gtk_widget_set_margin_top (bar, 4);
-  gtk_widget_set_margin_bottom (bar, 4);
-  self->kind_filter = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (kind_names)), NULL));
-  self->cpu_filter = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (self->cpu_filter, _("CPU"));
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->cpu_filter), 5);
-  self->task_filter = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (self->task_filter, _("Thread id"));
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->task_filter), 9);
-  self->count = GTK_LABEL (gtk_label_new (NULL));
-  gtk_widget_add_css_class (GTK_WIDGET (self->count), "dim-label");
-  gtk_widget_set_hexpand (GTK_WIDGET (self->count), TRUE);
-  gtk_label_set_xalign (self->count, 1);
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->kind_filter));
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->cpu_filter));
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->task_filter));
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->count));
-  gtk_box_append (GTK_BOX (self), bar);
-  g_signal_connect_swapped (self->kind_filter, "notify::selected", G_CALLBACK (filters_changed), self);
-  g_signal_connect_swapped (self->cpu_filter, "activate", G_CALLBACK (filters_changed), self);
-  g_signal_connect_swapped (self->task_filter, "activate", G_CALLBACK (filters_changed), self);
-
-  self->selection = gtk_single_selection_new (NULL);
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  g_signal_connect (self->selection, "selection-changed", G_CALLBACK (selection_changed), self);
-  self->view = GTK_COLUMN_VIEW (gtk_column_view_new (GTK_SELECTION_MODEL (self->selection)));
-  gtk_column_view_set_show_column_separators (self->view, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->view), "data-table");
-
+  /* The columns stay in code: each has its own factory, told its column. */
   for (guint c = 0; c < N_COLUMNS; c++)
     {
       GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
@@ -426,11 +502,6 @@ strata_event_list_init (StrataEventList *self)
       gtk_column_view_append_column (self->view, column);
       g_object_unref (column);
     }
-
-  scrolled = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->view));
-  gtk_widget_set_vexpand (scrolled, TRUE);
-  gtk_box_append (GTK_BOX (self), scrolled);
   update_count (self);
 }
 

@@ -12,6 +12,7 @@
 #include <gtk/gtk.h>
 
 #include "strata.h"
+#include "strata-session.h"
 
 G_BEGIN_DECLS
 
@@ -22,9 +23,12 @@ G_DECLARE_FINAL_TYPE (StrataEventList, strata_event_list, STRATA, EVENT_LIST, Gt
 GtkWidget *strata_event_list_new              (void);
 void       strata_event_list_set_trace        (StrataEventList *self,
                                                StrataTrace     *trace);
+void       strata_event_list_set_session      (StrataEventList *self,
+                                               StrataSession   *session);
 void       strata_event_list_follow           (StrataEventList *self,
                                                gint64           t);
 guint      strata_event_list_get_followed     (StrataEventList *self);
+guint      strata_event_list_get_selected     (StrataEventList *self);
 void       strata_event_list_select           (StrataEventList *self,
                                                guint            position);
 void       strata_event_list_set_filter       (StrataEventList *self,

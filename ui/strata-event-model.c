@@ -132,11 +132,21 @@ bucket_of (StrataEventModel *self,
   return CLAMP (b, 0, N_BUCKETS - 1);
 }
 
-static void
-recount (StrataEventModel *self)
-{
-  memset (self->cum, 0, sizeof (guint64) * (N_BUCKETS + 1));
+typedef void (*ActivityFunc) (StrataEventModel     *self,
+                              const StrataActivity *a,
+                              gpointer              data);
 
+/* The one walk over the raw store: @func for each activity the filter
+ * wants that starts in [@t0, @t1), channel by channel and lane by lane
+ * (so not in time order). The count and a bucket's rows both come from
+ * here, so they cannot disagree. */
+static void
+walk_starting_in (StrataEventModel *self,
+                  gint64            t0,
+                  gint64            t1,
+                  ActivityFunc      func,
+                  gpointer          data)
+{
   for (guint32 c = 0; self->raw != NULL && c < self->n_channels; c++)
     {
       if (!channel_wanted (self, c))
@@ -144,15 +154,30 @@ recount (StrataEventModel *self)
       for (guint lane = 0; lane < STRATA_RAW_STORE_N_LANES; lane++)
         {
           guint first = 0, end = 0;
-          const StrataActivity *acts = strata_raw_store_get_lane (self->raw, c, lane, G_MININT64 / 2,
-                                                                  G_MAXINT64 / 2, &first, &end);
+          const StrataActivity *acts = strata_raw_store_get_lane (self->raw, c, lane, t0, t1, &first, &end);
 
+          /* The lane's activities overlapping [t0, t1) are [first, end);
+           * the ones starting inside are the list's. */
           for (guint i = first; acts != NULL && i < end; i++)
-            if (activity_wanted (self, &acts[i]))
-              self->cum[bucket_of (self, acts[i].start) + 1]++;
+            if (acts[i].start >= t0 && acts[i].start < t1 && activity_wanted (self, &acts[i]))
+              func (self, &acts[i], data);
         }
     }
+}
 
+static void
+count_in_bucket (StrataEventModel     *self,
+                 const StrataActivity *a,
+                 gpointer              data)
+{
+  self->cum[bucket_of (self, a->start) + 1]++;
+}
+
+static void
+recount (StrataEventModel *self)
+{
+  memset (self->cum, 0, sizeof (guint64) * (N_BUCKETS + 1));
+  walk_starting_in (self, G_MININT64 / 2, G_MAXINT64 / 2, count_in_bucket, NULL);
   for (guint b = 0; b < N_BUCKETS; b++)
     self->cum[b + 1] += self->cum[b];
   self->n_items = (guint) MIN (self->cum[N_BUCKETS], G_MAXUINT);
@@ -172,6 +197,14 @@ by_start_then_channel (gconstpointer pa,
   return a->end < b->end ? -1 : a->end > b->end;
 }
 
+static void
+keep_activity (StrataEventModel     *self,
+               const StrataActivity *a,
+               gpointer              data)
+{
+  g_array_append_vals (self->cached, a, 1);
+}
+
 /* The activities that start in bucket @b, sorted. */
 static void
 ensure_bucket (StrataEventModel *self,
@@ -186,22 +219,7 @@ ensure_bucket (StrataEventModel *self,
     t0 = G_MININT64 / 2;
 
   g_array_set_size (self->cached, 0);
-  for (guint32 c = 0; c < self->n_channels; c++)
-    {
-      if (!channel_wanted (self, c))
-        continue;
-      for (guint lane = 0; lane < STRATA_RAW_STORE_N_LANES; lane++)
-        {
-          guint first = 0, end = 0;
-          const StrataActivity *acts = strata_raw_store_get_lane (self->raw, c, lane, t0, t1, &first, &end);
-
-          /* The lane's activities overlapping [t0, t1) are [first, end);
-           * the ones starting inside are the list's. */
-          for (guint i = first; acts != NULL && i < end; i++)
-            if (acts[i].start >= t0 && acts[i].start < t1 && activity_wanted (self, &acts[i]))
-              g_array_append_vals (self->cached, &acts[i], 1);
-        }
-    }
+  walk_starting_in (self, t0, t1, keep_activity, NULL);
   g_array_sort (self->cached, by_start_then_channel);
   self->cached_bucket = b;
 }

@@ -5,10 +5,12 @@
  * scale), draws that display list as colour nodes and text, then adds
  * what only an interactive view has: the overview strip of the whole
  * trace with the visible window, the hovered and selected activity, the
- * selected range, markers and search matches. Navigation (zoom around the
- * pointer, pan, W/A/S/D, Home, back and forward) only changes the range
- * and the vertical scroll and queues a redraw; vertical scrolling changes
- * which rows the next query asks for.
+ * selected range, markers and search matches. The range, history,
+ * selection, markers and search are the session's (strata-session.c),
+ * shared with the other views: this widget draws them and redraws when
+ * the session says they changed. Navigation (strata-timeline-input.c)
+ * only changes the session's range and the vertical scroll; vertical
+ * scrolling changes which rows the next query asks for.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -19,133 +21,13 @@
 
 #include <glib/gi18n.h>
 
-#include "strata-timeline-render.h"
-#include "strata-timeline-view-private.h"
-
-#define OVERVIEW_HEIGHT     STRATA_TIMELINE_OVERVIEW_HEIGHT
-#define HISTORY_GAP_USEC    (600 * G_TIME_SPAN_MILLISECOND)
-#define WHEEL_ZOOM_STEP     1.25
-#define KEY_ZOOM_STEP       1.5
-#define KEY_PAN_FRACTION    0.125
-#define MIN_NS_PER_PIXEL    0.25
-#define ACCENT              0x3584e4ffu
-
-typedef enum
-{
-  DRAG_NONE,
-  DRAG_PAN,
-  DRAG_RANGE,
-  DRAG_OVERVIEW,
-  DRAG_NAMES,
-} DragMode;
-
-typedef struct
-{
-  gint64 from;
-  gint64 to;
-} View;
-
-/* What the painter's display list depends on: the viewport, and its
- * own state as of content_serial. A frame with the same key as the last
- * one is that frame again. */
-typedef struct
-{
-  StrataPaintViewport vp;
-  guint               serial;
-} PaintKey;
-
-struct _StrataTimelineView
-{
-  GtkWidget                parent_instance;
-
-  StrataTrace             *trace;
-  StrataZoomTree          *tree;
-  StrataTimelineOverlayFunc overlay;      /* drawn over the rows (wakeups, a path) */
-  gpointer                 overlay_data;
-  const StrataChannel     *channels;      /* the trace's, or live_channels */
-  guint                    n_channels;
-  GArray                  *live_channels; /* StrataChannel: found so far, while loading */
-  gboolean                 live;
-  /* The right edge stays on the present as a growing trace grows, the
-   * span kept (the whole trace while the view shows it all); the user's
-   * pan or zoom away from the present stops it, End resumes it. */
-  gboolean                 following;
-  StrataPainter           *painter;
-  StrataPainter           *overview_painter;
-  StrataDisplayList       *list;
-  PaintKey                 list_key;       /* what self->list was painted for */
-  guint                    content_serial; /* bumped when what the painter draws changes; from 1 */
-  guint                    n_paints;
-  GskRenderNode           *rects_node;     /* self->list drawn, with its scale */
-  GskRenderNode           *texts_node;
-  int                      nodes_scale;
-  StrataDisplayList       *overview_list;
-  GskRenderNode           *overview_node;
-  int                      overview_width;
-  StrataTimelineRender    *render;
-  PangoLayout             *layout;
-
-  gint64                   start;
-  gint64                   end;
-  gint64                   from;
-  gint64                   to;
-  StrataPaintStyle         style;
-  gboolean                 dark;
-
-  GtkAdjustment           *hadjustment;
-  GtkAdjustment           *vadjustment;
-  guint                    hscroll_policy : 1;
-  guint                    vscroll_policy : 1;
-  gboolean                 syncing_adjustments;
-
-  GArray                  *base_rows;   /* guint32: the painter's default rows */
-  GArray                  *rows;        /* guint32: what is shown */
-  GArray                  *pinned;      /* guint32 */
-  GHashTable              *hidden;      /* channel set */
-  GHashTable              *collapsed;   /* process channel set */
-
-  gboolean                 pointer_inside;
-  double                   pointer_x;
-  double                   pointer_y;
-  gboolean                 has_hover;
-  StrataZoomItem           hover;
-
-  StrataTimelineSelection  selection;
-
-  DragMode                 drag_mode;
-  double                   drag_x;
-  double                   drag_y;
-  gint64                   drag_from;
-  gint64                   drag_to;
-  double                   drag_scroll;
-  gboolean                 drag_moved;
-
-  gint64                   pinch_from;
-  gint64                   pinch_to;
-  double                   pinch_x;
-
-  GArray                  *back;        /* View */
-  GArray                  *forward;     /* View */
-  gint64                   last_nav_usec;
-
-  char                    *search;
-  GArray                  *matches;     /* guint32 channels */
-  int                      match_index;
-
-  gint64                   markers[2];
-  guint                    n_markers;
-
-  GtkWidget               *row_menu;
-  guint32                  menu_channel;
-};
+#include "strata-timeline-view-internal.h"
 
 enum {
   PROP_0,
   PROP_TRACE,
-  PROP_CAN_GO_BACK,
-  PROP_CAN_GO_FORWARD,
   PROP_DARK,
-  PROP_FOLLOWING,
+  PROP_SESSION,
   N_PROPS,
   /* GtkScrollable */
   PROP_HADJUSTMENT,
@@ -155,7 +37,6 @@ enum {
 };
 
 enum {
-  SIGNAL_SELECTION_CHANGED,
   SIGNAL_VIEW_CHANGED,
   N_SIGNALS
 };
@@ -170,56 +51,17 @@ static void update_adjustments (StrataTimelineView *self);
 
 /* Geometry ---------------------------------------------------------------- */
 
-static double
-rows_top (StrataTimelineView *self)
-{
-  return OVERVIEW_HEIGHT + self->style.ruler_height;
-}
-
-static int
-rows_area_height (StrataTimelineView *self)
-{
-  int h = gtk_widget_get_height (GTK_WIDGET (self));
-
-  return MAX (0, h - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
-}
-
-static int
-area_width (StrataTimelineView *self)
-{
-  return MAX (1, gtk_widget_get_width (GTK_WIDGET (self)) - (int) self->style.name_width);
-}
-
-static double
-ns_per_pixel (StrataTimelineView *self)
-{
-  return (double) (self->to - self->from) / area_width (self);
-}
-
-static gint64
-time_at (StrataTimelineView *self,
-         double              x)
-{
-  return self->from + (gint64) llround ((x - self->style.name_width) * ns_per_pixel (self));
-}
-
 double
 strata_timeline_view_x_for_time (StrataTimelineView *self,
                                  gint64              t)
 {
-  return self->style.name_width + (t - self->from) / ns_per_pixel (self);
-}
-
-static double
-scroll_y (StrataTimelineView *self)
-{
-  return self->vadjustment != NULL ? gtk_adjustment_get_value (self->vadjustment) : 0;
+  return self->style.name_width + (t - strata_session_get_from (self->session)) / ns_per_pixel (self);
 }
 
 /* Which row index of self->rows is at widget @y, or -1. */
-static int
-row_index_at (StrataTimelineView *self,
-              double              y)
+int
+_strata_timeline_view_row_index_at (StrataTimelineView *self,
+                                    double              y)
 {
   double top = rows_top (self);
   int i;
@@ -267,79 +109,12 @@ strata_timeline_view_y_for_row (StrataTimelineView *self,
 
 /* Range and history ------------------------------------------------------- */
 
+/* The narrowest range the session may show at this width. */
 static void
-clamp_range (StrataTimelineView *self,
-             gint64             *from,
-             gint64             *to)
+update_min_span (StrataTimelineView *self)
 {
-  gint64 full = MAX (self->end - self->start, 1);
-  gint64 min_span = MAX ((gint64) ceil (area_width (self) * MIN_NS_PER_PIXEL), 16);
-  gint64 span = CLAMP (*to - *from, MIN (min_span, full), full);
-  gint64 mid = *from + (*to - *from) / 2;
-
-  *from = mid - span / 2;
-  *to = *from + span;
-  if (*from < self->start)
-    {
-      *from = self->start;
-      *to = *from + span;
-    }
-  if (*to > self->end)
-    {
-      *to = self->end;
-      *from = *to - span;
-    }
-}
-
-static void
-set_following (StrataTimelineView *self,
-               gboolean            following)
-{
-  following = !!following;
-  if (self->following == following)
-    return;
-  self->following = following;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOWING]);
-}
-
-static void
-notify_history (StrataTimelineView *self)
-{
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_BACK]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_GO_FORWARD]);
-}
-
-static void
-push_history (StrataTimelineView *self)
-{
-  View v = { self->from, self->to };
-
-  if (self->trace == NULL)
-    return;
-  if (self->back->len > 0)
-    {
-      View *top = &g_array_index (self->back, View, self->back->len - 1);
-
-      if (top->from == v.from && top->to == v.to)
-        return;
-    }
-  g_array_append_val (self->back, v);
-  if (self->back->len > 100)
-    g_array_remove_index (self->back, 0);
-  g_array_set_size (self->forward, 0);
-  notify_history (self);
-}
-
-/* Continuous navigation (wheel, keys held down) is one step of history
- * per burst, not per event. */
-static void
-push_history_for_burst (StrataTimelineView *self)
-{
-  gint64 now = g_get_monotonic_time ();
-
-  if (now - self->last_nav_usec > HISTORY_GAP_USEC)
-    push_history (self);
-  self->last_nav_usec = now;
+  strata_session_set_min_span (self->session,
+                               MAX ((gint64) ceil (area_width (self) * MIN_NS_PER_PIXEL), 16));
 }
 
 void
@@ -351,16 +126,7 @@ strata_timeline_view_set_range (StrataTimelineView *self,
 
   if (self->trace == NULL)
     return;
-  clamp_range (self, &from, &to);
-  /* Whatever moved the view, it follows the present if it ends there. */
-  set_following (self, to >= self->end);
-  if (from == self->from && to == self->to)
-    return;
-  self->from = from;
-  self->to = to;
-  update_adjustments (self);
-  g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  strata_session_set_range (self->session, from, to);
 }
 
 /* A jump the user may want to come back from. */
@@ -371,9 +137,7 @@ strata_timeline_view_navigate_to (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  push_history (self);
-  self->last_nav_usec = 0;
-  strata_timeline_view_set_range (self, from, to);
+  strata_session_navigate_to (self->session, from, to);
 }
 
 void
@@ -383,10 +147,7 @@ strata_timeline_view_get_range (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (from != NULL)
-    *from = self->from;
-  if (to != NULL)
-    *to = self->to;
+  strata_session_get_range (self->session, from, to);
 }
 
 /**
@@ -411,7 +172,7 @@ strata_timeline_view_zoom (StrataTimelineView *self,
     anchor_x = self->style.name_width + area_width (self) / 2.0;
   anchor_t = time_at (self, anchor_x);
   npp = ns_per_pixel (self);
-  new_span = MAX ((self->to - self->from) * factor, 1);
+  new_span = MAX ((strata_session_get_to (self->session) - strata_session_get_from (self->session)) * factor, 1);
   from = anchor_t - (gint64) llround ((anchor_x - self->style.name_width) * npp * factor);
   strata_timeline_view_set_range (self, from, from + (gint64) llround (new_span));
 }
@@ -426,7 +187,7 @@ strata_timeline_view_pan (StrataTimelineView *self,
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
   dt = (gint64) llround (dx * ns_per_pixel (self));
-  strata_timeline_view_set_range (self, self->from + dt, self->to + dt);
+  strata_timeline_view_set_range (self, strata_session_get_from (self->session) + dt, strata_session_get_to (self->session) + dt);
 }
 
 void
@@ -434,43 +195,96 @@ strata_timeline_view_fit (StrataTimelineView *self)
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  strata_timeline_view_navigate_to (self, self->start, self->end);
+  strata_session_fit (self->session);
 }
 
 gboolean
 strata_timeline_view_go_back (StrataTimelineView *self)
 {
-  View here = { self->from, self->to }, v;
-
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
-
-  if (self->back->len == 0)
-    return FALSE;
-  v = g_array_index (self->back, View, self->back->len - 1);
-  g_array_set_size (self->back, self->back->len - 1);
-  g_array_append_val (self->forward, here);
-  strata_timeline_view_set_range (self, v.from, v.to);
-  self->last_nav_usec = 0;
-  notify_history (self);
-  return TRUE;
+  return strata_session_go_back (self->session);
 }
 
 gboolean
 strata_timeline_view_go_forward (StrataTimelineView *self)
 {
-  View here = { self->from, self->to }, v;
-
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
+  return strata_session_go_forward (self->session);
+}
 
-  if (self->forward->len == 0)
-    return FALSE;
-  v = g_array_index (self->forward, View, self->forward->len - 1);
-  g_array_set_size (self->forward, self->forward->len - 1);
-  g_array_append_val (self->back, here);
-  strata_timeline_view_set_range (self, v.from, v.to);
-  self->last_nav_usec = 0;
-  notify_history (self);
-  return TRUE;
+/* Session ----------------------------------------------------------------- */
+
+static void
+session_range_changed (StrataTimelineView *self)
+{
+  if (self->syncing_session)
+    return;
+  update_adjustments (self);
+  g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void scroll_to_row (StrataTimelineView *self,
+                           guint32             channel);
+
+/* The selection, changed here or by another view (the event list's
+ * choice, whose row is scrolled into view). */
+static void
+session_selection_changed (StrataTimelineView *self)
+{
+  const StrataSelection *sel = strata_session_get_selection (self->session);
+
+  if (!self->selecting && (sel->kind == STRATA_SELECTION_ITEM || sel->kind == STRATA_SELECTION_ROW))
+    scroll_to_row (self, sel->channel);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+
+static void
+connect_session (StrataTimelineView *self)
+{
+  g_signal_connect_swapped (self->session, "range-changed", G_CALLBACK (session_range_changed), self);
+  g_signal_connect_swapped (self->session, "selection-changed", G_CALLBACK (session_selection_changed), self);
+  g_signal_connect_swapped (self->session, "markers-changed", G_CALLBACK (gtk_widget_queue_draw), self);
+  g_signal_connect_swapped (self->session, "notify::search", G_CALLBACK (gtk_widget_queue_draw), self);
+  g_signal_connect_swapped (self->session, "notify::search-match", G_CALLBACK (gtk_widget_queue_draw), self);
+}
+
+StrataSession *
+strata_timeline_view_get_session (StrataTimelineView *self)
+{
+  g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), NULL);
+  return self->session;
+}
+
+/**
+ * strata_timeline_view_set_session:
+ * @session: what this view shares with the others of its trace
+ *
+ * The view shows @session's range, selection, markers and search from
+ * now on; its trace is installed in @session (which starts afresh if it
+ * held another).
+ */
+void
+strata_timeline_view_set_session (StrataTimelineView *self,
+                                  StrataSession      *session)
+{
+  g_autoptr(StrataTrace) trace = NULL;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (STRATA_IS_SESSION (session));
+
+  if (self->session == session)
+    return;
+  trace = self->trace != NULL ? g_object_ref (self->trace) : NULL;
+  strata_timeline_view_set_trace (self, NULL);
+  g_signal_handlers_disconnect_by_data (self->session, self);
+  g_set_object (&self->session, session);
+  connect_session (self);
+  if (trace != NULL)
+    strata_timeline_view_set_trace (self, trace);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 /* Adjustments ------------------------------------------------------------- */
@@ -490,10 +304,10 @@ update_adjustments (StrataTimelineView *self)
                                 self->style.row_height, MAX (page * 0.9, 1), page);
     }
   if (self->hadjustment != NULL && self->trace != NULL)
-    gtk_adjustment_configure (self->hadjustment, self->from - self->start, 0,
-                              MAX (self->end - self->start, 1),
-                              (self->to - self->from) / 10.0, (self->to - self->from) * 0.9,
-                              self->to - self->from);
+    gtk_adjustment_configure (self->hadjustment, strata_session_get_from (self->session) - strata_session_get_start (self->session), 0,
+                              MAX (strata_session_get_end (self->session) - strata_session_get_start (self->session), 1),
+                              (strata_session_get_to (self->session) - strata_session_get_from (self->session)) / 10.0, (strata_session_get_to (self->session) - strata_session_get_from (self->session)) * 0.9,
+                              strata_session_get_to (self->session) - strata_session_get_from (self->session));
   self->syncing_adjustments = FALSE;
 }
 
@@ -511,8 +325,8 @@ hadjustment_changed (StrataTimelineView *self)
 
   if (self->syncing_adjustments || self->trace == NULL)
     return;
-  from = self->start + (gint64) gtk_adjustment_get_value (self->hadjustment);
-  strata_timeline_view_set_range (self, from, from + (self->to - self->from));
+  from = strata_session_get_start (self->session) + (gint64) gtk_adjustment_get_value (self->hadjustment);
+  strata_timeline_view_set_range (self, from, from + (strata_session_get_to (self->session) - strata_session_get_from (self->session)));
 }
 
 static void
@@ -558,9 +372,9 @@ content_changed (StrataTimelineView *self)
 
 /* Rows -------------------------------------------------------------------- */
 
-static gboolean
-is_pinned (StrataTimelineView *self,
-           guint32             channel)
+gboolean
+_strata_timeline_view_is_pinned (StrataTimelineView *self,
+                                 guint32             channel)
 {
   for (guint i = 0; i < self->pinned->len; i++)
     if (g_array_index (self->pinned, guint32, i) == channel)
@@ -628,7 +442,7 @@ rebuild_rows (StrataTimelineView *self)
     {
       guint32 ch = g_array_index (self->base_rows, guint32, i);
 
-      if (ch >= n_channels || is_pinned (self, ch) ||
+      if (ch >= n_channels || _strata_timeline_view_is_pinned (self, ch) ||
           g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
         continue;
       if (channels[ch].kind == STRATA_CHANNEL_THREAD && channels[ch].parent < n_channels &&
@@ -665,7 +479,7 @@ strata_timeline_view_set_row_pinned (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (pinned == is_pinned (self, channel))
+  if (pinned == _strata_timeline_view_is_pinned (self, channel))
     return;
   if (pinned)
     g_array_append_val (self->pinned, channel);
@@ -735,11 +549,6 @@ install (StrataTimelineView  *self,
          gboolean             live)
 {
   gboolean same = trace != NULL && trace == self->trace;
-  /* A view of the whole trace grows with it; a narrower one that
-   * follows the present slides, its span kept. */
-  gboolean whole = !same || (self->from <= self->start && self->to >= self->end);
-  gboolean slide = same && self->following && !whole;
-  gint64 keep_from = self->from, keep_to = self->to;
 
   g_clear_pointer (&self->painter, strata_painter_free);
   g_clear_pointer (&self->overview_painter, strata_painter_free);
@@ -748,14 +557,11 @@ install (StrataTimelineView  *self,
   if (!same)
     {
       g_array_set_size (self->pinned, 0);
-      g_array_set_size (self->back, 0);
-      g_array_set_size (self->forward, 0);
-      g_array_set_size (self->matches, 0);
       g_hash_table_remove_all (self->hidden);
       g_hash_table_remove_all (self->collapsed);
-      self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
-      self->n_markers = 0;
       g_set_object (&self->trace, trace);
+      /* Another trace: the session starts afresh. */
+      strata_session_set_trace (self->session, trace);
     }
   self->has_hover = FALSE;
   self->live = live;
@@ -768,37 +574,20 @@ install (StrataTimelineView  *self,
       g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint32));
       StrataPaintStyle ov;
 
-      self->start = start;
-      self->end = MAX (end, start + 1);
-      if (!same)
-        set_following (self, TRUE);
-      if (whole && (!same || self->following))
-        {
-          self->from = self->start;
-          self->to = self->end;
-        }
-      else if (slide)
-        {
-          self->to = self->end;
-          self->from = self->end - (keep_to - keep_from);
-          clamp_range (self, &self->from, &self->to);
-        }
-      else
-        {
-          self->from = keep_from;
-          self->to = keep_to;
-          clamp_range (self, &self->from, &self->to);
-        }
+      self->syncing_session = TRUE;
+      update_min_span (self);
+      strata_session_set_extent (self->session, start, end);
+      self->syncing_session = FALSE;
 
       /* The finished trace's painter knows its buffer instances too. */
       if (live)
         {
           self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
           strata_painter_set_channels (self->painter, channels, n_channels);
-          strata_painter_set_extent (self->painter, self->start, self->end);
+          strata_painter_set_extent (self->painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
           self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
           strata_painter_set_channels (self->overview_painter, channels, n_channels);
-          strata_painter_set_extent (self->overview_painter, self->start, self->end);
+          strata_painter_set_extent (self->overview_painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
         }
       else
         {
@@ -825,14 +614,15 @@ install (StrataTimelineView  *self,
       strata_painter_set_style (self->overview_painter, &ov);
     }
   else
-    g_clear_object (&self->trace);
+    {
+      g_clear_object (&self->trace);
+      strata_session_set_trace (self->session, NULL);
+    }
 
   rebuild_rows (self);
+  update_adjustments (self);
   if (!same)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-  notify_history (self);
-  if (!same)
-    g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
   g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
 }
 
@@ -900,25 +690,16 @@ strata_timeline_view_set_live (StrataTimelineView *self,
 void
 strata_timeline_view_follow (StrataTimelineView *self)
 {
-  gint64 span;
-
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (self->trace == NULL)
-    {
-      set_following (self, TRUE);
-      return;
-    }
-  span = self->to - self->from;
-  strata_timeline_view_set_range (self, self->end - span, self->end);
-  set_following (self, TRUE);
+  strata_session_follow (self->session);
 }
 
 gboolean
 strata_timeline_view_get_following (StrataTimelineView *self)
 {
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
-  return self->following;
+  return strata_session_get_following (self->session);
 }
 
 void
@@ -927,10 +708,7 @@ strata_timeline_view_set_following (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (following)
-    strata_timeline_view_follow (self);
-  else
-    set_following (self, FALSE);
+  strata_session_set_following (self->session, following);
 }
 
 gboolean
@@ -1018,8 +796,8 @@ paint (StrataTimelineView *self,
       return;
     }
 
-  key.vp.from = self->from;
-  key.vp.to = self->to;
+  key.vp.from = strata_session_get_from (self->session);
+  key.vp.to = strata_session_get_to (self->session);
   key.vp.width = MAX (1, width - (int) self->style.name_width);
   key.vp.height = MAX (0, height - OVERVIEW_HEIGHT - (int) self->style.ruler_height - (int) self->style.legend_height);
   key.vp.scroll_y = scroll_y (self);
@@ -1110,8 +888,8 @@ strata_timeline_view_get_extent (StrataTimelineView *self,
                                  gint64             *start,
                                  gint64             *end)
 {
-  *start = self->start;
-  *end = self->end;
+  *start = strata_session_get_start (self->session);
+  *end = strata_session_get_end (self->session);
 }
 
 static void
@@ -1230,7 +1008,7 @@ snapshot_overview (StrataTimelineView *self,
   float x0 = self->style.name_width;
   float w = MAX (1, width - (int) self->style.name_width);
   double x_from, x_to;
-  gint64 full = MAX (self->end - self->start, 1);
+  gint64 full = MAX (strata_session_get_end (self->session) - strata_session_get_start (self->session), 1);
 
   append_rgba (snapshot, bg, 0, 0, width, OVERVIEW_HEIGHT);
   append_rgba (snapshot, line, 0, OVERVIEW_HEIGHT - 1, width, 1);
@@ -1243,7 +1021,7 @@ snapshot_overview (StrataTimelineView *self,
   if (self->overview_node == NULL || self->overview_width != (int) w)
     {
       GtkSnapshot *s = gtk_snapshot_new ();
-      StrataPaintViewport vp = { self->start, self->end, (guint) w, OVERVIEW_HEIGHT - 10, 0 };
+      StrataPaintViewport vp = { strata_session_get_start (self->session), strata_session_get_end (self->session), (guint) w, OVERVIEW_HEIGHT - 10, 0 };
 
       invalidate_overview (self);
       strata_painter_paint (self->overview_painter, &vp, self->overview_list);
@@ -1259,8 +1037,8 @@ snapshot_overview (StrataTimelineView *self,
   gtk_snapshot_restore (snapshot);
 
   /* The visible window: the rest is veiled. */
-  x_from = x0 + (double) (self->from - self->start) / full * w;
-  x_to = x0 + (double) (self->to - self->start) / full * w;
+  x_from = x0 + (double) (strata_session_get_from (self->session) - strata_session_get_start (self->session)) / full * w;
+  x_to = x0 + (double) (strata_session_get_to (self->session) - strata_session_get_start (self->session)) / full * w;
   append_rgba (snapshot, dim, x0, 1, x_from - x0, OVERVIEW_HEIGHT - 2);
   append_rgba (snapshot, dim, x_to, 1, x0 + w - x_to, OVERVIEW_HEIGHT - 2);
   append_outline (snapshot, ACCENT, floorf (x_from), 2, MAX (ceilf (x_to) - floorf (x_from), 3),
@@ -1349,6 +1127,17 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
   int height = gtk_widget_get_height (widget);
   double top = rows_top (self), area_h = rows_area_height (self);
   double left = self->style.name_width;
+  static const StrataSelection none = { STRATA_SELECTION_NONE, 0 };
+  const StrataSelection *sel = strata_session_get_selection (self->session);
+  const guint32 *matches;
+  guint n_matches;
+  int match_index = strata_session_get_match_index (self->session);
+  gint64 markers[2];
+  guint n_markers = strata_session_get_markers (self->session, markers);
+
+  /* While a range is dragged out, it replaces the selection. */
+  if (self->drag_mode == DRAG_RANGE && self->drag_moved)
+    sel = &none;
 
   ensure_render (self);
   /* Dense rows become textures: at the screen's scale, so as sharp as
@@ -1369,20 +1158,21 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
   gtk_snapshot_restore (snapshot);
 
   /* Search matches: a tint over the names of the matching rows. */
-  for (guint i = 0; i < self->matches->len; i++)
+  matches = strata_session_get_matches (self->session, &n_matches);
+  for (guint i = 0; i < n_matches; i++)
     {
-      guint32 ch = g_array_index (self->matches, guint32, i);
+      guint32 ch = matches[i];
       double y = strata_timeline_view_y_for_row (self, ch);
 
       if (y < top - self->style.row_height || y > top + area_h)
         continue;
-      append_rgba (snapshot, (int) i == self->match_index ? 0xf6d32d90u : 0xf6d32d48u,
+      append_rgba (snapshot, (int) i == match_index ? 0xf6d32d90u : 0xf6d32d48u,
                    0, MAX (y, top), left - 1, MIN (y + self->style.row_height, top + area_h) - MAX (y, top));
     }
 
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_ROW)
+  if (sel->kind == STRATA_SELECTION_ROW)
     {
-      double y = strata_timeline_view_y_for_row (self, self->selection.channel);
+      double y = strata_timeline_view_y_for_row (self, sel->channel);
 
       if (y >= top - self->style.row_height && y < top + area_h)
         append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x30u, 0, MAX (y, top), width,
@@ -1391,11 +1181,10 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (left, top, width - left, area_h));
 
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_RANGE ||
-      (self->drag_mode == DRAG_RANGE && self->drag_moved))
+  if (sel->kind == STRATA_SELECTION_RANGE || sel == &none)
     {
-      double x0 = strata_timeline_view_x_for_time (self, self->selection.from);
-      double x1 = strata_timeline_view_x_for_time (self, self->selection.to);
+      double x0 = strata_timeline_view_x_for_time (self, sel == &none ? self->drag_range_from : sel->from);
+      double x1 = strata_timeline_view_x_for_time (self, sel == &none ? self->drag_range_to : sel->to);
 
       append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x26u, x0, top, x1 - x0, area_h);
       append_rgba (snapshot, ACCENT, floor (x0), top, 1, area_h);
@@ -1404,12 +1193,12 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
 
   if (self->has_hover)
     snapshot_item_outline (self, snapshot, &self->hover, self->dark ? 0xffffffb0u : 0x000000a0u, 1);
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_ITEM)
-    snapshot_item_outline (self, snapshot, &self->selection.item, ACCENT, 2);
+  if (sel->kind == STRATA_SELECTION_ITEM)
+    snapshot_item_outline (self, snapshot, &sel->item, ACCENT, 2);
 
-  for (guint i = 0; i < self->n_markers; i++)
+  for (guint i = 0; i < n_markers; i++)
     {
-      double x = strata_timeline_view_x_for_time (self, self->markers[i]);
+      double x = strata_timeline_view_x_for_time (self, markers[i]);
 
       append_rgba (snapshot, 0xe01b24ffu, floor (x), top, 1, area_h);
     }
@@ -1429,30 +1218,30 @@ strata_timeline_view_snapshot (GtkWidget   *widget,
 
   /* The selected range and the markers on the ruler, with their length. */
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (left, OVERVIEW_HEIGHT, width - left, self->style.ruler_height));
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_RANGE)
+  if (sel->kind == STRATA_SELECTION_RANGE)
     {
-      double x0 = strata_timeline_view_x_for_time (self, self->selection.from);
-      double x1 = strata_timeline_view_x_for_time (self, self->selection.to);
-      g_autofree char *len = strata_format_duration (self->selection.to - self->selection.from);
+      double x0 = strata_timeline_view_x_for_time (self, sel->from);
+      double x1 = strata_timeline_view_x_for_time (self, sel->to);
+      g_autofree char *len = strata_format_duration (sel->to - sel->from);
 
       append_rgba (snapshot, (ACCENT & 0xffffff00u) | 0x50u, x0, OVERVIEW_HEIGHT, x1 - x0, self->style.ruler_height);
       append_pill (self, snapshot, len, (x0 + x1) / 2, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f, ACCENT);
     }
-  for (guint i = 0; i < self->n_markers; i++)
+  for (guint i = 0; i < n_markers; i++)
     {
-      double x = strata_timeline_view_x_for_time (self, self->markers[i]);
+      double x = strata_timeline_view_x_for_time (self, markers[i]);
 
       append_rgba (snapshot, 0xe01b24ffu, floor (x) - 1, OVERVIEW_HEIGHT, 3, self->style.ruler_height);
     }
-  if (self->n_markers == 2)
+  if (n_markers == 2)
     {
-      double x = MAX (strata_timeline_view_x_for_time (self, self->markers[0]),
-                      strata_timeline_view_x_for_time (self, self->markers[1]));
-      g_autofree char *d = strata_format_duration (ABS (self->markers[1] - self->markers[0]));
+      double x = MAX (strata_timeline_view_x_for_time (self, markers[0]),
+                      strata_timeline_view_x_for_time (self, markers[1]));
+      g_autofree char *d = strata_format_duration (ABS (markers[1] - markers[0]));
       g_autofree char *label = g_strdup_printf ("Δ %s", d);
 
-      double other = MIN (strata_timeline_view_x_for_time (self, self->markers[0]),
-                          strata_timeline_view_x_for_time (self, self->markers[1]));
+      double other = MIN (strata_timeline_view_x_for_time (self, markers[0]),
+                          strata_timeline_view_x_for_time (self, markers[1]));
 
       append_pill (self, snapshot, label, (x + other) / 2, OVERVIEW_HEIGHT + self->style.ruler_height / 2.f,
                    0xe01b24ffu);
@@ -1552,7 +1341,7 @@ strata_timeline_view_hit (StrataTimelineView *self,
 
   if (self->trace == NULL || x < self->style.name_width || !strata_zoom_tree_get_geometry (self->tree, &g))
     return FALSE;
-  i = row_index_at (self, y);
+  i = _strata_timeline_view_row_index_at (self, y);
   if (i < 0)
     return FALSE;
 
@@ -1573,7 +1362,7 @@ strata_timeline_view_hit (StrataTimelineView *self,
   npp = ns_per_pixel (self);
   t = time_at (self, x);
   /* The level the painter drew the frame from. */
-  level = strata_zoom_geometry_level_for_frame (&g, self->to - self->from, area_width (self));
+  level = strata_zoom_geometry_level_for_frame (&g, strata_session_get_to (self->session) - strata_session_get_from (self->session), area_width (self));
   row_y = rows_top (self) + (double) i * self->style.row_height - scroll_y (self);
   nested_strip = channels[ch].kind == STRATA_CHANNEL_CPU && y > row_y + self->style.row_height * 0.62;
 
@@ -1641,7 +1430,7 @@ strata_timeline_view_describe_at (StrataTimelineView *self,
     return NULL;
   if (x < self->style.name_width)
     {
-      i = row_index_at (self, y);
+      i = _strata_timeline_view_row_index_at (self, y);
       return i >= 0 ? strata_item_info_new_for_row (self->trace, g_array_index (self->rows, guint32, i)) : NULL;
     }
   if (!strata_timeline_view_hit (self, x, y, &item))
@@ -1670,20 +1459,13 @@ strata_timeline_view_query_tooltip (GtkWidget  *widget,
   return TRUE;
 }
 
-/* Selection --------------------------------------------------------------- */
+/* Selection ------------------------------------------------------------- */
 
-const StrataTimelineSelection *
+const StrataSelection *
 strata_timeline_view_get_selection (StrataTimelineView *self)
 {
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), NULL);
-  return &self->selection;
-}
-
-static void
-selection_changed (StrataTimelineView *self)
-{
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+  return strata_session_get_selection (self->session);
 }
 
 void
@@ -1691,10 +1473,7 @@ strata_timeline_view_clear_selection (StrataTimelineView *self)
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (self->selection.kind == STRATA_TIMELINE_SELECTION_NONE)
-    return;
-  self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
-  selection_changed (self);
+  strata_session_clear_selection (self->session);
 }
 
 static void
@@ -1720,10 +1499,8 @@ strata_timeline_view_select_row (StrataTimelineView *self,
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  self->selection.kind = STRATA_TIMELINE_SELECTION_ROW;
-  self->selection.channel = channel;
   scroll_to_row (self, channel);
-  selection_changed (self);
+  strata_session_select_row (self->session, channel);
 }
 
 /* Selects @item (an activity found elsewhere, the event list's) and
@@ -1735,32 +1512,11 @@ strata_timeline_view_select_item (StrataTimelineView   *self,
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
   g_return_if_fail (item != NULL);
 
-  self->selection.kind = STRATA_TIMELINE_SELECTION_ITEM;
-  self->selection.item = *item;
-  self->selection.channel = item->channel;
   scroll_to_row (self, item->channel);
-  selection_changed (self);
+  strata_session_select_item (self->session, item);
 }
 
 /* Search ------------------------------------------------------------------ */
-
-static gboolean
-channel_matches (StrataTimelineView  *self,
-                 const StrataChannel *ch,
-                 guint32              channel,
-                 const char          *folded,
-                 gint64               number,
-                 gboolean             is_number)
-{
-  g_autofree char *name = NULL;
-
-  if (ch->kind == STRATA_CHANNEL_CPU)
-    return FALSE;
-  if (is_number)
-    return ch->id == number || (ch->kind == STRATA_CHANNEL_THREAD && ch->tgid == number);
-  name = g_utf8_casefold (strata_channel_display_name (self->trace, channel), -1);
-  return strstr (name, folded) != NULL;
-}
 
 /**
  * strata_timeline_view_set_search:
@@ -1774,72 +1530,47 @@ guint
 strata_timeline_view_set_search (StrataTimelineView *self,
                                  const char         *text)
 {
-  const StrataChannel *channels;
-  g_autofree char *folded = NULL;
   guint n;
-  gint64 number = 0;
-  gboolean is_number;
 
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
 
-  g_array_set_size (self->matches, 0);
-  self->match_index = -1;
-  g_clear_pointer (&self->search, g_free);
   gtk_widget_queue_draw (GTK_WIDGET (self));
-
-  if (self->trace == NULL || self->live || text == NULL || text[0] == '\0')
-    return 0;
-
-  self->search = g_strstrip (g_strdup (text));
-  folded = g_utf8_casefold (self->search, -1);
-  is_number = g_ascii_string_to_signed (self->search, 10, 0, G_MAXINT32, &number, NULL);
-  channels = self->channels, n = self->n_channels;
-
   /* In row order, so stepping goes down the timeline; rows not shown
    * (hidden, or in a collapsed process) match too and are shown. */
-  for (guint i = 0; self->base_rows != NULL && i < self->base_rows->len; i++)
-    {
-      guint32 ch = g_array_index (self->base_rows, guint32, i);
-
-      if (ch < n && channel_matches (self, &channels[ch], ch, folded, number, is_number))
-        g_array_append_val (self->matches, ch);
-    }
-
-  if (self->matches->len > 0)
+  if (self->trace == NULL || self->live || self->base_rows == NULL)
+    return strata_session_set_search (self->session, NULL, NULL, 0);
+  n = strata_session_set_search (self->session, text, (const guint32 *)(gpointer) self->base_rows->data,
+                                 self->base_rows->len);
+  if (n > 0)
     strata_timeline_view_search_step (self, 1);
-  return self->matches->len;
+  return n;
 }
 
-/* Selects the next (@direction > 0) or previous match, wrapping round. */
+/* Selects the next (@direction > 0) or previous match, wrapping round,
+ * its row shown and scrolled to. */
 gboolean
 strata_timeline_view_search_step (StrataTimelineView *self,
                                   int                 direction)
 {
-  const StrataChannel *channels;
   guint32 ch;
-  guint n;
   gboolean changed = FALSE;
 
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), FALSE);
 
-  if (self->matches->len == 0)
+  /* The row is shown first if hidden, then scrolled to. */
+  self->selecting = TRUE;
+  ch = strata_session_search_step (self->session, direction);
+  self->selecting = FALSE;
+  if (ch == STRATA_CHANNEL_NONE)
     return FALSE;
-  if (self->match_index < 0)
-    self->match_index = direction >= 0 ? 0 : (int) self->matches->len - 1;
-  else
-    self->match_index = (self->match_index + (direction >= 0 ? 1 : -1) + (int) self->matches->len) %
-                        (int) self->matches->len;
-
-  ch = g_array_index (self->matches, guint32, self->match_index);
-  channels = self->channels, n = self->n_channels;
   if (g_hash_table_remove (self->hidden, GUINT_TO_POINTER (ch)))
     changed = TRUE;
-  if (ch < n && channels[ch].parent < n &&
-      g_hash_table_remove (self->collapsed, GUINT_TO_POINTER (channels[ch].parent)))
+  if (ch < self->n_channels && self->channels[ch].parent < self->n_channels &&
+      g_hash_table_remove (self->collapsed, GUINT_TO_POINTER (self->channels[ch].parent)))
     changed = TRUE;
   if (changed)
     rebuild_rows (self);
-  strata_timeline_view_select_row (self, ch);
+  scroll_to_row (self, ch);
   return TRUE;
 }
 
@@ -1847,29 +1578,18 @@ guint32
 strata_timeline_view_get_search_match (StrataTimelineView *self)
 {
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), STRATA_CHANNEL_NONE);
-
-  if (self->match_index < 0 || (guint) self->match_index >= self->matches->len)
-    return STRATA_CHANNEL_NONE;
-  return g_array_index (self->matches, guint32, self->match_index);
+  return strata_session_get_search_match (self->session);
 }
 
 /* Markers ----------------------------------------------------------------- */
 
-/* Two markers; a third replaces the older. */
 void
 strata_timeline_view_add_marker (StrataTimelineView *self,
                                  gint64              t)
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
 
-  if (self->n_markers == 2)
-    {
-      self->markers[0] = self->markers[1];
-      self->n_markers = 1;
-    }
-  self->markers[self->n_markers++] = t;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+  strata_session_add_marker (self->session, t);
 }
 
 guint
@@ -1877,521 +1597,7 @@ strata_timeline_view_get_markers (StrataTimelineView *self,
                                   gint64             *markers)
 {
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
-
-  for (guint i = 0; markers != NULL && i < self->n_markers; i++)
-    markers[i] = self->markers[i];
-  return self->n_markers;
-}
-
-/* Input ------------------------------------------------------------------- */
-
-/**
- * strata_timeline_view_handle_scroll:
- * @wheel: the deltas are wheel clicks, not pixels (a touchpad)
- *
- * Ctrl+scroll zooms around the pointer; horizontal (or Shift+) scroll
- * pans; vertical scroll moves the rows.
- */
-gboolean
-strata_timeline_view_handle_scroll (StrataTimelineView *self,
-                                    double              x,
-                                    double              y,
-                                    double              dx,
-                                    double              dy,
-                                    GdkModifierType     state,
-                                    gboolean            wheel)
-{
-  double px_x = wheel ? dx * 60 : dx;
-  double px_y = wheel ? dy * 3 * self->style.row_height : dy;
-
-  if (self->trace == NULL)
-    return FALSE;
-
-  if (state & GDK_CONTROL_MASK)
-    {
-      double factor = wheel ? pow (WHEEL_ZOOM_STEP, dy) : exp (dy * 0.01);
-
-      push_history_for_burst (self);
-      strata_timeline_view_zoom (self, factor, x);
-      return TRUE;
-    }
-
-  if (state & GDK_SHIFT_MASK)
-    {
-      px_x = wheel ? dy * 60 : dy;
-      px_y = 0;
-    }
-
-  if (px_x != 0)
-    {
-      push_history_for_burst (self);
-      strata_timeline_view_pan (self, px_x);
-    }
-  if (px_y != 0 && self->vadjustment != NULL)
-    gtk_adjustment_set_value (self->vadjustment, gtk_adjustment_get_value (self->vadjustment) + px_y);
-  return TRUE;
-}
-
-static gboolean
-on_scroll (GtkEventControllerScroll *controller,
-           double                    dx,
-           double                    dy,
-           StrataTimelineView       *self)
-{
-  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
-  gboolean wheel = gtk_event_controller_scroll_get_unit (controller) == GDK_SCROLL_UNIT_WHEEL;
-
-  return strata_timeline_view_handle_scroll (self, self->pointer_x, self->pointer_y, dx, dy, state, wheel);
-}
-
-void
-strata_timeline_view_handle_drag_begin (StrataTimelineView *self,
-                                        double              x,
-                                        double              y)
-{
-  self->drag_x = x;
-  self->drag_y = y;
-  self->drag_from = self->from;
-  self->drag_to = self->to;
-  self->drag_scroll = scroll_y (self);
-  self->drag_moved = FALSE;
-
-  if (self->trace == NULL)
-    self->drag_mode = DRAG_NONE;
-  else if (y < OVERVIEW_HEIGHT)
-    self->drag_mode = x >= self->style.name_width ? DRAG_OVERVIEW : DRAG_NONE;
-  else if (y < rows_top (self))
-    self->drag_mode = x >= self->style.name_width ? DRAG_RANGE : DRAG_NONE;
-  else if (x < self->style.name_width)
-    self->drag_mode = DRAG_NAMES;
-  else
-    self->drag_mode = DRAG_PAN;
-
-  if (self->drag_mode == DRAG_OVERVIEW)
-    {
-      /* A press in the overview centres the window there. */
-      gint64 span = self->to - self->from;
-      gint64 t = self->start + (gint64) ((x - self->style.name_width) / area_width (self) *
-                                         (double) (self->end - self->start));
-
-      push_history (self);
-      strata_timeline_view_set_range (self, t - span / 2, t - span / 2 + span);
-      self->drag_from = self->from;
-      self->drag_to = self->to;
-    }
-  else if (self->drag_mode == DRAG_PAN)
-    push_history (self);
-}
-
-void
-strata_timeline_view_handle_drag_update (StrataTimelineView *self,
-                                         double              dx,
-                                         double              dy)
-{
-  double npp = (double) (self->drag_to - self->drag_from) / area_width (self);
-
-  if (fabs (dx) >= 3 || fabs (dy) >= 3)
-    self->drag_moved = TRUE;
-  if (!self->drag_moved)
-    return;
-
-  switch (self->drag_mode)
-    {
-    case DRAG_PAN:
-      {
-        gint64 dt = (gint64) llround (dx * npp);
-
-        strata_timeline_view_set_range (self, self->drag_from - dt, self->drag_to - dt);
-        if (self->vadjustment != NULL)
-          gtk_adjustment_set_value (self->vadjustment, self->drag_scroll - dy);
-      }
-      break;
-
-    case DRAG_NAMES:
-      if (self->vadjustment != NULL)
-        gtk_adjustment_set_value (self->vadjustment, self->drag_scroll - dy);
-      break;
-
-    case DRAG_OVERVIEW:
-      {
-        double full_npp = (double) (self->end - self->start) / area_width (self);
-        gint64 dt = (gint64) llround (dx * full_npp);
-
-        strata_timeline_view_set_range (self, self->drag_from + dt, self->drag_to + dt);
-      }
-      break;
-
-    case DRAG_RANGE:
-      {
-        gint64 a = time_at (self, self->drag_x);
-        gint64 b = time_at (self, self->drag_x + dx);
-
-        self->selection.kind = STRATA_TIMELINE_SELECTION_NONE;
-        self->selection.from = MAX (MIN (a, b), self->start);
-        self->selection.to = MIN (MAX (a, b), self->end);
-        gtk_widget_queue_draw (GTK_WIDGET (self));
-      }
-      break;
-
-    case DRAG_NONE:
-    default:
-      break;
-    }
-}
-
-static void
-select_at (StrataTimelineView *self,
-           double              x,
-           double              y)
-{
-  StrataZoomItem item;
-
-  if (!self->live && strata_timeline_view_hit (self, x, y, &item))
-    {
-      self->selection.kind = STRATA_TIMELINE_SELECTION_ITEM;
-      self->selection.item = item;
-      self->selection.channel = item.channel;
-      selection_changed (self);
-    }
-  else
-    strata_timeline_view_clear_selection (self);
-}
-
-void
-strata_timeline_view_handle_drag_end (StrataTimelineView *self,
-                                      double              dx,
-                                      double              dy)
-{
-  DragMode mode = self->drag_mode;
-
-  strata_timeline_view_handle_drag_update (self, dx, dy);
-  self->drag_mode = DRAG_NONE;
-
-  if (mode == DRAG_RANGE && self->drag_moved && self->selection.to > self->selection.from && !self->live)
-    {
-      self->selection.kind = STRATA_TIMELINE_SELECTION_RANGE;
-      selection_changed (self);
-    }
-  else if (mode == DRAG_RANGE && !self->drag_moved)
-    strata_timeline_view_clear_selection (self);
-  else if (mode == DRAG_PAN && !self->drag_moved)
-    select_at (self, self->drag_x, self->drag_y);
-  else if (mode == DRAG_NAMES && !self->drag_moved && !self->live)
-    {
-      int i = row_index_at (self, self->drag_y);
-
-      if (i >= 0)
-        {
-          guint32 ch = g_array_index (self->rows, guint32, i);
-          const StrataChannel *channels;
-          guint n;
-
-          channels = self->channels, n = self->n_channels;
-          /* A click on a process's name folds or unfolds its threads. */
-          if (ch < n && channels[ch].kind == STRATA_CHANNEL_PROCESS)
-            strata_timeline_view_set_expanded (self, ch,
-                                               g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (ch)));
-          self->selection.kind = STRATA_TIMELINE_SELECTION_ROW;
-          self->selection.channel = ch;
-          selection_changed (self);
-        }
-    }
-}
-
-static void
-on_drag_begin (GtkGestureDrag     *gesture,
-               double              x,
-               double              y,
-               StrataTimelineView *self)
-{
-  gtk_widget_grab_focus (GTK_WIDGET (self));
-  strata_timeline_view_handle_drag_begin (self, x, y);
-}
-
-static void
-on_drag_update (GtkGestureDrag     *gesture,
-                double              dx,
-                double              dy,
-                StrataTimelineView *self)
-{
-  strata_timeline_view_handle_drag_update (self, dx, dy);
-}
-
-static void
-on_drag_end (GtkGestureDrag     *gesture,
-             double              dx,
-             double              dy,
-             StrataTimelineView *self)
-{
-  strata_timeline_view_handle_drag_end (self, dx, dy);
-}
-
-/* A double click zooms to the activity under the pointer. */
-void
-strata_timeline_view_handle_press (StrataTimelineView *self,
-                                   int                 n_press,
-                                   double              x,
-                                   double              y)
-{
-  StrataZoomItem item;
-
-  if (n_press != 2 || x < self->style.name_width || y < rows_top (self))
-    return;
-  if (strata_timeline_view_hit (self, x, y, &item))
-    {
-      gint64 span = MAX (item.end - item.start, 1);
-      gint64 margin = span / 10 + 1;
-
-      strata_timeline_view_navigate_to (self, item.start - margin, item.end + margin);
-    }
-}
-
-static void
-on_pressed (GtkGestureClick    *gesture,
-            int                 n_press,
-            double              x,
-            double              y,
-            StrataTimelineView *self)
-{
-  strata_timeline_view_handle_press (self, n_press, x, y);
-}
-
-static void
-on_context_pressed (GtkGestureClick    *gesture,
-                    int                 n_press,
-                    double              x,
-                    double              y,
-                    StrataTimelineView *self)
-{
-  g_autoptr(GMenu) menu = NULL;
-  const StrataChannel *channels;
-  guint n;
-  int i = row_index_at (self, y);
-  guint32 ch;
-
-  if (i < 0 || self->trace == NULL)
-    return;
-  ch = g_array_index (self->rows, guint32, i);
-  channels = self->channels, n = self->n_channels;
-  self->menu_channel = ch;
-
-  menu = g_menu_new ();
-  g_menu_append (menu, is_pinned (self, ch) ? _("Unpin Row") : _("Pin Row to Top"), "timeline.toggle-pin");
-  g_menu_append (menu, _("Hide Row"), "timeline.hide-row");
-  if (ch < n && channels[ch].kind == STRATA_CHANNEL_PROCESS)
-    g_menu_append (menu, g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (ch))
-                           ? _("Expand Threads") : _("Collapse Threads"), "timeline.toggle-expand");
-  g_menu_append (menu, _("Show All Rows"), "timeline.show-all");
-
-  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->row_menu), G_MENU_MODEL (menu));
-  gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &(GdkRectangle) { (int) x, (int) y, 1, 1 });
-  gtk_popover_popup (GTK_POPOVER (self->row_menu));
-}
-
-static void
-action_toggle_pin (GtkWidget  *widget,
-                   const char *name,
-                   GVariant   *param)
-{
-  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
-
-  strata_timeline_view_set_row_pinned (self, self->menu_channel, !is_pinned (self, self->menu_channel));
-}
-
-static void
-action_hide_row (GtkWidget  *widget,
-                 const char *name,
-                 GVariant   *param)
-{
-  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
-
-  strata_timeline_view_set_row_hidden (self, self->menu_channel, TRUE);
-}
-
-static void
-action_toggle_expand (GtkWidget  *widget,
-                      const char *name,
-                      GVariant   *param)
-{
-  StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
-
-  strata_timeline_view_set_expanded (self, self->menu_channel,
-                                     g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (self->menu_channel)));
-}
-
-static void
-action_show_all (GtkWidget  *widget,
-                 const char *name,
-                 GVariant   *param)
-{
-  strata_timeline_view_show_all_rows (STRATA_TIMELINE_VIEW (widget));
-}
-
-static void
-on_zoom_begin (GtkGesture         *gesture,
-               GdkEventSequence   *sequence,
-               StrataTimelineView *self)
-{
-  double x, y;
-
-  push_history (self);
-  self->pinch_from = self->from;
-  self->pinch_to = self->to;
-  if (!gtk_gesture_get_bounding_box_center (gesture, &x, &y))
-    x = self->pointer_x;
-  self->pinch_x = x;
-}
-
-static void
-on_zoom_scale_changed (GtkGestureZoom     *gesture,
-                       double              scale,
-                       StrataTimelineView *self)
-{
-  double npp = (double) (self->pinch_to - self->pinch_from) / area_width (self);
-  gint64 anchor = self->pinch_from + (gint64) llround ((self->pinch_x - self->style.name_width) * npp);
-  double span = (self->pinch_to - self->pinch_from) / MAX (scale, 1e-3);
-  gint64 from = anchor - (gint64) llround ((self->pinch_x - self->style.name_width) * span / area_width (self));
-
-  strata_timeline_view_set_range (self, from, from + (gint64) llround (span));
-}
-
-/**
- * strata_timeline_view_handle_key:
- *
- * W/S zoom in and out around the pointer (or the middle), A/D pan as in
- * Perfetto and chrome://tracing; Home fits the trace; M drops a marker;
- * Escape clears the selection; Alt+Left/Right go back and forward.
- */
-gboolean
-strata_timeline_view_handle_key (StrataTimelineView *self,
-                                 guint               keyval,
-                                 GdkModifierType     state)
-{
-  double anchor = self->pointer_inside ? self->pointer_x : -1;
-
-  if (self->trace == NULL)
-    return FALSE;
-  if (state & (GDK_CONTROL_MASK | GDK_SUPER_MASK))
-    return FALSE;
-
-  if (state & GDK_ALT_MASK)
-    {
-      if (keyval == GDK_KEY_Left)
-        return strata_timeline_view_go_back (self), TRUE;
-      if (keyval == GDK_KEY_Right)
-        return strata_timeline_view_go_forward (self), TRUE;
-      return FALSE;
-    }
-
-  switch (keyval)
-    {
-    case GDK_KEY_w:
-    case GDK_KEY_W:
-      push_history_for_burst (self);
-      strata_timeline_view_zoom (self, 1 / KEY_ZOOM_STEP, anchor);
-      return TRUE;
-    case GDK_KEY_s:
-    case GDK_KEY_S:
-      push_history_for_burst (self);
-      strata_timeline_view_zoom (self, KEY_ZOOM_STEP, anchor);
-      return TRUE;
-    case GDK_KEY_a:
-    case GDK_KEY_A:
-    case GDK_KEY_Left:
-      push_history_for_burst (self);
-      strata_timeline_view_pan (self, -KEY_PAN_FRACTION * area_width (self));
-      return TRUE;
-    case GDK_KEY_d:
-    case GDK_KEY_D:
-    case GDK_KEY_Right:
-      push_history_for_burst (self);
-      strata_timeline_view_pan (self, KEY_PAN_FRACTION * area_width (self));
-      return TRUE;
-    case GDK_KEY_Up:
-      gtk_adjustment_set_value (self->vadjustment, gtk_adjustment_get_value (self->vadjustment) - self->style.row_height);
-      return TRUE;
-    case GDK_KEY_Down:
-      gtk_adjustment_set_value (self->vadjustment, gtk_adjustment_get_value (self->vadjustment) + self->style.row_height);
-      return TRUE;
-    case GDK_KEY_Home:
-      strata_timeline_view_fit (self);
-      return TRUE;
-    case GDK_KEY_End:
-      push_history_for_burst (self);
-      strata_timeline_view_follow (self);
-      return TRUE;
-    case GDK_KEY_m:
-    case GDK_KEY_M:
-      strata_timeline_view_add_marker (self, self->pointer_inside && self->pointer_x >= self->style.name_width
-                                               ? time_at (self, self->pointer_x)
-                                               : self->from + (self->to - self->from) / 2);
-      return TRUE;
-    case GDK_KEY_Escape:
-      if (self->selection.kind == STRATA_TIMELINE_SELECTION_NONE && self->n_markers > 0)
-        {
-          self->n_markers = 0;
-          gtk_widget_queue_draw (GTK_WIDGET (self));
-        }
-      strata_timeline_view_clear_selection (self);
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
-static gboolean
-on_key_pressed (GtkEventControllerKey *controller,
-                guint                  keyval,
-                guint                  keycode,
-                GdkModifierType        state,
-                StrataTimelineView    *self)
-{
-  return strata_timeline_view_handle_key (self, keyval, state);
-}
-
-void
-strata_timeline_view_handle_motion (StrataTimelineView *self,
-                                    double              x,
-                                    double              y)
-{
-  StrataZoomItem item;
-  gboolean hit;
-
-  self->pointer_inside = TRUE;
-  self->pointer_x = x;
-  self->pointer_y = y;
-
-  if (self->drag_mode != DRAG_NONE)
-    return;
-  hit = strata_timeline_view_hit (self, x, y, &item);
-  if (hit != self->has_hover || (hit && memcmp (&item, &self->hover, sizeof item) != 0))
-    {
-      self->has_hover = hit;
-      if (hit)
-        self->hover = item;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static void
-on_motion (GtkEventControllerMotion *controller,
-           double                    x,
-           double                    y,
-           StrataTimelineView       *self)
-{
-  strata_timeline_view_handle_motion (self, x, y);
-}
-
-static void
-on_leave (GtkEventControllerMotion *controller,
-          StrataTimelineView       *self)
-{
-  self->pointer_inside = FALSE;
-  if (self->has_hover)
-    {
-      self->has_hover = FALSE;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
+  return strata_session_get_markers (self->session, markers);
 }
 
 /* GObject ----------------------------------------------------------------- */
@@ -2404,14 +1610,7 @@ strata_timeline_view_size_allocate (GtkWidget *widget,
 {
   StrataTimelineView *self = STRATA_TIMELINE_VIEW (widget);
 
-  if (self->trace != NULL)
-    {
-      gint64 from = self->from, to = self->to;
-
-      clamp_range (self, &from, &to);
-      self->from = from;
-      self->to = to;
-    }
+  update_min_span (self);
   update_adjustments (self);
   gtk_popover_present (GTK_POPOVER (self->row_menu));
 }
@@ -2447,6 +1646,8 @@ strata_timeline_view_dispose (GObject *object)
 
   g_clear_pointer (&self->row_menu, gtk_widget_unparent);
   strata_timeline_view_set_trace (self, NULL);
+  /* The session is kept to finalize: what runs until then may ask it. */
+  g_signal_handlers_disconnect_by_data (self->session, self);
   if (self->hadjustment != NULL)
     g_signal_handlers_disconnect_by_data (self->hadjustment, self);
   if (self->vadjustment != NULL)
@@ -2472,11 +1673,8 @@ strata_timeline_view_finalize (GObject *object)
   g_clear_pointer (&self->pinned, g_array_unref);
   g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->collapsed, g_hash_table_unref);
-  g_clear_pointer (&self->back, g_array_unref);
-  g_clear_pointer (&self->forward, g_array_unref);
-  g_clear_pointer (&self->matches, g_array_unref);
-  g_clear_pointer (&self->search, g_free);
   g_clear_pointer (&self->live_channels, g_array_unref);
+  g_clear_object (&self->session);
 
   G_OBJECT_CLASS (strata_timeline_view_parent_class)->finalize (object);
 }
@@ -2494,17 +1692,11 @@ strata_timeline_view_get_property (GObject    *object,
     case PROP_TRACE:
       g_value_set_object (value, self->trace);
       break;
-    case PROP_CAN_GO_BACK:
-      g_value_set_boolean (value, self->back->len > 0);
-      break;
-    case PROP_CAN_GO_FORWARD:
-      g_value_set_boolean (value, self->forward->len > 0);
-      break;
     case PROP_DARK:
       g_value_set_boolean (value, self->dark);
       break;
-    case PROP_FOLLOWING:
-      g_value_set_boolean (value, self->following);
+    case PROP_SESSION:
+      g_value_set_object (value, self->session);
       break;
     case PROP_HADJUSTMENT:
       g_value_set_object (value, self->hadjustment);
@@ -2539,8 +1731,8 @@ strata_timeline_view_set_property (GObject      *object,
     case PROP_DARK:
       strata_timeline_view_set_dark (self, g_value_get_boolean (value));
       break;
-    case PROP_FOLLOWING:
-      strata_timeline_view_set_following (self, g_value_get_boolean (value));
+    case PROP_SESSION:
+      strata_timeline_view_set_session (self, g_value_get_object (value));
       break;
     case PROP_HADJUSTMENT:
       set_adjustment (self, &self->hadjustment, g_value_get_object (value), G_CALLBACK (hadjustment_changed));
@@ -2578,18 +1770,12 @@ strata_timeline_view_class_init (StrataTimelineViewClass *klass)
   properties[PROP_TRACE] =
     g_param_spec_object ("trace", NULL, NULL, STRATA_TYPE_TRACE,
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  properties[PROP_CAN_GO_BACK] =
-    g_param_spec_boolean ("can-go-back", NULL, NULL, FALSE,
-                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  properties[PROP_CAN_GO_FORWARD] =
-    g_param_spec_boolean ("can-go-forward", NULL, NULL, FALSE,
-                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_DARK] =
     g_param_spec_boolean ("dark", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  properties[PROP_FOLLOWING] =
-    g_param_spec_boolean ("following", NULL, NULL, TRUE,
-                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, STRATA_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
@@ -2597,17 +1783,11 @@ strata_timeline_view_class_init (StrataTimelineViewClass *klass)
   g_object_class_override_property (object_class, PROP_HSCROLL_POLICY, "hscroll-policy");
   g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
 
-  signals[SIGNAL_SELECTION_CHANGED] =
-    g_signal_new ("selection-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_VIEW_CHANGED] =
     g_signal_new ("view-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
-  gtk_widget_class_install_action (widget_class, "timeline.toggle-pin", NULL, action_toggle_pin);
-  gtk_widget_class_install_action (widget_class, "timeline.hide-row", NULL, action_hide_row);
-  gtk_widget_class_install_action (widget_class, "timeline.toggle-expand", NULL, action_toggle_expand);
-  gtk_widget_class_install_action (widget_class, "timeline.show-all", NULL, action_show_all);
+  _strata_timeline_view_class_init_input (widget_class);
 
   gtk_widget_class_set_css_name (widget_class, "timeline");
 }
@@ -2615,10 +1795,6 @@ strata_timeline_view_class_init (StrataTimelineViewClass *klass)
 static void
 strata_timeline_view_init (StrataTimelineView *self)
 {
-  GtkEventController *controller;
-  GtkGesture *gesture;
-
-  self->following = TRUE;
   strata_paint_style_init (&self->style);
   self->style.row_height = 22;
   self->style.name_width = 200;
@@ -2629,10 +1805,9 @@ strata_timeline_view_init (StrataTimelineView *self)
   self->pinned = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->hidden = g_hash_table_new (NULL, NULL);
   self->collapsed = g_hash_table_new (NULL, NULL);
-  self->back = g_array_new (FALSE, FALSE, sizeof (View));
-  self->forward = g_array_new (FALSE, FALSE, sizeof (View));
-  self->matches = g_array_new (FALSE, FALSE, sizeof (guint32));
-  self->match_index = -1;
+  /* Its own session until the window hands it the one it shares. */
+  self->session = strata_session_new ();
+  connect_session (self);
   set_adjustment (self, &self->hadjustment, NULL, G_CALLBACK (hadjustment_changed));
   set_adjustment (self, &self->vadjustment, NULL, G_CALLBACK (vadjustment_changed));
 
@@ -2640,42 +1815,7 @@ strata_timeline_view_init (StrataTimelineView *self)
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
 
-  controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
-  g_signal_connect (controller, "scroll", G_CALLBACK (on_scroll), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), controller);
-
-  controller = gtk_event_controller_motion_new ();
-  g_signal_connect (controller, "motion", G_CALLBACK (on_motion), self);
-  g_signal_connect (controller, "enter", G_CALLBACK (on_motion), self);
-  g_signal_connect (controller, "leave", G_CALLBACK (on_leave), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), controller);
-
-  controller = gtk_event_controller_key_new ();
-  g_signal_connect (controller, "key-pressed", G_CALLBACK (on_key_pressed), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), controller);
-
-  gesture = gtk_gesture_drag_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
-  g_signal_connect (gesture, "drag-begin", G_CALLBACK (on_drag_begin), self);
-  g_signal_connect (gesture, "drag-update", G_CALLBACK (on_drag_update), self);
-  g_signal_connect (gesture, "drag-end", G_CALLBACK (on_drag_end), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
-
-  gesture = gtk_gesture_click_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
-  g_signal_connect (gesture, "pressed", G_CALLBACK (on_pressed), self);
-  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (gesture), GTK_PHASE_CAPTURE);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
-
-  gesture = gtk_gesture_click_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_SECONDARY);
-  g_signal_connect (gesture, "pressed", G_CALLBACK (on_context_pressed), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
-
-  gesture = gtk_gesture_zoom_new ();
-  g_signal_connect (gesture, "begin", G_CALLBACK (on_zoom_begin), self);
-  g_signal_connect (gesture, "scale-changed", G_CALLBACK (on_zoom_scale_changed), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+  _strata_timeline_view_init_input (self);
 
   self->row_menu = gtk_popover_menu_new_from_model (NULL);
   gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);

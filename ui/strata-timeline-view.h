@@ -3,7 +3,12 @@
  * The timeline: a row per CPU, then processes with their threads, a name
  * column, a ruler, an overview strip of the whole trace and a legend. Each
  * frame is one StrataPainter paint, that is one zoom-tree query for the
- * rows on screen, drawn as render nodes in snapshot().
+ * rows on screen, drawn as render nodes in snapshot(). The range, history,
+ * selection, markers and search it shows are its session's (one of its
+ * own until strata_timeline_view_set_session() hands it the one the
+ * window shares); the range, selection and search calls here are that
+ * session's, with what only the widget adds (scrolling the row into view,
+ * search's rows shown).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,25 +18,9 @@
 #include <gtk/gtk.h>
 
 #include "strata.h"
+#include "strata-session.h"
 
 G_BEGIN_DECLS
-
-typedef enum
-{
-  STRATA_TIMELINE_SELECTION_NONE,
-  STRATA_TIMELINE_SELECTION_ITEM,
-  STRATA_TIMELINE_SELECTION_ROW,
-  STRATA_TIMELINE_SELECTION_RANGE,
-} StrataTimelineSelectionKind;
-
-typedef struct
-{
-  StrataTimelineSelectionKind kind;
-  guint32                     channel;
-  StrataZoomItem              item;
-  gint64                      from;
-  gint64                      to;
-} StrataTimelineSelection;
 
 #define STRATA_TYPE_TIMELINE_VIEW (strata_timeline_view_get_type ())
 
@@ -46,6 +35,9 @@ GtkWidget     *strata_timeline_view_new            (void);
 void           strata_timeline_view_set_trace      (StrataTimelineView *self,
                                                     StrataTrace        *trace);
 StrataTrace   *strata_timeline_view_get_trace      (StrataTimelineView *self);
+StrataSession *strata_timeline_view_get_session    (StrataTimelineView *self);
+void           strata_timeline_view_set_session    (StrataTimelineView *self,
+                                                    StrataSession      *session);
 void           strata_timeline_view_set_live       (StrataTimelineView *self,
                                                     StrataTrace        *trace,
                                                     GArray             *channels,
@@ -82,7 +74,7 @@ guint          strata_timeline_view_set_search     (StrataTimelineView *self,
 gboolean       strata_timeline_view_search_step    (StrataTimelineView *self,
                                                     int                 direction);
 guint32        strata_timeline_view_get_search_match (StrataTimelineView *self);
-const StrataTimelineSelection *
+const StrataSelection *
                strata_timeline_view_get_selection  (StrataTimelineView *self);
 void           strata_timeline_view_select_row     (StrataTimelineView *self,
                                                     guint32             channel);

@@ -102,7 +102,7 @@ woken_state_at (StrataWakeupArrows *self,
  */
 gboolean
 strata_wakeup_arrows_set_selection (StrataWakeupArrows            *self,
-                                    const StrataTimelineSelection *sel)
+                                    const StrataSelection *sel)
 {
   const StrataChannel *channels;
   const StrataZoomItem *item;
@@ -111,7 +111,7 @@ strata_wakeup_arrows_set_selection (StrataWakeupArrows            *self,
   g_return_val_if_fail (self != NULL, FALSE);
 
   self->has_selected = FALSE;
-  if (self->trace == NULL || sel == NULL || sel->kind != STRATA_TIMELINE_SELECTION_ITEM ||
+  if (self->trace == NULL || sel == NULL || sel->kind != STRATA_SELECTION_ITEM ||
       (sel->item.flags & STRATA_ZOOM_ITEM_AGGREGATE))
     return FALSE;
 

@@ -29,7 +29,7 @@ void                strata_wakeup_arrows_free          (StrataWakeupArrows      
 void                strata_wakeup_arrows_set_trace     (StrataWakeupArrows            *self,
                                                         StrataTrace                   *trace);
 gboolean            strata_wakeup_arrows_set_selection (StrataWakeupArrows            *self,
-                                                        const StrataTimelineSelection *selection);
+                                                        const StrataSelection *selection);
 void                strata_wakeup_arrows_set_show_all  (StrataWakeupArrows            *self,
                                                         gboolean                       show);
 gboolean            strata_wakeup_arrows_get_show_all  (StrataWakeupArrows            *self);

@@ -19,9 +19,9 @@ strata_timeline_export_range (StrataTimelineView *timeline,
                               gint64             *from,
                               gint64             *to)
 {
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (timeline);
+  const StrataSelection *sel = strata_timeline_view_get_selection (timeline);
 
-  if (sel != NULL && sel->kind == STRATA_TIMELINE_SELECTION_RANGE)
+  if (sel != NULL && sel->kind == STRATA_SELECTION_RANGE)
     {
       *from = sel->from;
       *to = sel->to;

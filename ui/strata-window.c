@@ -9,8 +9,10 @@
  * idle callback at a time, which shows how much of the file has been read
  * with the rates and the time left (strata-load-estimate.c), and at the
  * end the loader writes the index so the next open is instant. A stale or damaged index, or one that cannot be written, is
- * said once in a toast. The details panel describes the timeline's selection
- * with the same fields as the tooltip (strata-item-info.c).
+ * said once in a toast. The window owns the session the timeline, the event
+ * list and the analysis pane share (strata-session.c); the details panel
+ * describes its selection with the same fields as the tooltip
+ * (strata-item-info.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -92,7 +94,6 @@ struct _StrataWindow
   GtkToggleButton      *analysis_button;
   StrataEventList      *event_list;
   GtkToggleButton      *events_button;
-  gboolean              jumping;
   StrataTimelineView   *timeline;
   GtkWidget            *panel;
   GtkLabel             *panel_title;
@@ -103,6 +104,10 @@ struct _StrataWindow
 
   GMenu                *recent_menu;
   GSettings            *settings;
+  /* What the timeline, the event list, the panel and the analysis pane
+   * share of the trace shown: range, history, selection, markers, search
+   * (afresh for each trace the timeline installs). */
+  StrataSession        *session;
   StrataTrace          *trace;
   GFile                *file;
   LoadProgress         *loading;
@@ -686,14 +691,14 @@ member_row_activated (GtkListBox    *list,
     return;
   g = &g_array_index (self->member_groups, StrataMemberGroup, i);
   margin = (g->last_end - g->first_start) / 10 + 1;
-  strata_timeline_view_navigate_to (self->timeline, g->first_start - margin, g->last_end + margin);
+  strata_session_navigate_to (self->session, g->first_start - margin, g->last_end + margin);
 }
 
 static void
 fill_panel (StrataWindow *self)
 {
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
-  StrataTrace *trace = strata_timeline_view_get_trace (self->timeline);
+  const StrataSelection *sel = strata_session_get_selection (self->session);
+  StrataTrace *trace = strata_session_get_trace (self->session);
   GtkWidget *child;
 
   g_clear_pointer (&self->info, strata_item_info_free);
@@ -707,13 +712,13 @@ fill_panel (StrataWindow *self)
   if (trace != NULL)
     switch (sel->kind)
       {
-      case STRATA_TIMELINE_SELECTION_ITEM:
+      case STRATA_SELECTION_ITEM:
         self->info = strata_item_info_new_for_item (trace, &sel->item);
         break;
-      case STRATA_TIMELINE_SELECTION_ROW:
+      case STRATA_SELECTION_ROW:
         self->info = strata_item_info_new_for_row (trace, sel->channel);
         break;
-      case STRATA_TIMELINE_SELECTION_RANGE:
+      case STRATA_SELECTION_RANGE:
         {
           guint n_rows;
           const guint32 *rows = strata_timeline_view_get_rows (self->timeline, &n_rows);
@@ -721,7 +726,7 @@ fill_panel (StrataWindow *self)
           self->info = strata_item_info_new_for_range (trace, rows, n_rows, sel->from, sel->to);
         }
         break;
-      case STRATA_TIMELINE_SELECTION_NONE:
+      case STRATA_SELECTION_NONE:
       default:
         break;
       }
@@ -754,7 +759,7 @@ fill_panel (StrataWindow *self)
       gtk_grid_attach (self->panel_grid, value, 1, i, 1, 1);
     }
 
-  if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM && (sel->item.flags & STRATA_ZOOM_ITEM_AGGREGATE))
+  if (sel->kind == STRATA_SELECTION_ITEM && (sel->item.flags & STRATA_ZOOM_ITEM_AGGREGATE))
     {
       self->member_groups = strata_item_info_group_members (trace, self->info->members);
       for (guint i = 0; i < MIN (self->member_groups->len, 50); i++)
@@ -793,41 +798,6 @@ strata_window_get_event_list (StrataWindow *self)
   return self->event_list;
 }
 
-/* A row chosen in the list: the timeline centres on it, keeping its
- * scale, and selects it. */
-static void
-event_selected (StrataEventList      *list,
-                const StrataActivity *a,
-                StrataWindow         *self)
-{
-  StrataZoomItem item = {
-    .start = a->start, .end = a->end, .channel = a->channel, .label = a->label, .arg = a->arg,
-    .kind = a->kind, .state = a->state, .flags = a->flags, .count = 1, .busy = a->end - a->start,
-  };
-  gint64 from, to, span;
-
-  strata_timeline_view_get_range (self->timeline, &from, &to);
-  span = to - from;
-  if (a->end - a->start > span)
-    span = (a->end - a->start) * 5 / 4 + 1;
-  self->jumping = TRUE;
-  strata_timeline_view_navigate_to (self->timeline, a->start - span / 2, a->start - span / 2 + span);
-  strata_timeline_view_select_item (self->timeline, &item);
-  self->jumping = FALSE;
-}
-
-/* The timeline moved: the list follows. */
-static void
-timeline_view_changed (StrataWindow *self)
-{
-  gint64 from;
-
-  if (self->jumping || !gtk_widget_get_visible (GTK_WIDGET (self->event_list)))
-    return;
-  strata_timeline_view_get_range (self->timeline, &from, NULL);
-  strata_event_list_follow (self->event_list, from);
-}
-
 /* The event list and the analyses share the pane under the timeline. */
 static void
 analysis_toggled (GtkToggleButton *button,
@@ -852,7 +822,8 @@ events_toggled (GtkToggleButton *button,
   if (on)
     {
       gtk_paned_set_position (self->events_paned, MAX (gtk_widget_get_height (GTK_WIDGET (self->events_paned)) - 260, 200));
-      timeline_view_changed (self);
+      /* Shown again: it catches up with the range it did not follow. */
+      strata_event_list_follow (self->event_list, strata_session_get_from (self->session));
     }
 }
 
@@ -928,10 +899,9 @@ update_actions (StrataWindow *self)
 {
   gboolean have = strata_timeline_view_get_trace (self->timeline) != NULL &&
                   self->loading == NULL;
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
-  gboolean can_back = FALSE, can_forward = FALSE;
-
-  g_object_get (self->timeline, "can-go-back", &can_back, "can-go-forward", &can_forward, NULL);
+  const StrataSelection *sel = strata_session_get_selection (self->session);
+  gboolean can_back = strata_session_get_can_go_back (self->session);
+  gboolean can_forward = strata_session_get_can_go_forward (self->session);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", have);
@@ -944,8 +914,8 @@ update_actions (StrataWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.forward", have && can_forward);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-details", self->info != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-selection",
-                                 have && (sel->kind == STRATA_TIMELINE_SELECTION_ITEM ||
-                                          sel->kind == STRATA_TIMELINE_SELECTION_RANGE));
+                                 have && (sel->kind == STRATA_SELECTION_ITEM ||
+                                          sel->kind == STRATA_SELECTION_RANGE));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-open", self->loading != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.record", self->recording == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.none", FALSE);
@@ -1156,7 +1126,7 @@ action_zoom (GtkWidget  *widget,
   else if (g_str_equal (name, "win.zoom-out"))
     strata_timeline_view_zoom (self->timeline, 1.5, -1);
   else
-    strata_timeline_view_fit (self->timeline);
+    strata_session_fit (self->session);
 }
 
 static void
@@ -1167,9 +1137,9 @@ action_history (GtkWidget  *widget,
   StrataWindow *self = STRATA_WINDOW (widget);
 
   if (g_str_equal (name, "win.back"))
-    strata_timeline_view_go_back (self->timeline);
+    strata_session_go_back (self->session);
   else
-    strata_timeline_view_go_forward (self->timeline);
+    strata_session_go_forward (self->session);
 }
 
 static void
@@ -1222,18 +1192,18 @@ action_zoom_selection (GtkWidget  *widget,
                        GVariant   *param)
 {
   StrataWindow *self = STRATA_WINDOW (widget);
-  const StrataTimelineSelection *sel = strata_timeline_view_get_selection (self->timeline);
+  const StrataSelection *sel = strata_session_get_selection (self->session);
   gint64 from = sel->from, to = sel->to, margin;
 
-  if (sel->kind == STRATA_TIMELINE_SELECTION_ITEM)
+  if (sel->kind == STRATA_SELECTION_ITEM)
     {
       from = sel->item.start;
       to = sel->item.end;
     }
-  else if (sel->kind != STRATA_TIMELINE_SELECTION_RANGE)
+  else if (sel->kind != STRATA_SELECTION_RANGE)
     return;
   margin = (to - from) / 10 + 1;
-  strata_timeline_view_navigate_to (self->timeline, from - margin, to + margin);
+  strata_session_navigate_to (self->session, from - margin, to + margin);
 }
 
 static void
@@ -1297,8 +1267,8 @@ strata_window_dispose (GObject *object)
   g_signal_handlers_disconnect_by_data (gtk_recent_manager_get_default (), self);
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
-  if (self->event_list != NULL)
-    g_signal_handlers_disconnect_by_data (self->event_list, self);
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_pointer (&self->info, strata_item_info_free);
   g_clear_pointer (&self->member_groups, g_array_unref);
   /* A recording this window started stops with it, its file finished. */
@@ -1312,6 +1282,7 @@ strata_window_dispose (GObject *object)
   g_clear_object (&self->settings);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), STRATA_TYPE_WINDOW);
+  g_clear_object (&self->session);
 
   G_OBJECT_CLASS (strata_window_parent_class)->dispose (object);
 }
@@ -1408,7 +1379,7 @@ strata_window_class_init (StrataWindowClass *klass)
 }
 
 static void
-timeline_history_changed (StrataWindow *self)
+session_history_changed (StrataWindow *self)
 {
   update_actions (self);
 }
@@ -1434,13 +1405,17 @@ strata_window_init (StrataWindow *self)
   g_signal_connect (style, "notify::dark", G_CALLBACK (dark_changed), self);
   strata_timeline_view_set_dark (self->timeline, adw_style_manager_get_dark (style));
 
-  g_signal_connect_swapped (self->timeline, "selection-changed", G_CALLBACK (fill_panel), self);
-  g_signal_connect_swapped (self->timeline, "notify::can-go-back", G_CALLBACK (timeline_history_changed), self);
-  g_signal_connect_swapped (self->timeline, "notify::can-go-forward", G_CALLBACK (timeline_history_changed), self);
+  /* One session, handed to each view before it is given a trace. */
+  self->session = strata_session_new ();
+  strata_timeline_view_set_session (self->timeline, self->session);
+  strata_event_list_set_session (self->event_list, self->session);
+  g_signal_connect_swapped (self->session, "selection-changed", G_CALLBACK (fill_panel), self);
+  /* A new trace in the timeline: the panel shows nothing of the old. */
+  g_signal_connect_swapped (self->session, "notify::trace", G_CALLBACK (fill_panel), self);
+  g_signal_connect_swapped (self->session, "notify::can-go-back", G_CALLBACK (session_history_changed), self);
+  g_signal_connect_swapped (self->session, "notify::can-go-forward", G_CALLBACK (session_history_changed), self);
   g_signal_connect (self->members_list, "row-activated", G_CALLBACK (member_row_activated), self);
-  g_signal_connect (self->event_list, "activity-selected", G_CALLBACK (event_selected), self);
-  g_signal_connect_swapped (self->timeline, "view-changed", G_CALLBACK (timeline_view_changed), self);
-  g_object_bind_property (self->timeline, "following", self->follow_button, "active",
+  g_object_bind_property (self->session, "following", self->follow_button, "active",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
   g_signal_connect (self->events_button, "toggled", G_CALLBACK (events_toggled), self);
   g_signal_connect (self->analysis_button, "toggled", G_CALLBACK (analysis_toggled), self);
