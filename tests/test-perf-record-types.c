@@ -385,6 +385,7 @@ test_cli_info (void)
   g_autoptr(GArray) events = read_all (path, &source, &error);
   const StrataUndecoded *u = find_undecoded (source, "intel_pt AUX area data");
 
+  g_assert_nonnull (events);
   g_assert_nonnull (u);
   for (guint run = 0; run < 2; run++)
     {
