@@ -1334,10 +1334,20 @@ export_action (GtkWidget  *widget,
 /* Closing while recording --------------------------------------------- */
 
 static void
-release_application (gpointer data)
+release_application (StrataRecording *recording,
+                     GApplication    *app)
 {
-  g_application_release (data);
-  g_object_unref (data);
+  g_signal_handlers_disconnect_by_data (recording, app);
+  g_application_release (app);
+  g_object_unref (app);
+}
+
+static void
+recording_failed_release (StrataRecording *recording,
+                          const char      *message,
+                          GApplication    *app)
+{
+  release_application (recording, app);
 }
 
 static void
@@ -1357,9 +1367,12 @@ close_answered (StrataRecordCloseAnswer  answer,
    * window would leave a discarded file behind. */
   if (app != NULL && strata_recording_is_running (recording))
     {
+      /* "failed" instead when it was stopped before it started (pkexec
+       * still asking). */
       g_application_hold (G_APPLICATION (app));
-      g_signal_connect_data (recording, "finished", G_CALLBACK (release_application),
-                             g_object_ref (app), NULL, G_CONNECT_SWAPPED);
+      g_object_ref (app);
+      g_signal_connect (recording, "finished", G_CALLBACK (release_application), app);
+      g_signal_connect (recording, "failed", G_CALLBACK (recording_failed_release), app);
     }
   /* Either ends the recording even if it ended while the question was
    * shown (a duration): discarding it then removes the finished file. */
