@@ -6,7 +6,10 @@
  * 127) shows its message and leaves no recorder running; and, where this
  * machine lets the test record, a recording started as the Record action
  * starts one, with a command that would run for ever, followed in the
- * window, stopped with Stop, and kept whole.
+ * window, stopped with Stop, and kept whole; and the window closed while
+ * it records, which asks: Stop and Keep leaves the finished file, Discard
+ * leaves no file, Cancel leaves the window recording; neither of the
+ * first two leaves a recorder running.
  * pkexec's refusals are played by a script standing in for it (this test
  * must not ask anyone for a password), which exits as pkexec does.
  *
@@ -19,6 +22,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <adwaita.h>
 #include <glib/gstdio.h>
 
 #include "strata-record-dialog.h"
@@ -363,6 +367,195 @@ test_record_and_stop (void)
   strata_test_ui_settle ();
 }
 
+/* The question a window closed while it records shows, found among the
+ * toplevels: an AdwMessageDialog over @window. */
+static AdwMessageDialog *
+close_question (StrataWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_window_get_transient_for (w) == GTK_WINDOW (window) &&
+          gtk_widget_get_visible (GTK_WIDGET (w)))
+        return ADW_MESSAGE_DIALOG (w);
+    }
+  return NULL;
+}
+
+/* The button labelled @label under @widget, as the user would press it. */
+static GtkWidget *
+find_button (GtkWidget  *widget,
+             const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_button (c, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Whether @window is among the toplevels (compared, not touched: it may
+ * be gone). */
+static gboolean
+is_toplevel (gpointer window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if ((gpointer) w == window)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A recording started as the Record action starts one, followed once
+ * the window shows it live; then the window is closed and the question
+ * answered with @response. */
+static void
+check_close (const char *response,
+             const char *button)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *output = NULL;
+  g_autoptr(StrataRecording) recording = NULL;
+  StrataRecordOptions options = { 0 };
+  StrataWindow *window;
+  AdwMessageDialog *question;
+  gpointer alive;   /* the window, until it is finalized */
+  int lock;
+
+  if (!strata_test_record_permitted (&why))
+    {
+      g_test_skip (why);
+      return;
+    }
+  dir = strata_test_tmpdir ();
+  output = g_build_filename (dir, "closed.strata", NULL);
+  options.output = output;
+  options.command = (char *) "while :; do sleep 0.1; done";
+  recording = strata_recording_new (&options);
+  strata_recording_set_via_pkexec (recording, FALSE);
+  strata_recording_set_programs (recording, NULL, g_getenv ("STRATA_CLI"));
+
+  window = strata_window_new (NULL);
+  alive = window;
+  g_object_add_weak_pointer (G_OBJECT (window), &alive);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  gtk_window_present (GTK_WINDOW (window));
+
+  lock = strata_test_record_lock ();
+  g_assert_true (strata_window_start_recording (window, recording));
+  while (!strata_timeline_view_is_live (strata_window_get_timeline (window)))
+    {
+      g_assert_null (strata_window_get_record_message (window));
+      g_main_context_iteration (NULL, TRUE);
+    }
+
+  /* Closing asks, and the window stays, recording, until it is answered. */
+  g_assert_null (close_question (window));
+  gtk_window_close (GTK_WINDOW (window));
+  strata_test_ui_settle ();
+  g_assert_true (is_toplevel (window));
+  question = close_question (window);
+  g_assert_nonnull (question);
+  g_assert_true (adw_message_dialog_has_response (question, "keep"));
+  g_assert_true (adw_message_dialog_has_response (question, "discard"));
+  g_assert_cmpstr (adw_message_dialog_get_close_response (question), ==, "cancel");
+  g_assert_cmpstr (adw_message_dialog_get_default_response (question), ==, "keep");
+  g_assert_true (strata_recording_is_running (recording));
+  /* Closing again while it asks asks nothing more. */
+  gtk_window_close (GTK_WINDOW (window));
+  strata_test_ui_settle ();
+  g_assert_true (is_toplevel (window));
+  g_assert_true (close_question (window) == question);
+  {
+    g_autoptr(GdkTexture) texture = strata_test_ui_render (GTK_WIDGET (question));
+    g_autofree char *png = strata_test_ui_save_png (texture, "test-ui-record-close-question");
+
+    g_test_message ("the question: %s", png);
+  }
+
+  /* Pressed as the user would: the button answers and closes the question. */
+  g_assert_nonnull (find_button (GTK_WIDGET (question), button));
+  g_assert_true (gtk_widget_activate (find_button (GTK_WIDGET (question), button)));
+  /* A button activated shows itself pressed for a moment before it clicks. */
+  while (close_question (window) != NULL)
+    g_main_context_iteration (NULL, TRUE);
+  strata_test_ui_settle ();
+
+  if (g_str_equal (response, "cancel"))
+    {
+      /* Still the window, still recording; its Stop ends it as before. */
+      g_assert_true (is_toplevel (window));
+      g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+      g_assert_null (close_question (window));
+      g_assert_true (strata_window_get_recording (window) == recording);
+      g_assert_true (strata_recording_is_running (recording));
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-open", NULL);
+      while (strata_window_get_recording (window) != NULL)
+        g_main_context_iteration (NULL, TRUE);
+      gtk_window_destroy (GTK_WINDOW (window));
+    }
+  else
+    {
+      /* The window is gone from the screen at once; the recorder ends
+       * after it, and with it the window's pass following the file,
+       * the last to hold the window. */
+      g_assert_false (is_toplevel (window));
+      while (strata_recording_is_running (recording))
+        g_main_context_iteration (NULL, TRUE);
+      while (alive != NULL)
+        g_main_context_iteration (NULL, TRUE);
+    }
+  strata_test_record_unlock (lock);
+  strata_test_ui_settle ();
+
+  g_assert_false (strata_recording_is_running (recording));
+  assert_no_recorder (output);
+  if (g_str_equal (response, "discard"))
+    g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+  else
+    {
+      /* The whole file: strata-cli exits 2 on one that ends without its footer. */
+      const char *args[] = { "info", output, NULL };
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+
+      g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
+      g_assert_null (strstr (err != NULL ? err : "", "footer"));
+    }
+}
+
+static void
+test_close_keep (void)
+{
+  check_close ("keep", "_Stop and Keep");
+}
+
+static void
+test_close_discard (void)
+{
+  check_close ("discard", "_Discard");
+}
+
+static void
+test_close_cancel (void)
+{
+  check_close ("cancel", "_Cancel");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -376,6 +569,9 @@ main (int   argc,
   g_test_add_func ("/ui/record/pkexec-dismissed", test_pkexec_dismissed);
   g_test_add_func ("/ui/record/pkexec-not-authorized", test_pkexec_not_authorized);
   g_test_add_func ("/ui/record/record-and-stop", test_record_and_stop);
+  g_test_add_func ("/ui/record/close-keep", test_close_keep);
+  g_test_add_func ("/ui/record/close-discard", test_close_discard);
+  g_test_add_func ("/ui/record/close-cancel", test_close_cancel);
 
   return g_test_run ();
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "strata-recording.h"
 
@@ -45,6 +46,7 @@ struct _StrataRecording
   gboolean             exited;
   gboolean             err_done;
   gboolean             ended;
+  gboolean             discard;      /* the file goes once the recorder exits */
 };
 
 enum
@@ -259,6 +261,17 @@ strata_recording_get_argv (StrataRecording *self)
 }
 
 static void
+remove_output (StrataRecording *self)
+{
+  if (g_unlink (self->options.output) != 0 && errno != ENOENT)
+    {
+      int errsv = errno;
+
+      g_warning ("Cannot remove the discarded recording %s: %s", self->options.output, g_strerror (errsv));
+    }
+}
+
+static void
 maybe_end (StrataRecording *self)
 {
   /* A recorder that never started is waited for to the end of its
@@ -268,6 +281,12 @@ maybe_end (StrataRecording *self)
   if (!self->exited || self->ended || (!self->err_done && !self->started))
     return;
   self->ended = TRUE;
+
+  /* Only now: a recorder still writing (as root, through pkexec) would
+   * go on writing to the file unlinked under it, which is harmless, but
+   * one that had not opened it yet would make it again. */
+  if (self->discard)
+    remove_output (self);
 
   if (self->started)
     {
@@ -403,6 +422,26 @@ strata_recording_stop (StrataRecording *self)
   in = g_subprocess_get_stdin_pipe (self->process);
   if (in != NULL)
     g_output_stream_close (in, NULL, NULL);
+}
+
+/**
+ * strata_recording_discard:
+ *
+ * Stops the recorder as strata_recording_stop() does and removes the
+ * file it wrote once it has exited, before "finished" (or "failed").
+ */
+void
+strata_recording_discard (StrataRecording *self)
+{
+  g_return_if_fail (STRATA_IS_RECORDING (self));
+
+  self->discard = TRUE;
+  if (self->ended)
+    {
+      remove_output (self);
+      return;
+    }
+  strata_recording_stop (self);
 }
 
 gboolean

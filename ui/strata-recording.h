@@ -10,7 +10,8 @@
  * are in (the file then exists and can be followed), "failed" with a
  * message to show when it never got that far (pkexec absent, the
  * password refused or the dialog dismissed, the recorder's own error),
- * and "finished" when the recorder has written the footer and exited.
+ * and "finished" when the recorder has written the footer and exited
+ * (or, discarded, when the file it wrote is gone).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -54,6 +55,8 @@ const char      *strata_recording_get_output      (StrataRecording *self);
 gboolean         strata_recording_start           (StrataRecording *self,
                                                    GError         **error);
 void             strata_recording_stop            (StrataRecording *self);
+/* Stops it, and removes its file once the recorder has exited. */
+void             strata_recording_discard         (StrataRecording *self);
 gboolean         strata_recording_is_running      (StrataRecording *self);
 /* The recorder's process id while it runs (0 otherwise). */
 GPid             strata_recording_get_pid         (StrataRecording *self);

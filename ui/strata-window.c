@@ -27,6 +27,7 @@
 #include "strata-load-estimate.h"
 #include "strata-record-dialog.h"
 #include "strata-record-status.h"
+#include "strata-record-close.h"
 #include "strata-recording.h"
 #include "strata-window.h"
 #include "strata-window-private.h"
@@ -115,6 +116,9 @@ struct _StrataWindow
   GArray               *member_groups;   /* StrataMemberGroup */
   StrataRecording      *recording;       /* the recorder this window started, while it runs */
   char                 *record_message;  /* why the last recording did not start */
+  GtkWindow            *close_question;  /* asking whether to keep the recording, while shown */
+  StrataRecording      *asked_about;     /* its recording, which may end while it asks */
+  gboolean              close_answered;  /* the user said what becomes of the recording */
 };
 
 G_DEFINE_FINAL_TYPE (StrataWindow, strata_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -1276,6 +1280,7 @@ strata_window_dispose (GObject *object)
     strata_recording_stop (self->recording);
   g_clear_object (&self->recording);
   g_clear_pointer (&self->record_message, g_free);
+  g_clear_object (&self->asked_about);
   g_clear_object (&self->trace);
   g_clear_object (&self->file);
   g_clear_object (&self->recent_menu);
@@ -1297,13 +1302,84 @@ export_action (GtkWidget  *widget,
   strata_timeline_export_ask (GTK_WINDOW (self), strata_window_get_timeline (self), action_name);
 }
 
+/* Closing while recording --------------------------------------------- */
+
+static void
+release_application (StrataRecording *recording,
+                     GApplication    *app)
+{
+  g_signal_handlers_disconnect_by_data (recording, app);
+  g_application_release (app);
+  g_object_unref (app);
+}
+
+static void
+recording_failed_release (StrataRecording *recording,
+                          const char      *message,
+                          GApplication    *app)
+{
+  release_application (recording, app);
+}
+
+static void
+close_answered (StrataRecordCloseAnswer  answer,
+                gpointer                 data)
+{
+  StrataWindow *self = data;
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  g_autoptr(StrataRecording) recording = g_steal_pointer (&self->asked_about);
+
+  self->close_question = NULL;
+  if (answer == STRATA_RECORD_CLOSE_CANCEL)
+    return;
+
+  /* The application lives on, without a window, until the recorder has
+   * finished the file (or the file is gone): quitting with the last
+   * window would leave a discarded file behind. */
+  if (app != NULL && strata_recording_is_running (recording))
+    {
+      /* "failed" instead when it was stopped before it started (pkexec
+       * still asking). */
+      g_application_hold (G_APPLICATION (app));
+      g_object_ref (app);
+      g_signal_connect (recording, "finished", G_CALLBACK (release_application), app);
+      g_signal_connect (recording, "failed", G_CALLBACK (recording_failed_release), app);
+    }
+  /* Either ends the recording even if it ended while the question was
+   * shown (a duration): discarding it then removes the finished file. */
+  if (answer == STRATA_RECORD_CLOSE_DISCARD)
+    strata_recording_discard (recording);
+  else
+    strata_recording_stop (recording);
+  self->close_answered = TRUE;
+  gtk_window_close (GTK_WINDOW (self));
+}
+
+static gboolean
+strata_window_close_request (GtkWindow *window)
+{
+  StrataWindow *self = STRATA_WINDOW (window);
+
+  if (self->recording == NULL || !strata_recording_is_running (self->recording) || self->close_answered)
+    return GTK_WINDOW_CLASS (strata_window_parent_class)->close_request (window);
+  if (self->close_question == NULL)
+    {
+      self->asked_about = g_object_ref (self->recording);
+      self->close_question = strata_record_close_ask (window, strata_recording_get_output (self->recording),
+                                                      close_answered, self);
+    }
+  return TRUE;
+}
+
 static void
 strata_window_class_init (StrataWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
   object_class->dispose = strata_window_dispose;
+  window_class->close_request = strata_window_close_request;
 
   g_type_ensure (STRATA_TYPE_TIMELINE_VIEW);
   g_type_ensure (STRATA_TYPE_EVENT_LIST);

@@ -45,12 +45,18 @@
 #define KERNEL_ENOTSUPP     524
 #define DEFAULT_RING_SIZE   (16u << 20)
 #define DEFAULT_CPUS_PER_RING 8
+/* A record reaches the file a slack plus up to a period after its time.
+ * A shorter period (--drain-period 20) writes 5 times as many blocks, and
+ * a window following the file does work per block it reads: on a loaded
+ * machine that work fell behind by seconds where 100 ms kept up
+ * (bench/RESULTS-live.md). */
 #define DEFAULT_DRAIN_MS    100
 #define BLOCK_SIZE          (1u << 20)
 /* A record's time is read a moment before it is reserved and committed:
  * a drain leaves the newest records this long for the next one, in case
- * an older one is still on its way. */
-#define SLACK_NS            (50 * G_GINT64_CONSTANT (1000000))
+ * an older one is still on its way. The moment is microseconds; the slack
+ * is a drain period, at most 50 ms (50 ms at the default period). */
+#define MAX_SLACK_NS        (50 * G_GINT64_CONSTANT (1000000))
 /* A ring with nothing to say still writes an (empty) block this often, so
  * a reader following the file knows it has not fallen behind. */
 #define EMPTY_BLOCK_NS      G_GINT64_CONSTANT (1000000000)
@@ -504,6 +510,7 @@ ring_thread (gpointer data)
   Ring *ring = data;
   StrataEbpfRecorder *self = ring->recorder;
   gint64 period = self->drain_ms * G_GINT64_CONSTANT (1000000);
+  gint64 slack = MIN (period, MAX_SLACK_NS);
   gint64 deadline = monotonic_ns () + period;
   GError *error = NULL;
   gboolean ok = TRUE;
@@ -537,7 +544,7 @@ ring_thread (gpointer data)
         {
           gboolean empty = now - ring->last_block >= EMPTY_BLOCK_NS;
 
-          ok = strata_ebpf_drain_cut (ring->drain, (guint64) (now - SLACK_NS), empty,
+          ok = strata_ebpf_drain_cut (ring->drain, (guint64) (now - slack), empty,
                                       write_ring_block, ring, &error);
           deadline = now + period;
         }

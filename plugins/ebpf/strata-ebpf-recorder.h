@@ -63,7 +63,8 @@ void                strata_ebpf_recorder_set_buffer_size (StrataEbpfRecorder  *s
                                                           guint64              bytes);
 void                strata_ebpf_recorder_set_cpus_per_ring (StrataEbpfRecorder *self,
                                                           guint                cpus);
-/* How often the rings are drained (default 100 ms). */
+/* How often the rings are drained (default 100 ms); a record waits a
+ * period (at most 50 ms) in the drain, in case an older one is late. */
 void                strata_ebpf_recorder_set_drain_period (StrataEbpfRecorder *self,
                                                           guint                ms);
 /* What the file's header says started the recording. */
