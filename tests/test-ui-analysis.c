@@ -254,6 +254,7 @@ test_wakeup_arrow (void)
     guint n_shown, n_ch, expected = 0;
     gint64 from, to;
 
+    g_assert_nonnull (t2);   /* drawn, so the arrows' rows are the view's */
     channels = strata_trace_get_channels (trace, &n_ch);
     shown = strata_timeline_view_get_rows (view, &n_shown);
     for (guint i = 0; i < n_shown; i++)

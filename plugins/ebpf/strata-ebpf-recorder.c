@@ -273,7 +273,7 @@ static const struct {
 static GMutex load_log_lock;
 static GString *load_log;
 
-static int
+static int G_GNUC_PRINTF (2, 0)
 capture_libbpf (enum libbpf_print_level  level,
                 const char              *format,
                 va_list                  args)
