@@ -27,7 +27,10 @@
 #              the bench shape's index in varints only,
 #              STRATA_INDEX_ZSTD_LEVEL=0), APP (the shape whose first open
 #              in the app is measured, "dense"; "" for none), QUERIES (1000
-#              random viewports of 60 rows).
+#              random viewports of 60 rows), INDEX (0: only the app's
+#              open, not the index benchmark), LOAD (another build of
+#              strata-bench-load to measure, e.g. one kept from before a
+#              change).
 
 set -euo pipefail
 
@@ -44,7 +47,7 @@ QUERIES=${QUERIES:-1000}
 GEN=$BUILD/bench/strata-gen-trace
 ITER=$BUILD/bench/strata-bench-iterate
 OPEN=$BUILD/bench/strata-bench-index
-LOAD=$BUILD/bench/strata-bench-load
+LOAD=${LOAD:-$BUILD/bench/strata-bench-load}
 CLI=$BUILD/src/cli/strata-cli
 TIME=/usr/bin/time
 
@@ -120,7 +123,7 @@ bench_file () {
   local label=$1 file=$2 shape=$3 events=$4
   local index="$TMP/$(basename "$file").strata-index" m="$TMP/m.$(basename "$file")"
   local size base base_kb build build_kb build_peak report report_kb ratio
-  size=$(stat -c %s "$file")
+  size=$(stat -L -c %s "$file")
   rm -f "$m".*
 
   # The bare iteration and the build, alternated run by run, so a busy
@@ -152,7 +155,7 @@ bench_file () {
   echo
   echo "Runs, bare iteration / index build (s): $(paste -d/ "$m.iter.t" "$m.build.t" | awk -F/ '{ printf "%s%.2f / %.2f", (NR > 1 ? ", " : ""), $1 / 1e9, $2 / 1e9 }'); largest build RSS $(( build_peak / 1024 )) MiB."
   local isize
-  isize=$(stat -c %s "$index")
+  isize=$(stat -L -c %s "$index")
   awk -v i="$isize" -v s="$size" 'BEGIN { printf "Index: %.0f MiB, %.2fx the trace.\n", i / 1048576, i / s }'
   echo
   echo "Second open, in a fresh process (page cache warm), $QUERIES random viewports of 60 rows, medians of $RUNS:"
@@ -234,12 +237,12 @@ for events in $SIZES; do
   for shape in $SHAPES; do
     file="$TMP/$shape-$events.dat"
     gen "$file" "$shape" "$events"
-    [[ $FILES == *plain* ]] && bench_file "$shape" "$file" "$shape" "$events"
-    if [[ $FILES == *zstd* ]]; then
+    [[ ${INDEX:-1} == 1 && $FILES == *plain* ]] && bench_file "$shape" "$file" "$shape" "$events"
+    if [[ ${INDEX:-1} == 1 && $FILES == *zstd* ]]; then
       gen "$TMP/$shape-$events-zstd.dat" "$shape" "$events" --compression zstd
       bench_file "$shape, zstd" "$TMP/$shape-$events-zstd.dat" "$shape" "$events"
     fi
-    if [[ ${VARINT:-0} == 1 && $shape == bench ]]; then
+    if [[ ${INDEX:-1} == 1 && ${VARINT:-0} == 1 && $shape == bench ]]; then
       export STRATA_INDEX_ZSTD_LEVEL=0
       cp "$file" "$TMP/varint-$events.dat"
       touch -r "$file" "$TMP/varint-$events.dat"
