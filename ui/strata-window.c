@@ -47,8 +47,12 @@
 
 /* How often the progress is shown: the worker reports after every batch
  * of events, and an idle callback each time kept the main loop busy
- * relaying the label (about as often as the pass could feed it). */
-#define PROGRESS_EVERY_USEC (100 * G_TIME_SPAN_MILLISECOND)
+ * relaying the label (about as often as the pass could feed it). Each
+ * showing is a frame of the window (a few ms in software rendering), so
+ * a file's progress moves four times a second; a recording's status,
+ * which counts its seconds, ten. */
+#define PROGRESS_EVERY_USEC (250 * G_TIME_SPAN_MILLISECOND)
+#define RECORDING_PROGRESS_EVERY_USEC (100 * G_TIME_SPAN_MILLISECOND)
 
 /* Shared by the worker (which writes) and the main loop (which reads),
  * under the lock. */
@@ -356,7 +360,9 @@ load_progress (const StrataTraceProgress *progress,
       p->last_live_usec = now;
       live = TRUE;
     }
-  if (!p->idle_pending && (live || now - p->last_report_usec >= PROGRESS_EVERY_USEC))
+  if (!p->idle_pending &&
+      (live || now - p->last_report_usec >= (progress->growing ? RECORDING_PROGRESS_EVERY_USEC
+                                                                 : PROGRESS_EVERY_USEC)))
     {
       p->idle_pending = TRUE;
       p->last_report_usec = now;
