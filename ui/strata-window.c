@@ -6,7 +6,7 @@
  * trace is read and its zoom tree built in a worker thread (a GTask
  * around strata_loader_load()); the worker counts the activities it has
  * made under a lock and hands the count to the main loop in at most one
- * idle callback at a time, which shows how much of the file has been read
+ * idle callback at a time (and a few a second), which shows how much of the file has been read
  * with the rates and the time left (strata-load-estimate.c), and at the
  * end the loader writes the index so the next open is instant. A stale or damaged index, or one that cannot be written, is
  * said once in a toast. The details panel describes the timeline's selection
@@ -299,9 +299,7 @@ progress_idle (gpointer data)
   if (channels != NULL && trace != NULL && channels->len > 0)
     {
       gboolean first = !strata_timeline_view_is_live (self->timeline);
-      gint64 t0 = g_get_monotonic_time (), spent;
-
-      gint64 cpu;
+      gint64 t0 = g_get_monotonic_time (), spent, cpu;
 
       strata_timeline_view_set_live (self->timeline, trace, g_steal_pointer (&channels), start, horizon);
 
