@@ -6,8 +6,8 @@
  * trace is read and its zoom tree built in a worker thread (a GTask
  * around strata_loader_load()); the worker counts the activities it has
  * made under a lock and hands the count to the main loop in at most one
- * idle callback at a time (and a few a second), which shows how much of the file has been read
- * with the rates and the time left (strata-load-estimate.c), and at the
+ * idle callback at a time (and a few a second), which shows how much of
+ * the file has been read with the rates and the time left (strata-load-estimate.c), and at the
  * end the loader writes the index so the next open is instant. A stale or damaged index, or one that cannot be written, is
  * said once in a toast. The details panel describes the timeline's selection
  * with the same fields as the tooltip (strata-item-info.c).
