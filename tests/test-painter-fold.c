@@ -481,6 +481,64 @@ test_mapped (void)
   g_assert_cmpuint (origins.decoded, >, 0);
 }
 
+/* The default rows' threads, asked a batch at a time, are the threads
+ * one query of the coarsest level for all of them at once (what it did
+ * before) finds something other than "unknown" for: on every fixture,
+ * one with more threads than a batch among them. */
+static void
+test_default_rows_batched (void)
+{
+  static const char *fixtures[] = { "sched-small.dat", "sched-tgid.dat", "lossy.dat", "instances.dat" };
+  guint most = 0;
+
+  for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
+    {
+      g_autoptr(StrataTrace) trace = strata_test_load_with_tree (fixtures[f]);
+      g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
+      g_autoptr(GArray) rows = strata_painter_default_rows (painter);
+      g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      g_autofree guint8 *expected = NULL;
+      g_autofree guint8 *got = NULL;
+      const StrataChannel *channels;
+      guint n_channels;
+
+      channels = strata_trace_get_channels (trace, &n_channels);
+      expected = g_new0 (guint8, n_channels);
+      got = g_new0 (guint8, n_channels);
+      for (guint32 i = 0; i < n_channels; i++)
+        if (channels[i].kind == STRATA_CHANNEL_THREAD)
+          g_array_append_val (threads, i);
+      most = MAX (most, threads->len);
+
+      strata_zoom_tree_query (strata_trace_get_zoom_tree (trace), 0, strata_trace_get_start (trace),
+                              strata_trace_get_end (trace) + 1, (const guint32 *)(gpointer) threads->data,
+                              threads->len, items, NULL);
+      for (guint i = 0; i < items->len; i++)
+        {
+          const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
+
+          if (item->channel < n_channels &&
+              !(item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_UNKNOWN))
+            expected[item->channel] = 1;
+        }
+
+      for (guint i = 0; i < rows->len; i++)
+        {
+          guint32 ch = g_array_index (rows, guint32, i);
+
+          if (ch < n_channels && channels[ch].kind == STRATA_CHANNEL_THREAD)
+            got[ch] = 1;
+        }
+
+      g_test_message ("%s: %u threads", fixtures[f], threads->len);
+      for (guint i = 0; i < n_channels; i++)
+        if (channels[i].kind == STRATA_CHANNEL_THREAD)
+          g_assert_cmpuint (got[i], ==, expected[i]);
+    }
+  g_assert_cmpuint (most, >, 64);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -494,6 +552,7 @@ main (int    argc,
   g_test_add_func ("/strata/painter-fold/lanes-in-order-in-memory", test_lanes_in_memory);
   g_test_add_func ("/strata/painter-fold/spilled-equal-reference", test_spilled);
   g_test_add_func ("/strata/painter-fold/mapped-equal-reference", test_mapped);
+  g_test_add_func ("/strata/painter-fold/default-rows-batched", test_default_rows_batched);
 
   return g_test_run ();
 }

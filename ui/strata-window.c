@@ -6,8 +6,8 @@
  * trace is read and its zoom tree built in a worker thread (a GTask
  * around strata_loader_load()); the worker counts the activities it has
  * made under a lock and hands the count to the main loop in at most one
- * idle callback at a time, which shows how much of the file has been read
- * with the rates and the time left (strata-load-estimate.c), and at the
+ * idle callback at a time (and a few a second), which shows how much of
+ * the file has been read with the rates and the time left (strata-load-estimate.c), and at the
  * end the loader writes the index so the next open is instant. A stale or damaged index, or one that cannot be written, is
  * said once in a toast. The window owns the session the timeline, the event
  * list and the analysis pane share (strata-session.c); the details panel
@@ -18,6 +18,8 @@
  */
 
 #include "config.h"
+
+#include <time.h>
 
 #include <glib/gi18n.h>
 
@@ -39,6 +41,22 @@
  * what showing it costs slows it down (live_every_usec). */
 #define LIVE_EVERY_USEC (50 * G_TIME_SPAN_MILLISECOND)
 
+/* A finished file is read as fast as the cores allow, and the main loop
+ * shares them with the pass: showing the growing trace (the painter's
+ * queries of a tree whose top chunks are still open, computed on demand,
+ * and the frames after) may take at most one part in LIVE_FILE_SHARE of
+ * the main thread's time, all it spent since the last showing counted. */
+#define LIVE_FILE_SHARE 20
+
+/* How often the progress is shown: the worker reports after every batch
+ * of events, and an idle callback each time kept the main loop busy
+ * relaying the label (about as often as the pass could feed it). Each
+ * showing is a frame of the window (a few ms in software rendering), so
+ * a file's progress moves four times a second; a recording's status,
+ * which counts its seconds, ten. */
+#define PROGRESS_EVERY_USEC (250 * G_TIME_SPAN_MILLISECOND)
+#define RECORDING_PROGRESS_EVERY_USEC (100 * G_TIME_SPAN_MILLISECOND)
+
 /* Shared by the worker (which writes) and the main loop (which reads),
  * under the lock. */
 typedef struct
@@ -58,6 +76,8 @@ typedef struct
   GArray      *live_channels;  /* StrataChannel, fresh since the idle last ran */
   gint64       last_live_usec;
   gint64       live_every_usec; /* grows with what showing it costs */
+  gint64       main_cpu_usec;   /* the main thread's CPU time after the last showing */
+  gint64       last_report_usec;
   gboolean     idle_pending;
   gboolean     cancelled;
   gint64       began_usec;
@@ -239,6 +259,16 @@ strata_window_show_load_estimate (StrataWindow             *self,
   show_progress (self, estimate);
 }
 
+/* The CPU time the calling thread has used. */
+static gint64
+thread_cpu_usec (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
 static gboolean
 progress_idle (gpointer data)
 {
@@ -278,16 +308,23 @@ progress_idle (gpointer data)
   if (channels != NULL && trace != NULL && channels->len > 0)
     {
       gboolean first = !strata_timeline_view_is_live (self->timeline);
-      gint64 t0 = g_get_monotonic_time (), spent;
+      gint64 t0 = g_get_monotonic_time (), spent, cpu;
 
       strata_timeline_view_set_live (self->timeline, trace, g_steal_pointer (&channels), start, horizon);
 
       /* The tree's unfinished chunks are computed on demand, so showing
        * a growing trace costs more as it grows: the main loop keeps most
-       * of its time for the user (the frame costs about as much again). */
+       * of its time for the user (the frame costs about as much again).
+       * A finished file counts the frames and the progress since the
+       * last showing too, and keeps most of the cores for the pass. */
       spent = g_get_monotonic_time () - t0;
+      cpu = thread_cpu_usec ();
       g_mutex_lock (&p->lock);
-      p->live_every_usec = 8 * spent;
+      if (growing)
+        p->live_every_usec = 8 * spent;
+      else
+        p->live_every_usec = (LIVE_FILE_SHARE - 1) * MAX (cpu - p->main_cpu_usec, spent);
+      p->main_cpu_usec = cpu;
       g_mutex_unlock (&p->lock);
       if (first)
         {
@@ -306,7 +343,7 @@ load_progress (const StrataTraceProgress *progress,
 {
   LoadProgress *p = data;
   gint64 now = g_get_monotonic_time ();
-  gboolean go_on;
+  gboolean go_on, live = FALSE;
 
   g_mutex_lock (&p->lock);
   go_on = !p->cancelled;
@@ -328,10 +365,14 @@ load_progress (const StrataTraceProgress *progress,
       if (p->trace == NULL)
         p->trace = g_object_ref (progress->trace);
       p->last_live_usec = now;
+      live = TRUE;
     }
-  if (!p->idle_pending)
+  if (!p->idle_pending &&
+      (live || now - p->last_report_usec >= (progress->growing ? RECORDING_PROGRESS_EVERY_USEC
+                                                                 : PROGRESS_EVERY_USEC)))
     {
       p->idle_pending = TRUE;
+      p->last_report_usec = now;
       g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, progress_idle, g_atomic_rc_box_acquire (p),
                        load_progress_free);
     }
@@ -573,6 +614,7 @@ strata_window_open (StrataWindow *self,
   g_mutex_init (&p->lock);
   g_weak_ref_init (&p->window, self);
   p->began_usec = g_get_monotonic_time ();
+  p->main_cpu_usec = thread_cpu_usec ();
   p->loader = g_steal_pointer (&loader);
   p->cancellable = g_cancellable_new ();
   self->loading = p;

@@ -178,15 +178,36 @@ by_instance_and_id (gconstpointer pa,
   return 0;
 }
 
-/* The threads whose rows would show something other than "unknown": one
- * query of the coarsest level over the whole trace. */
+/* Threads asked about at once by threads_with_something(): a query of
+ * the coarsest level holds every item of its rows across the trace, a few
+ * thousand a row, so asking for every thread at once, in a trace with
+ * thousands of busy ones, held hundreds of megabytes for a yes or no each
+ * (and copied them twice). */
+#define SHOWN_BATCH 64
+
+/* Whether @item lies in [@from, @to), as strata_zoom_tree_query() keeps
+ * items (an instant at its start). */
+static inline gboolean
+item_in (const StrataZoomItem *item,
+         gint64                from,
+         gint64                to)
+{
+  if (item->start == item->end)
+    return item->start >= from && item->start < to;
+  return item->start < to && item->end > from;
+}
+
+/* The threads whose rows would show something other than "unknown": the
+ * coarsest level over the whole trace, a batch of threads at a time, its
+ * items looked at where the query left them. */
 static guint8 *
 threads_with_something (StrataPainter *self)
 {
   g_autoptr(GArray) query = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(StrataZoomResult) result = NULL;
   StrataZoomGeometry g;
   guint8 *shown = g_new0 (guint8, self->n_channels + 1);
+  gint64 from = self->start, to = self->end + 1;
 
   for (guint32 i = 0; i < self->n_channels; i++)
     if (self->channels[i].kind == STRATA_CHANNEL_THREAD)
@@ -198,16 +219,25 @@ threads_with_something (StrataPainter *self)
       return shown;
     }
 
-  strata_zoom_tree_query (self->tree, 0, self->start, self->end + 1,
-                          (const guint32 *)(gpointer) query->data, query->len, items, NULL);
-
-  for (guint i = 0; i < items->len; i++)
+  result = strata_zoom_result_new ();
+  for (guint first = 0; first < query->len; first += SHOWN_BATCH)
     {
-      const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
+      const StrataZoomSpan *spans;
+      guint n_spans;
 
-      if (item->channel < self->n_channels &&
-          !(item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_UNKNOWN))
-        shown[item->channel] = 1;
+      strata_zoom_tree_query_spans (self->tree, 0, from, to, &g_array_index (query, guint32, first),
+                                    MIN (SHOWN_BATCH, query->len - first), result, NULL);
+      spans = strata_zoom_result_get_spans (result, &n_spans);
+      for (guint i = 0; i < n_spans; i++)
+        for (guint k = 0; k < spans[i].n_items; k++)
+          {
+            const StrataZoomItem *item = &spans[i].items[k];
+
+            if (item->channel < self->n_channels && !shown[item->channel] &&
+                item_in (item, from, to) &&
+                !(item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_UNKNOWN))
+              shown[item->channel] = 1;
+          }
     }
 
   return shown;
