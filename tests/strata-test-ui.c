@@ -93,19 +93,32 @@ strata_test_ui_open_window (const char *fixture,
   return window;
 }
 
-/* @widget as its window's renderer draws it now. */
+/* @widget as its window's renderer draws it now. A widget between a
+ * change and its next layout (a live view's rows just grew) draws
+ * nothing: the main loop runs until it has drawn again. */
 GdkTexture *
 strata_test_ui_render (GtkWidget *widget)
 {
   g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  GskRenderNode *node;
+  GskRenderNode *node = NULL;
   GskRenderer *renderer;
   GdkTexture *texture;
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  int w = 0, h = 0;
 
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
+  for (guint tries = 0; node == NULL && tries < 200; tries++)
+    {
+      GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+      if (tries > 0)
+        {
+          gtk_widget_queue_draw (widget);
+          strata_test_ui_settle ();
+        }
+      w = gtk_widget_get_width (widget);
+      h = gtk_widget_get_height (widget);
+      gdk_paintable_snapshot (paintable, snapshot, w, h);
+      node = gtk_snapshot_free_to_node (snapshot);
+    }
   g_assert_nonnull (node);
   renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
   g_assert_nonnull (renderer);
