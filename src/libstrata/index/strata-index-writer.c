@@ -456,36 +456,150 @@ strings_table (StrataStringPool *pool)
   return out;
 }
 
+/* A checked array written as it is produced, for the raw store's
+ * directory: its elements go to a spill file a run at a time (a whole
+ * number of checksummed blocks), each block's checksum is kept, and
+ * staged_put() copies them into the index as put_checked() would have
+ * written the array. Held in memory, the directory grew with the threads:
+ * a 40-byte lane record for each of the 2.16M lanes (rounded up to 134 MB
+ * by the array's growth) and an entry for each of the 1.08M channels of
+ * 20M generated events of thread churn. */
+#define STAGED_RUN_BLOCKS 256
+
+typedef struct
+{
+  int      fd;
+  guint64  n;           /* elements staged, in the file or in buf */
+  guint64  n_written;   /* of them in the file */
+  guint64  fd_offset;   /* where they begin in it */
+  gsize    elem_size;
+  guint    per_block;
+  guint    len;         /* elements in buf */
+  guint8  *buf;         /* STAGED_RUN_BLOCKS blocks */
+  GArray  *sums;        /* guint64, a block's each */
+} Staged;
+
+static void
+staged_init (Staged *s,
+             int     fd,
+             gsize   elem_size,
+             guint   per_block)
+{
+  memset (s, 0, sizeof *s);
+  s->fd = fd;
+  s->elem_size = elem_size;
+  s->per_block = per_block;
+  s->buf = g_malloc ((gsize) STAGED_RUN_BLOCKS * per_block * elem_size);
+  s->sums = g_array_new (FALSE, FALSE, sizeof (guint64));
+}
+
+static void
+staged_clear (Staged *s)
+{
+  g_clear_pointer (&s->buf, g_free);
+  g_clear_pointer (&s->sums, g_array_unref);
+}
+
+/* The elements in buf to the file, their blocks' checksums kept; only
+ * the last run may end in a short block. */
+static void
+staged_flush (Writer *w,
+              Staged *s)
+{
+  for (guint first = 0; first < s->len; first += s->per_block)
+    {
+      guint64 sum = strata_index_checksum (s->buf + first * s->elem_size,
+                                           MIN (s->per_block, s->len - first) * s->elem_size);
+
+      g_array_append_val (s->sums, sum);
+    }
+  if (w->error == 0 && s->len > 0 &&
+      !strata_file_write_all (s->fd, s->buf, s->len * s->elem_size, s->fd_offset + s->n_written * s->elem_size))
+    w->error = errno != 0 ? errno : EIO;
+  s->n_written += s->len;
+  s->len = 0;
+}
+
+static void
+staged_add (Writer        *w,
+            Staged        *s,
+            gconstpointer  elem)
+{
+  memcpy (s->buf + s->len * s->elem_size, elem, s->elem_size);
+  s->len++;
+  s->n++;
+  if (s->len == STAGED_RUN_BLOCKS * s->per_block)
+    staged_flush (w, s);
+}
+
+/* The staged array into the index where put_checked() would have put it,
+ * the same bytes; returns the elements' offset, *sums_offset that of
+ * their checksums. The file is read back a run at a time. */
+static guint64
+staged_put (Writer  *w,
+            Staged  *s,
+            guint64 *sums_offset)
+{
+  gsize run = (gsize) STAGED_RUN_BLOCKS * s->per_block * s->elem_size;
+  guint64 size, offset;
+
+  staged_flush (w, s);
+  align (w);
+  offset = w->offset;
+  size = s->n_written * s->elem_size;
+  for (guint64 done = 0; done < size && w->error == 0; done += run)
+    {
+      gsize part = (gsize) MIN ((guint64) run, size - done);
+      int errsv = 0;
+
+      if (!strata_file_read_exact (s->fd, s->buf, part, s->fd_offset + done, &errsv))
+        w->error = errsv != 0 ? errsv : EIO;
+      else
+        put (w, s->buf, part);
+    }
+  align (w);
+  *sums_offset = w->offset;
+  put (w, s->sums->data, s->sums->len * sizeof (guint64));
+  return offset;
+}
+
 /* The raw store: each lane that has activities, channel by channel and
  * lane by lane: its blocks, their records, its fences; then the
  * directory, a StrataIndexChannelLanes per channel (which lanes it has)
  * and a StrataIndexLane per lane that has activities, both as checked
- * arrays. A directory of every channel's 17 lane slots was 680 bytes a
- * channel, 8% of the index for the 48 742 mostly short-lived threads of
- * 20M generated events. */
+ * arrays, staged in a spill file while the lanes are written (above). A
+ * directory of every channel's 17 lane slots was 680 bytes a channel, 8%
+ * of the index for the 48 742 mostly short-lived threads of 20M
+ * generated events. */
 static void
 write_raw_store (Writer            *w,
                  StrataRawStore    *raw,
                  StrataIndexHeader *h)
 {
   guint n_channels = strata_raw_store_get_n_channels (raw);
-  g_autofree StrataIndexChannelLanes *entries = g_new0 (StrataIndexChannelLanes, MAX (n_channels, 1));
-  g_autoptr(GArray) lanes = NULL;
-  guint64 n_lanes = 0;
+  g_autoptr(GError) local_error = NULL;
+  Staged entries, lanes;
+  int fd;
 
-  /* Sized once: a record per lane with activities (240 000 lanes, 9.6 MB,
-   * on 40M generated events), doubled as it grew, was half again at the
-   * peak of the index build. Counted from the channels' entries, so the
-   * exited threads' seals are read once, below. */
-  for (guint32 c = 0; c < n_channels; c++)
-    n_lanes += __builtin_popcount (strata_raw_store_get_lanes (raw, c));
-  lanes = g_array_sized_new (FALSE, FALSE, sizeof (StrataIndexLane), n_lanes);
+  fd = strata_spill_file_open (&local_error);
+  if (fd < 0)
+    {
+      w->error = EIO;
+      return;
+    }
+  /* One file for both: the lanes' records from its start, the channels'
+   * entries after the largest the lanes can be (a sparse file). */
+  staged_init (&lanes, fd, sizeof (StrataIndexLane), STRATA_INDEX_LANE_BLOCK);
+  staged_init (&entries, fd, sizeof (StrataIndexChannelLanes), STRATA_INDEX_CHANNEL_BLOCK);
+  entries.fd_offset = (guint64) n_channels * STRATA_RAW_STORE_N_LANES * sizeof (StrataIndexLane);
 
-  for (guint32 c = 0; c < n_channels; c++)
+  for (guint32 c = 0; c < n_channels && w->error == 0; c++)
     {
       guint32 present = strata_raw_store_get_lanes (raw, c);
+      StrataIndexChannelLanes entry = { 0 };
 
-      entries[c].first = lanes->len;
+      g_assert (lanes.n <= G_MAXUINT32);
+      entry.first = (guint32) lanes.n;
       for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
         {
           StrataIndexLane rec = { 0 };
@@ -502,22 +616,27 @@ write_raw_store (Writer            *w,
            * the lane's last (nothing of it is in memory). */
           rec.offset = put_spilled_and_packed (w, raw, c, l, n_spilled, acts, n, &rec.n, &rec.sums_offset);
           if (w->error != 0)
-            return;
+            break;
           rec.fences_offset = put_lane_fences (w, raw, c, l, &rec.n_fences, &rec.fence_sums_offset);
           if (w->error == 0 && rec.n_fences != n_fences)
             w->error = EIO;
-          entries[c].present |= 1u << l;
-          g_array_append_val (lanes, rec);
+          entry.present |= 1u << l;
+          staged_add (w, &lanes, &rec);
         }
+      staged_add (w, &entries, &entry);
     }
 
-  h->n_raw_channels = n_channels;
-  h->n_activities = strata_raw_store_get_size (raw);
-  h->n_raw_lanes = lanes->len;
-  h->raw_channels_offset = put_checked (w, entries, n_channels, sizeof *entries, STRATA_INDEX_CHANNEL_BLOCK,
-                                        &h->raw_channels_sums_offset);
-  h->lanes_offset = put_checked (w, lanes->data, lanes->len, sizeof (StrataIndexLane), STRATA_INDEX_LANE_BLOCK,
-                                 &h->lanes_sums_offset);
+  if (w->error == 0)
+    {
+      h->n_raw_channels = n_channels;
+      h->n_activities = strata_raw_store_get_size (raw);
+      h->n_raw_lanes = lanes.n;
+      h->raw_channels_offset = staged_put (w, &entries, &h->raw_channels_sums_offset);
+      h->lanes_offset = staged_put (w, &lanes, &h->lanes_sums_offset);
+    }
+  staged_clear (&entries);
+  staged_clear (&lanes);
+  close (fd);
 }
 
 static GArray *

@@ -149,6 +149,61 @@ compare_threads (const void *a,
   return x->channel < y->channel ? -1 : x->channel > y->channel;
 }
 
+static gint
+compare_thread_at (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      rows)
+{
+  const StrataThreadStats *t = rows;
+
+  return compare_threads (&t[*(const guint32 *) a], &t[*(const guint32 *) b]);
+}
+
+/* The thread rows in compare_threads() order, through an array of their
+ * indices then moved in place, cycle by cycle: g_array_sort() sorts rows
+ * this large through pointers and a scratch of two pointers and more a
+ * row (17 MB for the 1.08M threads of 20M generated events of thread
+ * churn, beside the rows at the index build's peak); the indices and
+ * their scratch are 8 bytes a row. */
+static void
+sort_threads (GArray *threads)
+{
+  StrataThreadStats *rows = (StrataThreadStats *)(gpointer) threads->data;
+  guint n = threads->len;
+  g_autofree guint32 *order = NULL;
+
+  if (n < 2)
+    return;
+  order = g_new (guint32, n);
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  g_qsort_with_data (order, (gint) n, sizeof *order, compare_thread_at, rows);
+
+  /* Position i takes row order[i]; a position done points at itself. */
+  for (guint i = 0; i < n; i++)
+    {
+      StrataThreadStats first;
+      guint j = i;
+
+      if (order[i] == i)
+        continue;
+      first = rows[i];
+      for (;;)
+        {
+          guint k = order[j];
+
+          order[j] = j;
+          if (k == i)
+            {
+              rows[j] = first;
+              break;
+            }
+          rows[j] = rows[k];
+          j = k;
+        }
+    }
+}
+
 static int
 compare_cpus (const void *a,
               const void *b)
@@ -1343,7 +1398,7 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
     latency_of (self, &set, n_all, &stats->wakeup);
   }
 
-  g_array_sort (stats->threads, compare_threads);
+  sort_threads (stats->threads);
   g_array_sort (stats->cpus, compare_cpus);
 
   /* The sums are in the rows now: given back before the index is written
