@@ -11,6 +11,14 @@
  * points STRATA_INDEX_DIR at an empty folder); one is refused, since the
  * open would then only map it.
  *
+ * With --frames, it also times the frames of the growing trace (issue 23's
+ * frame cost while following): every 100 ms of the load, the timeline's
+ * snapshot as GTK takes it for a frame, in the main thread's CPU time,
+ * while the worker goes on growing the tree; once loaded, the same views
+ * of the finished trace, each the first frame of a new view as the live
+ * ones are (every live update is a new view). It prints both medians and
+ * their ratio.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -21,8 +29,16 @@
 
 #include <adwaita.h>
 
+#include "strata-bench-time.h"
 #include "strata-loader.h"
+#include "strata-timeline-view-private.h"
 #include "strata-window.h"
+
+typedef struct
+{
+  gint64 from, to;
+  gint64 live_ns;
+} LiveFrame;
 
 static guint n_frames;
 
@@ -31,6 +47,56 @@ count_frame (GdkFrameClock *clock,
              gpointer       data)
 {
   n_frames++;
+}
+
+/* The timeline's snapshot(), as GTK calls it for a frame, in this
+ * thread's CPU time. */
+static gint64
+snapshot_ns (GtkWidget *view)
+{
+  GtkSnapshot *snapshot;
+  GskRenderNode *node;
+  gint64 t0;
+
+  t0 = cpu_ns ();
+  snapshot = gtk_snapshot_new ();
+  GTK_WIDGET_GET_CLASS (view)->snapshot (view, snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  t0 = cpu_ns () - t0;
+  g_clear_pointer (&node, gsk_render_node_unref);
+  return t0;
+}
+
+/* The views timed while the trace grew, timed again on the finished
+ * trace; prints both medians and their ratio. */
+static void
+report_frames (StrataTimelineView *timeline,
+               GArray             *frames)
+{
+  g_autoptr(GArray) live = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) done = g_array_new (FALSE, FALSE, sizeof (gint64));
+  double live_ms, done_ms;
+
+  for (guint i = 0; i < frames->len; i++)
+    {
+      const LiveFrame *f = &g_array_index (frames, LiveFrame, i);
+      gint64 ns;
+
+      strata_timeline_view_set_range (timeline, f->from, f->to);
+      while (g_main_context_pending (NULL))
+        g_main_context_iteration (NULL, FALSE);
+      /* A live view is painted anew every frame: so is this one. */
+      strata_timeline_view_forget_frame (timeline);
+      ns = snapshot_ns (GTK_WIDGET (timeline));
+      g_array_append_val (live, f->live_ns);
+      g_array_append_val (done, ns);
+    }
+  live_ms = median_ms (live);
+  done_ms = median_ms (done);
+  printf ("frames_timed %u\n", frames->len);
+  printf ("frame_live_ms %.3f\n", live_ms);
+  printf ("frame_finished_ms %.3f\n", done_ms);
+  printf ("frame_live_over_finished %.2f\n", done_ms > 0 ? live_ms / done_ms : 0.0);
 }
 
 static double
@@ -44,7 +110,11 @@ main (int    argc,
       char **argv)
 {
   gint width = 1920, height = 1080;
+  gboolean time_frames = FALSE;
+  g_autoptr(GArray) frames = g_array_new (FALSE, FALSE, sizeof (LiveFrame));
+  gint64 next_frame = 0;
   GOptionEntry entries[] = {
+    { "frames", 0, 0, G_OPTION_ARG_NONE, &time_frames, "Time the growing trace's frames against the finished trace's", NULL },
     { "width", 'w', 0, G_OPTION_ARG_INT, &width, "Window width (default 1920)", "W" },
     { "height", 'h', 0, G_OPTION_ARG_INT, &height, "Window height (default 1080)", "H" },
     { NULL }
@@ -104,6 +174,16 @@ main (int    argc,
           return 1;
         }
       g_main_context_iteration (NULL, TRUE);
+      if (time_frames && strata_timeline_view_is_live (timeline) &&
+          g_get_monotonic_time () >= next_frame)
+        {
+          LiveFrame f;
+
+          strata_timeline_view_get_range (timeline, &f.from, &f.to);
+          f.live_ns = snapshot_ns (GTK_WIDGET (timeline));
+          g_array_append_val (frames, f);
+          next_frame = g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND;
+        }
     }
   t1 = g_get_monotonic_time ();
 
@@ -114,6 +194,8 @@ main (int    argc,
   printf ("peak_rss_kb %ld\n", usage.ru_maxrss);
   printf ("frames %u\n", n_frames);
   printf ("frames_per_s %.1f\n", n_frames / ((t1 - t0) / 1e6));
+  if (time_frames)
+    report_frames (timeline, frames);
 
   g_signal_handlers_disconnect_by_func (clock, count_frame, NULL);
   gtk_window_destroy (GTK_WINDOW (window));
