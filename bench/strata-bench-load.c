@@ -29,7 +29,7 @@
 
 #include <adwaita.h>
 
-#include "strata-bench-time.h"
+#include "strata-bench-snapshot.h"
 #include "strata-loader.h"
 #include "strata-timeline-view-private.h"
 #include "strata-window.h"
@@ -47,24 +47,6 @@ count_frame (GdkFrameClock *clock,
              gpointer       data)
 {
   n_frames++;
-}
-
-/* The timeline's snapshot(), as GTK calls it for a frame, in this
- * thread's CPU time. */
-static gint64
-snapshot_ns (GtkWidget *view)
-{
-  GtkSnapshot *snapshot;
-  GskRenderNode *node;
-  gint64 t0;
-
-  t0 = cpu_ns ();
-  snapshot = gtk_snapshot_new ();
-  GTK_WIDGET_GET_CLASS (view)->snapshot (view, snapshot);
-  node = gtk_snapshot_free_to_node (snapshot);
-  t0 = cpu_ns () - t0;
-  g_clear_pointer (&node, gsk_render_node_unref);
-  return t0;
 }
 
 /* The views timed while the trace grew, timed again on the finished
@@ -87,7 +69,7 @@ report_frames (StrataTimelineView *timeline,
         g_main_context_iteration (NULL, FALSE);
       /* A live view is painted anew every frame: so is this one. */
       strata_timeline_view_forget_frame (timeline);
-      ns = snapshot_ns (GTK_WIDGET (timeline));
+      ns = strata_bench_snapshot_ns (GTK_WIDGET (timeline));
       g_array_append_val (live, f->live_ns);
       g_array_append_val (done, ns);
     }
@@ -180,7 +162,7 @@ main (int    argc,
           LiveFrame f;
 
           strata_timeline_view_get_range (timeline, &f.from, &f.to);
-          f.live_ns = snapshot_ns (GTK_WIDGET (timeline));
+          f.live_ns = strata_bench_snapshot_ns (GTK_WIDGET (timeline));
           g_array_append_val (frames, f);
           next_frame = g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND;
         }

@@ -21,29 +21,11 @@
 
 #include <gtk/gtk.h>
 
-#include "strata-bench-time.h"
+#include "strata-bench-snapshot.h"
 #include "strata-index.h"
 #include "strata-timeline-view-private.h"
 
 #define N_LEVELS 6
-
-/* The widget's snapshot(), as GTK calls it for a frame, to its render
- * node. */
-static gint64
-snapshot_view (GtkWidget *view)
-{
-  GtkSnapshot *snapshot;
-  GskRenderNode *node;
-  gint64 t0;
-
-  t0 = cpu_ns ();
-  snapshot = gtk_snapshot_new ();
-  GTK_WIDGET_GET_CLASS (view)->snapshot (view, snapshot);
-  node = gtk_snapshot_free_to_node (snapshot);
-  t0 = cpu_ns () - t0;
-  g_clear_pointer (&node, gsk_render_node_unref);
-  return t0;
-}
 
 /* A pointer position over the rows. */
 static void
@@ -131,12 +113,12 @@ main (int    argc,
           gint64 dn, dh, db;
 
           strata_timeline_view_set_range (STRATA_TIMELINE_VIEW (view), from, from + span);
-          dn = snapshot_view (view);
+          dn = strata_bench_snapshot_ns (view);
           move_pointer (view, rand);
-          dh = snapshot_view (view);
+          dh = strata_bench_snapshot_ns (view);
           strata_timeline_view_forget_frame (STRATA_TIMELINE_VIEW (view));
           move_pointer (view, rand);
-          db = snapshot_view (view);
+          db = strata_bench_snapshot_ns (view);
           if (f < 0)
             continue;   /* the first one warms the caches */
           g_array_append_val (t_new, dn);
