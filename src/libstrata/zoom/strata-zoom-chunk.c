@@ -216,6 +216,107 @@ reset_point (StrataRawLane *lane,
   return k;
 }
 
+/* The open activities of @channel in lane @l that belong in a window's
+ * walk of it, from @from on: they overlap the chunk, and start at @w1 or
+ * before (one starting later cannot join a run overlapping the window: it
+ * starts more than a pixel after the window). */
+static const StrataActivity *
+next_open (const StrataActivity *open,
+           guint                 n_open,
+           guint                *from,
+           guint32               channel,
+           guint                 l,
+           gint64                s,
+           gint64                e,
+           gint64                w1)
+{
+  for (; *from < n_open; (*from)++)
+    {
+      const StrataActivity *o = &open[*from];
+
+      if (o->channel == channel && strata_zoom_lane_of (o) == l && o->start <= w1 &&
+          strata_activity_overlaps (o, s, e))
+        return &open[(*from)++];
+    }
+  return NULL;
+}
+
+/* strata_zoom_compute_window() for a channel of a growing tree that has
+ * activities still going on: each lane is walked over the window as for
+ * a finished one, and its open activities are offered where the whole
+ * chunk's computation (strata_zoom_compute_chunk_full(), which sorts them
+ * in by start after the completed ones) puts them. An open activity
+ * starts after every completed one of its lane, so one that starts at
+ * @w1 or before comes after the window's part of the lane, all of it.
+ * The whole open chunk was computed (its lanes decoded, gathered and
+ * sorted) for each channel with an open activity, which is nearly every
+ * channel: the frames of a growing trace cost several times a finished
+ * one's. */
+static void
+compute_open_window (StrataRawStore       *store,
+                     const StrataActivity *open,
+                     guint                 n_open,
+                     gint64                s,
+                     gint64                e,
+                     gint64                pixel,
+                     gint64                w0,
+                     gint64                w1,
+                     guint32               channel,
+                     GArray               *out)
+{
+  StrataAggregateRun run;
+
+  strata_aggregate_run_init (&run, pixel);
+
+  for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+    {
+      guint from = 0, first = 0, end = 0;
+      const StrataActivity *o = next_open (open, n_open, &from, channel, l, s, e, w1);
+      StrataRawLane lane;
+      gboolean has_lane;
+
+      has_lane = strata_raw_store_open_lane (store, channel, l, w0, w1, &lane, &first, &end) &&
+                 first < end;
+      if (!has_lane && o == NULL)
+        continue;
+
+      if (has_lane)
+        for (guint k = reset_point (&lane, first, s, e, pixel); k < end; k++)
+          {
+            const StrataActivity *p = strata_raw_lane_get (&lane, k);
+            StrataActivity a;
+
+            if (p == NULL)
+              break;
+            a = *p;
+            if (!strata_activity_overlaps (&a, s, e))
+              continue;
+            /* In start order, a completed one first at a tie (a stable
+             * sort of the completed ones, then the open ones). */
+            for (; o != NULL && o->start < a.start;
+                 o = next_open (open, n_open, &from, channel, l, s, e, w1))
+              {
+                StrataActivity b = *o;
+
+                strata_activity_clip (&b, s, e);
+                strata_aggregate_run_offer (&run, &b, out);
+              }
+            strata_activity_clip (&a, s, e);
+            strata_aggregate_run_offer (&run, &a, out);
+          }
+      for (; o != NULL; o = next_open (open, n_open, &from, channel, l, s, e, w1))
+        {
+          StrataActivity b = *o;
+
+          strata_activity_clip (&b, s, e);
+          strata_aggregate_run_offer (&run, &b, out);
+        }
+      strata_aggregate_run_flush (&run, out);
+    }
+
+  strata_aggregate_run_clear (&run);
+}
+
 /**
  * strata_zoom_compute_window:
  * @from: the start of the part of the chunk wanted
@@ -250,17 +351,15 @@ strata_zoom_compute_window (StrataRawStore           *store,
 
   g_return_if_fail (store != NULL && geometry != NULL && out != NULL);
 
+  if (w1 <= w0)
+    return;
+
   for (guint i = 0; i < n_open; i++)
     if (open[i].channel == channel)
       {
-        /* A growing tree: the open activities go after their lanes, so
-         * compute the whole chunk, as the on-demand code does. */
-        strata_zoom_compute_chunk_full (store, open, n_open, geometry, level, index, channel, out);
+        compute_open_window (store, open, n_open, s, e, pixel, w0, w1, channel, out);
         return;
       }
-
-  if (w1 <= w0)
-    return;
 
   strata_aggregate_run_init (&run, pixel);
 
