@@ -391,6 +391,52 @@ report_progress (StrataTrace       *self,
   return self->progress (&p, self->progress_data);
 }
 
+/* How a followed pass paces what it shows. Advancing the tree (which
+ * collects and sorts every open activity) and reporting the progress
+ * (which measures the file) cost the same whatever a batch holds, so done
+ * after every batch they made a pass given a small share of the CPU fall
+ * behind the file, further and further (1.8 s from a thread's first event
+ * to its row at load 20). So a followed pass shows what it has when it
+ * has caught up with what the reader found (the usual case: the recorder
+ * writes every 100 ms), when new rows appeared (what the viewer waits for
+ * most), and otherwise on a clock while it catches up; the number of
+ * batches between two showings is bounded, and so is what the tree takes
+ * in at once. */
+#define FOLLOW_SHOW_USEC      (50 * G_TIME_SPAN_MILLISECOND)
+#define FOLLOW_NEW_ROWS_USEC  (10 * G_TIME_SPAN_MILLISECOND)
+#define FOLLOW_SHOW_BATCHES   64
+
+typedef struct
+{
+  gint64 shown_usec;   /* when the pass last showed */
+  guint  n_channels;   /* the model's channels then */
+  guint  n_batches;    /* fed since */
+} FollowPace;
+
+static gboolean
+follow_pace (FollowPace        *pace,
+             StrataKernelModel *model,
+             gboolean           caught_up)
+{
+  gint64 now = g_get_monotonic_time ();
+  guint n_channels = 0;
+  gboolean show;
+
+  strata_kernel_model_get_channels (model, &n_channels);
+  pace->n_batches++;
+  show = caught_up ||
+         pace->n_batches >= FOLLOW_SHOW_BATCHES ||
+         now - pace->shown_usec >= FOLLOW_SHOW_USEC ||
+         (n_channels > pace->n_channels && now - pace->shown_usec >= FOLLOW_NEW_ROWS_USEC);
+  if (show)
+    {
+      pace->shown_usec = now;
+      pace->n_channels = n_channels;
+      pace->n_batches = 0;
+    }
+  return show;
+}
+
 static void
 read_events (StrataTrace        *self,
              StrataKernelModel  *model,
@@ -398,7 +444,9 @@ read_events (StrataTrace        *self,
 {
   Batch batches[N_BATCHES];
   Reader reader = { 0 };
+  FollowPace pace = { 0 };
   GThread *thread;
+  gboolean show;
 
   reader.source = self->source;
   reader.has_position = self->progress != NULL &&
@@ -439,11 +487,19 @@ read_events (StrataTrace        *self,
       self->file_position = batch->position;
       self->n_events += batch->n;
       strata_kernel_model_feed (model, batch->events, batch->n);
+
+      g_async_queue_push (reader.free, batch);
+
+      if (!reader.follow)
+        show = TRUE;
+      else
+        show = follow_pace (&pace, model, g_async_queue_length (reader.full) <= 0);
+      if (!show)
+        continue;
+
       if (self->tree != NULL)
         strata_zoom_tree_advance (self->tree, strata_kernel_model_get_horizon (model),
                                   (StrataForeachOpenFunc) strata_kernel_model_foreach_open, model);
-
-      g_async_queue_push (reader.free, batch);
 
       if (self->progress != NULL && !report_progress (self, model, g_atomic_int_get (&reader.waited)))
         {
