@@ -308,7 +308,7 @@ progress_idle (gpointer data)
   if (channels != NULL && trace != NULL && channels->len > 0)
     {
       gboolean first = !strata_timeline_view_is_live (self->timeline);
-      gint64 t0 = g_get_monotonic_time (), spent, cpu;
+      gint64 t0 = g_get_monotonic_time (), cpu0 = thread_cpu_usec (), spent, cpu;
 
       strata_timeline_view_set_live (self->timeline, trace, g_steal_pointer (&channels), start, horizon);
 
@@ -320,8 +320,12 @@ progress_idle (gpointer data)
       spent = g_get_monotonic_time () - t0;
       cpu = thread_cpu_usec ();
       g_mutex_lock (&p->lock);
+      /* A recording's showing is spaced by what it cost the main thread,
+       * not by the wall time it took: on a busy machine that counts the
+       * time other processes ran, and spaced the rows of new threads by
+       * up to a second. */
       if (growing)
-        p->live_every_usec = 8 * spent;
+        p->live_every_usec = 8 * (cpu - cpu0);
       else
         p->live_every_usec = (LIVE_FILE_SHARE - 1) * MAX (cpu - p->main_cpu_usec, spent);
       p->main_cpu_usec = cpu;
