@@ -9,7 +9,9 @@
 # /tmp/strata-record.lock.
 #
 # Usage: sudo bench/run-live-memory.sh [BUILD_DIR]   (default: _build)
-# Environment: DURATION (600 s), STEP (30 s), MESSAGING ("-g 2 -l 200")
+# Environment: DURATION (600 s), STEP (30 s), MESSAGING ("-g 2 -l 200"),
+# APP_LOG (a file to keep the application's messages in: with
+# STRATA_DEBUG_MEMORY=1, what its pass holds every 30 s)
 set -eu
 
 BUILD=$(cd "${1:-_build}" && pwd)
@@ -29,6 +31,7 @@ cleanup ()
 {
   for p in $app $load $rec $xvfb; do kill "$p" 2> /dev/null || true; done
   wait 2> /dev/null || true
+  [ -n "${APP_LOG:-}" ] && cp "$out/app.log" "$APP_LOG"
   rm -rf "$out"
 }
 trap cleanup EXIT

@@ -406,8 +406,12 @@ report_progress (StrataTrace       *self,
 #define FOLLOW_NEW_ROWS_USEC  (10 * G_TIME_SPAN_MILLISECOND)
 #define FOLLOW_SHOW_BATCHES   64
 
+/* With STRATA_DEBUG_MEMORY, what a followed pass holds this often. */
+#define FOLLOW_NOTE_USEC      (30 * G_TIME_SPAN_SECOND)
+
 typedef struct
 {
+  gint64 noted_usec;   /* when the pass last noted its memory */
   gint64 shown_usec;   /* when the pass last showed */
   guint  n_channels;   /* the model's channels then */
   guint  n_batches;    /* fed since */
@@ -496,6 +500,11 @@ read_events (StrataTrace        *self,
         show = follow_pace (&pace, model, g_async_queue_length (reader.full) <= 0);
       if (!show)
         continue;
+      if (reader.follow && self->debug_memory && pace.shown_usec - pace.noted_usec >= FOLLOW_NOTE_USEC)
+        {
+          pace.noted_usec = pace.shown_usec;
+          note_memory (self, "following");
+        }
 
       if (self->tree != NULL)
         strata_zoom_tree_advance (self->tree, strata_kernel_model_get_horizon (model),
