@@ -504,6 +504,8 @@ read_events (StrataTrace        *self,
         {
           pace.noted_usec = pace.shown_usec;
           note_memory (self, "following");
+          /* What grows with the threads a recording saw, not its events. */
+          g_message ("following: %u channels", pace.n_channels);
         }
 
       if (self->tree != NULL)
