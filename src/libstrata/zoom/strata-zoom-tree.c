@@ -576,7 +576,11 @@ strata_zoom_tree_note_build_memory (StrataZoomTree *self,
   /* Pipelined, the levels are the aggregator thread's until the finish. */
   if (self->aggregator != NULL)
     {
-      g_message ("zoom tree at %s: the levels are busy in their own thread", where);
+      /* The buffer former's arrays are the calling pass's own. */
+      g_message ("zoom tree at %s: the levels are busy in their own thread; "
+                 "%u activities incoming, %u pending, %u merging, %u starts, %u open",
+                 where, self->incoming->len, self->pending->len, self->merge->len,
+                 self->starts->len, self->open->len);
       return;
     }
 
