@@ -665,7 +665,7 @@ strata_zoom_tree_closed_page_out (Level *level)
   if (level->page_lanes == 0 || level->closed->len < level->page_lanes || !spill_file_open (level))
     return;
 
-  g_array_sort (level->closed, strata_zoom_tree_by_closed_channel_then_lane);
+  strata_zoom_tree_sort_closed (level->closed);
   lanes = g_array_sized_new (FALSE, FALSE, sizeof (PagedLane), level->closed->len);
   runs = g_array_new (FALSE, FALSE, sizeof (PagedRun));
   for (guint i = 0; i < level->closed->len; i++)
