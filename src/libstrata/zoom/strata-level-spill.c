@@ -102,6 +102,7 @@ spill_key (guint32 channel,
 
 #define SPILL_RADIX_BITS 11
 #define SPILL_RADIX      (1u << SPILL_RADIX_BITS)
+#define SPILL_INSERTION_MAX 32
 
 /* Sorts the keys of @order (distinct: each has its lane's place) in
  * increasing order: an LSD radix sort, 11 bits a pass, as many passes as
@@ -119,6 +120,20 @@ sort_spill_keys (GArray *order)
 
   if (n < 2)
     return;
+  /* A few: a radix pass's 2048 counters cost more than an insertion. */
+  if (n <= SPILL_INSERTION_MAX)
+    {
+      for (guint i = 1; i < n; i++)
+        {
+          guint64 k = a[i];
+          guint j = i;
+
+          for (; j > 0 && a[j - 1] > k; j--)
+            a[j] = a[j - 1];
+          a[j] = k;
+        }
+      return;
+    }
   for (guint i = 0; i < n; i++)
     {
       lo = MIN (lo, a[i]);

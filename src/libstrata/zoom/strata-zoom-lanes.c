@@ -320,6 +320,7 @@ strata_zoom_tree_lane_close (StrataZoomTree *self,
 
 #define CLOSED_RADIX_BITS 11
 #define CLOSED_RADIX      (1u << CLOSED_RADIX_BITS)
+#define CLOSED_INSERTION_MAX 32
 
 static inline guint64
 closed_key (const ClosedLane *c)
@@ -335,7 +336,8 @@ G_STATIC_ASSERT (N_LANES <= 32);
  * every level), and the generic sort, a call per comparison, was a tenth
  * of the levels' thread there: so a least-significant-digit radix sort of
  * the records, 11 bits a pass and only as many passes as the span of
- * their keys needs (two for a few thousand threads). */
+ * their keys needs (two for a few thousand threads); a short array by
+ * insertion. Both are stable. */
 void
 strata_zoom_tree_sort_closed (GArray *closed)
 {
@@ -347,6 +349,22 @@ strata_zoom_tree_sort_closed (GArray *closed)
 
   if (n < 2)
     return;
+  /* A few (most chunks of a mostly idle trace): a radix pass's 2048
+   * counters cost more than sorting them by insertion. */
+  if (n <= CLOSED_INSERTION_MAX)
+    {
+      for (guint i = 1; i < n; i++)
+        {
+          ClosedLane c = a[i];
+          guint64 k = closed_key (&c);
+          guint j = i;
+
+          for (; j > 0 && closed_key (&a[j - 1]) > k; j--)
+            a[j] = a[j - 1];
+          a[j] = c;
+        }
+      return;
+    }
   for (guint i = 0; i < n; i++)
     {
       guint64 k = closed_key (&a[i]);
