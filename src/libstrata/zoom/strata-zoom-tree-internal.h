@@ -565,9 +565,8 @@ void
 strata_zoom_tree_lane_close (StrataZoomTree *self,
                              Level          *level,
                              Lane           *lane);
-int
-strata_zoom_tree_by_closed_channel_then_lane (gconstpointer pa,
-                                              gconstpointer pb);
+void
+strata_zoom_tree_sort_closed (GArray *closed);
 void
 strata_zoom_tree_lanes_close_all (StrataZoomTree *self,
                                   Level          *level);
