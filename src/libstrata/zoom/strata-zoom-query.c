@@ -67,26 +67,27 @@ struct _StrataZoomResult
   gsize       reserved;    /* scratch items grown to and advised */
 };
 
-/* Room for @n items in @result's scratch, reserved before they are
- * written: the array grows once instead of doubling, and its pages past
- * the first 2 MiB (on the first queries into the result, all fresh)
- * come as huge pages where the kernel allows, a fault every 2 MiB
- * instead of every 4 KiB. The first answer of a dense trace's index, 60
- * rows of the whole trace (290 000 items, 14 MB), faulted 3 500 pages
- * here. A small answer stays in 4 KiB pages (a huge one would be zeroed
- * whole), and only what is written is resident. */
+/* Room for @n items in @result's scratch (the copies of a chunk's spans
+ * about to be made), reserved before they are written: the array grows
+ * once instead of doubling, and its pages past the first 2 MiB (on the
+ * first queries into the result, all fresh) come as huge pages where the
+ * kernel allows, a fault every 2 MiB instead of every 4 KiB. The first
+ * answer of a dense trace's index, 60 rows of the whole trace (290 000
+ * items, 14 MB), faulted 3 500 pages here. A small answer stays in 4 KiB
+ * pages (a huge one would be zeroed whole). */
 static void
 result_reserve (StrataZoomResult *result,
                 gsize             n)
 {
   gsize small = ((gsize) 2 << 20) / sizeof (StrataZoomItem);
+  guint len = result->scratch->len;
 
   if (n <= result->reserved || n <= small || n > G_MAXUINT / 2)
     return;
   g_array_set_size (result->scratch, (guint) n);
   strata_fresh_memory_advise (&g_array_index (result->scratch, StrataZoomItem, small),
                               (n - small) * sizeof (StrataZoomItem));
-  g_array_set_size (result->scratch, 0);
+  g_array_set_size (result->scratch, len);
   result->reserved = n;
 }
 
@@ -594,9 +595,6 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
 
   if (channels == NULL)
     n_channels = strata_raw_store_get_n_channels (self->raw);
-  /* A busy row has about an item per pixel of a chunk (W pixels); a
-   * screen's worth of rows is reserved, at most 64. */
-  result_reserve (result, (gsize) MIN (n_channels, 64u) << g.pixels_log2);
   l = &self->levels[root + level];
   first = strata_zoom_geometry_chunk_index (&g, level, from);
   last = strata_zoom_geometry_chunk_index (&g, level, to - 1);
@@ -610,6 +608,22 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
         {
           stats->n_chunks++;
           stats->n_precomputed += chunk != NULL;
+        }
+
+      /* The items copied out of a spilled or mapped chunk, or cut from a
+       * long span: at most its spans' items. */
+      if (chunk != NULL)
+        {
+          gsize want = result->scratch->len;
+
+          for (guint c = 0; c < n_channels; c++)
+            {
+              const ChannelSpan *cs = strata_zoom_tree_find_span (chunk, channels != NULL ? channels[c] : c);
+
+              if (cs != NULL && (cs->n_items > self->span_cut_from || chunk->packed != NULL || chunk->spilled != NULL))
+                want += cs->n_items;
+            }
+          result_reserve (result, want);
         }
 
       for (guint c = 0; c < n_channels; c++)
