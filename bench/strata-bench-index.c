@@ -14,7 +14,15 @@
  * tree built in memory) and the same queries are timed on that tree, to
  * show what answering from the mapped file costs against memory.
  *
- * Usage: strata-bench-index TRACE [--index PATH] [--queries N] [--rows N] [--in-memory]
+ * Beside each wall time, the thread's CPU time (page faults included),
+ * which a shared machine's load disturbs far less.
+ *
+ * With --by-level, the cold pass's latencies are also told level by
+ * level, with how many of each level's queries were answered in part
+ * from the raw store (a level left to it), to show where a slow query
+ * comes from.
+ *
+ * Usage: strata-bench-index TRACE [--index PATH] [--queries N] [--rows N] [--in-memory] [--by-level]
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -28,6 +36,7 @@
 #include <sys/resource.h>
 
 #include "strata.h"
+#include "strata-bench-time.h"
 
 /* The process's resident pages of one kind, from /proc/self/status:
  * RssAnon (its own memory) or RssFile (pages of mapped files, the index's
@@ -58,12 +67,13 @@ main (int    argc,
 {
   g_autofree char *index_path = NULL;
   int n_queries = 1000, n_rows = 60;
-  gboolean in_memory = FALSE;
+  gboolean in_memory = FALSE, by_level = FALSE;
   GOptionEntry entries[] = {
     { "index", 0, 0, G_OPTION_ARG_FILENAME, &index_path, "The index (default: beside the trace)", "PATH" },
     { "queries", 'q', 0, G_OPTION_ARG_INT, &n_queries, "Random viewports (default 1000)", "N" },
     { "rows", 'r', 0, G_OPTION_ARG_INT, &n_rows, "Visible channels (default 60)", "N" },
     { "in-memory", 0, 0, G_OPTION_ARG_NONE, &in_memory, "Without the index: the tree in memory", NULL },
+    { "by-level", 0, 0, G_OPTION_ARG_NONE, &by_level, "Also the cold latencies level by level", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("TRACE - time the open through the index and its queries");
@@ -72,6 +82,11 @@ main (int    argc,
   g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
   g_autofree gint64 *latencies = NULL;
   g_autofree gint64 *warm = NULL;
+  g_autofree gint64 *cpu = NULL;
+  gint64 c0, c_open, c_first;
+  g_autofree guint *levels = NULL;
+  g_autofree gboolean *on_demand = NULL;
+  StrataZoomQueryStats stats;
   StrataZoomGeometry g;
   struct rusage usage;
   gint64 t0, t_open, t_first, start, end, span;
@@ -86,6 +101,7 @@ main (int    argc,
     }
 
   t0 = g_get_monotonic_time ();
+  c0 = cpu_ns ();
   {
     g_autoptr(StrataLoader) loader = strata_loader_new (argv[1]);
 
@@ -108,6 +124,7 @@ main (int    argc,
       return 1;
     }
   t_open = g_get_monotonic_time ();
+  c_open = cpu_ns ();
   if (!in_memory && strata_trace_get_index_path (trace) == NULL)
     {
       g_printerr ("no index: it was built now; run again\n");
@@ -128,9 +145,13 @@ main (int    argc,
   strata_zoom_tree_query_spans (strata_trace_get_zoom_tree (trace), level, start, end, rows, n_rows, result, NULL);
   strata_zoom_result_get_spans (result, &n_spans);
   t_first = g_get_monotonic_time ();
+  c_first = cpu_ns ();
 
   latencies = g_new (gint64, n_queries);
   warm = g_new (gint64, n_queries);
+  levels = g_new (guint, n_queries);
+  cpu = g_new (gint64, n_queries);
+  on_demand = g_new (gboolean, n_queries);
   for (int pass = 0; pass < 2; pass++)
   {
   /* The second pass asks the same viewports again: their pages are in
@@ -143,7 +164,7 @@ main (int    argc,
       double fraction = exp (g_rand_double_range (viewports, log (1e-3), 0));
       gint64 len = MAX ((gint64) (span * fraction), 1);
       gint64 from = start + (gint64) (g_rand_double (viewports) * (double) (span - len));
-      gint64 q0;
+      gint64 q0, qc0;
 
       guint32 first_row = g_rand_int_range (viewports, 0, n_channels - n_rows + 1);
 
@@ -151,12 +172,47 @@ main (int    argc,
         rows[r] = first_row + r;
       level = strata_zoom_geometry_level_for_viewport (&g, len);
       q0 = g_get_monotonic_time ();
+      qc0 = cpu_ns ();
       strata_zoom_tree_query_spans (strata_trace_get_zoom_tree (trace), level, from, from + len,
-                                    rows, n_rows, result, NULL);
+                                    rows, n_rows, result, &stats);
       out[q] = g_get_monotonic_time () - q0;
+      if (pass == 0)
+        {
+          cpu[q] = (cpu_ns () - qc0) / 1000;
+          levels[q] = level;
+          on_demand[q] = stats.n_on_demand > 0;
+        }
     }
   }
+  if (by_level)
+    {
+      printf ("# level: queries, of which on demand, cold p50 / p99 / max us, cold CPU p50 / p99 us\n");
+      for (guint lv = 0; lv < g.n_levels; lv++)
+        {
+          g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gint64));
+          g_autoptr(GArray) at_cpu = g_array_new (FALSE, FALSE, sizeof (gint64));
+          guint n_od = 0;
+
+          for (int q = 0; q < n_queries; q++)
+            if (levels[q] == lv)
+              {
+                g_array_append_val (at, latencies[q]);
+                g_array_append_val (at_cpu, cpu[q]);
+                n_od += on_demand[q];
+              }
+          if (at->len == 0)
+            continue;
+          g_array_sort (at, compare_gint64);
+          g_array_sort (at_cpu, compare_gint64);
+          printf ("level %u: %u, %u, %" G_GINT64_FORMAT " / %" G_GINT64_FORMAT " / %" G_GINT64_FORMAT
+                  ", %" G_GINT64_FORMAT " / %" G_GINT64_FORMAT "\n",
+                  lv, at->len, n_od, g_array_index (at, gint64, at->len / 2),
+                  g_array_index (at, gint64, at->len * 99 / 100), g_array_index (at, gint64, at->len - 1),
+                  g_array_index (at_cpu, gint64, at_cpu->len / 2), g_array_index (at_cpu, gint64, at_cpu->len * 99 / 100));
+        }
+    }
   qsort (latencies, n_queries, sizeof (gint64), compare_gint64);
+  qsort (cpu, n_queries, sizeof (gint64), compare_gint64);
   qsort (warm, n_queries, sizeof (gint64), compare_gint64);
   getrusage (RUSAGE_SELF, &usage);
 
@@ -164,9 +220,12 @@ main (int    argc,
           "query_p50_us %" G_GINT64_FORMAT "\nquery_p90_us %" G_GINT64_FORMAT "\n"
           "query_p99_us %" G_GINT64_FORMAT "\nquery_max_us %" G_GINT64_FORMAT "\n"
           "query_warm_p50_us %" G_GINT64_FORMAT "\nquery_warm_p99_us %" G_GINT64_FORMAT "\n"
+          "open_cpu_ms %.3f\nopen_to_first_answer_cpu_ms %.3f\n"
+          "query_cpu_p50_us %" G_GINT64_FORMAT "\nquery_cpu_p99_us %" G_GINT64_FORMAT "\n"
           "first_spans %u\npeak_rss_kb %ld\nrss_anon_kb %ld\nrss_file_kb %ld\n",
           (t_open - t0) / 1e3, (t_first - t_open) / 1e3, (t_first - t0) / 1e3,
           latencies[n_queries / 2], latencies[n_queries * 9 / 10], latencies[n_queries * 99 / 100],
-          latencies[n_queries - 1], warm[n_queries / 2], warm[n_queries * 99 / 100], n_spans, usage.ru_maxrss, rss_kb ("RssAnon:"), rss_kb ("RssFile:"));
+          latencies[n_queries - 1], warm[n_queries / 2], warm[n_queries * 99 / 100],
+          (c_open - c0) / 1e6, (c_first - c0) / 1e6, cpu[n_queries / 2], cpu[n_queries * 99 / 100], n_spans, usage.ru_maxrss, rss_kb ("RssAnon:"), rss_kb ("RssFile:"));
   return 0;
 }

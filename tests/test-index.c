@@ -483,6 +483,62 @@ test_round_trip_streams (void)
       }
 }
 
+/* A query whose copies out of a mapped chunk pass 2 MiB (60 000 items
+ * and more: the query reserves its scratch for them, under huge pages)
+ * answers as the same query on the tree in memory, on every level and
+ * again through the same result. */
+static void
+test_round_trip_large_answer (void)
+{
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *index = g_strdup_printf ("%s/large" STRATA_INDEX_SUFFIX, dir);
+  StrataSourceIdentity id = { 77, 42, 7 };
+  g_autoptr(StrataTrace) want = NULL;
+  g_autoptr(StrataTrace) got = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StrataZoomResult) result = strata_zoom_result_new ();
+  StrataZoomParams params;
+  StrataZoomGeometry g;
+  guint64 largest = 0;
+
+  strata_zoom_params_init (&params);
+  params.min_reduction = 1;   /* every dense chunk stored: big mapped spans */
+  want = generated_trace (STRATA_TEST_STREAM_DENSE, 400000, &params);
+  g_assert_true (strata_index_write (want, &id, index, &error));
+  g_assert_no_error (error);
+  got = strata_index_open (index, &id, &params, &error);
+  g_assert_no_error (error);
+  g_assert_true (strata_zoom_tree_get_geometry (strata_trace_get_zoom_tree (want), &g));
+
+  for (guint level = 0; level < g.n_levels; level++)
+    {
+      g_autoptr(GArray) w = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      g_autoptr(GArray) o = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+      gint64 from = strata_trace_get_start (want), to = strata_trace_get_end (want) + 1;
+      const StrataZoomSpan *spans;
+      guint64 total[2] = { 0, 0 };
+      guint n_spans;
+
+      strata_zoom_tree_query (strata_trace_get_zoom_tree (want), level, from, to, NULL, 0, w, NULL);
+      strata_zoom_tree_query (strata_trace_get_zoom_tree (got), level, from, to, NULL, 0, o, NULL);
+      assert_items_equal ((const StrataZoomItem *)(gpointer) o->data, o->len, (const StrataZoomItem *)(gpointer) w->data, w->len);
+      largest = MAX (largest, w->len);
+
+      /* The same result twice: the second answer is the first's. */
+      for (guint k = 0; k < 2; k++)
+        {
+          strata_zoom_tree_query_spans (strata_trace_get_zoom_tree (got), level, from, to, NULL, 0, result, NULL);
+          spans = strata_zoom_result_get_spans (result, &n_spans);
+          for (guint i = 0; i < n_spans; i++)
+            for (guint j = 0; j < spans[i].n_items; j++)
+              total[k] += (guint64) spans[i].items[j].start ^ ((guint64) spans[i].items[j].count << 40) ^ spans[i].channel;
+        }
+      g_assert_cmpuint (total[0], ==, total[1]);
+    }
+  /* Past the 2 MiB the reserve starts from. */
+  g_assert_cmpuint (largest * sizeof (StrataZoomItem), >, (guint64) 2 << 20);
+}
+
 /* A tree whose raw store spilled its lanes to disk while it was built
  * (from its first block on) answers as the same tree built in memory, and
  * so does the index written from it, whose spilled blocks are copied into
@@ -2012,6 +2068,7 @@ main (int    argc,
   g_test_add_func ("/strata/index/round-trip/fixtures", test_round_trip_fixtures);
   g_test_add_func ("/strata/index/round-trip/generated-streams", test_round_trip_streams);
   g_test_add_func ("/strata/index/round-trip/spilled", test_round_trip_spilled);
+  g_test_add_func ("/strata/index/round-trip/large-answer", test_round_trip_large_answer);
   g_test_add_func ("/strata/index/round-trip/threads", test_threads);
   g_test_add_func ("/strata/index/round-trip/lanes-in-place", test_lanes_in_place);
   g_test_add_func ("/strata/index/fault/truncated", test_truncated);

@@ -365,18 +365,23 @@ strata_zoom_compute_window (StrataRawStore           *store,
 
   for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
     {
+      const StrataActivity *p;
       guint first, end;
       StrataRawLane lane;
 
-      if (!strata_raw_store_open_lane (store, channel, l, w0, w1, &lane, &first, &end) || first >= end)
+      /* Only the window's first activity is looked up: the walk below
+       * stops at the first one starting at w1 or later, so the lane's
+       * blocks in the window are read once, not once to find where the
+       * window ends and again to aggregate. */
+      if (!strata_raw_store_open_lane (store, channel, l, w0, w0, &lane, &first, &end) ||
+          (p = strata_raw_lane_get (&lane, first)) == NULL || p->start >= w1)
         continue;
 
-      for (guint k = reset_point (&lane, first, s, e, pixel); k < end; k++)
+      for (guint k = reset_point (&lane, first, s, e, pixel); (p = strata_raw_lane_get (&lane, k)) != NULL; k++)
         {
-          const StrataActivity *p = strata_raw_lane_get (&lane, k);
           StrataActivity a;
 
-          if (p == NULL)
+          if (p->start >= w1)
             break;
           a = *p;
           if (!strata_activity_overlaps (&a, s, e))
