@@ -9,7 +9,8 @@
  * process's CPU time, its peak RSS, and how many frames the window drew
  * meanwhile. There must be no index for the trace yet (bench/run-index.sh
  * points STRATA_INDEX_DIR at an empty folder); one is refused, since the
- * open would then only map it.
+ * open would then only map it (unless --indexed says that open is the one
+ * to time).
  *
  * With --frames, it also times the frames of the growing trace (issue 23's
  * frame cost while following): every 100 ms of the load, the timeline's
@@ -19,11 +20,20 @@
  * ones are (every live update is a new view). It prints both medians and
  * their ratio.
  *
+ * With --memory, it samples its own memory every 250 ms of the load (and
+ * once loaded): the resident set by kind (/proc/self/smaps_rollup's
+ * anonymous and file-backed parts) and malloc's view (mallinfo2: bytes
+ * in use, bytes free in its arenas, bytes in mmapped chunks), one
+ * "mem ..." line a sample on stderr, and malloc_info()'s per-arena XML at
+ * the sample of largest RSS; so what the app holds while it draws can be
+ * told apart from what malloc keeps but does not use.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <sys/resource.h>
 
@@ -41,6 +51,75 @@ typedef struct
 } LiveFrame;
 
 static guint n_frames;
+
+/* --memory: the largest RSS sampled, and malloc_info() at it; overall
+ * and while the growing trace was shown. */
+static gint64 mem_peak_kb, mem_live_peak_kb;
+static char *mem_peak_info, *mem_live_peak_info;
+
+static char *
+malloc_info_text (void)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  char *text;
+
+  if (f == NULL)
+    return NULL;
+  malloc_info (0, f);
+  fclose (f);
+  text = g_strdup (buf);
+  free (buf);
+  return text;
+}
+
+static gint64
+rollup_kb (const char *text,
+           const char *key)
+{
+  const char *at = strstr (text, key);
+
+  return at != NULL ? g_ascii_strtoll (at + strlen (key), NULL, 10) : -1;
+}
+
+/* Wakes the main loop, so that the samples go on while the worker writes
+ * the index and nothing else happens on the main thread. */
+static gboolean
+wake (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+sample_memory (gint64      since_usec,
+               const char *when)
+{
+  g_autofree char *rollup = NULL;
+  struct mallinfo2 mi = mallinfo2 ();
+  gint64 rss, anon;
+
+  if (!g_file_get_contents ("/proc/self/smaps_rollup", &rollup, NULL, NULL))
+    return;
+  rss = rollup_kb (rollup, "\nRss:");
+  anon = rollup_kb (rollup, "\nAnonymous:");
+  g_printerr ("mem %s t %.2f rss_kb %" G_GINT64_FORMAT " anon_kb %" G_GINT64_FORMAT " file_kb %" G_GINT64_FORMAT
+              " malloc_used_kb %zu malloc_free_kb %zu malloc_mmap_kb %zu arena_kb %zu\n",
+              when, (g_get_monotonic_time () - since_usec) / 1e6, rss, anon, rss - anon,
+              mi.uordblks / 1024, mi.fordblks / 1024, mi.hblkhd / 1024, mi.arena / 1024);
+  if (rss > mem_peak_kb)
+    {
+      mem_peak_kb = rss;
+      g_free (mem_peak_info);
+      mem_peak_info = malloc_info_text ();
+    }
+  if (g_str_equal (when, "live") && rss > mem_live_peak_kb)
+    {
+      mem_live_peak_kb = rss;
+      g_free (mem_live_peak_info);
+      mem_live_peak_info = malloc_info_text ();
+    }
+}
 
 static void
 count_frame (GdkFrameClock *clock,
@@ -93,10 +172,15 @@ main (int    argc,
 {
   gint width = 1920, height = 1080;
   gboolean time_frames = FALSE;
+  gboolean memory = FALSE;
+  gboolean indexed_ok = FALSE;
+  gint64 next_sample = 0;
   g_autoptr(GArray) frames = g_array_new (FALSE, FALSE, sizeof (LiveFrame));
   gint64 next_frame = 0;
   GOptionEntry entries[] = {
     { "frames", 0, 0, G_OPTION_ARG_NONE, &time_frames, "Time the growing trace's frames against the finished trace's", NULL },
+    { "memory", 0, 0, G_OPTION_ARG_NONE, &memory, "Sample the process's memory every 250 ms (on stderr)", NULL },
+    { "indexed", 0, 0, G_OPTION_ARG_NONE, &indexed_ok, "Accept a trace already indexed (times the open from its index)", NULL },
     { "width", 'w', 0, G_OPTION_ARG_INT, &width, "Window width (default 1920)", "W" },
     { "height", 'h', 0, G_OPTION_ARG_INT, &height, "Window height (default 1080)", "H" },
     { NULL }
@@ -127,7 +211,7 @@ main (int    argc,
     g_autoptr(StrataLoader) loader = strata_loader_new (argv[1]);
     g_autoptr(StrataTrace) indexed = strata_loader_find_index (loader, NULL);
 
-    if (indexed != NULL)
+    if (indexed != NULL && !indexed_ok)
       {
         g_printerr ("strata-bench-load: %s already has an index; remove it (or set STRATA_INDEX_DIR)\n", argv[1]);
         return 2;
@@ -144,6 +228,8 @@ main (int    argc,
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
   g_signal_connect (clock, "after-paint", G_CALLBACK (count_frame), NULL);
 
+  if (memory)
+    g_timeout_add (250, wake, NULL);
   t0 = g_get_monotonic_time ();
   strata_window_open (window, file);
   /* Loaded: the timeline holds the finished trace. A load that failed
@@ -166,6 +252,11 @@ main (int    argc,
           g_array_append_val (frames, f);
           next_frame = g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND;
         }
+      if (memory && g_get_monotonic_time () >= next_sample)
+        {
+          sample_memory (t0, strata_timeline_view_is_live (timeline) ? "live" : "loading");
+          next_sample = g_get_monotonic_time () + 250 * G_TIME_SPAN_MILLISECOND;
+        }
     }
   t1 = g_get_monotonic_time ();
 
@@ -178,6 +269,22 @@ main (int    argc,
   printf ("frames_per_s %.1f\n", n_frames / ((t1 - t0) / 1e6));
   if (time_frames)
     report_frames (timeline, frames);
+  if (memory)
+    {
+      /* The finished trace's first frames too: a user's window draws it. */
+      gint64 until = g_get_monotonic_time () + G_USEC_PER_SEC;
+
+      sample_memory (t0, "loaded");
+      while (g_get_monotonic_time () < until)
+        g_main_context_iteration (NULL, TRUE);
+      sample_memory (t0, "drawn");
+      g_printerr ("mem_live_peak_rss_kb %" G_GINT64_FORMAT "\nmalloc_info at the live peak:\n%s\n",
+                  mem_live_peak_kb, mem_live_peak_info != NULL ? mem_live_peak_info : "");
+      g_printerr ("mem_peak_rss_kb %" G_GINT64_FORMAT "\nmalloc_info at the peak:\n%s\n", mem_peak_kb,
+                  mem_peak_info != NULL ? mem_peak_info : "");
+      g_free (mem_live_peak_info);
+      g_free (mem_peak_info);
+    }
 
   g_signal_handlers_disconnect_by_func (clock, count_frame, NULL);
   gtk_window_destroy (GTK_WINDOW (window));

@@ -481,62 +481,115 @@ test_mapped (void)
   g_assert_cmpuint (origins.decoded, >, 0);
 }
 
-/* The default rows' threads, asked a batch at a time, are the threads
- * one query of the coarsest level for all of them at once (what it did
- * before) finds something other than "unknown" for: on every fixture,
- * one with more threads than a batch among them. */
+/* The threads one query of the coarsest level for all of them at once
+ * finds something other than "unknown" for (what default_rows() did
+ * before it asked a batch at a time, then a stretch of the trace at a
+ * time) must be the default rows' threads. Returns the number of threads;
+ * *late is set when a thread's first such item comes after the first
+ * stretch, so the later stretches were needed. */
+static guint
+assert_default_rows_equal_query (StrataTrace *trace,
+                                 gboolean    *late)
+{
+  g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
+  g_autoptr(GArray) rows = strata_painter_default_rows (painter);
+  g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autofree guint8 *expected = NULL;
+  g_autofree guint8 *got = NULL;
+  g_autofree gint64 *first = NULL;
+  gint64 start = strata_trace_get_start (trace), end = strata_trace_get_end (trace);
+  const StrataChannel *channels;
+  guint n_channels;
+
+  channels = strata_trace_get_channels (trace, &n_channels);
+  expected = g_new0 (guint8, n_channels);
+  got = g_new0 (guint8, n_channels);
+  first = g_new (gint64, n_channels);
+  for (guint32 i = 0; i < n_channels; i++)
+    {
+      first[i] = G_MAXINT64;
+      if (channels[i].kind == STRATA_CHANNEL_THREAD)
+        g_array_append_val (threads, i);
+    }
+
+  strata_zoom_tree_query (strata_trace_get_zoom_tree (trace), 0, start, end + 1,
+                          (const guint32 *)(gpointer) threads->data, threads->len, items, NULL);
+  for (guint i = 0; i < items->len; i++)
+    {
+      const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
+
+      if (item->channel < n_channels &&
+          !(item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_UNKNOWN))
+        {
+          expected[item->channel] = 1;
+          first[item->channel] = MIN (first[item->channel], item->start);
+        }
+    }
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      guint32 ch = g_array_index (rows, guint32, i);
+
+      if (ch < n_channels && channels[ch].kind == STRATA_CHANNEL_THREAD)
+        got[ch] = 1;
+    }
+
+  for (guint i = 0; i < n_channels; i++)
+    if (channels[i].kind == STRATA_CHANNEL_THREAD)
+      {
+        g_assert_cmpuint (got[i], ==, expected[i]);
+        /* The first stretch is a 1024th of the trace. */
+        if (expected[i] && first[i] > start + (end + 1 - start) / 1024)
+          *late = TRUE;
+      }
+  return threads->len;
+}
+
+/* The default rows' threads, asked a batch at a time and a stretch of
+ * the trace at a time, are the threads one query of the coarsest level
+ * for all of them over the whole trace finds something other than
+ * "unknown" for: on every fixture, one with more threads than a batch
+ * among them, in memory and through an index whose coarsest level is
+ * partly computed from the raw store. */
 static void
 test_default_rows_batched (void)
 {
   static const char *fixtures[] = { "sched-small.dat", "sched-tgid.dat", "lossy.dat", "instances.dat" };
+  gboolean late = FALSE;
   guint most = 0;
 
   for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
       g_autoptr(StrataTrace) trace = strata_test_load_with_tree (fixtures[f]);
-      g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
-      g_autoptr(GArray) rows = strata_painter_default_rows (painter);
-      g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
-      g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
-      g_autofree guint8 *expected = NULL;
-      g_autofree guint8 *got = NULL;
-      const StrataChannel *channels;
-      guint n_channels;
+      g_autofree char *path = strata_test_fixture (fixtures[f]);
+      g_autofree char *dir = strata_test_tmpdir ();
+      g_autofree char *index = g_strdup_printf ("%s/rows-%u" STRATA_INDEX_SUFFIX, dir, f);
+      g_autoptr(StrataTrace) built = NULL;
+      g_autoptr(StrataTrace) mapped = NULL;
+      g_autoptr(GError) error = NULL;
+      StrataSourceIdentity id;
+      StrataZoomParams params;
+      guint n;
 
-      channels = strata_trace_get_channels (trace, &n_channels);
-      expected = g_new0 (guint8, n_channels);
-      got = g_new0 (guint8, n_channels);
-      for (guint32 i = 0; i < n_channels; i++)
-        if (channels[i].kind == STRATA_CHANNEL_THREAD)
-          g_array_append_val (threads, i);
-      most = MAX (most, threads->len);
+      n = assert_default_rows_equal_query (trace, &late);
+      g_test_message ("%s: %u threads", fixtures[f], n);
+      most = MAX (most, n);
 
-      strata_zoom_tree_query (strata_trace_get_zoom_tree (trace), 0, strata_trace_get_start (trace),
-                              strata_trace_get_end (trace) + 1, (const guint32 *)(gpointer) threads->data,
-                              threads->len, items, NULL);
-      for (guint i = 0; i < items->len; i++)
-        {
-          const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
-
-          if (item->channel < n_channels &&
-              !(item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_UNKNOWN))
-            expected[item->channel] = 1;
-        }
-
-      for (guint i = 0; i < rows->len; i++)
-        {
-          guint32 ch = g_array_index (rows, guint32, i);
-
-          if (ch < n_channels && channels[ch].kind == STRATA_CHANNEL_THREAD)
-            got[ch] = 1;
-        }
-
-      g_test_message ("%s: %u threads", fixtures[f], threads->len);
-      for (guint i = 0; i < n_channels; i++)
-        if (channels[i].kind == STRATA_CHANNEL_THREAD)
-          g_assert_cmpuint (got[i], ==, expected[i]);
+      strata_zoom_params_init (&params);
+      params.density_threshold = 64;
+      params.min_reduction = 1;
+      built = strata_test_load_in_memory (path, &params, &error);
+      g_assert_no_error (error);
+      g_assert_true (strata_source_identity_compute (path, &id, &error));
+      g_assert_true (strata_index_write (built, &id, index, &error));
+      g_assert_no_error (error);
+      mapped = strata_index_open (index, &id, &params, &error);
+      g_assert_no_error (error);
+      assert_default_rows_equal_query (mapped, &late);
     }
   g_assert_cmpuint (most, >, 64);
+  g_assert_true (late);
 }
 
 int

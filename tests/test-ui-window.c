@@ -854,7 +854,10 @@ test_damaged_trace_has_no_fields (void)
   g_assert_nonnull (strata_timeline_view_get_trace (timeline));
   g_assert_nonnull (strata_trace_get_damage (strata_timeline_view_get_trace (timeline)));
 
+  /* The event list takes the trace once it is shown. */
   list = strata_window_get_event_list (damaged);
+  g_assert_null (strata_event_list_get_model (list));
+  strata_window_show_events (damaged, TRUE);
   model = strata_event_list_get_model (list);
   g_assert_cmpuint (g_list_model_get_n_items (model), >, 100);
   for (guint i = 0; i < 100; i++)
