@@ -879,3 +879,12 @@ strata_trace_set_live (StrataTrace *self,
   self->live_start = start;
   self->live_end = MAX (horizon, start);
 }
+
+/* Whether the trace's pass is still running: its whole-trace counts
+ * (context switches, event counts) are not known yet. Any thread. */
+gboolean
+strata_trace_is_loading (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), FALSE);
+  return g_atomic_int_get (&self->passing);
+}
