@@ -526,7 +526,10 @@ test_inspect_growing_recording (void)
   g_assert_true (strata_timeline_view_is_live (timeline));
   range_text = strata_window_get_panel_text (window);
   g_test_message ("the statistics of a live range:\n%s", range_text);
-  g_assert_nonnull (strstr (range_text, "inspectee"));
+  g_assert_true (g_str_has_prefix (range_text, "Range of "));
+  g_assert_nonnull (strstr (range_text, "CPU 0 busy: "));
+  g_assert_nonnull (strstr (range_text, " running"));
+  g_assert_nonnull (strstr (range_text, "Wakeups: "));
 
   /* The recording ends: the finished trace answers, the same. */
   g_assert_true (strata_test_recorder_stop (recorder, &summary, &error));
