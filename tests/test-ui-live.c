@@ -11,6 +11,13 @@
  * first moment in the trace to the first frame drawn with its row, is
  * measured and said (not asserted: the machine is shared).
  *
+ * While it grows, everything that answers on a finished trace answers on
+ * the part recorded: a click selects an activity (the panel shows it and
+ * the event list its row), a dragged range gives its statistics, and a
+ * search finds threads, new ones as they come without a jump. Once the
+ * recording is whole the selection stays, and the range's statistics
+ * from the finished trace are those the live view gave.
+ *
  * Needs root (or CAP_BPF and CAP_PERFMON): skips where recording is not
  * permitted, and takes the machine-wide recording lock.
  *
@@ -24,6 +31,10 @@
 
 #include <glib/gstdio.h>
 
+#include "strata-event-list.h"
+#include "strata-event-model.h"
+#include "strata-item-info.h"
+#include "strata-session.h"
 #include "strata-test-record.h"
 #include "strata-test-support.h"
 #include "strata-test-ui.h"
@@ -284,6 +295,263 @@ test_follow_growing_recording (void)
   strata_test_ui_settle ();
 }
 
+/* The thread channels of the view named @name, in channel order. */
+static GArray *
+threads_named (StrataTimelineView *timeline,
+               const char         *name)
+{
+  StrataTrace *trace = strata_timeline_view_get_trace (timeline);
+  GArray *found = g_array_new (FALSE, FALSE, sizeof (guint32));
+  const StrataChannel *channels;
+  guint n;
+
+  channels = strata_timeline_view_get_channels (timeline, &n);
+  for (guint32 i = 0; channels != NULL && i < n; i++)
+    if (channels[i].kind == STRATA_CHANNEL_THREAD &&
+        g_strcmp0 (strata_channel_display_name (trace, i), name) == 0)
+      g_array_append_val (found, i);
+  return found;
+}
+
+/* Starts @exe (sleeping @seconds) and runs the loop until the view has
+ * its row. */
+static void
+spawn_and_see (StrataTimelineView *timeline,
+               const char         *exe,
+               const char         *seconds)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) proc = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, exe, seconds, NULL);
+  gint32 pid, wait;
+  gint64 begin;
+
+  g_assert_no_error (error);
+  pid = atoi (g_subprocess_get_identifier (proc));
+  for (wait = 0; wait < 400 && !row_of (timeline, pid, &begin); wait++)
+    run_for (50 * G_TIME_SPAN_MILLISECOND);
+  g_assert_true (row_of (timeline, pid, &begin));
+  g_assert_true (g_subprocess_wait_check (proc, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* The longest whole sleep of @channel's, as the live trace has it. */
+static gboolean
+longest_sleep (StrataTrace    *trace,
+               guint32         channel,
+               StrataActivity *out)
+{
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  gboolean any = FALSE;
+
+  strata_trace_query_channel (trace, channel, G_MININT64 / 2, G_MAXINT64 / 2, found);
+  for (guint i = 0; i < found->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (found, StrataActivity, i);
+
+      if (a->kind == STRATA_ACTIVITY_STATE && a->state == STRATA_TASK_STATE_SLEEPING &&
+          !(a->flags & (STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER)) &&
+          (!any || a->end - a->start > out->end - out->start))
+        {
+          *out = *a;
+          any = TRUE;
+        }
+    }
+  return any;
+}
+
+static void
+test_inspect_growing_recording (void)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *exe = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *item_text = NULL;
+  g_autofree char *range_text = NULL;
+  g_autofree char *finished_text = NULL;
+  g_autofree char *png = NULL;
+  g_autofree char *pid_field = NULL;
+  g_autoptr(GSubprocess) recorder = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) sleep_file = NULL;
+  g_autoptr(GFile) exe_file = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GArray) named = NULL;
+  StrataWindow *window;
+  StrataTimelineView *timeline;
+  StrataSession *session;
+  StrataEventList *list;
+  GtkAdjustment *vadj;
+  StrataSelection range;
+  StrataActivity a = { 0 };
+  const StrataSelection *sel;
+  const StrataChannel *channels;
+  guint32 channel, match;
+  guint n_channels, n_matches, n_live_matches;
+  double x, y, scrolled;
+  gint64 d;
+  int lock;
+
+  if (!strata_test_record_permitted (&why))
+    {
+      g_test_skip (why);
+      return;
+    }
+
+  /* A program of a name nothing else has: its threads are searched for. */
+  dir = strata_test_tmpdir ();
+  path = g_build_filename (dir, "inspect.strata", NULL);
+  exe = g_build_filename (dir, "inspectee", NULL);
+  sleep_file = g_file_new_for_path ("/bin/sleep");
+  exe_file = g_file_new_for_path (exe);
+  g_assert_true (g_file_copy (sleep_file, exe_file, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (exe, 0755), ==, 0);
+
+  lock = strata_test_record_lock ();
+  recorder = strata_test_recorder_start (path, NULL, &error);
+  g_assert_no_error (error);
+
+  window = strata_window_new (NULL);
+  timeline = strata_window_get_timeline (window);
+  session = strata_timeline_view_get_session (timeline);
+  list = strata_window_get_event_list (window);
+  vadj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (timeline));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  file = g_file_new_for_path (path);
+  strata_window_open (window, file);
+  while (!strata_timeline_view_is_live (timeline))
+    {
+      g_assert_false (strata_window_is_empty (window));
+      g_main_context_iteration (NULL, TRUE);
+    }
+  strata_window_show_events (window, TRUE);
+
+  for (guint i = 0; i < 3; i++)
+    spawn_and_see (timeline, exe, "0.3");
+
+  /* Search: the threads of the part recorded; the first is selected. */
+  strata_window_search (window, "inspectee");
+  named = threads_named (timeline, "inspectee");
+  {
+    const guint32 *matches = strata_session_get_matches (session, &n_matches);
+
+    g_assert_cmpuint (n_matches, >=, 3);
+    g_assert_cmpuint (n_matches, ==, named->len);
+    for (guint i = 0; i < n_matches; i++)
+      g_assert_cmpstr (strata_channel_display_name (strata_timeline_view_get_trace (timeline), matches[i]), ==,
+                       "inspectee");
+  }
+  match = strata_timeline_view_get_search_match (timeline);
+  g_assert_cmpuint (match, !=, STRATA_CHANNEL_NONE);
+  g_assert_cmpint (strata_session_get_selection (session)->kind, ==, STRATA_SELECTION_ROW);
+  strata_test_ui_settle ();
+  scrolled = gtk_adjustment_get_value (vadj);
+
+  /* New threads match as they come, and the view stays put. */
+  g_clear_pointer (&named, g_array_unref);
+  n_live_matches = n_matches;
+  for (guint i = 0; i < 2; i++)
+    spawn_and_see (timeline, exe, "0.3");
+  run_for (300 * G_TIME_SPAN_MILLISECOND);
+  strata_session_get_matches (session, &n_matches);
+  g_assert_cmpuint (n_matches, ==, n_live_matches + 2);
+  g_assert_cmpuint (strata_timeline_view_get_search_match (timeline), ==, match);
+  sel = strata_session_get_selection (session);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_ROW);
+  g_assert_cmpuint (sel->channel, ==, match);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadj), ==, scrolled);
+  n_live_matches = n_matches;
+
+  /* A click on a sleep of the first one: the panel and the list's row. */
+  channel = match;
+  g_assert_true (strata_timeline_view_is_live (timeline));
+  g_assert_true (longest_sleep (strata_timeline_view_get_trace (timeline), channel, &a));
+  d = a.end - a.start;
+  strata_session_navigate_to (session, a.start - d / 4, a.end + d / 4);
+  strata_timeline_view_set_following (timeline, FALSE);
+  strata_timeline_view_select_row (timeline, channel);
+  strata_test_ui_settle ();
+  x = (strata_timeline_view_x_for_time (timeline, a.start) + strata_timeline_view_x_for_time (timeline, a.end)) / 2;
+  y = strata_timeline_view_y_for_row (timeline, channel) + 6;
+  g_assert_cmpfloat (y, >, 0);
+  strata_timeline_view_handle_drag_begin (timeline, x, y);
+  strata_timeline_view_handle_drag_end (timeline, 0, 0);
+  sel = strata_session_get_selection (session);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_ITEM);
+  g_assert_cmpuint (sel->item.channel, ==, channel);
+  g_assert_cmpint (sel->item.start, ==, a.start);
+  g_assert_cmpint (sel->item.end, ==, a.end);
+  g_assert_true (gtk_widget_get_visible (strata_window_get_panel (window)));
+  item_text = strata_window_get_panel_text (window);
+  channels = strata_timeline_view_get_channels (timeline, &n_channels);
+  pid_field = g_strdup_printf ("TID: %d\n", channels[channel].id);
+  g_test_message ("the panel of a live activity:\n%s", item_text);
+  g_assert_nonnull (strstr (item_text, pid_field));
+  g_assert_nonnull (strstr (item_text, "State: Sleeping\n"));
+  /* The list is made again for the newer part at most once a second. */
+  for (int wait = 0; wait < 100 && strata_event_list_get_selected (list) == GTK_INVALID_LIST_POSITION; wait++)
+    run_for (50 * G_TIME_SPAN_MILLISECOND);
+  {
+    guint row = strata_event_list_get_selected (list);
+    StrataActivity b;
+
+    g_assert_cmpuint (row, !=, GTK_INVALID_LIST_POSITION);
+    g_assert_true (strata_event_model_get_activity (STRATA_EVENT_MODEL (strata_event_list_get_model (list)), row, &b));
+    g_assert_cmpuint (b.channel, ==, a.channel);
+    g_assert_cmpint (b.start, ==, a.start);
+    g_assert_cmpint (b.end, ==, a.end);
+  }
+  g_assert_true (strata_timeline_view_is_live (timeline));
+  texture = strata_test_ui_render (GTK_WIDGET (window));
+  png = strata_test_ui_save_png (texture, "test-ui-live-inspect");
+  g_test_message ("a live activity selected: %s", png);
+
+  /* A range dragged on the ruler: its statistics from the part recorded. */
+  {
+    double top = STRATA_TIMELINE_OVERVIEW_HEIGHT + 8;
+    double x0 = strata_timeline_view_x_for_time (timeline, a.start - d / 8);
+    double x1 = strata_timeline_view_x_for_time (timeline, a.end + d / 8);
+
+    strata_timeline_view_handle_drag_begin (timeline, x0, top);
+    strata_timeline_view_handle_drag_update (timeline, x1 - x0, 0);
+    strata_timeline_view_handle_drag_end (timeline, x1 - x0, 0);
+  }
+  sel = strata_session_get_selection (session);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_RANGE);
+  range = *sel;
+  g_assert_true (strata_timeline_view_is_live (timeline));
+  range_text = strata_window_get_panel_text (window);
+  g_test_message ("the statistics of a live range:\n%s", range_text);
+  g_assert_true (g_str_has_prefix (range_text, "Range of "));
+  g_assert_nonnull (strstr (range_text, "CPU 0 busy: "));
+  g_assert_nonnull (strstr (range_text, " running"));
+  g_assert_nonnull (strstr (range_text, "Wakeups: "));
+
+  /* The recording ends: the finished trace answers, the same. */
+  g_assert_true (strata_test_recorder_stop (recorder, &summary, &error));
+  g_assert_no_error (error);
+  strata_test_record_unlock (lock);
+  strata_test_ui_wait_until_shown (window);
+  g_assert_false (strata_timeline_view_is_live (timeline));
+  sel = strata_session_get_selection (session);
+  g_assert_cmpint (sel->kind, ==, STRATA_SELECTION_RANGE);
+  g_assert_cmpint (sel->from, ==, range.from);
+  g_assert_cmpint (sel->to, ==, range.to);
+  finished_text = strata_window_get_panel_text (window);
+  g_assert_cmpstr (finished_text, ==, range_text);
+  strata_session_get_matches (session, &n_matches);
+  g_assert_cmpuint (n_matches, ==, n_live_matches);
+  g_assert_cmpuint (strata_timeline_view_get_search_match (timeline), ==, match);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  strata_test_ui_settle ();
+  g_unlink (exe);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -291,6 +559,7 @@ main (int   argc,
   strata_test_ui_init (&argc, &argv);
 
   g_test_add_func ("/ui/live/follow-growing-recording", test_follow_growing_recording);
+  g_test_add_func ("/ui/live/inspect-growing-recording", test_inspect_growing_recording);
 
   return g_test_run ();
 }

@@ -381,21 +381,64 @@ filters_changed (StrataEventList *self)
                                 (gint32) c, (gint32) t);
 }
 
+static void
+install_model (StrataEventList  *self,
+               StrataEventModel *model)
+{
+  g_clear_object (&self->model);
+  self->model = model;
+  self->following = TRUE;
+  gtk_single_selection_set_model (self->selection, self->model != NULL ? G_LIST_MODEL (self->model) : NULL);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  self->following = FALSE;
+  self->followed = 0;
+  /* The filters shown apply to the new rows too. */
+  if (self->model != NULL)
+    filters_changed (self);
+  update_count (self);
+}
+
 void
 strata_event_list_set_trace (StrataEventList *self,
                              StrataTrace     *trace)
 {
   g_return_if_fail (STRATA_IS_EVENT_LIST (self));
 
-  g_clear_object (&self->model);
-  if (trace != NULL && strata_trace_get_zoom_tree (trace) != NULL)
-    self->model = strata_event_model_new (trace);
-  self->following = TRUE;
-  gtk_single_selection_set_model (self->selection, self->model != NULL ? G_LIST_MODEL (self->model) : NULL);
-  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
-  self->following = FALSE;
-  self->followed = 0;
-  update_count (self);
+  install_model (self, trace != NULL && strata_trace_get_zoom_tree (trace) != NULL
+                       ? strata_event_model_new (trace) : NULL);
+  /* The finished trace of one shown live keeps its selection: its row. */
+  if (self->session != NULL && self->model != NULL &&
+      strata_session_get_selection (self->session)->kind == STRATA_SELECTION_ITEM)
+    session_selection_changed (self);
+}
+
+/**
+ * strata_event_list_set_live:
+ * @trace: a trace still loading, shown live (strata_timeline_view_set_live())
+ * @until: its horizon
+ *
+ * The rows of what @trace completed before @until
+ * (strata_event_model_new_live()), which stay as it grows; called again
+ * for the newer part. The session's selected activity keeps its row, or
+ * else the list shows the session's range.
+ */
+void
+strata_event_list_set_live (StrataEventList *self,
+                            StrataTrace     *trace,
+                            gint64           until)
+{
+  g_return_if_fail (STRATA_IS_EVENT_LIST (self));
+  g_return_if_fail (STRATA_IS_TRACE (trace));
+
+  if (strata_trace_get_zoom_tree (trace) == NULL)
+    return;
+  install_model (self, strata_event_model_new_live (trace, until));
+  if (self->session == NULL)
+    return;
+  if (strata_session_get_selection (self->session)->kind == STRATA_SELECTION_ITEM)
+    session_selection_changed (self);
+  else
+    strata_event_list_follow (self, strata_session_get_from (self->session));
 }
 
 /**

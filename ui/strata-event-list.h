@@ -23,6 +23,9 @@ G_DECLARE_FINAL_TYPE (StrataEventList, strata_event_list, STRATA, EVENT_LIST, Gt
 GtkWidget *strata_event_list_new              (void);
 void       strata_event_list_set_trace        (StrataEventList *self,
                                                StrataTrace     *trace);
+void       strata_event_list_set_live         (StrataEventList *self,
+                                               StrataTrace     *trace,
+                                               gint64           until);
 void       strata_event_list_set_session      (StrataEventList *self,
                                                StrataSession   *session);
 void       strata_event_list_follow           (StrataEventList *self,

@@ -6,6 +6,13 @@
  * buckets are time slices of the trace; one pass over the raw store counts
  * what each holds under the filter.
  *
+ * A trace still loading has a model of its part complete when the model
+ * was made: the activities that ended before its horizon then, which the
+ * pass never changes, read through the tree's lock as the pass goes on
+ * adding (strata_zoom_tree_query_activities()), in time slices so a
+ * recount copies a slice of a channel at a time. Its channels are a copy:
+ * the live table is replaced as the trace grows.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -66,7 +73,14 @@ struct _StrataEventModel
   gint32               tid;
   gint64               cached_bucket;
   GArray              *cached;     /* StrataActivity, sorted */
+  StrataZoomTree      *tree;       /* a live model's */
+  StrataChannel       *own_channels; /* a live model's copy */
+  gint64               until;      /* a live model: what ended before this */
+  GArray              *scratch;    /* StrataActivity, a live model's slice */
 };
+
+/* A live model's recount reads a channel in this many slices of time. */
+#define N_LIVE_SLICES 16
 
 static GType
 strata_event_model_get_item_type (GListModel *model)
@@ -140,6 +154,45 @@ typedef void (*ActivityFunc) (StrataEventModel     *self,
  * wants that starts in [@t0, @t1), channel by channel and lane by lane
  * (so not in time order). The count and a bucket's rows both come from
  * here, so they cannot disagree. */
+/* walk_starting_in() of a live model: copies, under the tree's lock, of
+ * what ended before self->until. */
+static void
+walk_live (StrataEventModel *self,
+           gint64            t0,
+           gint64            t1,
+           ActivityFunc      func,
+           gpointer          data)
+{
+  gint64 lo = MAX (t0, self->start), hi = MIN (t1, self->until);
+  gint64 step;
+
+  if (hi <= lo)
+    return;
+  /* A bucket's walk is one slice; the whole trace's, N_LIVE_SLICES. */
+  step = MAX ((self->until - self->start) / N_LIVE_SLICES, 1);
+  for (guint32 c = 0; c < self->n_channels; c++)
+    {
+      if (!channel_wanted (self, c))
+        continue;
+      for (gint64 s0 = lo; s0 < hi; s0 += step)
+        {
+          gint64 s1 = MIN (s0 + step, hi);
+          /* The first slice also takes what started before the trace did. */
+          gint64 from = s0 == lo ? t0 : s0;
+
+          g_array_set_size (self->scratch, 0);
+          strata_zoom_tree_query_activities (self->tree, c, from, s1, FALSE, self->scratch);
+          for (guint i = 0; i < self->scratch->len; i++)
+            {
+              const StrataActivity *a = &g_array_index (self->scratch, StrataActivity, i);
+
+              if (a->start >= from && a->start < s1 && a->end < self->until && activity_wanted (self, a))
+                func (self, a, data);
+            }
+        }
+    }
+}
+
 static void
 walk_starting_in (StrataEventModel *self,
                   gint64            t0,
@@ -147,6 +200,11 @@ walk_starting_in (StrataEventModel *self,
                   ActivityFunc      func,
                   gpointer          data)
 {
+  if (self->tree != NULL)
+    {
+      walk_live (self, t0, t1, func, data);
+      return;
+    }
   for (guint32 c = 0; self->raw != NULL && c < self->n_channels; c++)
     {
       if (!channel_wanted (self, c))
@@ -299,6 +357,8 @@ strata_event_model_finalize (GObject *object)
   g_clear_object (&self->trace);
   g_clear_pointer (&self->cum, g_free);
   g_clear_pointer (&self->cached, g_array_unref);
+  g_clear_pointer (&self->scratch, g_array_unref);
+  g_clear_pointer (&self->own_channels, g_free);
   G_OBJECT_CLASS (strata_event_model_parent_class)->finalize (object);
 }
 
@@ -338,6 +398,37 @@ strata_event_model_new (StrataTrace *trace)
   self->channels = strata_trace_get_channels (trace, &self->n_channels);
   self->start = strata_trace_get_start (trace);
   self->bucket_ns = MAX ((strata_trace_get_end (trace) - self->start) / N_BUCKETS + 1, 1);
+  recount (self);
+  return self;
+}
+
+/**
+ * strata_event_model_new_live:
+ * @trace: a trace still loading, shown live (strata_trace_set_live())
+ * @until: its horizon: the model holds what ended before it
+ *
+ * Made on the thread that shows @trace, from its channels so far.
+ */
+StrataEventModel *
+strata_event_model_new_live (StrataTrace *trace,
+                             gint64       until)
+{
+  StrataEventModel *self;
+  const StrataChannel *channels;
+
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (strata_trace_get_zoom_tree (trace) != NULL, NULL);
+
+  self = g_object_new (STRATA_TYPE_EVENT_MODEL, NULL);
+  self->trace = g_object_ref (trace);
+  self->tree = strata_trace_get_zoom_tree (trace);
+  channels = strata_trace_get_channels (trace, &self->n_channels);
+  self->own_channels = g_memdup2 (channels, sizeof (StrataChannel) * self->n_channels);
+  self->channels = self->own_channels;
+  self->start = strata_trace_get_start (trace);
+  self->until = until;
+  self->scratch = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->bucket_ns = MAX ((until - self->start) / N_BUCKETS + 1, 1);
   recount (self);
   return self;
 }

@@ -29,6 +29,8 @@ G_DECLARE_FINAL_TYPE (StrataEventModel, strata_event_model, STRATA, EVENT_MODEL,
 #define STRATA_EVENT_ANY_KIND (-1)
 
 StrataEventModel *strata_event_model_new            (StrataTrace      *trace);
+StrataEventModel *strata_event_model_new_live       (StrataTrace      *trace,
+                                                     gint64            until);
 StrataTrace      *strata_event_model_get_trace      (StrataEventModel *self);
 void              strata_event_model_set_filter     (StrataEventModel *self,
                                                      int               kind,

@@ -514,8 +514,21 @@ strata_item_info_new_for_row (StrataTrace *trace,
 
   self = info_new (g_strdup (strata_channel_display_name (trace, channel)));
   add_channel_fields (self, trace, &channels[channel]);
-  add_field (self, _("Context switches"), "%" G_GUINT64_FORMAT,
-             strata_trace_get_context_switches (trace, channel));
+  if (!strata_trace_is_loading (trace))
+    add_field (self, _("Context switches"), "%" G_GUINT64_FORMAT,
+               strata_trace_get_context_switches (trace, channel));
+  else if (channels[channel].kind == STRATA_CHANNEL_THREAD)
+    {
+      /* The pass counts them at its end: so far, the thread's runs in
+       * the part loaded, from its tree. */
+      g_autoptr(StrataStats) stats = strata_stats_compute_range (trace, &channel, 1, strata_trace_get_start (trace),
+                                                                 strata_trace_get_end (trace) + 1);
+      guint64 switches = 0;
+
+      for (guint i = 0; i < stats->threads->len; i++)
+        switches += g_array_index (stats->threads, StrataThreadStats, i).switches_in;
+      add_field (self, _("Context switches"), "%" G_GUINT64_FORMAT, switches);
+    }
   return self;
 }
 

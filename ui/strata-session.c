@@ -517,11 +517,11 @@ channel_matches (StrataSession       *self,
  *
  * Returns: how many match
  */
-guint
-strata_session_set_search (StrataSession *self,
-                           const char    *text,
-                           const guint32 *order,
-                           guint          n_order)
+/* The rows of @order that match self->search, in that order. */
+static void
+find_matches (StrataSession *self,
+              const guint32 *order,
+              guint          n_order)
 {
   const StrataChannel *channels;
   g_autofree char *folded = NULL;
@@ -529,24 +529,66 @@ strata_session_set_search (StrataSession *self,
   gboolean is_number;
   guint n = 0;
 
+  g_array_set_size (self->matches, 0);
+  if (self->trace == NULL || self->search == NULL)
+    return;
+  folded = g_utf8_casefold (self->search, -1);
+  is_number = g_ascii_string_to_signed (self->search, 10, 0, G_MAXINT32, &number, NULL);
+  channels = strata_trace_get_channels (self->trace, &n);
+  for (guint i = 0; i < n_order; i++)
+    if (order[i] < n && channel_matches (self, &channels[order[i]], order[i], folded, number, is_number))
+      g_array_append_val (self->matches, order[i]);
+}
+
+guint
+strata_session_set_search (StrataSession *self,
+                           const char    *text,
+                           const guint32 *order,
+                           guint          n_order)
+{
   g_return_val_if_fail (STRATA_IS_SESSION (self), 0);
 
-  g_array_set_size (self->matches, 0);
   self->match_index = -1;
   g_clear_pointer (&self->search, g_free);
-
   if (self->trace != NULL && text != NULL && text[0] != '\0')
-    {
-      self->search = g_strstrip (g_strdup (text));
-      folded = g_utf8_casefold (self->search, -1);
-      is_number = g_ascii_string_to_signed (self->search, 10, 0, G_MAXINT32, &number, NULL);
-      channels = strata_trace_get_channels (self->trace, &n);
-      for (guint i = 0; i < n_order; i++)
-        if (order[i] < n && channel_matches (self, &channels[order[i]], order[i], folded, number, is_number))
-          g_array_append_val (self->matches, order[i]);
-    }
+    self->search = g_strstrip (g_strdup (text));
+  find_matches (self, order, n_order);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_MATCH]);
+  return self->matches->len;
+}
+
+/**
+ * strata_session_update_search:
+ * @order: the rows, as strata_session_set_search() takes them
+ *
+ * The same search over rows that changed (a growing trace's new
+ * threads): the matches are found again, the current one stays current
+ * and nothing is selected or scrolled to, so the view does not jump.
+ *
+ * Returns: how many rows match
+ */
+guint
+strata_session_update_search (StrataSession *self,
+                              const guint32 *order,
+                              guint          n_order)
+{
+  guint32 current;
+  guint before;
+
+  g_return_val_if_fail (STRATA_IS_SESSION (self), 0);
+
+  if (self->search == NULL)
+    return 0;
+  current = strata_session_get_search_match (self);
+  before = self->matches->len;
+  find_matches (self, order, n_order);
+  self->match_index = -1;
+  for (guint i = 0; current != STRATA_CHANNEL_NONE && i < self->matches->len; i++)
+    if (g_array_index (self->matches, guint32, i) == current)
+      self->match_index = (int) i;
+  if (self->matches->len != before)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH]);
   return self->matches->len;
 }
 
@@ -660,6 +702,27 @@ strata_session_set_trace (StrataSession *self,
       g_signal_emit (self, signals[SIGNAL_MARKERS_CHANGED], 0);
       selection_changed (self);
     }
+}
+
+/**
+ * strata_session_continue_trace:
+ * @trace: the finished trace of the one the views showed while it grew
+ *
+ * The same recording, now whole: its channels and times are those the
+ * live views showed, so the range, history, selection, markers and
+ * search stay; what answers from the trace (the panel) answers again.
+ */
+void
+strata_session_continue_trace (StrataSession *self,
+                               StrataTrace   *trace)
+{
+  g_return_if_fail (STRATA_IS_SESSION (self));
+  g_return_if_fail (STRATA_IS_TRACE (trace));
+
+  if (!g_set_object (&self->trace, trace))
+    return;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+  selection_changed (self);
 }
 
 /* GObject ----------------------------------------------------------------- */

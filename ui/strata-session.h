@@ -43,6 +43,8 @@ StrataSession *strata_session_new              (void);
 StrataTrace   *strata_session_get_trace        (StrataSession *self);
 void           strata_session_set_trace        (StrataSession *self,
                                                 StrataTrace   *trace);
+void           strata_session_continue_trace   (StrataSession *self,
+                                                StrataTrace   *trace);
 void           strata_session_set_extent       (StrataSession *self,
                                                 gint64         start,
                                                 gint64         end);
@@ -93,6 +95,9 @@ void           strata_session_clear_markers    (StrataSession *self);
 
 guint          strata_session_set_search       (StrataSession *self,
                                                 const char    *text,
+                                                const guint32 *order,
+                                                guint          n_order);
+guint          strata_session_update_search    (StrataSession *self,
                                                 const guint32 *order,
                                                 guint          n_order);
 const char    *strata_session_get_search       (StrataSession *self);

@@ -179,7 +179,7 @@ select_at (StrataTimelineView *self,
 {
   StrataZoomItem item;
 
-  if (!self->live && strata_timeline_view_hit (self, x, y, &item))
+  if (strata_timeline_view_hit (self, x, y, &item))
     {
       self->selecting = TRUE;
       strata_session_select_item (self->session, &item);
@@ -199,13 +199,13 @@ strata_timeline_view_handle_drag_end (StrataTimelineView *self,
   strata_timeline_view_handle_drag_update (self, dx, dy);
   self->drag_mode = DRAG_NONE;
 
-  if (mode == DRAG_RANGE && self->drag_moved && self->drag_range_to > self->drag_range_from && !self->live)
+  if (mode == DRAG_RANGE && self->drag_moved && self->drag_range_to > self->drag_range_from)
     strata_session_select_range (self->session, self->drag_range_from, self->drag_range_to);
   else if (mode == DRAG_RANGE)
     strata_timeline_view_clear_selection (self);
   else if (mode == DRAG_PAN && !self->drag_moved)
     select_at (self, self->drag_x, self->drag_y);
-  else if (mode == DRAG_NAMES && !self->drag_moved && !self->live)
+  else if (mode == DRAG_NAMES && !self->drag_moved)
     {
       int i = _strata_timeline_view_row_index_at (self, self->drag_y);
 

@@ -539,6 +539,8 @@ invalidate_overview (StrataTimelineView *self)
   g_clear_pointer (&self->overview_node, gsk_render_node_unref);
 }
 
+/* @continued: @trace is the finished one of the live trace shown, the
+ * same recording: what the user did with it stays. */
 static void
 install (StrataTimelineView  *self,
          StrataTrace         *trace,
@@ -546,9 +548,10 @@ install (StrataTimelineView  *self,
          guint                n_channels,
          gint64               start,
          gint64               end,
-         gboolean             live)
+         gboolean             live,
+         gboolean             continued)
 {
-  gboolean same = trace != NULL && trace == self->trace;
+  gboolean same = trace != NULL && (trace == self->trace || continued);
 
   g_clear_pointer (&self->painter, strata_painter_free);
   g_clear_pointer (&self->overview_painter, strata_painter_free);
@@ -563,7 +566,11 @@ install (StrataTimelineView  *self,
       /* Another trace: the session starts afresh. */
       strata_session_set_trace (self->session, trace);
     }
-  self->has_hover = FALSE;
+  else if (continued)
+    g_set_object (&self->trace, trace);
+  /* A trace that grew still holds the hovered item. */
+  if (!same || !live)
+    self->has_hover = FALSE;
   self->live = live;
   self->tree = trace != NULL ? strata_trace_get_zoom_tree (trace) : NULL;
   self->channels = self->tree != NULL ? channels : NULL;
@@ -621,7 +628,15 @@ install (StrataTimelineView  *self,
 
   rebuild_rows (self);
   update_adjustments (self);
-  if (!same)
+  /* New rows (a growing trace's threads, or the finished trace's) may
+   * match the search: found without a jump to them. */
+  if (same && self->base_rows != NULL)
+    strata_session_update_search (self->session, (const guint32 *)(gpointer) self->base_rows->data,
+                                  self->base_rows->len);
+  /* Told once the view is whole: the panel answers again from it. */
+  if (continued)
+    strata_session_continue_trace (self->session, trace);
+  if (!same || continued)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
   g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
 }
@@ -649,7 +664,39 @@ strata_timeline_view_set_trace (StrataTimelineView *self,
     channels = strata_trace_get_channels (trace, &n);
   install (self, trace, channels, n,
            trace != NULL ? strata_trace_get_start (trace) : 0,
-           trace != NULL ? strata_trace_get_end (trace) : 0, FALSE);
+           trace != NULL ? strata_trace_get_end (trace) : 0, FALSE, FALSE);
+  g_clear_pointer (&self->live_channels, g_array_unref);
+}
+
+/**
+ * strata_timeline_view_finish_live:
+ * @trace: the finished trace of the one strata_timeline_view_set_live()
+ *   showed (the same file's load, which may have become another object
+ *   through the index)
+ *
+ * Shows @trace in place of the live one, as the same recording: the
+ * range, selection, search, markers and rows the user set stay, and
+ * what answers from the trace answers from the finished one. Without a
+ * live trace shown, as strata_timeline_view_set_trace().
+ */
+void
+strata_timeline_view_finish_live (StrataTimelineView *self,
+                                  StrataTrace        *trace)
+{
+  const StrataChannel *channels;
+  guint n = 0;
+
+  g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
+  g_return_if_fail (STRATA_IS_TRACE (trace));
+
+  if (!self->live || self->trace == NULL)
+    {
+      strata_timeline_view_set_trace (self, trace);
+      return;
+    }
+  channels = strata_trace_get_channels (trace, &n);
+  install (self, trace, channels, n, strata_trace_get_start (trace), strata_trace_get_end (trace),
+           FALSE, trace != self->trace);
   g_clear_pointer (&self->live_channels, g_array_unref);
 }
 
@@ -661,7 +708,10 @@ strata_timeline_view_set_trace (StrataTimelineView *self,
  * @horizon: how far its activities are complete
  *
  * Shows what a load has built so far; the zoom tree is queried as it
- * grows. Tooltips, the panel and search wait for the finished trace.
+ * grows. The trace is given the channels too (strata_trace_set_live()),
+ * so the tooltips, the panel, range statistics and search answer from
+ * the part loaded: they read the trace on this thread, which is the one
+ * that gives it its channels.
  */
 void
 strata_timeline_view_set_live (StrataTimelineView *self,
@@ -677,8 +727,9 @@ strata_timeline_view_set_live (StrataTimelineView *self,
 
   old = g_steal_pointer (&self->live_channels);
   self->live_channels = channels;
+  strata_trace_set_live (trace, g_array_ref (channels), start, MAX (horizon, start + 1));
   install (self, trace, (const StrataChannel *)(gpointer) channels->data, channels->len, start,
-           MAX (horizon, start + 1), TRUE);
+           MAX (horizon, start + 1), TRUE, FALSE);
 }
 
 /**
@@ -1262,12 +1313,12 @@ same_activity (const StrataActivity *a,
 
 /* A query cut the activity at a chunk's edge (and the raw store keeps it
  * in pieces cut at buffer edges): follow its pieces in the raw store to
- * its real start and end, so the tooltip tells the whole activity. */
+ * its real start and end, so the tooltip tells the whole activity (of a
+ * growing trace, up to its latest event). */
 static void
 extend_to_whole (StrataTimelineView *self,
                  StrataZoomItem     *item)
 {
-  StrataRawStore *raw = strata_zoom_tree_get_raw_store (self->tree);
   g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   gboolean more;
 
@@ -1275,7 +1326,7 @@ extend_to_whole (StrataTimelineView *self,
     {
       more = FALSE;
       g_array_set_size (found, 0);
-      strata_raw_store_query (raw, item->channel, item->start - 1, item->start + 1, found);
+      strata_zoom_tree_query_activities (self->tree, item->channel, item->start - 1, item->start + 1, TRUE, found);
       for (guint i = 0; i < found->len; i++)
         {
           const StrataActivity *a = &g_array_index (found, StrataActivity, i);
@@ -1296,7 +1347,7 @@ extend_to_whole (StrataTimelineView *self,
     {
       more = FALSE;
       g_array_set_size (found, 0);
-      strata_raw_store_query (raw, item->channel, item->end - 1, item->end + 1, found);
+      strata_zoom_tree_query_activities (self->tree, item->channel, item->end - 1, item->end + 1, TRUE, found);
       for (guint i = 0; i < found->len; i++)
         {
           const StrataActivity *a = &g_array_index (found, StrataActivity, i);
@@ -1426,7 +1477,7 @@ strata_timeline_view_describe_at (StrataTimelineView *self,
   StrataZoomItem item;
   int i;
 
-  if (self->trace == NULL || self->live)
+  if (self->trace == NULL)
     return NULL;
   if (x < self->style.name_width)
     {
@@ -1537,7 +1588,7 @@ strata_timeline_view_set_search (StrataTimelineView *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
   /* In row order, so stepping goes down the timeline; rows not shown
    * (hidden, or in a collapsed process) match too and are shown. */
-  if (self->trace == NULL || self->live || self->base_rows == NULL)
+  if (self->trace == NULL || self->base_rows == NULL)
     return strata_session_set_search (self->session, NULL, NULL, 0);
   n = strata_session_set_search (self->session, text, (const guint32 *)(gpointer) self->base_rows->data,
                                  self->base_rows->len);

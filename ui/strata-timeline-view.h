@@ -43,6 +43,8 @@ void           strata_timeline_view_set_live       (StrataTimelineView *self,
                                                     GArray             *channels,
                                                     gint64              start,
                                                     gint64              horizon);
+void           strata_timeline_view_finish_live    (StrataTimelineView *self,
+                                                    StrataTrace        *trace);
 gboolean       strata_timeline_view_is_live        (StrataTimelineView *self);
 void           strata_timeline_view_follow         (StrataTimelineView *self);
 gboolean       strata_timeline_view_get_following  (StrataTimelineView *self);

@@ -141,6 +141,10 @@ struct _StrataWindow
   StrataRecording      *asked_about;     /* its recording, which may end while it asks */
   gboolean              close_answered;  /* the user said what becomes of the recording */
   gboolean              events_behind;   /* the event list waits to be shown to take the trace */
+
+  /* The event list of a growing trace, made again for its newer part. */
+  gconstpointer         live_events_of;  /* the trace it was made for (compared only) */
+  gint64                live_events_next_usec;
 };
 
 G_DEFINE_FINAL_TYPE (StrataWindow, strata_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -558,6 +562,9 @@ load_done (GObject      *object,
       return;
     }
 
+  /* The trace the timeline showed as it grew, whole: what the user
+   * selected and searched in it stays. */
+  strata_timeline_view_finish_live (self->timeline, trace);
   show_trace (self, trace, file);
 
   /* The trace the pass built, shown while it grew, goes now that its
@@ -867,6 +874,26 @@ strata_window_get_event_list (StrataWindow *self)
   return self->event_list;
 }
 
+/* The list of a growing trace holds what was complete when it was made:
+ * at most this often it is made again, and less often when making it
+ * takes long (a recount reads the whole tree so far). */
+#define LIVE_EVENTS_EVERY_USEC G_USEC_PER_SEC
+
+static void
+update_live_events (StrataWindow *self)
+{
+  StrataTrace *trace = strata_timeline_view_get_trace (self->timeline);
+  gint64 now = g_get_monotonic_time ();
+
+  if (trace == NULL || !strata_timeline_view_is_live (self->timeline) ||
+      !gtk_widget_get_visible (GTK_WIDGET (self->event_list)) ||
+      (self->live_events_of == (gconstpointer) trace && now < self->live_events_next_usec))
+    return;
+  strata_event_list_set_live (self->event_list, trace, strata_trace_get_end (trace));
+  self->live_events_of = trace;
+  self->live_events_next_usec = now + MAX (LIVE_EVENTS_EVERY_USEC, 10 * (g_get_monotonic_time () - now));
+}
+
 /* The event list and the analyses share the pane under the timeline. */
 static void
 analysis_toggled (GtkToggleButton *button,
@@ -896,7 +923,10 @@ events_toggled (GtkToggleButton *button,
   if (on)
     {
       gtk_paned_set_position (self->events_paned, MAX (gtk_widget_get_height (GTK_WIDGET (self->events_paned)) - 260, 200));
-      /* Shown again: it catches up with the range it did not follow. */
+      /* Shown again: it catches up with the range it did not follow (a
+       * growing trace's with its newer part). */
+      self->live_events_next_usec = 0;
+      update_live_events (self);
       strata_event_list_follow (self->event_list, strata_session_get_from (self->session));
     }
 }
@@ -928,6 +958,16 @@ show_search_status (StrataWindow *self,
   else
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u row", "%u rows", n), n);
   gtk_label_set_text (self->search_status, text);
+}
+
+/* The matches changed without a new search: a growing trace's new rows. */
+static void
+session_search_changed (StrataWindow *self)
+{
+  guint n = 0;
+
+  strata_session_get_matches (self->session, &n);
+  show_search_status (self, n);
 }
 
 static void
@@ -971,8 +1011,8 @@ search_stop (GtkSearchEntry *entry,
 static void
 update_actions (StrataWindow *self)
 {
-  gboolean have = strata_timeline_view_get_trace (self->timeline) != NULL &&
-                  self->loading == NULL;
+  gboolean shown = strata_timeline_view_get_trace (self->timeline) != NULL;
+  gboolean have = shown && self->loading == NULL;
   const StrataSelection *sel = strata_session_get_selection (self->session);
   gboolean can_back = strata_session_get_can_go_back (self->session);
   gboolean can_forward = strata_session_get_can_go_forward (self->session);
@@ -980,9 +1020,10 @@ update_actions (StrataWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-fit", have);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search", have);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-next", have);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-previous", have);
+  /* Search answers from the part of a growing trace already shown. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search", shown);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-next", shown);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-previous", shown);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-all-rows", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.back", have && can_back);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.forward", have && can_forward);
@@ -1558,6 +1599,8 @@ strata_window_init (StrataWindow *self)
   g_signal_connect_swapped (self->session, "selection-changed", G_CALLBACK (fill_panel), self);
   /* A new trace in the timeline: the panel shows nothing of the old. */
   g_signal_connect_swapped (self->session, "notify::trace", G_CALLBACK (fill_panel), self);
+  g_signal_connect_swapped (self->session, "notify::search", G_CALLBACK (session_search_changed), self);
+  g_signal_connect_swapped (self->timeline, "view-changed", G_CALLBACK (update_live_events), self);
   g_signal_connect_swapped (self->session, "notify::can-go-back", G_CALLBACK (session_history_changed), self);
   g_signal_connect_swapped (self->session, "notify::can-go-forward", G_CALLBACK (session_history_changed), self);
   g_signal_connect (self->members_list, "row-activated", G_CALLBACK (member_row_activated), self);

@@ -229,7 +229,8 @@ by_lane_and_start (gconstpointer pa,
  * that cross it, instants inside it), unclipped, each lane in start
  * order: from the raw store when the trace has a zoom tree (so a
  * range costs what it holds, whatever the trace's size), else from the
- * activities kept in memory.
+ * activities kept in memory. A trace still loading gives what its tree
+ * holds so far, its open activities as pieces up to the latest event.
  */
 void
 strata_trace_query_channel (StrataTrace *trace,
@@ -249,7 +250,9 @@ strata_trace_query_channel (StrataTrace *trace,
   tree = strata_trace_get_zoom_tree (trace);
   if (tree != NULL)
     {
-      strata_raw_store_query (strata_zoom_tree_get_raw_store (tree), channel, from, to, out);
+      /* Under the tree's lock: a trace still loading is read while its
+       * pass adds to the raw store. */
+      strata_zoom_tree_query_activities (tree, channel, from, to, TRUE, out);
       return;
     }
 

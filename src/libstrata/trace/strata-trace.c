@@ -69,6 +69,15 @@ struct _StrataTrace
   StrataIndexMap    *pending_map;
   GMutex             stats_lock;
   char              *index_path;
+
+  /* While the pass runs (passing, atomic), what the one thread that
+   * shows the trace was given from a progress report
+   * (strata_trace_set_live()): the getters answer with it, as the
+   * pass's own tables are filled at its end. */
+  gint               passing;
+  GArray            *live_channels;  /* StrataChannel */
+  gint64             live_start;
+  gint64             live_end;
 };
 
 G_DEFINE_FINAL_TYPE (StrataTrace, strata_trace, G_TYPE_OBJECT)
@@ -93,6 +102,7 @@ strata_trace_finalize (GObject *object)
   g_mutex_clear (&self->stats_lock);
   g_clear_pointer (&self->index_path, g_free);
   g_clear_pointer (&self->read_spans, g_array_unref);
+  g_clear_pointer (&self->live_channels, g_array_unref);
 
   G_OBJECT_CLASS (strata_trace_parent_class)->finalize (object);
 }
@@ -570,6 +580,7 @@ strata_trace_read (const char            *path,
   g_return_val_if_fail (path != NULL, NULL);
 
   self = g_object_new (STRATA_TYPE_TRACE, NULL);
+  self->passing = TRUE;
   self->keep_activities = pass->keep_activities;
   self->sink = pass->sink;
   self->close_sink = pass->close_sink;
@@ -650,6 +661,9 @@ strata_trace_read (const char            *path,
         }
     }
 
+  /* The tables are whole: the getters answer with them from now on (a
+   * full barrier, so a thread that sees this sees them). */
+  g_atomic_int_set (&self->passing, FALSE);
   return g_steal_pointer (&self);
 }
 
@@ -690,6 +704,18 @@ strata_trace_get_channels (StrataTrace *self,
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
 
+  /* (passing first: a thread other than the live one's only gets here
+   * once the pass has ended, and never reads live_channels.) */
+  if (g_atomic_int_get (&self->passing))
+    {
+      if (self->live_channels == NULL)
+        {
+          *n_channels = 0;
+          return NULL;
+        }
+      *n_channels = self->live_channels->len;
+      return (const StrataChannel *) (gpointer) self->live_channels->data;
+    }
   *n_channels = self->channels->len;
   return (const StrataChannel *) (gpointer) self->channels->data;
 }
@@ -727,7 +753,8 @@ strata_trace_get_context_switches (StrataTrace *self,
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), 0);
 
-  if (channel >= self->switches->len)
+  /* Counted by the model, given at the pass's end. */
+  if (g_atomic_int_get (&self->passing) || channel >= self->switches->len)
     return 0;
   return g_array_index (self->switches, guint64, channel);
 }
@@ -736,6 +763,8 @@ gint64
 strata_trace_get_start (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), 0);
+  if (g_atomic_int_get (&self->passing))
+    return self->live_start;
   return self->start;
 }
 
@@ -743,6 +772,8 @@ gint64
 strata_trace_get_end (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), 0);
+  if (g_atomic_int_get (&self->passing))
+    return self->live_end;
   return self->end;
 }
 
@@ -882,4 +913,45 @@ strata_trace_get_index_damage (StrataTrace *self)
   if (self->index_path == NULL || self->tree == NULL)
     return NULL;
   return strata_zoom_tree_get_damage (self->tree);
+}
+
+/**
+ * strata_trace_set_live:
+ * @channels: (transfer full) (element-type StrataChannel): the channels
+ *   of a progress report (StrataTraceProgress), copied
+ * @start: its first event
+ * @horizon: how far its activities are complete
+ *
+ * For the one thread that shows a trace while its pass runs (the UI's):
+ * until the pass ends, strata_trace_get_channels(), _get_start() and
+ * _get_end() answer with these, so what reads a finished trace reads the
+ * part loaded so far, its tree through strata_trace_query_channel()
+ * (which takes the tree's lock). The tables the pass fills at its end
+ * are never read before it ends. Only that thread calls this and reads
+ * the trace's channels while the pass runs: the table it was given last
+ * stays valid until its next call, whatever the pass does meanwhile.
+ * Once the pass has ended this changes nothing.
+ */
+void
+strata_trace_set_live (StrataTrace *self,
+                       GArray      *channels,
+                       gint64       start,
+                       gint64       horizon)
+{
+  g_return_if_fail (STRATA_IS_TRACE (self));
+  g_return_if_fail (channels != NULL);
+
+  g_clear_pointer (&self->live_channels, g_array_unref);
+  self->live_channels = channels;
+  self->live_start = start;
+  self->live_end = MAX (horizon, start);
+}
+
+/* Whether the trace's pass is still running: its whole-trace counts
+ * (context switches, event counts) are not known yet. Any thread. */
+gboolean
+strata_trace_is_loading (StrataTrace *self)
+{
+  g_return_val_if_fail (STRATA_IS_TRACE (self), FALSE);
+  return g_atomic_int_get (&self->passing);
 }

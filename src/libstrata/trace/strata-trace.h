@@ -78,4 +78,10 @@ const StrataStats      *strata_trace_get_stats           (StrataTrace    *self);
 const char             *strata_trace_get_index_path      (StrataTrace    *self);
 const char             *strata_trace_get_index_damage    (StrataTrace    *self);
 
+gboolean                strata_trace_is_loading          (StrataTrace    *self);
+void                    strata_trace_set_live            (StrataTrace    *self,
+                                                          GArray         *channels,
+                                                          gint64          start,
+                                                          gint64          horizon);
+
 G_END_DECLS

@@ -743,3 +743,59 @@ strata_zoom_tree_get_members (StrataZoomTree       *self,
       g_array_append_val (out, a);
     }
 }
+
+static int
+by_lane_then_start (const void *pa,
+                    const void *pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+  guint la = strata_zoom_lane_of (a), lb = strata_zoom_lane_of (b);
+
+  if (la != lb)
+    return la < lb ? -1 : 1;
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/**
+ * strata_zoom_tree_query_activities:
+ * @out: (element-type StrataActivity): where they are appended, unclipped
+ *
+ * @channel's activities that overlap [@from, @to) (instants inside it):
+ * the raw store's, and with @with_open, while the tree grows, the
+ * channel's open pieces (from their start to the latest event, flagged
+ * CONTINUES_AFTER), read
+ * under the tree's lock so the pass may go on adding. What the growing
+ * tree holds is in the raw store's order only without open pieces, so
+ * with them, each lane's part is put back in start order.
+ */
+void
+strata_zoom_tree_query_activities (StrataZoomTree *self,
+                                   guint32         channel,
+                                   gint64          from,
+                                   gint64          to,
+                                   gboolean        with_open,
+                                   GArray         *out)
+{
+  guint first = out->len;
+  gboolean opened = FALSE;
+
+  g_return_if_fail (self != NULL && out != NULL);
+
+  g_rw_lock_reader_lock (&self->lock);
+  strata_raw_store_query (self->raw, channel, from, to, out);
+  for (guint i = 0; with_open && i < self->open->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (self->open, StrataActivity, i);
+
+      if (a->channel == channel && from < to && strata_activity_overlaps (a, from, to))
+        {
+          g_array_append_vals (out, a, 1);
+          opened = TRUE;
+        }
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  if (opened)
+    qsort (&g_array_index (out, StrataActivity, first), out->len - first,
+           sizeof (StrataActivity), by_lane_then_start);
+}

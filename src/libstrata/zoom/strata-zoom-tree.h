@@ -151,6 +151,12 @@ gsize           strata_zoom_tree_get_size       (StrataZoomTree         *self);
 void            strata_zoom_tree_get_members    (StrataZoomTree         *self,
                                                  const StrataZoomItem   *item,
                                                  GArray                 *out);
+void            strata_zoom_tree_query_activities (StrataZoomTree       *self,
+                                                   guint32               channel,
+                                                   gint64                from,
+                                                   gint64                to,
+                                                   gboolean              with_open,
+                                                   GArray               *out);
 StrataZoomResult *strata_zoom_result_new       (void);
 void            strata_zoom_result_free         (StrataZoomResult       *self);
 const StrataZoomSpan *strata_zoom_result_get_spans (StrataZoomResult    *self,
