@@ -1245,6 +1245,20 @@ append_closed_rows (StrataStatsBuilder  *self,
     }
 }
 
+/* The process's peak RSS so far (VmHWM), for the debug notes: whether
+ * the pass's peak came before the statistics were finished or after. */
+static guint64
+peak_rss_kb (void)
+{
+  g_autofree char *status = NULL;
+  const char *hwm;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
+      (hwm = strstr (status, "VmHWM:")) == NULL)
+    return 0;
+  return g_ascii_strtoull (hwm + strlen ("VmHWM:"), NULL, 10);
+}
+
 /* finish(), the thread rows into @thread_rows if given (stats->threads
  * left empty), else into stats->threads. */
 static StrataStats *
@@ -1252,8 +1266,8 @@ builder_finish (StrataStatsBuilder *self,
                 StrataTrace        *trace,
                 StrataThreadRows   *thread_rows)
 {
-  g_autofree const gint64 **mem = NULL;
-  g_autofree guint32 *mem_len = NULL;
+  g_autoptr(GArray) mem = g_array_new (FALSE, FALSE, sizeof (const gint64 *));
+  g_autoptr(GArray) mem_len = g_array_new (FALSE, FALSE, sizeof (guint32));
   const StrataChannel *channels;
   StrataStats *stats;
   guint n_channels;
@@ -1269,14 +1283,13 @@ builder_finish (StrataStatsBuilder *self,
       g_message ("stats builder at its finish: %" G_GUINT64_FORMAT " kB on the heap (peak %"
                  G_GUINT64_FORMAT " kB), %u pages of sums, %" G_GUINT64_FORMAT " channels closed, %"
                  G_GUINT64_FORMAT " spills, %"
-                 G_GUINT64_FORMAT " kB in the samples log, %" G_GUINT64_FORMAT " kB in the rows log",
+                 G_GUINT64_FORMAT " kB in the samples log, %" G_GUINT64_FORMAT " kB in the rows log; "
+                 "the process's peak RSS so far %" G_GUINT64_FORMAT " kB",
                  now >> 10, peak >> 10, self->n_live_pages, self->n_closed, self->n_spills,
-                 self->samples.size >> 10, self->rows.size >> 10);
+                 self->samples.size >> 10, self->rows.size >> 10, peak_rss_kb ());
     }
 
   channels = strata_trace_get_channels (trace, &n_channels);
-  mem = g_new0 (const gint64 *, n_channels + 1);
-  mem_len = g_new0 (guint32, n_channels + 1);
 
   stats = g_new0 (StrataStats, 1);
   stats->start = strata_trace_get_start (trace);
@@ -1320,8 +1333,11 @@ builder_finish (StrataStatsBuilder *self,
             {
               channel_latency (self, sums, &wakeup);
               n_all += sums->n_samples + sums->n_spilled;
-              mem[i] = sums->samples;
-              mem_len[i] = sums->n_samples;
+              /* Only the channels open with samples in memory: an
+               * array by channel was 12 bytes for each of a million
+               * exited threads. */
+              g_array_append_val (mem, sums->samples);
+              g_array_append_val (mem_len, sums->n_samples);
             }
           append_thread_row (stats, thread_rows, ch, i, sums != NULL ? &sums->totals : &none.totals, &wakeup);
         }
@@ -1331,7 +1347,8 @@ builder_finish (StrataStatsBuilder *self,
   {
     /* Every thread's: those in the samples log (the open ones' runs and
      * the closed ones' all), then those in memory. */
-    SampleSet set = { self, 0, NULL, channels, n_channels, n_channels, mem, mem_len, FALSE };
+    SampleSet set = { self, 0, NULL, channels, n_channels, mem->len,
+                      (const gint64 **)(gpointer) mem->data, (const guint32 *)(gpointer) mem_len->data, FALSE };
 
     latency_of (self, &set, n_all, &stats->wakeup);
   }
@@ -1400,8 +1417,10 @@ strata_stats_builder_finish_to_rows (StrataStatsBuilder  *self,
   *thread_rows = strata_thread_rows_new (self->rows_budget);
   stats = builder_finish (self, trace, *thread_rows);
   if (self->debug_memory)
-    g_message ("stats: %" G_GUINT64_FORMAT " thread rows, %u runs of them in the spill file",
-               strata_thread_rows_get_count (*thread_rows), strata_thread_rows_get_n_runs (*thread_rows));
+    g_message ("stats: %" G_GUINT64_FORMAT " thread rows, %u runs of them in the spill file; "
+               "the process's peak RSS so far %" G_GUINT64_FORMAT " kB",
+               strata_thread_rows_get_count (*thread_rows), strata_thread_rows_get_n_runs (*thread_rows),
+               peak_rss_kb ());
   return stats;
 }
 
