@@ -553,8 +553,18 @@ strata_trace_read (const char            *path,
   self->end = info->last_ts == G_MININT64 ? 0 : info->last_ts;
 
   strata_kernel_model_finish (model, self->end);
+  /* Taken from the model, not copied: the copy and the model's were the
+   * pass's peak with a million threads. The rest of the model goes, and
+   * the heap's free pages (50 MB of them at the end of a pass of a
+   * million threads) go back before the tree's finish, the pass's peak
+   * there. */
+  g_array_unref (self->channels);
+  g_array_unref (self->switches);
+  self->channels = strata_kernel_model_steal_channels (model, &self->switches);
+  g_clear_pointer (&model, strata_kernel_model_free);
   if (self->tree != NULL)
     {
+      malloc_trim (0);
       strata_zoom_tree_finish (self->tree);
       /* The tree let go of its build state (the levels' pools, tens of
        * MB on a big trace) amid what stays: without this the heap keeps
@@ -562,12 +572,6 @@ strata_trace_read (const char            *path,
       malloc_trim (0);
     }
   note_memory (self, "the tree finished");
-
-  /* Taken from the model, not copied: the copy and the model's were the
-   * pass's peak with a million threads. */
-  g_array_unref (self->channels);
-  g_array_unref (self->switches);
-  self->channels = strata_kernel_model_steal_channels (model, &self->switches);
 
   for (guint i = 0; i < self->counts->len; i++)
     {
