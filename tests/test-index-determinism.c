@@ -14,7 +14,8 @@
  * under several conditions, and every file must equal the first; one is
  * opened and must answer as a build in memory does. Both causes this caught (stack padding in the stats rows,
  * string ids that followed which thread interned first) show as soon as
- * two files are compared.
+ * two files are compared. The statistics' thread rows merged from runs
+ * in a spill file give the bytes of one sort of them in memory.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -378,6 +379,69 @@ test_generated (void)
   g_unlink (path);
 }
 
+/* The thread rows of the statistics merged from sorted runs in a spill
+ * file (STRATA_STATS_ROWS_BUDGET of one row a run, and of a few) give
+ * the index the bytes that one sort of them in memory gives, and the
+ * opened index's rows are those of a load without an index. */
+static void
+check_rows_spilled (const char             *trace_path,
+                    const StrataZoomParams *params,
+                    const char             *what)
+{
+  static const char *budgets[] = { "112", "1000" };
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *first_path = g_build_filename (dir, "first" STRATA_INDEX_SUFFIX, NULL);
+  g_autoptr(GBytes) first = index_under (trace_path, params, first_path, &conditions[0]);
+
+  for (guint b = 0; b < G_N_ELEMENTS (budgets); b++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/rows-%s" STRATA_INDEX_SUFFIX, dir, budgets[b]);
+      g_autofree char *label = g_strdup_printf ("%s, thread rows in runs of %s bytes", what, budgets[b]);
+      StrataIndexOptions options = { .index_path = path, .note = on_note };
+      g_autoptr(StrataTrace) want = NULL;
+      g_autoptr(StrataTrace) got = NULL;
+      g_autoptr(GBytes) again = NULL;
+      g_autoptr(GError) error = NULL;
+      const StrataStats *sw, *sg;
+
+      g_setenv ("STRATA_STATS_ROWS_BUDGET", budgets[b], TRUE);
+      again = index_under (trace_path, params, path, &conditions[0]);
+      g_unsetenv ("STRATA_STATS_ROWS_BUDGET");
+      assert_same_bytes (first, again, label);
+
+      want = strata_test_load_in_memory (trace_path, params, &error);
+      g_assert_no_error (error);
+      got = strata_test_load_index (trace_path, params, &options, &error);
+      g_assert_no_error (error);
+      sw = strata_trace_get_stats (want);
+      sg = strata_trace_get_stats (got);
+      g_assert_nonnull (sw);
+      g_assert_nonnull (sg);
+      /* More rows than a run holds: the merge had runs to merge. */
+      g_assert_cmpuint (sw->threads->len, >, 1000 / sizeof (StrataThreadStats));
+      g_assert_cmpuint (sw->threads->len, ==, sg->threads->len);
+      g_assert_cmpmem (sw->threads->data, sw->threads->len * sizeof (StrataThreadStats),
+                       sg->threads->data, sg->threads->len * sizeof (StrataThreadStats));
+      g_unlink (path);
+    }
+  g_unlink (first_path);
+}
+
+static void
+test_rows_spilled (void)
+{
+  g_autofree char *generated = generated_text_trace (25000);
+
+  for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
+    {
+      g_autofree char *path = strata_test_fixture (fixtures[f]);
+
+      check_rows_spilled (path, NULL, fixtures[f]);
+    }
+  check_rows_spilled (generated, NULL, "generated");
+  g_unlink (generated);
+}
+
 /* Chunks spilled during a pass whose packer used another zstd level
  * than the writer: the writer packs their items again, and the index is
  * the one a pass that kept them writes; as it is when they were packed
@@ -515,6 +579,7 @@ main (int    argc,
   g_test_add_func ("/strata/index-determinism/generated", test_generated);
   g_test_add_func ("/strata/index-determinism/chunks-packed-again", test_chunks_packed_again);
   g_test_add_func ("/strata/index-determinism/raw-store-packed-again", test_raw_store_packed_again);
+  g_test_add_func ("/strata/index-determinism/thread-rows-spilled", test_rows_spilled);
 
   return g_test_run ();
 }

@@ -36,6 +36,7 @@ strata_parameters_init (StrataParameters *self)
   self->zstd_level = STRATA_PARAMETER_ZSTD_DEFAULT;
   self->index_dir = NULL;
   self->latency_budget = STRATA_PARAMETER_DEFAULT;
+  self->stats_rows_budget = STRATA_PARAMETER_DEFAULT;
   self->debug_memory = FALSE;
 }
 
@@ -83,6 +84,7 @@ strata_parameters_init_from_environment (StrataParameters *self)
   if ((env = g_getenv ("STRATA_INDEX_DIR")) != NULL && *env != '\0')
     self->index_dir = g_strdup (env);
   read_number ("STRATA_STATS_LATENCY_BUDGET", G_MAXUINT64 - 1, &self->latency_budget);
+  read_number ("STRATA_STATS_ROWS_BUDGET", G_MAXUINT64 - 1, &self->stats_rows_budget);
   self->debug_memory = g_strcmp0 (g_getenv ("STRATA_DEBUG_MEMORY"), "1") == 0;
 }
 

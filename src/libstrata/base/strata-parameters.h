@@ -25,6 +25,7 @@
  *   STRATA_INDEX_ZSTD_LEVEL=L        0: varints only; -7..19: zstd's level
  *   STRATA_INDEX_DIR=DIR             where indexes go (else beside the trace)
  *   STRATA_STATS_LATENCY_BUDGET=BYTES  wakeup latencies kept in memory
+ *   STRATA_STATS_ROWS_BUDGET=BYTES   thread rows kept in memory while the index is written
  *   STRATA_DEBUG_MEMORY=1            the pass says what it holds at its milestones
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -58,6 +59,7 @@ typedef struct
   int      zstd_level;         /* STRATA_PARAMETER_ZSTD_DEFAULT: the index's own */
   char    *index_dir;          /* NULL: beside the trace, else the cache */
   guint64  latency_budget;     /* bytes */
+  guint64  stats_rows_budget;  /* bytes */
   gboolean debug_memory;
 } StrataParameters;
 

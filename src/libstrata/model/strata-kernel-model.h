@@ -50,6 +50,8 @@ void                 strata_kernel_model_finish        (StrataKernelModel    *se
                                                         gint64                end_ts);
 const StrataChannel *strata_kernel_model_get_channels  (StrataKernelModel    *self,
                                                         guint                *n_channels);
+GArray              *strata_kernel_model_steal_channels (StrataKernelModel    *self,
+                                                        GArray              **switches);
 guint64              strata_kernel_model_get_context_switches (StrataKernelModel *self,
                                                                guint              channel);
 void                 strata_kernel_model_set_layout    (StrataKernelModel    *self,

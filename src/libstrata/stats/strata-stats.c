@@ -24,6 +24,7 @@
 
 #include "strata-spill-file.h"
 #include "strata-stats.h"
+#include "strata-thread-rows.h"
 #include "strata-trace-lookup.h"
 
 static int
@@ -136,75 +137,6 @@ strata_latency_from_samples (StrataLatency *latency,
 }
 
 static int
-compare_threads (const void *a,
-                 const void *b)
-{
-  const StrataThreadStats *x = a;
-  const StrataThreadStats *y = b;
-
-  if (x->running != y->running)
-    return x->running > y->running ? -1 : 1;
-  if (x->tid != y->tid)
-    return x->tid < y->tid ? -1 : 1;
-  return x->channel < y->channel ? -1 : x->channel > y->channel;
-}
-
-static gint
-compare_thread_at (gconstpointer a,
-                   gconstpointer b,
-                   gpointer      rows)
-{
-  const StrataThreadStats *t = rows;
-
-  return compare_threads (&t[*(const guint32 *) a], &t[*(const guint32 *) b]);
-}
-
-/* The thread rows in compare_threads() order, through an array of their
- * indices then moved in place, cycle by cycle: g_array_sort() sorts rows
- * this large through pointers and a scratch of two pointers and more a
- * row (17 MB for the 1.08M threads of 20M generated events of thread
- * churn, beside the rows at the index build's peak); the indices and
- * their scratch are 8 bytes a row. */
-static void
-sort_threads (GArray *threads)
-{
-  StrataThreadStats *rows = (StrataThreadStats *)(gpointer) threads->data;
-  guint n = threads->len;
-  g_autofree guint32 *order = NULL;
-
-  if (n < 2)
-    return;
-  order = g_new (guint32, n);
-  for (guint i = 0; i < n; i++)
-    order[i] = i;
-  g_qsort_with_data (order, (gint) n, sizeof *order, compare_thread_at, rows);
-
-  /* Position i takes row order[i]; a position done points at itself. */
-  for (guint i = 0; i < n; i++)
-    {
-      StrataThreadStats first;
-      guint j = i;
-
-      if (order[i] == i)
-        continue;
-      first = rows[i];
-      for (;;)
-        {
-          guint k = order[j];
-
-          order[j] = j;
-          if (k == i)
-            {
-              rows[j] = first;
-              break;
-            }
-          rows[j] = rows[k];
-          j = k;
-        }
-    }
-}
-
-static int
 compare_cpus (const void *a,
               const void *b)
 {
@@ -300,6 +232,11 @@ typedef struct
  * while they were sorted at the end. */
 #define LATENCY_BUDGET (G_GUINT64_CONSTANT (2) << 20)
 
+/* The bytes of thread rows strata_stats_builder_finish_to_rows() holds
+ * in memory (STRATA_STATS_ROWS_BUDGET says otherwise): 74 898 rows a run
+ * in its spill file. */
+#define ROWS_BUDGET (G_GUINT64_CONSTANT (8) << 20)
+
 /* Channels' sums per page: a table of them all was doubled as it grew
  * (16.8 MB for the 48 742 threads of 20M generated events). A page goes
  * once every channel seen on it is closed and the channels being seen
@@ -324,6 +261,7 @@ struct _StrataStatsBuilder
   guint32       n_holding;
   guint32       holding_alloc;
   guint64  budget;
+  guint64  rows_budget; /* bytes of thread rows finish_to_rows() holds */
   guint64  resident;    /* bytes of samples in memory, as allocated */
   guint64  peak_resident;
   guint64  peak_heap;
@@ -456,6 +394,7 @@ strata_stats_builder_new_with_parameters (const StrataParameters *parameters)
   StrataStatsBuilder *self = g_new0 (StrataStatsBuilder, 1);
 
   self->budget = strata_parameter_or (parameters->latency_budget, LATENCY_BUDGET);
+  self->rows_budget = strata_parameter_or (parameters->stats_rows_budget, ROWS_BUDGET);
   self->debug_memory = parameters->debug_memory;
   spill_log_init (&self->samples);
   spill_log_init (&self->rows);
@@ -1232,6 +1171,7 @@ append_cpu_row (StrataStats         *stats,
 /* A thread's row; @wakeup is copied whole, its padding with it. */
 static void
 append_thread_row (StrataStats         *stats,
+                   StrataThreadRows    *rows,
                    const StrataChannel *ch,
                    guint                channel,
                    const Totals        *totals,
@@ -1254,7 +1194,10 @@ append_thread_row (StrataStats         *stats,
   ts.switches_in = totals->switches_in;
   memcpy (&ts.wakeup, wakeup, sizeof ts.wakeup);
 
-  g_array_append_val (stats->threads, ts);
+  if (rows != NULL)
+    strata_thread_rows_add (rows, &ts);
+  else
+    g_array_append_val (stats->threads, ts);
 }
 
 /* The closed channels' rows, from the rows log; the number of their
@@ -1262,6 +1205,7 @@ append_thread_row (StrataStats         *stats,
 static void
 append_closed_rows (StrataStatsBuilder  *self,
                     StrataStats         *stats,
+                    StrataThreadRows    *thread_rows,
                     StrataTrace         *trace,
                     const StrataChannel *channels,
                     guint                n_channels,
@@ -1294,29 +1238,36 @@ append_closed_rows (StrataStatsBuilder  *self,
             append_cpu_row (stats, trace, ch, row->channel, &row->totals);
           else if (ch->kind == STRATA_CHANNEL_THREAD)
             {
-              append_thread_row (stats, ch, row->channel, &row->totals, &row->wakeup);
+              append_thread_row (stats, thread_rows, ch, row->channel, &row->totals, &row->wakeup);
               *n_all += row->wakeup.count;
             }
         }
     }
 }
 
-/**
- * strata_stats_builder_finish:
- * @self: a builder that has seen every activity of @trace
- * @trace: the trace, for its channels, span and context switches
- *
- * Once: the builder gives its per-channel sums back as they go into the
- * rows.
- *
- * Returns: (transfer full): the statistics
- */
-StrataStats *
-strata_stats_builder_finish (StrataStatsBuilder *self,
-                             StrataTrace        *trace)
+/* The process's peak RSS so far (VmHWM), for the debug notes: whether
+ * the pass's peak came before the statistics were finished or after. */
+static guint64
+peak_rss_kb (void)
 {
-  g_autofree const gint64 **mem = NULL;
-  g_autofree guint32 *mem_len = NULL;
+  g_autofree char *status = NULL;
+  const char *hwm;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
+      (hwm = strstr (status, "VmHWM:")) == NULL)
+    return 0;
+  return g_ascii_strtoull (hwm + strlen ("VmHWM:"), NULL, 10);
+}
+
+/* finish(), the thread rows into @thread_rows if given (stats->threads
+ * left empty), else into stats->threads. */
+static StrataStats *
+builder_finish (StrataStatsBuilder *self,
+                StrataTrace        *trace,
+                StrataThreadRows   *thread_rows)
+{
+  g_autoptr(GArray) mem = g_array_new (FALSE, FALSE, sizeof (const gint64 *));
+  g_autoptr(GArray) mem_len = g_array_new (FALSE, FALSE, sizeof (guint32));
   const StrataChannel *channels;
   StrataStats *stats;
   guint n_channels;
@@ -1332,14 +1283,13 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
       g_message ("stats builder at its finish: %" G_GUINT64_FORMAT " kB on the heap (peak %"
                  G_GUINT64_FORMAT " kB), %u pages of sums, %" G_GUINT64_FORMAT " channels closed, %"
                  G_GUINT64_FORMAT " spills, %"
-                 G_GUINT64_FORMAT " kB in the samples log, %" G_GUINT64_FORMAT " kB in the rows log",
+                 G_GUINT64_FORMAT " kB in the samples log, %" G_GUINT64_FORMAT " kB in the rows log; "
+                 "the process's peak RSS so far %" G_GUINT64_FORMAT " kB",
                  now >> 10, peak >> 10, self->n_live_pages, self->n_closed, self->n_spills,
-                 self->samples.size >> 10, self->rows.size >> 10);
+                 self->samples.size >> 10, self->rows.size >> 10, peak_rss_kb ());
     }
 
   channels = strata_trace_get_channels (trace, &n_channels);
-  mem = g_new0 (const gint64 *, n_channels + 1);
-  mem_len = g_new0 (guint32, n_channels + 1);
 
   stats = g_new0 (StrataStats, 1);
   stats->start = strata_trace_get_start (trace);
@@ -1355,7 +1305,8 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
         n_threads += channels[i].kind == STRATA_CHANNEL_THREAD;
       }
     stats->cpus = g_array_sized_new (FALSE, TRUE, sizeof (StrataCpuStats), n_cpus);
-    stats->threads = g_array_sized_new (FALSE, TRUE, sizeof (StrataThreadStats), n_threads);
+    stats->threads = g_array_sized_new (FALSE, TRUE, sizeof (StrataThreadStats),
+                                        thread_rows != NULL ? 0 : n_threads);
   }
 
   /* The channels still open (or never seen), then the closed ones: the
@@ -1382,23 +1333,30 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
             {
               channel_latency (self, sums, &wakeup);
               n_all += sums->n_samples + sums->n_spilled;
-              mem[i] = sums->samples;
-              mem_len[i] = sums->n_samples;
+              /* Only the channels open with samples in memory: an
+               * array by channel was 12 bytes for each of a million
+               * exited threads. */
+              g_array_append_val (mem, sums->samples);
+              g_array_append_val (mem_len, sums->n_samples);
             }
-          append_thread_row (stats, ch, i, sums != NULL ? &sums->totals : &none.totals, &wakeup);
+          append_thread_row (stats, thread_rows, ch, i, sums != NULL ? &sums->totals : &none.totals, &wakeup);
         }
     }
-  append_closed_rows (self, stats, trace, channels, n_channels, &n_all);
+  append_closed_rows (self, stats, thread_rows, trace, channels, n_channels, &n_all);
 
   {
     /* Every thread's: those in the samples log (the open ones' runs and
      * the closed ones' all), then those in memory. */
-    SampleSet set = { self, 0, NULL, channels, n_channels, n_channels, mem, mem_len, FALSE };
+    SampleSet set = { self, 0, NULL, channels, n_channels, mem->len,
+                      (const gint64 **)(gpointer) mem->data, (const guint32 *)(gpointer) mem_len->data, FALSE };
 
     latency_of (self, &set, n_all, &stats->wakeup);
   }
 
-  sort_threads (stats->threads);
+  if (thread_rows != NULL)
+    strata_thread_rows_finish (thread_rows);
+  else
+    strata_thread_stats_sort ((StrataThreadStats *)(gpointer) stats->threads->data, stats->threads->len);
   g_array_sort (stats->cpus, compare_cpus);
 
   /* The sums are in the rows now: given back before the index is written
@@ -1406,6 +1364,63 @@ strata_stats_builder_finish (StrataStatsBuilder *self,
    * threads of 40M generated events, without closes). */
   free_build_state (self);
 
+  return stats;
+}
+
+/**
+ * strata_stats_builder_finish:
+ * @self: a builder that has seen every activity of @trace
+ * @trace: the trace, for its channels, span and context switches
+ *
+ * Once: the builder gives its per-channel sums back as they go into the
+ * rows.
+ *
+ * Returns: (transfer full): the statistics
+ */
+StrataStats *
+strata_stats_builder_finish (StrataStatsBuilder *self,
+                             StrataTrace        *trace)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
+
+  return builder_finish (self, trace, NULL);
+}
+
+/**
+ * strata_stats_builder_finish_to_rows:
+ * @self: a builder that has seen every activity of @trace
+ * @trace: the trace, for its channels, span and context switches
+ * @thread_rows: (out) (transfer full): the thread rows, in their order,
+ *   past the builder's rows budget (STRATA_STATS_ROWS_BUDGET) in a spill
+ *   file
+ *
+ * strata_stats_builder_finish() for the index: the thread rows, as many
+ * as threads ever lived, are not held all at once (121 MB for the 1.08M
+ * threads of 20M generated events of thread churn, at the index build's
+ * peak) but given as @thread_rows, which the index writer merges into its
+ * section.
+ *
+ * Returns: (transfer full): the statistics, their threads array empty
+ */
+StrataStats *
+strata_stats_builder_finish_to_rows (StrataStatsBuilder  *self,
+                                     StrataTrace         *trace,
+                                     StrataThreadRows   **thread_rows)
+{
+  StrataStats *stats;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (STRATA_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (thread_rows != NULL, NULL);
+
+  *thread_rows = strata_thread_rows_new (self->rows_budget);
+  stats = builder_finish (self, trace, *thread_rows);
+  if (self->debug_memory)
+    g_message ("stats: %" G_GUINT64_FORMAT " thread rows, %u runs of them in the spill file; "
+               "the process's peak RSS so far %" G_GUINT64_FORMAT " kB",
+               strata_thread_rows_get_count (*thread_rows), strata_thread_rows_get_n_runs (*thread_rows),
+               peak_rss_kb ());
   return stats;
 }
 

@@ -17,6 +17,7 @@
 #include "strata-parameters.h"
 #include "strata-trace.h"
 #include "strata-trace-stats.h"
+#include "strata-thread-rows.h"
 
 G_BEGIN_DECLS
 
@@ -28,6 +29,9 @@ void                strata_stats_builder_add    (const StrataActivity *activity,
                                                  gpointer              builder);
 StrataStats        *strata_stats_builder_finish (StrataStatsBuilder   *self,
                                                  StrataTrace          *trace);
+StrataStats        *strata_stats_builder_finish_to_rows (StrataStatsBuilder  *self,
+                                                         StrataTrace         *trace,
+                                                         StrataThreadRows   **thread_rows);
 void                strata_stats_builder_free   (StrataStatsBuilder   *self);
 void                strata_stats_builder_close_channel (StrataStatsBuilder *self,
                                                         guint32             channel);

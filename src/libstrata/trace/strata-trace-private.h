@@ -63,6 +63,8 @@ StrataTrace *strata_trace_read           (const char            *path,
                                           GError               **error);
 void         strata_trace_set_stats      (StrataTrace      *self,
                                           StrataStats      *stats);
+const guint64 *strata_trace_peek_context_switches (StrataTrace *self,
+                                                   guint       *n_channels);
 void         strata_source_info_free     (StrataSourceInfo *info);
 
 G_END_DECLS
