@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,12 +68,22 @@ strata_test_record_unlock (int fd)
   close (fd);
 }
 
+/* A test that fails an assertion aborts: its recorder must not outlive it,
+ * recording on and holding the test runner's output pipe until the
+ * runner's timeout. The recorder finishes its file on SIGTERM. */
+static void
+die_with_the_test (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 GSubprocess *
 strata_test_recorder_start (const char          *output,
                             const char * const  *args,
                             GError             **error)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) recorder = NULL;
   g_autoptr(GDataInputStream) err = NULL;
   const char *cli = g_getenv ("STRATA_CLI");
@@ -87,8 +98,9 @@ strata_test_recorder_start (const char          *output,
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
 
-  recorder = g_subprocess_newv ((const char * const *) argv->pdata,
-                                G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_the_test, NULL, NULL);
+  recorder = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
   if (recorder == NULL)
     return NULL;
 
