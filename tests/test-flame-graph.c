@@ -332,7 +332,6 @@ test_tree (void)
   strata_flame_filter_init (&filter);
   {
     const StrataFlameNode *top = &nodes[nodes[0].first_child];
-    g_autoptr(StrataThreadMap) threads = strata_thread_map_new (trace);
     const StrataChannel *channels = strata_trace_get_channels (trace, &n);
     guint64 by_name = 0;
 
