@@ -211,6 +211,9 @@ strata_ebpf_header_parse (StrataEbpfHeader  *header,
   if (GUINT64_FROM_LE (stored) != computed)
     return fail (error, STRATA_ERROR_CORRUPT, name, size - 8,
                  "the header's checksum does not match its bytes");
+#else
+  /* The fuzzer's mutations would never get past the checksum. */
+  (void) computed;
 #endif
 
   pos = sizeof fh;
