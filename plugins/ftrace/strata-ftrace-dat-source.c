@@ -36,10 +36,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +50,7 @@
 #include "strata-ftrace-dat-private.h"
 #include "strata-file-io.h"
 #include "strata-tracecmd-private.h"
+#include "../strata-child-probe.h"
 #include "../strata-tracepoint-fields.h"
 
 #define TRACE_DAT_MAGIC     "\x17\x08\x44tracing"
@@ -841,188 +840,34 @@ close_input (gpointer data)
  * formats in the file, crashes on some damaged formats that are still
  * plain text (a field declaration cut in the middle), and no check short of
  * a second parser can tell those apart. So the headers are first read by
- * libtracecmd in a child process: if it dies or hangs there, the file is
- * refused with an error instead of taking the caller down. The child only
- * calls libtracecmd (and malloc, which glibc keeps usable after fork).
- *
- * Not every allocator is: under AddressSanitizer (clang 14) a child forked
- * while another thread held the allocator's lock waits for it forever, a
- * few times in a hundred in the viewer's tests. Such a child is told
- * apart from a slow one by the kernel (it sits in a futex wait and uses
- * no CPU), killed and forked again. */
-/* Present only under a sanitizer runtime. */
-extern void __sanitizer_set_death_callback (void (*callback) (void)) __attribute__((weak));
-
-#define PROBE_ATTEMPTS       3
-#define PROBE_STUCK_USEC     (2 * G_USEC_PER_SEC)
-
-typedef enum
+ * libtracecmd in a child process (strata-child-probe.c): if it dies or
+ * hangs there, the file is refused with an error instead of taking the
+ * caller down. */
+typedef struct
 {
-  PROBE_PASSED,
-  PROBE_REFUSED,   /* the error is set */
-  PROBE_STUCK,     /* the child waits on a lock it inherited */
-} ProbeResult;
+  const char *path;
+  int         flags;
+  gboolean    headers_only;
+} ProbeArgs;
 
-/* The first bytes of /proc/@pid/@what, NUL-terminated; FALSE if none. */
-static gboolean
-read_proc (pid_t       pid,
-           const char *what,
-           char       *buf,
-           gsize       size)
+static void
+probe_headers (gpointer data)
 {
-  char file[64];
-  ssize_t n;
-  int fd;
+  const ProbeArgs *args = data;
+  struct tracecmd_input *input;
+  int n;
 
-  g_snprintf (file, sizeof file, "/proc/%d/%s", (int) pid, what);
-  if ((fd = open (file, O_RDONLY | O_CLOEXEC)) < 0)
-    return FALSE;
-  n = read (fd, buf, size - 1);
-  close (fd);
-  if (n <= 0)
-    return FALSE;
-  buf[n] = '\0';
-  return TRUE;
-}
-
-/* The CPU time @pid has used (in clock ticks), and whether it is waiting
- * in a futex right now; FALSE if /proc does not say. */
-static gboolean
-child_cpu_and_wait (pid_t     pid,
-                    guint64  *cpu,
-                    gboolean *in_futex)
-{
-  char buf[512];
-  unsigned long long utime, stime;
-  const char *after_name;
-  long syscall_nr;
-
-  /* Past the command's name, which may hold spaces: state is field 3,
-   * utime and stime fields 14 and 15. */
-  if (!read_proc (pid, "stat", buf, sizeof buf) ||
-      (after_name = strrchr (buf, ')')) == NULL ||
-      sscanf (after_name + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-              &utime, &stime) != 2)
-    return FALSE;
-  *cpu = utime + stime;
-
-  if (!read_proc (pid, "syscall", buf, sizeof buf))
-    return FALSE;
-  *in_futex = sscanf (buf, "%ld", &syscall_nr) == 1 && syscall_nr == SYS_futex;
-  return TRUE;
-}
-
-static ProbeResult
-probe_once (StrataFtraceDatSource  *self,
-            const char             *path,
-            int                     flags,
-            gboolean                headers_only,
-            GError                **error)
-{
-  const char *name = self->layout->display_name;
-  int status = 0;
-  pid_t pid;
-  pid_t done = 0;
-  gint64 deadline, last_progress;
-  guint64 last_cpu = G_MAXUINT64;
-  gboolean stuck = FALSE;
-  guint polls = 0;
-
-  pid = fork ();
-  if (pid < 0)
-    return PROBE_PASSED;  /* no sandbox to be had: go on without it */
-
-  if (pid == 0)
+  input = args->headers_only ? tracecmd_open_head (args->path, args->flags)
+                             : tracecmd_open (args->path, args->flags);
+  if (input == NULL)
+    _exit (1);
+  n = args->headers_only ? 0 : tracecmd_buffer_instances (input);
+  for (int i = 0; i < n; i++)
     {
-      struct tracecmd_input *input;
-      int n;
-
-      /* Die of the signal, not in a handler of the parent's: a sanitizer
-       * or fuzzer runtime would report the child's crash as its own. */
-      signal (SIGSEGV, SIG_DFL);
-      signal (SIGBUS, SIG_DFL);
-      signal (SIGABRT, SIG_DFL);
-      signal (SIGFPE, SIG_DFL);
-      signal (SIGILL, SIG_DFL);
-      if (__sanitizer_set_death_callback != NULL)
-        __sanitizer_set_death_callback (NULL);
-      alarm (PROBE_TIMEOUT_MS / 1000 + 1);
-      input = headers_only ? tracecmd_open_head (path, flags) : tracecmd_open (path, flags);
-      if (input == NULL)
+      struct tracecmd_input *instance = tracecmd_buffer_instance_handle (input, i);
+      if (instance == NULL)
         _exit (1);
-      n = headers_only ? 0 : tracecmd_buffer_instances (input);
-      for (int i = 0; i < n; i++)
-        {
-          struct tracecmd_input *instance = tracecmd_buffer_instance_handle (input, i);
-          if (instance == NULL)
-            _exit (1);
-        }
-      _exit (0);
     }
-
-  last_progress = g_get_monotonic_time ();
-  deadline = last_progress + PROBE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
-  while ((done = waitpid (pid, &status, WNOHANG)) == 0 ||
-         (done < 0 && errno == EINTR))
-    {
-      gint64 now = g_get_monotonic_time ();
-
-      if (now > deadline)
-        break;
-      /* Every 50 ms: has it used CPU since, or is it parked in a futex? */
-      if (++polls % 100 == 0)
-        {
-          guint64 cpu = last_cpu;
-          gboolean in_futex;
-
-          /* What /proc does not say is taken as progress. */
-          if (!child_cpu_and_wait (pid, &cpu, &in_futex) || cpu != last_cpu || !in_futex)
-            {
-              last_cpu = cpu;
-              last_progress = now;
-            }
-          else if (now - last_progress > PROBE_STUCK_USEC)
-            {
-              stuck = TRUE;
-              break;
-            }
-        }
-      g_usleep (500);
-    }
-
-  if (done == 0)
-    {
-      kill (pid, SIGKILL);
-      waitpid (pid, &status, 0);
-      if (stuck)
-        return PROBE_STUCK;
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
-                   "%s: offset 0: libtracecmd did not finish reading the "
-                   "file's headers (damaged event formats or options)", name);
-      return PROBE_REFUSED;
-    }
-
-  if (done < 0)
-    return PROBE_PASSED;
-
-  if (WIFSIGNALED (status) || (WIFEXITED (status) && WEXITSTATUS (status) > 1))
-    {
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
-                   "%s: offset 0: libtracecmd crashed (%s) reading the file's "
-                   "headers: its event formats or options are damaged", name,
-                   WIFSIGNALED (status) ? g_strsignal (WTERMSIG (status)) : "exit status");
-      return PROBE_REFUSED;
-    }
-
-  if (WIFEXITED (status) && WEXITSTATUS (status) == 1)
-    {
-      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
-                   "%s: offset 0: libtracecmd could not read the file's "
-                   "headers or the start of its CPU data", name);
-      return PROBE_REFUSED;
-    }
-
-  return PROBE_PASSED;
 }
 
 static gboolean
@@ -1032,23 +877,41 @@ probe_in_child (StrataFtraceDatSource  *self,
                 gboolean                headers_only,
                 GError                **error)
 {
-  for (guint attempt = 0; attempt < PROBE_ATTEMPTS; attempt++)
+  const char *name = self->layout->display_name;
+  ProbeArgs args = { path, flags, headers_only };
+  int status = 0;
+
+  switch (strata_child_probe_run (probe_headers, &args, PROBE_TIMEOUT_MS, &status))
     {
-      switch (probe_once (self, path, flags, headers_only, error))
-        {
-        case PROBE_PASSED:
-          return TRUE;
-        case PROBE_REFUSED:
-          return FALSE;
-        case PROBE_STUCK:
-          g_debug ("%s: the probe's child waited on an inherited lock; forked again",
-                   self->layout->display_name);
-          break;
-        default:
-          g_assert_not_reached ();
-        }
+    case STRATA_CHILD_PROBE_HUNG:
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: libtracecmd did not finish reading the "
+                   "file's headers (damaged event formats or options)", name);
+      return FALSE;
+    case STRATA_CHILD_PROBE_NO_CHILD:
+      return TRUE;  /* no sandbox to be had: go on without it */
+    case STRATA_CHILD_PROBE_EXITED:
+    default:
+      break;
     }
-  /* As when fork() fails: no sandbox to be had, go on without it. */
+
+  if (WIFSIGNALED (status) || (WIFEXITED (status) && WEXITSTATUS (status) > 1))
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: libtracecmd crashed (%s) reading the file's "
+                   "headers: its event formats or options are damaged", name,
+                   WIFSIGNALED (status) ? g_strsignal (WTERMSIG (status)) : "exit status");
+      return FALSE;
+    }
+
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 1)
+    {
+      g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT,
+                   "%s: offset 0: libtracecmd could not read the file's "
+                   "headers or the start of its CPU data", name);
+      return FALSE;
+    }
+
   return TRUE;
 }
 

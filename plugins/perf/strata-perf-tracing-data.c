@@ -13,14 +13,13 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "strata-perf-source-private.h"
+#include "../strata-child-probe.h"
 
 typedef struct
 {
@@ -306,8 +305,6 @@ resolve_tracepoint (StrataPerfSource *self,
   return info;
 }
 
-extern void __sanitizer_set_death_callback (void (*callback) (void)) __attribute__((weak));
-
 #define PROBE_TIMEOUT_MS 5000
 
 /* What became of the child that parsed the tracing data first. */
@@ -318,8 +315,33 @@ typedef enum
   PROBE_HUNG,
 } ProbeVerdict;
 
+typedef struct
+{
+  StrataPerfSource *self;
+  const guint8     *data;
+  gsize             len;
+  guint64           base;
+} ProbeArgs;
+
+static void
+probe_tracing_data (gpointer data)
+{
+  const ProbeArgs *args = data;
+  StrataPerfSource *self = args->self;
+
+  parse_tracing_data (self, args->data, args->len, args->base, NULL);
+  for (guint i = 0; i < self->attrs->len; i++)
+    {
+      const Attr *a = &g_array_index (self->attrs, Attr, i);
+
+      if (a->type == PERF_TYPE_TRACEPOINT)
+        resolve_tracepoint (self, a->config);
+    }
+}
+
 /* Parses the tracing data, and resolves the tracepoint attrs, in a child
- * process; @how is its wait status when it crashed. */
+ * process (strata-child-probe.c); @how is its wait status when it
+ * crashed. */
 static ProbeVerdict
 probe_in_child (StrataPerfSource *self,
                 const guint8     *data,
@@ -327,51 +349,21 @@ probe_in_child (StrataPerfSource *self,
                 guint64           base,
                 int              *how)
 {
+  ProbeArgs args = { self, data, len, base };
   int status = 0;
-  pid_t pid, done = 0;
-  gint64 deadline;
 
-  pid = fork ();
-  if (pid == 0)
+  switch (strata_child_probe_run (probe_tracing_data, &args, PROBE_TIMEOUT_MS, &status))
     {
-      /* Die of the signal: a sanitizer or fuzzer runtime would otherwise
-       * report the child's crash as the parent's. */
-      signal (SIGSEGV, SIG_DFL);
-      signal (SIGBUS, SIG_DFL);
-      signal (SIGABRT, SIG_DFL);
-      signal (SIGFPE, SIG_DFL);
-      signal (SIGILL, SIG_DFL);
-      if (__sanitizer_set_death_callback != NULL)
-        __sanitizer_set_death_callback (NULL);
-      alarm (PROBE_TIMEOUT_MS / 1000 + 1);
-      parse_tracing_data (self, data, len, base, NULL);
-      for (guint i = 0; i < self->attrs->len; i++)
-        {
-          const Attr *a = &g_array_index (self->attrs, Attr, i);
-
-          if (a->type == PERF_TYPE_TRACEPOINT)
-            resolve_tracepoint (self, a->config);
-        }
-      _exit (0);
-    }
-  if (pid < 0)
-    return PROBE_SURVIVED;  /* no child to spare: parsed here, as before the probe */
-
-  deadline = g_get_monotonic_time () + PROBE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
-  while ((done = waitpid (pid, &status, WNOHANG)) == 0 || (done < 0 && errno == EINTR))
-    {
-      if (g_get_monotonic_time () > deadline)
-        break;
-      g_usleep (200);
-    }
-  if (done == 0)
-    {
-      kill (pid, SIGKILL);
-      waitpid (pid, &status, 0);
+    case STRATA_CHILD_PROBE_HUNG:
       return PROBE_HUNG;
+    case STRATA_CHILD_PROBE_NO_CHILD:
+      return PROBE_SURVIVED;  /* no child to spare: parsed here, as before the probe */
+    case STRATA_CHILD_PROBE_EXITED:
+    default:
+      break;
     }
   *how = status;
-  return done == pid && (WIFSIGNALED (status) || WEXITSTATUS (status) != 0) ? PROBE_CRASHED : PROBE_SURVIVED;
+  return WIFSIGNALED (status) || WEXITSTATUS (status) != 0 ? PROBE_CRASHED : PROBE_SURVIVED;
 }
 
 /* probe_in_child(), whose verdict is remembered for the process: the
