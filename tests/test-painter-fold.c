@@ -431,6 +431,32 @@ test_lanes_in_memory (void)
   g_assert_cmpuint (origins.on_demand, >, 0);
 }
 
+/* @path read as --no-index does, with the statistics an index keeps and
+ * a low threshold (so these small recordings have chunks to store), its
+ * index written to @index, and the trace opened through it. */
+static StrataTrace *
+open_through_index (const char *path,
+                    const char *index)
+{
+  g_autoptr(StrataTrace) built = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataSourceIdentity id;
+  StrataZoomParams params;
+  StrataTrace *trace;
+
+  strata_zoom_params_init (&params);
+  params.density_threshold = 64;
+  params.min_reduction = 1;
+  built = strata_test_load_in_memory (path, &params, &error);
+  g_assert_no_error (error);
+  g_assert_true (strata_source_identity_compute (path, &id, &error));
+  g_assert_true (strata_index_write (built, &id, index, &error));
+  g_assert_no_error (error);
+  trace = strata_index_open (index, &id, &params, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
 /* Recordings written to an index and opened from it: the tree's chunks
  * are mapped, each span decoded when a query reaches it. Their lanes are
  * in order, and both painters agree on them. */
@@ -445,26 +471,10 @@ test_mapped (void)
       g_autofree char *path = strata_test_fixture (fixtures[f]);
       g_autofree char *dir = strata_test_tmpdir ();
       g_autofree char *index = g_strdup_printf ("%s/fold-%u" STRATA_INDEX_SUFFIX, dir, f);
-      g_autoptr(StrataTrace) built = NULL;
-      g_autoptr(StrataTrace) trace = NULL;
+      g_autoptr(StrataTrace) trace = open_through_index (path, index);
       g_autoptr(StrataPainter) painter = NULL;
       g_autoptr(GArray) rows = NULL;
-      g_autoptr(GError) error = NULL;
-      StrataSourceIdentity id;
-      StrataZoomParams params;
 
-      /* Read as --no-index does, with the statistics an index keeps; a
-       * low threshold, so these small recordings have chunks to store. */
-      strata_zoom_params_init (&params);
-      params.density_threshold = 64;
-      params.min_reduction = 1;
-      built = strata_test_load_in_memory (path, &params, &error);
-      g_assert_no_error (error);
-      g_assert_true (strata_source_identity_compute (path, &id, &error));
-      g_assert_true (strata_index_write (built, &id, index, &error));
-      g_assert_no_error (error);
-      trace = strata_index_open (index, &id, &params, &error);
-      g_assert_no_error (error);
       g_assert_cmpstr (strata_trace_get_index_path (trace), ==, index);
 
       assert_lanes_in_order (strata_trace_get_zoom_tree (trace), strata_trace_get_start (trace),
@@ -565,27 +575,14 @@ test_default_rows_batched (void)
       g_autofree char *path = strata_test_fixture (fixtures[f]);
       g_autofree char *dir = strata_test_tmpdir ();
       g_autofree char *index = g_strdup_printf ("%s/rows-%u" STRATA_INDEX_SUFFIX, dir, f);
-      g_autoptr(StrataTrace) built = NULL;
       g_autoptr(StrataTrace) mapped = NULL;
-      g_autoptr(GError) error = NULL;
-      StrataSourceIdentity id;
-      StrataZoomParams params;
       guint n;
 
       n = assert_default_rows_equal_query (trace, &late);
       g_test_message ("%s: %u threads", fixtures[f], n);
       most = MAX (most, n);
 
-      strata_zoom_params_init (&params);
-      params.density_threshold = 64;
-      params.min_reduction = 1;
-      built = strata_test_load_in_memory (path, &params, &error);
-      g_assert_no_error (error);
-      g_assert_true (strata_source_identity_compute (path, &id, &error));
-      g_assert_true (strata_index_write (built, &id, index, &error));
-      g_assert_no_error (error);
-      mapped = strata_index_open (index, &id, &params, &error);
-      g_assert_no_error (error);
+      mapped = open_through_index (path, index);
       assert_default_rows_equal_query (mapped, &late);
     }
   g_assert_cmpuint (most, >, 64);
