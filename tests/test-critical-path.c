@@ -407,21 +407,31 @@ test_perf (void)
   check_recording ("critical-path.data.xz", "critical-path-perf.log");
 }
 
-/* The first wakeup record of @tid at @ts in @events: its context. */
+/* The first wakeup record of @tid at @ts in @events: its context. Where
+ * there is none at @ts, the last sched_waking in the moment before it: a
+ * waking that found the thread still on its CPU, whose switch-out then
+ * began the woken state (STRATA_KERNEL_MODEL_EARLY_WAKING_NS). */
 static const StrataEvent *
 waking_of (GArray  *events,
            gint32   tid,
            gint64   ts)
 {
+  const StrataEvent *early = NULL;
+
   for (guint i = 0; i < events->len; i++)
     {
       const StrataEvent *e = &g_array_index (events, StrataEvent, i);
 
-      if (e->ts == ts && e->u.wakeup.pid == tid &&
-          (e->type == STRATA_EVENT_SCHED_WAKING || e->type == STRATA_EVENT_SCHED_WAKEUP_NEW))
+      if (e->u.wakeup.pid != tid ||
+          (e->type != STRATA_EVENT_SCHED_WAKING && e->type != STRATA_EVENT_SCHED_WAKEUP_NEW))
+        continue;
+      if (e->ts == ts)
         return e;
+      if (e->type == STRATA_EVENT_SCHED_WAKING && e->ts < ts &&
+          ts - e->ts <= STRATA_KERNEL_MODEL_EARLY_WAKING_NS)
+        early = e;
     }
-  return NULL;
+  return early;
 }
 
 /* Returns the thread named as the waker of C's sleep's end, when that

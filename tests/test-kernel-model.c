@@ -246,6 +246,68 @@ test_wakeup_latency (void)
   fixture_clear (&f);
 }
 
+/* A sched_waking that finds its thread still on its CPU, and the switch-
+ * out that follows saying it slept (the kernel's order when the waker
+ * comes while the sleeper is in __schedule()): the thread goes from
+ * running to woken, the waker the waking's, with no sleep between. A
+ * waking the thread outran by more than a moment does not end a later
+ * sleep, and a switch-out as preempted forgets the waking. */
+static void
+test_waking_before_switch_out (void)
+{
+  Fixture f;
+  guint t2 = 0, t3 = 0, t4 = 0;
+
+  fixture_init (&f, NULL);
+  add_switch (&f, 100, 0, 0, STRATA_TASK_STATE_RUNNING, 2);
+  add_switch (&f, 100, 1, 0, STRATA_TASK_STATE_RUNNING, 5);
+  add_waking (&f, 1000, 1, 5, 2);
+  add_switch (&f, 1003, 0, 2, STRATA_TASK_STATE_SLEEPING, 0);
+  add_switch (&f, 1500, 0, 0, STRATA_TASK_STATE_RUNNING, 2);
+
+  /* Thread 3 on CPU 0 after 2: woken by 5 while running, then asleep
+   * 5 ms later: that sleep is its own, not ended. */
+  add_switch (&f, 2000, 0, 2, STRATA_TASK_STATE_SLEEPING, 3);
+  add_waking (&f, 3000, 1, 5, 3);
+  add_switch (&f, 3000 + 5000000, 0, 3, STRATA_TASK_STATE_SLEEPING, 4);
+
+  /* Thread 4: woken while running, then preempted (it never slept):
+   * its next sleep is not ended by that waking. */
+  add_waking (&f, 5010000, 1, 5, 4);
+  add_switch (&f, 5010002, 0, 4, STRATA_TASK_STATE_PREEMPTED, 0);
+  add_switch (&f, 5020000, 0, 0, STRATA_TASK_STATE_RUNNING, 4);
+  add_switch (&f, 5020001, 0, 4, STRATA_TASK_STATE_UNINTERRUPTIBLE, 0);
+  run (&f, 6000000);
+
+  g_assert_nonnull (find_channel (&f, STRATA_CHANNEL_THREAD, 2, 0, &t2));
+  g_assert_nonnull (find_channel (&f, STRATA_CHANNEL_THREAD, 3, 0, &t3));
+  g_assert_nonnull (find_channel (&f, STRATA_CHANNEL_THREAD, 4, 0, &t4));
+
+  g_assert_cmpint (total (&f, t2, STRATA_ACTIVITY_STATE, STRATA_TASK_STATE_WOKEN), ==, 497);
+  for (guint i = 0; i < f.activities->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (f.activities, StrataActivity, i);
+
+      if (a->channel == t2 && a->kind == STRATA_ACTIVITY_STATE && a->start < 2000)
+        g_assert_cmpint (a->state, !=, STRATA_TASK_STATE_SLEEPING);
+      if (a->channel == t2 && a->kind == STRATA_ACTIVITY_STATE &&
+          a->state == STRATA_TASK_STATE_WOKEN)
+        {
+          g_assert_cmpint (a->start, ==, 1003);
+          g_assert_cmpint (a->arg, ==, 5);   /* the waker */
+        }
+    }
+
+  g_assert_cmpint (total (&f, t3, STRATA_ACTIVITY_STATE, STRATA_TASK_STATE_WOKEN), ==, 0);
+  g_assert_cmpint (total (&f, t3, STRATA_ACTIVITY_STATE, STRATA_TASK_STATE_SLEEPING), ==,
+                   6000000 - 5003000);
+  g_assert_cmpint (total (&f, t4, STRATA_ACTIVITY_STATE, STRATA_TASK_STATE_WOKEN), ==, 0);
+  g_assert_cmpint (total (&f, t4, STRATA_ACTIVITY_STATE, STRATA_TASK_STATE_UNINTERRUPTIBLE), ==,
+                   6000000 - 5020001);
+
+  fixture_clear (&f);
+}
+
 static void
 test_unknown_before_first_event (void)
 {
@@ -518,6 +580,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/strata/kernel-model/cpu-segments", test_cpu_segments);
   g_test_add_func ("/strata/kernel-model/wakeup-latency", test_wakeup_latency);
+  g_test_add_func ("/strata/kernel-model/waking-before-switch-out", test_waking_before_switch_out);
   g_test_add_func ("/strata/kernel-model/unknown-before-first-event", test_unknown_before_first_event);
   g_test_add_func ("/strata/kernel-model/irq-nesting", test_irq_nesting);
   g_test_add_func ("/strata/kernel-model/pid-reuse", test_pid_reuse);

@@ -23,6 +23,12 @@ G_BEGIN_DECLS
 
 typedef struct _StrataKernelModel StrataKernelModel;
 
+/* A sched_waking traced while its thread is still on its CPU ends the
+ * sleep the thread's switch-out then reports, if that switch-out comes
+ * within this many ns: the thread's WOKEN state then begins at the
+ * switch-out, named after that waking (which is before the state). */
+#define STRATA_KERNEL_MODEL_EARLY_WAKING_NS G_GINT64_CONSTANT (1000000)
+
 /* A thread's channel gets no activity after @t (the thread exited and was
  * switched out for the last time): what a consumer keeps only for that
  * channel's coming activities can go. */
