@@ -572,6 +572,45 @@ strata_perf_drain (StrataPerfSource *self,
 
 /* ---- The read-ahead thread. -------------------------------------- */
 
+/* The common case, a sample whole in the bytes inflated from a
+ * COMPRESSED record or in the mapped file (with no pages of it to give
+ * back first): its header, the position moved past it and @offset set
+ * as strata_perf_next_record() would, with none of its detours for
+ * other records. NULL when the next record is anything else. */
+static inline const guint8 *
+take_sample (StrataPerfSource *self,
+             guint64          *offset)
+{
+  gsize avail = self->decomp_len - self->decomp_pos;
+  const guint8 *h;
+  guint16 size;
+
+  if (avail > 0)
+    {
+      /* Inflated bytes come first; a record they end inside is
+       * next_record()'s to report or to complete. */
+      if (avail < 8)
+        return NULL;
+      h = self->decomp + self->decomp_pos;
+      size = rd16 (self, h + 6);
+      if (rd32 (self, h) != PERF_RECORD_SAMPLE || size < 8 || size > avail)
+        return NULL;
+      *offset = self->decomp_from;
+      self->decomp_pos += size;
+      return h;
+    }
+
+  if (self->data_end - self->pos < 8 || self->pos - self->dropped_until > DROP_STEP)
+    return NULL;
+  h = self->map + self->pos;
+  size = rd16 (self, h + 6);
+  if (rd32 (self, h) != PERF_RECORD_SAMPLE || size < 8 || size > self->data_end - self->pos)
+    return NULL;
+  *offset = self->pos;
+  self->pos += size;
+  return h;
+}
+
 /* Reads records up to the next cut and hands back their chunk; the last
  * one carries the damage that ended the records, if any. */
 static Chunk *
@@ -582,39 +621,28 @@ produce_chunk (StrataPerfSource *self)
   for (;;)
     {
       GError *error = NULL;
+      const guint8 *h;
+      guint64 offset;
       Record rec;
 
-      /* The common case, a sample in the mapped file with nothing
-       * inflated pending and no pages to give back: what next_record()
-       * and process_record() would do, without their detours. */
-      if (self->decomp_pos == self->decomp_len && self->data_end - self->pos >= 8 &&
-          self->pos - self->dropped_until <= DROP_STEP)
+      if ((h = take_sample (self, &offset)) != NULL)
         {
-          const guint8 *h = self->map + self->pos;
-          guint16 size = rd16 (self, h + 6);
-
-          if (rd32 (self, h) == PERF_RECORD_SAMPLE && size >= 8 && size <= self->data_end - self->pos)
+          self->record_counts[PERF_RECORD_SAMPLE]++;
+          if (strata_perf_handle_sample (self, h + 8, rd16 (self, h + 6) - 8, offset, &error))
             {
-              guint64 offset = self->pos;
-
-              self->pos += size;
-              self->record_counts[PERF_RECORD_SAMPLE]++;
-              if (strata_perf_handle_sample (self, h + 8, size - 8, offset, &error))
+              if (self->cut)
                 {
-                  if (self->cut)
-                    {
-                      c = strata_perf_producer_chunk (self);
-                      c->limit = self->limit;
-                      break;
-                    }
-                  continue;
+                  c = strata_perf_producer_chunk (self);
+                  c->limit = self->limit;
+                  break;
                 }
-              c = strata_perf_producer_chunk (self);
-              c->error = error;
-              c->last = TRUE;
-              c->limit = G_MAXINT64;
-              break;
+              continue;
             }
+          c = strata_perf_producer_chunk (self);
+          c->error = error;
+          c->last = TRUE;
+          c->limit = G_MAXINT64;
+          break;
         }
 
       if (!strata_perf_next_record (self, &rec, &error) || !strata_perf_process_record (self, &rec, &error))

@@ -516,7 +516,7 @@ strata_perf_handle_sample (StrataPerfSource  *self,
                            guint64            offset,
                            GError           **error)
 {
-  Attr *a = strata_perf_attr_of_sample (self, body, len);
+  Attr *a = strata_perf_sample_attr (self, body, len);
   const char *why = NULL;
   StrataEvent ev;
   Sample s;

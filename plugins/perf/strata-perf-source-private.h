@@ -451,6 +451,30 @@ gsize        strata_perf_drain                 (StrataPerfSource  *self,
                                                 gsize              room);
 void         strata_perf_take_next_chunk       (StrataPerfSource  *self);
 
+/* A sample's attr as strata_perf_attr_of_sample() finds it, its common
+ * case inline for the samples' hot path: several attrs whose ids are a
+ * dense range, the id at a fixed word of the sample. */
+static inline Attr *
+strata_perf_sample_attr (StrataPerfSource *self,
+                         const guint8     *body,
+                         gsize             len)
+{
+  if (G_LIKELY (self->id_table != NULL && self->attrs->len > 1 && self->sample_id_pos >= 0 &&
+                (gsize) (self->sample_id_pos + 1) * 8 <= len))
+    {
+      guint64 slot = rd64 (self, body + 8 * self->sample_id_pos) - self->id_base;
+
+      if (slot < self->id_table->len)
+        {
+          guint16 index = g_array_index (self->id_table, guint16, slot);
+
+          if (index != 0)
+            return &g_array_index (self->attrs, Attr, index - 1);
+        }
+    }
+  return strata_perf_attr_of_sample (self, body, len);
+}
+
 /* A new event at the end of the chunk being filled, for the caller to
  * decode into in place and then hand to strata_perf_push_commit(). */
 static inline StrataEvent *
