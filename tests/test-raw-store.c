@@ -19,7 +19,9 @@
  * older tickets and fences in pages in the spill file answers as one
  * that keeps them in memory (late intervals, seals and reopenings
  * included, from several threads), writes the same index, and holds
- * about the same bytes as a lane grows tenfold.
+ * about the same bytes as a lane grows tenfold. A thread that reads a
+ * spilling store keeps decoded copies of its blocks, and reads exactly
+ * what a store without copies gives while the store grows.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -341,6 +343,134 @@ test_spill_bounded (void)
   /* Every lane read whole, forwards and backwards across its blocks. */
   n_long = assert_lanes_equal (want, got, SPILL_CHANNELS, 4);
   g_assert_cmpuint (n_long, ==, SPILL_CHANNELS * 4);
+}
+
+/* The decoded blocks a reading thread keeps: a thread other than the
+ * builder (as the window's frames are) reads a store that spills while
+ * late activities bring short blocks back into their lanes and send them
+ * out again, and between reads the store grows; every read, forwards and
+ * backwards, and every query, equals the same store's without copies
+ * (and the store in memory), and the copies are there (the reader's
+ * share of the resident bytes is bigger). A few copies, so blocks
+ * evict each other. */
+#define COPIES_N      160000
+#define COPIES_EVERY  20011
+
+typedef struct
+{
+  GAsyncQueue    *ask;
+  GAsyncQueue    *done;
+  StrataRawStore *want;
+  StrataRawStore *cached;
+  StrataRawStore *uncached;
+  gint64          last;
+  guint           n_reads;
+} CopiesReader;
+
+static gpointer
+copies_reader (gpointer data)
+{
+  CopiesReader *r = data;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+
+  while (g_async_queue_pop (r->ask) != r)
+    {
+      /* Twice: the second read finds what the first one copied. */
+      for (guint k = 0; k < 2; k++)
+        {
+          assert_lanes_equal (r->uncached, r->cached, SPILL_CHANNELS, 1);
+          assert_lanes_equal (r->want, r->cached, SPILL_CHANNELS, 1);
+          assert_stores_equal (r->uncached, r->cached, r->last, rand, 20);
+        }
+      r->n_reads++;
+      g_async_queue_push (r->done, r);
+    }
+  return NULL;
+}
+
+static void
+test_block_copies_equal_uncached (void)
+{
+  g_autoptr(StrataRawStore) want = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) cached = NULL;
+  g_autoptr(StrataRawStore) uncached = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (23);
+  g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (Late));
+  g_autoptr(GAsyncQueue) ask = g_async_queue_new ();
+  g_autoptr(GAsyncQueue) done = g_async_queue_new ();
+  StrataParameters parameters;
+  CopiesReader reader = { ask, done, want, NULL, NULL, 0, 0 };
+  gint64 cursor[SPILL_CHANNELS][4] = { { 0 } };
+  guint n_late = 0;
+  GThread *thread;
+
+  strata_parameters_init (&parameters);
+  parameters.raw_block_copies = 16;
+  cached = strata_raw_store_new_with_parameters (&parameters);
+  parameters.raw_block_copies = 0;
+  uncached = strata_raw_store_new_with_parameters (&parameters);
+  strata_raw_store_set_spill (want, G_MAXUINT64, 0);
+  strata_raw_store_set_spill (cached, 0, 0);
+  strata_raw_store_set_spill (uncached, 0, 0);
+  reader.cached = cached;
+  reader.uncached = uncached;
+  thread = g_thread_new ("copies-reader", copies_reader, &reader);
+
+  for (guint i = 0; i < COPIES_N; i++)
+    {
+      StrataActivity a = { 0 };
+      guint32 c = g_rand_int_range (rand, 0, SPILL_CHANNELS);
+      guint l = g_rand_int_range (rand, 0, 4);
+
+      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
+        {
+          a = g_array_index (late, Late, 0).a;
+          g_array_remove_index (late, 0);
+          n_late++;
+        }
+      else
+        {
+          a.start = cursor[c][l] + g_rand_int_range (rand, 0, 1000);
+          a.end = a.start + (l < 3 ? g_rand_int_range (rand, 1, 5000) : 0);
+          a.channel = c;
+          a.label = g_rand_int_range (rand, 0, 50);
+          a.arg = g_rand_int_range (rand, -1, 40000);
+          a.kind = l < 3 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
+          a.flags = l < 3 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+          cursor[c][l] = a.end + (l == 3);
+          reader.last = MAX (reader.last, a.end);
+          if (l < 3 && g_rand_int_range (rand, 0, 1000) == 0)
+            {
+              Late hole = { a, i + g_rand_int_range (rand, 100, 3 * COPIES_EVERY) };
+
+              g_array_append_val (late, hole);
+              continue;
+            }
+        }
+      strata_raw_store_add (&a, want);
+      strata_raw_store_add (&a, cached);
+      strata_raw_store_add (&a, uncached);
+
+      if (i % COPIES_EVERY == COPIES_EVERY - 1)
+        {
+          g_async_queue_push (ask, &reader.n_reads);
+          g_assert_true (g_async_queue_pop (done) == &reader);
+        }
+    }
+
+  g_async_queue_push (ask, &reader.n_reads);
+  g_assert_true (g_async_queue_pop (done) == &reader);
+  g_async_queue_push (ask, &reader);
+  g_thread_join (thread);
+
+  g_test_message ("%u late activities; resident %" G_GUINT64_FORMAT " bytes with copies, %" G_GUINT64_FORMAT
+                  " without", n_late, strata_raw_store_get_resident_bytes (cached),
+                  strata_raw_store_get_resident_bytes (uncached));
+  g_assert_cmpuint (reader.n_reads, ==, COPIES_N / COPIES_EVERY + 1);
+  g_assert_cmpuint (n_late, >, 20);
+  g_assert_cmpuint (strata_raw_store_get_unspilled (cached), >, 0);
+  g_assert_cmpuint (strata_raw_store_get_resident_bytes (cached), >,
+                    strata_raw_store_get_resident_bytes (uncached));
 }
 
 /* Thread generations: a reused tid is a new channel, so a long trace has
@@ -966,5 +1096,6 @@ main (int    argc,
   g_test_add_func ("/strata/raw-store/pages-equal-unpaged", test_pages_equal_unpaged);
   g_test_add_func ("/strata/raw-store/pages-index-round-trip", test_pages_index_round_trip);
   g_test_add_func ("/strata/raw-store/pages-resident-flat", test_pages_resident_flat);
+  g_test_add_func ("/strata/raw-store/block-copies-equal-uncached", test_block_copies_equal_uncached);
   return g_test_run ();
 }

@@ -1365,12 +1365,50 @@ extend_to_whole (StrataTimelineView *self,
     }
 }
 
+/* The activities of @members that overlap [@from, @to) as the pass has
+ * read them (the raw store and the open pieces), those at least @pixel
+ * long, appended to @out as items. */
+static void
+add_recent_activities (StrataTimelineView *self,
+                       const guint32      *members,
+                       guint               n_members,
+                       gint64              from,
+                       gint64              to,
+                       gint64              pixel,
+                       GArray             *out)
+{
+  g_autoptr(GArray) acts = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+
+  for (guint m = 0; m < n_members; m++)
+    strata_zoom_tree_query_activities (self->tree, members[m], from, to, TRUE, acts);
+  for (guint i = 0; i < acts->len; i++)
+    {
+      const StrataActivity *a = &g_array_index (acts, StrataActivity, i);
+      StrataZoomItem it = { 0 };
+
+      if (a->end - a->start < pixel)
+        continue;
+      it.start = a->start;
+      it.end = a->end;
+      it.channel = a->channel;
+      it.label = a->label;
+      it.arg = a->arg;
+      it.kind = a->kind;
+      it.state = a->state;
+      it.flags = a->flags;
+      it.count = 1;
+      it.busy = a->end - a->start;
+      g_array_append_val (out, it);
+    }
+}
+
 /**
  * strata_timeline_view_hit:
  * @item: (out): the item under (@x, @y)
  *
  * The item of the zoom tree under a point, at the level the frame is
- * drawn from: a small query of that row around the pointer's time.
+ * drawn from: a small query of that row around the pointer's time (and,
+ * while the trace grows, of what the pass has read of it).
  */
 gboolean
 strata_timeline_view_hit (StrataTimelineView *self,
@@ -1420,6 +1458,14 @@ strata_timeline_view_hit (StrataTimelineView *self,
   found = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   strata_zoom_tree_query (self->tree, level, t - (gint64) ceil (3 * npp), t + (gint64) ceil (3 * npp) + 1,
                           members, n_members, found, NULL);
+  /* A growing trace: the level holds an activity that ended lately only
+   * once the pass next advances the tree, but the raw store and the open
+   * pieces have it as soon as the pass has read it. Those at least a
+   * pixel of the level wide (the level keeps them as they are) are
+   * candidates too, after the level's own items (which win a tie). */
+  if (self->live)
+    add_recent_activities (self, members, n_members, t - (gint64) ceil (3 * npp),
+                           t + (gint64) ceil (3 * npp) + 1, strata_zoom_geometry_pixel (&g, level), found);
 
   for (guint k = 0; k < found->len; k++)
     {

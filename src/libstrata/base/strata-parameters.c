@@ -33,6 +33,7 @@ strata_parameters_init (StrataParameters *self)
   self->raw_budget = STRATA_PARAMETER_DEFAULT;
   self->raw_page_blocks = STRATA_PARAMETER_DEFAULT;
   self->raw_spill_queue = STRATA_PARAMETER_DEFAULT;
+  self->raw_block_copies = STRATA_PARAMETER_DEFAULT;
   self->zstd_level = STRATA_PARAMETER_ZSTD_DEFAULT;
   self->index_dir = NULL;
   self->latency_budget = STRATA_PARAMETER_DEFAULT;
@@ -79,6 +80,7 @@ strata_parameters_init_from_environment (StrataParameters *self)
   read_number ("STRATA_RAW_STORE_BUDGET", G_MAXUINT64 - 1, &self->raw_budget);
   read_number ("STRATA_RAW_STORE_PAGE_BLOCKS", 1u << 16, &self->raw_page_blocks);
   read_number ("STRATA_RAW_STORE_SPILL_QUEUE", G_MAXUINT64 - 1, &self->raw_spill_queue);
+  read_number ("STRATA_RAW_STORE_BLOCK_COPIES", 1u << 16, &self->raw_block_copies);
   if ((env = g_getenv ("STRATA_INDEX_ZSTD_LEVEL")) != NULL)
     self->zstd_level = CLAMP (atoi (env), -7, 19);
   if ((env = g_getenv ("STRATA_INDEX_DIR")) != NULL && *env != '\0')

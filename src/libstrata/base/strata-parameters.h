@@ -22,6 +22,7 @@
  *   STRATA_RAW_STORE_BUDGET=BYTES    the raw store's memory past that
  *   STRATA_RAW_STORE_PAGE_BLOCKS=N   blocks' records per page of a lane
  *   STRATA_RAW_STORE_SPILL_QUEUE=BYTES  what waits for the raw store's packer
+ *   STRATA_RAW_STORE_BLOCK_COPIES=N  spilled blocks a reading thread keeps decoded (0: none)
  *   STRATA_INDEX_ZSTD_LEVEL=L        0: varints only; -7..19: zstd's level
  *   STRATA_INDEX_DIR=DIR             where indexes go (else beside the trace)
  *   STRATA_STATS_LATENCY_BUDGET=BYTES  wakeup latencies kept in memory
@@ -55,6 +56,7 @@ typedef struct
   guint64  raw_budget;         /* bytes */
   guint64  raw_page_blocks;
   guint64  raw_spill_queue;    /* bytes */
+  guint64  raw_block_copies;   /* decoded blocks, per reading thread */
   /* The index and the statistics. */
   int      zstd_level;         /* STRATA_PARAMETER_ZSTD_DEFAULT: the index's own */
   char    *index_dir;          /* NULL: beside the trace, else the cache */

@@ -180,6 +180,31 @@ typedef struct
 #define PAGE_COPIES_LOG 10
 #define PAGE_COPIES     (1u << PAGE_COPIES_LOG)
 
+/* Spilled blocks a reading thread keeps decoded (made as they are
+ * needed, 8 KiB each: 32 MiB at most; STRATA_RAW_STORE_BLOCK_COPIES in
+ * the environment says how many, 0: none), a block's copy in the place
+ * its ticket hashes to. The frames
+ * of a growing trace compute the open chunks of the levels from the raw
+ * store, and each read back and decoded the same spilled blocks as the
+ * last one (through the packer's lock, and a page of its records read
+ * back from the file when it was not at hand): some 5 000 blocks a frame
+ * on the dense shape at 2M events, with 512 copies a quarter of them
+ * found, 4 096 three quarters, 8 192 nine tenths. A ticket's block never
+ * changes: a short last block brought back into its lane goes out again
+ * under a new ticket, so a copy is never stale however the lane grew
+ * since; the lanes' growing tails are read in place, never copied. The
+ * thread that builds the store keeps none: what it reads back (the
+ * chunks it computes at the end, a late activity's block) it reads
+ * once, and copies would only add to the pass's peak. */
+#define BLOCK_COPIES 4096
+
+typedef struct
+{
+  guint64         ticket;   /* G_MAXUINT64: none */
+  guint32         n;
+  StrataActivity *acts;     /* STRATA_RAW_STORE_BLOCK, made at the first copy */
+} BlockCopy;
+
 /* A sealed channel's lanes' records, read back. */
 typedef struct
 {
@@ -199,6 +224,8 @@ typedef struct
   guint64  page_at[PAGE_COPIES]; /* G_MAXUINT64: none */
   guint8  *page[PAGE_COPIES];    /* that page after its header */
   gsize    page_size;            /* of all of them */
+  BlockCopy *blocks;             /* block_copies of them, made at the first read */
+  gsize    block_size;           /* of the copies made */
 } Unsealed;
 
 static inline Lane *
@@ -294,6 +321,10 @@ struct _StrataRawStore
   gboolean             paging_failed;
   guint64              n_pages;         /* written */
   gint                 n_page_reads;    /* read back (atomic) */
+  guint                block_copies;    /* per reading thread */
+  GThread             *builder;         /* the thread that added the first activity */
+  gint                 n_block_reads;   /* spilled blocks read (atomic) */
+  gint                 n_block_copied;  /* of those, from a copy (atomic) */
 };
 
 typedef struct
@@ -325,6 +356,7 @@ strata_raw_store_new_with_parameters (const StrataParameters *parameters)
   self->zstd_level = parameters->zstd_level != STRATA_PARAMETER_ZSTD_DEFAULT
                        ? parameters->zstd_level : STRATA_INDEX_ZSTD_LEVEL;
   self->page_fences = self->page_blocks * (STRATA_RAW_STORE_BLOCK / FENCE_STEP);
+  self->block_copies = (guint) strata_parameter_or (parameters->raw_block_copies, BLOCK_COPIES);
 
   return self;
 }
@@ -381,7 +413,9 @@ resident_parts (StrataRawStore *self,
     {
       const Unsealed *u = g_ptr_array_index (self->unsealed, i);
 
-      p.copies += sizeof *u + u->seal.size + u->page_size;
+      p.copies += sizeof *u + u->seal.size + u->page_size + u->block_size;
+      if (u->blocks != NULL)
+        p.copies += (guint64) self->block_copies * sizeof (BlockCopy);
     }
   g_mutex_unlock (&self->lent_lock);
   if (self->packer != NULL)
@@ -454,9 +488,11 @@ strata_raw_store_free (StrataRawStore *self)
       g_debug ("raw store: %" G_GUINT64_FORMAT " blocks to the packer, %" G_GUINT64_FORMAT
                " packed on the adder's thread (the queue full), %" G_GUINT64_FORMAT " waits; peak queue %"
                G_GSIZE_FORMAT " bytes; %" G_GUINT64_FORMAT " activities brought back; %" G_GUINT64_FORMAT
-               " channels sealed; %" G_GUINT64_FORMAT " pages of lanes' records written, %d read back (%u threads)",
+               " channels sealed; %" G_GUINT64_FORMAT " pages of lanes' records written, %d read back (%u threads);"
+               " %d spilled blocks read, %d of them from a thread's copy",
                stats.n_blocks, stats.n_helped, stats.n_waits, stats.peak_queued,
-               self->n_unspilled, self->n_sealed, self->n_pages, g_atomic_int_get (&self->n_page_reads), self->unsealed->len);
+               self->n_unspilled, self->n_sealed, self->n_pages, g_atomic_int_get (&self->n_page_reads), self->unsealed->len,
+               g_atomic_int_get (&self->n_block_reads), g_atomic_int_get (&self->n_block_copied));
     }
   if (self->own_packer)
     g_clear_pointer (&self->packer, strata_block_packer_free);
@@ -471,6 +507,9 @@ strata_raw_store_free (StrataRawStore *self)
       g_free (u->seal.bytes);
       for (guint k = 0; k < PAGE_COPIES; k++)
         g_free (u->page[k]);
+      for (guint k = 0; u->blocks != NULL && k < self->block_copies; k++)
+        g_free (u->blocks[k].acts);
+      g_free (u->blocks);
       g_free (u);
     }
   g_ptr_array_unref (self->unsealed);
@@ -735,6 +774,7 @@ lane_view (StrataRawStore *self,
   v->n_pages = 0;
   v->page_blocks = self->page_blocks;
   v->store = self;
+  v->copies = NULL;
 
   if (self->map != NULL)
     {
@@ -771,6 +811,57 @@ lane_view (StrataRawStore *self,
   return TRUE;
 }
 
+/* Spilled block @rec into @out (room for STRATA_RAW_STORE_BLOCK): from
+ * the calling thread's copy of it, else read from the packer and copied
+ * (over the copy of another block that hashes to the same place).
+ * Returns how many activities, 0 if it cannot be read back. */
+static guint
+read_spilled (StrataRawStore              *self,
+              LaneView                    *v,
+              const StrataRawStoreSpilled *rec,
+              StrataActivity              *out)
+{
+  Unsealed *u;
+  BlockCopy *copy;
+  guint n;
+
+  g_atomic_int_inc (&self->n_block_reads);
+  if (self->block_copies == 0 || g_thread_self () == self->builder)
+    return strata_block_packer_read (self->packer, rec->ticket, out);
+  if (v->copies == NULL)
+    v->copies = thread_copies (self);
+  u = v->copies;
+  if (u->blocks == NULL)
+    {
+      u->blocks = g_new0 (BlockCopy, self->block_copies);
+      for (guint k = 0; k < self->block_copies; k++)
+        u->blocks[k].ticket = G_MAXUINT64;
+    }
+  copy = &u->blocks[(rec->ticket * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15) >> 32) % self->block_copies];
+  if (copy->ticket == rec->ticket)
+    {
+      memcpy (out, copy->acts, (gsize) copy->n * sizeof (StrataActivity));
+      g_atomic_int_inc (&self->n_block_copied);
+      return copy->n;
+    }
+
+  n = strata_block_packer_read (self->packer, rec->ticket, out);
+  if (n == 0 || n != rec->n)
+    return n;
+  if (copy->acts == NULL)
+    {
+      copy->acts = g_new (StrataActivity, STRATA_RAW_STORE_BLOCK);
+      /* (The sizes are read by the accounting, on any thread.) */
+      g_mutex_lock (&self->lent_lock);
+      u->block_size += STRATA_RAW_STORE_BLOCK * sizeof (StrataActivity);
+      g_mutex_unlock (&self->lent_lock);
+    }
+  memcpy (copy->acts, out, (gsize) n * sizeof (StrataActivity));
+  copy->ticket = rec->ticket;
+  copy->n = n;
+  return n;
+}
+
 /* Activity @i of a lane in memory that is among its spilled ones. */
 static const StrataActivity *
 spilled_get (LaneView *v,
@@ -789,7 +880,7 @@ spilled_get (LaneView *v,
       else
         rec = ((const StrataRawStoreSpilled *)(gconstpointer)
                read_page (store, (const Page *) v->pages + b / v->page_blocks))[b % v->page_blocks];
-      v->block_n = strata_block_packer_read (store->packer, rec.ticket, v->buf);
+      v->block_n = read_spilled (store, v, &rec, v->buf);
       if (v->block_n != rec.n)
         v->block_n = 0;
       v->block = b;
@@ -1349,6 +1440,8 @@ strata_raw_store_add (const StrataActivity *activity,
 
   g_return_if_fail (self->map == NULL);
 
+  if G_UNLIKELY (self->size == 0)
+    self->builder = g_thread_self ();
   if (activity->channel >= self->channels->len)
     g_array_set_size (self->channels, activity->channel + 1);
   ch = &g_array_index (self->channels, Channel, activity->channel);

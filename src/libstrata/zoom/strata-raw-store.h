@@ -69,6 +69,7 @@ typedef struct
   guint                 n_pages;
   guint                 page_blocks;   /* tickets a page holds */
   gpointer              store;
+  gpointer              copies;        /* the reading thread's copies, once looked up */
   guint64               block;         /* the block in buf, or G_MAXUINT64 */
   guint                 block_n;
   StrataActivity        buf[STRATA_RAW_STORE_BLOCK];
