@@ -28,6 +28,7 @@
 #include "strata-chunk-keys.h"
 #include "strata-error.h"
 #include "strata-packed-array.h"
+#include "strata-radix-sort.h"
 #include "strata-raw-store-private.h"
 #include "strata-spill-file.h"
 #include "strata-zoom-chunk.h"
@@ -100,77 +101,17 @@ spill_key (guint32 channel,
   return (guint64) channel << 32 | (guint64) lane << SPILL_KEY_PLACE_BITS | place;
 }
 
-#define SPILL_RADIX_BITS 11
-#define SPILL_RADIX      (1u << SPILL_RADIX_BITS)
-#define SPILL_INSERTION_MAX 32
-
-/* Sorts the keys of @order (distinct: each has its lane's place) in
- * increasing order: an LSD radix sort, 11 bits a pass, as many passes as
- * the keys' span needs. A spill of the dense shape's level 0 sorts
- * thousands of them, and the generic sort (a call per comparison) was 2%
- * of the build. */
-static void
-sort_spill_keys (GArray *order)
+static inline guint64
+spill_order_key (const guint64 *key)
 {
-  guint64 *a = (guint64 *)(gpointer) order->data, *b, *scratch;
-  guint n = order->len;
-  guint64 lo = G_MAXUINT64, hi = 0;
-  gboolean sorted = TRUE;
-  guint32 counts[SPILL_RADIX];
-
-  if (n < 2)
-    return;
-  /* A few: a radix pass's 2048 counters cost more than an insertion. */
-  if (n <= SPILL_INSERTION_MAX)
-    {
-      for (guint i = 1; i < n; i++)
-        {
-          guint64 k = a[i];
-          guint j = i;
-
-          for (; j > 0 && a[j - 1] > k; j--)
-            a[j] = a[j - 1];
-          a[j] = k;
-        }
-      return;
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      lo = MIN (lo, a[i]);
-      hi = MAX (hi, a[i]);
-      sorted &= i == 0 || a[i] >= a[i - 1];
-    }
-  if (sorted)
-    return;
-
-  scratch = b = g_new (guint64, n);
-  for (guint shift = 0; shift < 64 && ((hi - lo) >> shift) != 0; shift += SPILL_RADIX_BITS)
-    {
-      guint32 sum = 0;
-      guint64 *t;
-
-      memset (counts, 0, sizeof counts);
-      for (guint i = 0; i < n; i++)
-        counts[((a[i] - lo) >> shift) & (SPILL_RADIX - 1)]++;
-      if (counts[((a[0] - lo) >> shift) & (SPILL_RADIX - 1)] == n)
-        continue;  /* one digit for all: the order stays */
-      for (guint d = 0; d < SPILL_RADIX; d++)
-        {
-          guint32 c = counts[d];
-
-          counts[d] = sum;
-          sum += c;
-        }
-      for (guint i = 0; i < n; i++)
-        b[counts[((a[i] - lo) >> shift) & (SPILL_RADIX - 1)]++] = a[i];
-      t = a;
-      a = b;
-      b = t;
-    }
-  if (a != (guint64 *)(gpointer) order->data)
-    memcpy (order->data, a, (gsize) n * sizeof (guint64));
-  g_free (scratch);
+  return *key;
 }
+
+/* Sorts a spill's keys (distinct: each has its lane's place) in increasing
+ * order. A spill of the dense shape's level 0 sorts thousands of them, and
+ * the generic sort (a call per comparison) was 2% of the build: the radix
+ * sort of strata-radix-sort.h. */
+STRATA_DEFINE_RADIX_SORT (sort_spill_keys, guint64, spill_order_key)
 
 static void runs_page_out (Level *level);
 
@@ -214,7 +155,7 @@ strata_zoom_tree_level_spill (Level *level)
           closed != NULL ? spill_key (closed->channel, closed->lane, k) : spill_key (touched[k]->channel, touched[k]->lane, k);
     }
   g_array_set_size (level->spill_order, n_order);
-  sort_spill_keys (level->spill_order);
+  sort_spill_keys ((guint64 *)(gpointer) level->spill_order->data, level->spill_order->len);
   order = (const guint64 *)(gpointer) level->spill_order->data;
 
   g_array_set_size (level->spill_io, 0);
@@ -794,7 +735,7 @@ runs_page_out (Level *level)
       g_array_index (level->spill_order, guint64, n_order++) =
         spill_key (touched[k]->channel, touched[k]->lane, n_closed + k);
   g_array_set_size (level->spill_order, n_order);
-  sort_spill_keys (level->spill_order);
+  sort_spill_keys ((guint64 *)(gpointer) level->spill_order->data, level->spill_order->len);
   order = (const guint64 *)(gpointer) level->spill_order->data;
 
   lanes = g_array_sized_new (FALSE, FALSE, sizeof (PagedLane), n_order);

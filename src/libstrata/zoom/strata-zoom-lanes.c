@@ -37,6 +37,7 @@
 #include "strata-chunk-keys.h"
 #include "strata-error.h"
 #include "strata-packed-array.h"
+#include "strata-radix-sort.h"
 #include "strata-raw-store-private.h"
 #include "strata-spill-file.h"
 #include "strata-zoom-chunk.h"
@@ -318,10 +319,6 @@ strata_zoom_tree_lane_close (StrataZoomTree *self,
   g_ptr_array_add (level->free_lanes, lane);
 }
 
-#define CLOSED_RADIX_BITS 11
-#define CLOSED_RADIX      (1u << CLOSED_RADIX_BITS)
-#define CLOSED_INSERTION_MAX 32
-
 static inline guint64
 closed_key (const ClosedLane *c)
 {
@@ -330,79 +327,18 @@ closed_key (const ClosedLane *c)
 
 G_STATIC_ASSERT (N_LANES <= 32);
 
+STRATA_DEFINE_RADIX_SORT (sort_closed_lanes, ClosedLane, closed_key)
+
 /* Sorts @closed (every lane of the current chunk closed) in (channel,
- * lane) order, stably. Every
- * chunk's end sorts its closed lanes (thousands on the dense shape, at
- * every level), and the generic sort, a call per comparison, was a tenth
- * of the levels' thread there: so a least-significant-digit radix sort of
- * the records, 11 bits a pass and only as many passes as the span of
- * their keys needs (two for a few thousand threads); a short array by
- * insertion. Both are stable. */
+ * lane) order, stably. Every chunk's end sorts its closed lanes
+ * (thousands on the dense shape, at every level), and the generic sort, a
+ * call per comparison, was a tenth of the levels' thread there: so the
+ * radix sort of strata-radix-sort.h, two passes for a few thousand
+ * threads. */
 void
 strata_zoom_tree_sort_closed (GArray *closed)
 {
-  ClosedLane *a = (ClosedLane *)(gpointer) closed->data, *b, *scratch;
-  guint n = closed->len;
-  guint64 lo = G_MAXUINT64, hi = 0;
-  gboolean sorted = TRUE;
-  guint32 counts[CLOSED_RADIX];
-
-  if (n < 2)
-    return;
-  /* A few (most chunks of a mostly idle trace): a radix pass's 2048
-   * counters cost more than sorting them by insertion. */
-  if (n <= CLOSED_INSERTION_MAX)
-    {
-      for (guint i = 1; i < n; i++)
-        {
-          ClosedLane c = a[i];
-          guint64 k = closed_key (&c);
-          guint j = i;
-
-          for (; j > 0 && closed_key (&a[j - 1]) > k; j--)
-            a[j] = a[j - 1];
-          a[j] = c;
-        }
-      return;
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      guint64 k = closed_key (&a[i]);
-
-      lo = MIN (lo, k);
-      hi = MAX (hi, k);
-      sorted &= i == 0 || k >= closed_key (&a[i - 1]);
-    }
-  if (sorted)
-    return;
-
-  scratch = b = g_new (ClosedLane, n);
-  for (guint shift = 0; shift < 64 && ((hi - lo) >> shift) != 0; shift += CLOSED_RADIX_BITS)
-    {
-      guint32 sum = 0;
-      ClosedLane *t;
-
-      memset (counts, 0, sizeof counts);
-      for (guint i = 0; i < n; i++)
-        counts[((closed_key (&a[i]) - lo) >> shift) & (CLOSED_RADIX - 1)]++;
-      if (counts[((closed_key (&a[0]) - lo) >> shift) & (CLOSED_RADIX - 1)] == n)
-        continue;  /* one digit for all: the order stays */
-      for (guint d = 0; d < CLOSED_RADIX; d++)
-        {
-          guint32 c = counts[d];
-
-          counts[d] = sum;
-          sum += c;
-        }
-      for (guint i = 0; i < n; i++)
-        b[counts[((closed_key (&a[i]) - lo) >> shift) & (CLOSED_RADIX - 1)]++] = a[i];
-      t = a;
-      a = b;
-      b = t;
-    }
-  if (a != (ClosedLane *)(gpointer) closed->data)
-    memcpy (closed->data, a, (gsize) n * sizeof (ClosedLane));
-  g_free (scratch);
+  sort_closed_lanes ((ClosedLane *)(gpointer) closed->data, closed->len);
 }
 
 void
