@@ -15,6 +15,7 @@
 
 #include "strata.h"
 #include "strata-test-streams.h"
+#include "strata-zoom-tree-private.h"
 
 static StrataZoomTree *
 build (const StrataActivity *activities,
@@ -115,11 +116,107 @@ test_pipelined_equals_in_place (void)
                   " of them computed from the raw store at the end", n_chunks, n_at_end);
 }
 
+/* A burst: the horizon held back while BURST activities come in (a CPU
+ * that has not switched; a followed pass catching up with its file), then
+ * released. The tree is the one built at a steady pace, and the buffer
+ * former's arrays give back what the burst took: its buffers are sized
+ * for their pieces, not for the whole pending stream, and the arrays that
+ * carried the stream are made again once it is drained. */
+#define BURST 200000
+
+static void
+test_burst_gives_room_back (void)
+{
+  g_autoptr(GArray) activities = strata_test_stream_collect (STRATA_TEST_STREAM_DENSE, 2 * BURST, 11);
+  const StrataActivity *a = (const StrataActivity *)(gpointer) activities->data;
+  gsize n = activities->len;
+  StrataZoomTree *steady = build (a, n, TRUE);
+  g_autoptr(GError) error = NULL;
+  StrataZoomParams params;
+  StrataZoomTree *burst;
+  StrataRawStore *raw = strata_zoom_tree_get_raw_store (steady);
+  guint n_channels = strata_raw_store_get_n_channels (raw);
+  guint buffer_room = 0, stream_room = 0, steady_room = 0;
+  gboolean drained = FALSE;
+  StrataZoomGeometry g, g2;
+
+  g_assert_cmpuint (n, >, BURST + 8192);
+  strata_zoom_params_init (&params);
+  params.pixels_per_chunk = 256;
+  params.density_threshold = 50;
+  params.pipelined = TRUE;
+  burst = strata_zoom_tree_new (&params, &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < n; i++)
+    {
+      strata_zoom_tree_add (&a[i], burst);
+      if (i + 1 == BURST)
+        {
+          /* Held back, then released: the whole burst is pending. */
+          strata_zoom_tree_advance (burst, a[0].start, NULL, NULL);
+          strata_zoom_tree_advance (burst, a[i + 1].start, NULL, NULL);
+          stream_room = strata_zoom_tree_get_stream_room (burst, &buffer_room);
+        }
+      else if (i + 1 > BURST && (i + 1) % 4096 == 0 && i + 1 < n)
+        {
+          strata_zoom_tree_advance (burst, a[i + 1].start, NULL, NULL);
+          if (!drained)
+            {
+              guint room = strata_zoom_tree_get_stream_room (burst, NULL);
+
+              /* Drained: the arrays hold what a steady pace needs. */
+              g_assert_cmpuint (room, <, BURST / 4);
+              drained = TRUE;
+            }
+        }
+    }
+  g_assert_true (drained);
+  /* The burst was in the arrays, and its buffers were no bigger than a
+   * steady pace's are. */
+  g_assert_cmpuint (stream_room, >=, BURST);
+  strata_zoom_tree_get_stream_room (steady, &steady_room);
+  g_assert_cmpuint (buffer_room, <, BURST / 4);
+  g_test_message ("burst of %u: its buffers held %u pieces at most (a steady pace's %u)",
+                  BURST, buffer_room, steady_room);
+  strata_zoom_tree_finish (burst);
+
+  g_assert_true (strata_zoom_tree_get_geometry (steady, &g));
+  g_assert_true (strata_zoom_tree_get_geometry (burst, &g2));
+  g_assert_cmpuint (g.n_levels, ==, g2.n_levels);
+  for (guint level = 0; level < g.n_levels; level++)
+    {
+      g_autoptr(GArray) ca = strata_zoom_tree_list_chunks (steady, level);
+      g_autoptr(GArray) cb = strata_zoom_tree_list_chunks (burst, level);
+
+      g_assert_cmpuint (ca->len, ==, cb->len);
+      for (guint i = 0; i < ca->len; i++)
+        {
+          const StrataZoomChunkInfo *x = &g_array_index (ca, StrataZoomChunkInfo, i);
+          const StrataZoomChunkInfo *y = &g_array_index (cb, StrataZoomChunkInfo, i);
+
+          g_assert_cmpint (x->index, ==, y->index);
+          g_assert_cmpuint (x->n_items, ==, y->n_items);
+          for (guint32 c = 0; c < n_channels; c++)
+            {
+              g_autoptr(GArray) ia = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+              g_autoptr(GArray) ib = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+
+              g_assert_cmpint (strata_zoom_tree_get_chunk_items (steady, level, x->index, c, ia), ==,
+                               strata_zoom_tree_get_chunk_items (burst, level, y->index, c, ib));
+              assert_items_equal (ia, ib);
+            }
+        }
+    }
+  strata_zoom_tree_free (steady);
+  strata_zoom_tree_free (burst);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/strata/zoom-tree/pipelined-equals-in-place", test_pipelined_equals_in_place);
+  g_test_add_func ("/strata/zoom-tree/burst-gives-room-back", test_burst_gives_room_back);
   return g_test_run ();
 }

@@ -419,9 +419,19 @@ report_progress (StrataTrace       *self,
 /* With STRATA_DEBUG_MEMORY, what a followed pass holds this often. */
 #define FOLLOW_NOTE_USEC      (30 * G_TIME_SPAN_SECOND)
 
+/* A followed pass gives the heap's free pages back this often. A pass
+ * over a file ends and trims the heap then (strata_trace_read()); one
+ * that follows a recording does not end for an hour, while the viewer
+ * copies the growing channel table for each showing and the buffer
+ * former's arrays follow its bursts: blocks of megabytes, freed, whose
+ * pages the arenas kept (the free part of the heap went 18 -> 36 MB in
+ * ten minutes of following, bench/RESULTS-live.md). */
+#define FOLLOW_TRIM_USEC      (30 * G_TIME_SPAN_SECOND)
+
 typedef struct
 {
   gint64 noted_usec;   /* when the pass last noted its memory */
+  gint64 trimmed_usec; /* when it last gave the heap's free pages back */
   gint64 shown_usec;   /* when the pass last showed */
   guint  n_channels;   /* the model's channels then */
   guint  n_batches;    /* fed since */
@@ -521,6 +531,12 @@ read_events (StrataTrace        *self,
       if (self->tree != NULL)
         strata_zoom_tree_advance (self->tree, strata_kernel_model_get_horizon (model),
                                   (StrataForeachOpenFunc) strata_kernel_model_foreach_open, model);
+
+      if (reader.follow && pace.shown_usec - pace.trimmed_usec >= FOLLOW_TRIM_USEC)
+        {
+          pace.trimmed_usec = pace.shown_usec;
+          malloc_trim (0);
+        }
 
       if (self->progress != NULL && !report_progress (self, model, g_atomic_int_get (&reader.waited)))
         {

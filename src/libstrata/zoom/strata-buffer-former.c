@@ -383,6 +383,96 @@ buffer_closes (StrataZoomTree *self,
     }
 }
 
+/* The arrays that carry the stream from one advance to the next (what
+ * came in, what is pending, their merge and sort scratch, the starts)
+ * and the buffers are sized by the most they held, and a GArray never
+ * gives room back: a burst (the horizon held back by a CPU that has not
+ * switched, or a followed pass catching up with its file) left each of
+ * them, and each of the N_BUFFERS buffers sized for the whole pending
+ * stream, at their largest for the rest of the pass. Following a
+ * recording of `perf bench sched messaging`, 100 MB of the app's heap
+ * after two minutes, growing in steps as the largest burst grew
+ * (bench/RESULTS-live.md). So a buffer is sized for its pieces, and an
+ * array that was sized for more than TRIM_FROM elements is made again at
+ * the size it needs once that is under a quarter of it. */
+#define TRIM_FROM (1u << 16)
+
+/* @array made again with room for its elements only. */
+static GArray *
+array_refit (GArray *array)
+{
+  GArray *fitted = g_array_sized_new (FALSE, FALSE, g_array_get_element_size (array), array->len);
+
+  g_array_append_vals (fitted, array->data, array->len);
+  g_array_unref (array);
+  return fitted;
+}
+
+/* Whether arrays sized for @room elements are worth making again for @n. */
+static gboolean
+worth_refit (guint room,
+             guint n)
+{
+  return room >= TRIM_FROM && n < room / 4;
+}
+
+/* The stream's arrays after a burst, made again for what they hold now
+ * (the scratch ones empty, as they are between two advances). */
+static void
+trim_stream (StrataZoomTree *self)
+{
+  guint n = self->pending->len + self->incoming->len;
+
+  if (!worth_refit (self->stream_room, MAX (n, self->starts->len)))
+    return;
+
+  g_array_set_size (self->merge, 0);
+  g_array_set_size (self->sort_scratch, 0);
+  g_array_set_size (self->sort_keys, 0);
+  g_array_set_size (self->sort_keys2, 0);
+  self->incoming = array_refit (self->incoming);
+  self->pending = array_refit (self->pending);
+  self->merge = array_refit (self->merge);
+  self->sort_scratch = array_refit (self->sort_scratch);
+  self->sort_keys = array_refit (self->sort_keys);
+  self->sort_keys2 = array_refit (self->sort_keys2);
+  self->starts = array_refit (self->starts);
+  self->stream_room = MAX (n, self->starts->len);
+}
+
+/* @buffer's arrays sized for @n pieces, made again first if they were
+ * sized for far more (a buffer cut after a burst). */
+static void
+buffer_fit (Buffer *buffer,
+            guint   n)
+{
+  if (worth_refit (buffer->room, n))
+    {
+      g_array_set_size (buffer->pieces, 0);
+      g_array_set_size (buffer->lanes, 0);
+      buffer->pieces = array_refit (buffer->pieces);
+      buffer->lanes = array_refit (buffer->lanes);
+      buffer->room = 0;
+    }
+  buffer->room = MAX (buffer->room, n);
+  g_array_set_size (buffer->pieces, n);
+  g_array_set_size (buffer->lanes, n);
+}
+
+/* How many of the @n activities @a (in start order) overlap [@b, @e). */
+static guint
+count_overlapping (const StrataActivity *a,
+                   guint                 n,
+                   gint64                b,
+                   gint64                e)
+{
+  guint count = 0;
+
+  for (guint i = 0; i < n && a[i].start < e; i++)
+    count += strata_activity_overlaps (&a[i], b, e);
+  return count;
+}
+
 static void
 deliver (StrataZoomTree *self,
          gint64          e,
@@ -403,8 +493,8 @@ deliver (StrataZoomTree *self,
     StrataActivity *out;
     guint32 *lanes;
 
-    g_array_set_size (self->buffer->pieces, np + no);
-    g_array_set_size (self->buffer->lanes, np + no);
+    n_pieces = count_overlapping (p, np, b, e) + count_overlapping (o, no, b, e);
+    buffer_fit (self->buffer, n_pieces);
     out = (StrataActivity *)(gpointer)self->buffer->pieces->data;
     lanes = (guint32 *)(gpointer)self->buffer->lanes->data;
 
@@ -422,9 +512,7 @@ deliver (StrataZoomTree *self,
             n++;
           }
       }
-    g_array_set_size (self->buffer->pieces, n);
-    g_array_set_size (self->buffer->lanes, n);
-    n_pieces = n;
+    g_assert (n == n_pieces);
   }
   self->buffer->b = b;
   self->buffer->e = e;
@@ -595,6 +683,7 @@ strata_zoom_tree_take_incoming (StrataZoomTree *self)
     GArray *tmp;
     guint k = 0;
 
+    self->stream_room = MAX (self->stream_room, np + nn);
     g_array_set_size (self->merge, np + nn);
     out = (StrataActivity *)(gpointer)self->merge->data;
     while (i < np && j < nn)
@@ -624,6 +713,7 @@ collect_starts (StrataZoomTree *self)
   gint64 *out;
   guint n = 0;
 
+  self->stream_room = MAX (self->stream_room, np + no);
   g_array_set_size (self->starts, np + no);
   out = (gint64 *)(gpointer)self->starts->data;
   self->starts_head = 0;
@@ -776,6 +866,7 @@ strata_zoom_tree_advance (StrataZoomTree        *self,
   strata_zoom_tree_take_incoming (self);
   self->wait_horizon = G_MAXINT64;
   strata_zoom_tree_form_buffers (self);
+  trim_stream (self);
 }
 
 /* Chunk @index of @rank computed from the raw store, with the on-demand

@@ -312,6 +312,7 @@ typedef struct
   GArray *pieces;     /* StrataActivity */
   GArray *lanes;      /* guint32 */
   GArray *closes;     /* guint32: ids of lanes whose channel is closed by e */
+  guint   room;       /* the most pieces it was sized for since it was made */
   gint64  b;
   gint64  e;
   gint    stack_top;
@@ -359,6 +360,8 @@ struct _StrataZoomTree
   GArray              *sort_keys2;
   GArray              *starts;    /* gint64, known starts from the cut on */
   guint                starts_head;
+  guint                stream_room; /* the most activities the arrays above were sized
+                                     * for since they were made (trim_stream()) */
   Buffer              *buffer;    /* the buffer being delivered */
   Buffer               buffers[N_BUFFERS];
   GArray              *closing;   /* ChannelClose, not delivered yet */

@@ -562,6 +562,24 @@ strata_zoom_tree_get_n_lane_id_pages (StrataZoomTree *self)
   return n;
 }
 
+/* The most activities the buffer former's stream arrays were sized for
+ * since they were last made, and the most pieces one of its buffers was
+ * (a burst's must go back: strata-buffer-former.c), for the tests. */
+guint
+strata_zoom_tree_get_stream_room (StrataZoomTree *self,
+                                  guint          *buffer_room)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (buffer_room != NULL)
+    {
+      *buffer_room = 0;
+      for (guint i = 0; i < N_BUFFERS; i++)
+        *buffer_room = MAX (*buffer_room, self->buffers[i].room);
+    }
+  return self->stream_room;
+}
+
 /* What the levels' build state takes, for STRATA_DEBUG_MEMORY (the lane
  * states, their candidates, the lane tables, the pools and the spilled
  * runs): logged with g_message, with the raw store's resident bytes. */
