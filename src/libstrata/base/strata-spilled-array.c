@@ -125,7 +125,7 @@ reserve (StrataSpilledArray *self,
       int err = errno;
       guint8 *heap = g_malloc0 (bytes);
 
-      g_warning ("spilled array: no room in its file (%s), kept in memory", g_strerror (err));
+      g_debug ("spilled array: no room in its file (%s), kept in memory", g_strerror (err));
       if (self->data != NULL)
         {
           memcpy (heap, self->data, (gsize) self->len * self->elem_size);
