@@ -23,6 +23,26 @@
 #include "strata-spill-file.h"
 #include "strata-spilled-array.h"
 
+/* The leak checker scans the heap for pointers, not a program's own
+ * mappings: elements that point into the heap (the raw store's lanes) are
+ * shown to it as a root region while the mapping is there. */
+#if defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define WITH_LSAN 1
+# endif
+#endif
+#if !defined(WITH_LSAN) && defined(__SANITIZE_ADDRESS__)
+# define WITH_LSAN 1
+#endif
+#ifdef WITH_LSAN
+# include <sanitizer/lsan_interface.h>
+# define ROOTS_ADD(p, n)    __lsan_register_root_region ((p), (n))
+# define ROOTS_REMOVE(p, n) __lsan_unregister_root_region ((p), (n))
+#else
+# define ROOTS_ADD(p, n)    ((void) 0)
+# define ROOTS_REMOVE(p, n) ((void) 0)
+#endif
+
 #define FIRST_BYTES    ((gsize) 1 << 20)
 #define LET_GO_WINDOW  ((gsize) 4 << 20)
 
@@ -64,7 +84,10 @@ strata_spilled_array_free (StrataSpilledArray *self)
   if (self->fd >= 0)
     {
       if (self->data != NULL)
-        munmap (self->data, self->bytes);
+        {
+          ROOTS_REMOVE (self->data, self->bytes);
+          munmap (self->data, self->bytes);
+        }
       close (self->fd);
     }
   else
@@ -95,6 +118,9 @@ grow_file (StrataSpilledArray *self,
     data = mremap (self->data, self->bytes, bytes, MREMAP_MAYMOVE);
   if (data == MAP_FAILED)
     return FALSE;
+  if (self->data != NULL)
+    ROOTS_REMOVE (self->data, self->bytes);
+  ROOTS_ADD (data, bytes);
   self->data = data;
   return TRUE;
 }
@@ -129,6 +155,7 @@ reserve (StrataSpilledArray *self,
       if (self->data != NULL)
         {
           memcpy (heap, self->data, (gsize) self->len * self->elem_size);
+          ROOTS_REMOVE (self->data, old_bytes);
           munmap (self->data, old_bytes);
         }
       close (self->fd);
