@@ -17,7 +17,6 @@
 
 #include "strata-error.h"
 #include "strata-index.h"
-#include "strata-fresh-memory.h"
 #include "strata-block-codec.h"
 #include "strata-chunk-keys.h"
 #include "strata-index-private.h"
@@ -78,6 +77,9 @@ read_details (GVariantDict     *dict,
       g_array_append_val (info->details, d);
     }
 }
+
+/* Channels checked between two let-goes of their pages. */
+#define CHECK_WINDOW (1u << 16)
 
 static gboolean
 corrupt (GError     **error,
@@ -195,7 +197,8 @@ read_stats (GVariantDict            *dict,
 }
 
 static gboolean
-read_meta (const guint8      *data,
+read_meta (StrataIndexMap    *map,
+           const guint8      *data,
            gsize              size,
            const guint8      *thread_rows,
            gsize              threads_size,
@@ -272,8 +275,15 @@ read_meta (const guint8      *data,
 
     if (n != n_channels)
       return corrupt (error, "the context switches do not match the channels");
+    /* Only CPU channels have any: the array stops at the last that has
+     * (a million threads' zeros were 8 MB), and the zeros read go. */
+    while (n > 0 && values[n - 1] == 0)
+      {
+        n--;
+        if (n % CHECK_WINDOW == 0)
+          strata_index_map_let_go (map, values + n, (n_channels - n) * sizeof (guint64));
+      }
     parts->switches = g_array_sized_new (FALSE, TRUE, sizeof (guint64), (guint) n);
-    strata_fresh_memory_advise (parts->switches->data, n * sizeof (guint64));
     g_array_append_vals (parts->switches, values, n);
   }
 
@@ -302,6 +312,7 @@ parts_clear (StrataTraceParts *parts)
   g_clear_pointer (&parts->info, strata_source_info_free);
   g_clear_pointer (&parts->strings, strata_string_pool_unref);
   g_clear_pointer (&parts->channels, g_array_unref);
+  g_clear_pointer (&parts->channels_map, strata_index_map_unref);
   g_clear_pointer (&parts->switches, g_array_unref);
   g_clear_pointer (&parts->event_counts, g_array_unref);
   g_clear_error (&parts->damage);
@@ -465,12 +476,15 @@ strata_index_open_map (StrataIndexMap             *map,
       goto fail;
     }
   n_channels = size / sizeof (StrataChannel);
-  parts.channels = g_array_sized_new (FALSE, FALSE, sizeof (StrataChannel), n_channels);
-  strata_fresh_memory_advise (parts.channels->data, size);
-  g_array_append_vals (parts.channels, data, n_channels);
+  /* Read in place, not copied: a million threads' channels are 40 MB,
+   * and once checked they are read a few at a time (the rows shown). The
+   * check lets go of their pages behind it. */
+  parts.mapped_channels = (const StrataChannel *)(gconstpointer) data;
+  parts.n_mapped_channels = n_channels;
+  parts.channels_map = strata_index_map_ref (map);
   for (guint i = 0; i < n_channels; i++)
     {
-      const StrataChannel *ch = &g_array_index (parts.channels, StrataChannel, i);
+      const StrataChannel *ch = &parts.mapped_channels[i];
 
       if (ch->kind > STRATA_CHANNEL_THREAD || ch->name >= strata_string_pool_get_size (parts.strings) ||
           (ch->parent != STRATA_CHANNEL_NONE && ch->parent >= n_channels))
@@ -478,6 +492,8 @@ strata_index_open_map (StrataIndexMap             *map,
           corrupt (error, "the channel table is damaged");
           goto fail;
         }
+      if ((i + 1) % CHECK_WINDOW == 0 || i + 1 == n_channels)
+        strata_index_map_let_go (map, data, (gsize) (i + 1) * sizeof (StrataChannel));
     }
   if (h->n_raw_channels > n_channels)
     {
@@ -491,9 +507,11 @@ strata_index_open_map (StrataIndexMap             *map,
 
     if ((rows = section (map, h, STRATA_INDEX_SECTION_THREAD_STATS, &rows_size, error)) == NULL ||
         (data = section (map, h, STRATA_INDEX_SECTION_META, &size, error)) == NULL ||
-        !read_meta (data, size, rows, rows_size, strata_string_pool_get_size (parts.strings), n_channels, &parts,
+        !read_meta (map, data, size, rows, rows_size, strata_string_pool_get_size (parts.strings), n_channels, &parts,
                     error))
       goto fail;
+    /* Copied out of it: its file pages go (a word per channel). */
+    strata_index_map_let_go (map, data, size);
     parts.stats_map = strata_index_map_ref (map);
   }
 

@@ -335,6 +335,34 @@ put_section (Writer             *w,
   put (w, data, size);
 }
 
+/* put_section() of the channels, hashed and written a window at a time,
+ * each let go of once written: a million threads' channels are 40 MB,
+ * mostly in the pass's spill file, and are not brought back all at once. */
+static void
+put_channels_section (Writer              *w,
+                      StrataIndexSection  *section,
+                      StrataTrace         *trace,
+                      const StrataChannel *channels,
+                      guint                n_channels)
+{
+  XXH3_state_t *hash = XXH3_createState ();
+
+  align (w);
+  section->offset = w->offset;
+  section->size = (gsize) n_channels * sizeof (StrataChannel);
+  XXH3_64bits_reset (hash);
+  for (guint first = 0; first < n_channels; first += STRATA_TRACE_LET_GO_EVERY)
+    {
+      gsize size = (gsize) MIN (n_channels - first, STRATA_TRACE_LET_GO_EVERY) * sizeof (StrataChannel);
+
+      XXH3_64bits_update (hash, channels + first, size);
+      put (w, channels + first, size);
+      strata_trace_let_go_channels (trace);
+    }
+  section->checksum = XXH3_64bits_digest (hash);
+  XXH3_freeState (hash);
+}
+
 /* StrataParameters.debug_memory (STRATA_DEBUG_MEMORY=1): the process's
  * anonymous memory and its peak as each part of the index is written,
  * where the index build's peak is on a trace of many threads. */
@@ -480,22 +508,27 @@ meta_variant (StrataTrace *trace)
    * each first (about 70 MB at the peak for the 2.2M channels of a million
    * short-lived threads). The serialised bytes are the same. */
   {
-    g_autofree guint64 *padded = NULL;
+    g_autoptr(GBytes) bytes = NULL;
     guint n_switches;
     const guint64 *switches = strata_trace_peek_context_switches (trace, &n_switches);
 
     strata_trace_get_channels (trace, &n_channels);
     if (n_switches < n_channels)
       {
-        /* Channels past the array have none (strata_trace_get_context_switches()). */
-        padded = g_new0 (guint64, n_channels);
+        /* Channels past the array have none (strata_trace_get_context_switches()):
+         * zeros the allocator maps untouched, not in memory until the
+         * meta is serialised. */
+        guint64 *padded = g_new0 (guint64, n_channels);
+
         if (n_switches > 0)
           memcpy (padded, switches, n_switches * sizeof (guint64));
-        switches = padded;
+        bytes = g_bytes_new_take (padded, (gsize) n_channels * sizeof (guint64));
       }
-    g_variant_dict_insert_value (dict, "switches",
-                                 g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, switches,
-                                                            n_channels, sizeof (guint64)));
+    else
+      bytes = g_bytes_new_static (switches, (gsize) n_channels * sizeof (guint64));
+    /* Not copied into a variant of its own first: the serialised meta is
+     * the one copy. */
+    g_variant_dict_insert_value (dict, "switches", g_variant_new_from_bytes (G_VARIANT_TYPE ("at"), bytes, TRUE));
   }
 
   if (stats != NULL)
@@ -677,7 +710,12 @@ write_raw_store (Writer            *w,
 
   for (guint32 c = 0; c < n_channels && w->error == 0; c++)
     {
-      guint32 present = strata_raw_store_get_lanes (raw, c);
+      guint32 present;
+
+      /* The store's entries of channels written go (a million threads'). */
+      if (c % STRATA_TRACE_LET_GO_EVERY == 0)
+        strata_raw_store_let_go_channels (raw);
+      present = strata_raw_store_get_lanes (raw, c);
       StrataIndexChannelLanes entry = { 0 };
 
       g_assert (lanes.n <= G_MAXUINT32);
@@ -971,8 +1009,7 @@ strata_index_write_full (StrataTrace                *trace,
   put_section (&w, &h.sections[STRATA_INDEX_SECTION_STRINGS], strings->data, strings->len);
   g_clear_pointer (&strings, g_byte_array_unref);
   channels = strata_trace_get_channels (trace, &n_channels);
-  put_section (&w, &h.sections[STRATA_INDEX_SECTION_CHANNELS], channels,
-               (gsize) n_channels * sizeof (StrataChannel));
+  put_channels_section (&w, &h.sections[STRATA_INDEX_SECTION_CHANNELS], trace, channels, n_channels);
   note_memory (parameters, "the strings and channels written");
   if (thread_rows != NULL)
     put_rows_section (&w, &h.sections[STRATA_INDEX_SECTION_THREAD_STATS], thread_rows);

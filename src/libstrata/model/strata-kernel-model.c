@@ -108,8 +108,12 @@ struct _StrataKernelModel
 {
   StrataStringPool   *strings;
   GArray             *lost_per_cpu;  /* guint64, as the source knew it at open */
-  GArray             *channels;      /* StrataChannel */
-  GArray             *switches;      /* guint64 per channel */
+  /* StrataChannel: in a spill file, its pages let go as it grows (a
+   * million threads are a million channels, most closed long ago: 40 MB
+   * a million; strata-spilled-array.h) */
+  StrataSpilledArray *channels;
+  GArray             *switches;      /* guint64 per channel, up to the last CPU's:
+                                      * only CPU channels have any */
   GArray             *threads;       /* Thread; an exited one's slot is reused */
   GArray             *free_threads;  /* guint32: the slots of exited threads */
   Thread              exited;        /* what lookup_thread() says of an exited thread */
@@ -157,7 +161,7 @@ strata_kernel_model_new (StrataStringPool *strings,
   self->lost_per_cpu = g_array_new (FALSE, TRUE, sizeof (guint64));
   if (lost_per_cpu != NULL)
     g_array_append_vals (self->lost_per_cpu, lost_per_cpu->data, lost_per_cpu->len);
-  self->channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
+  self->channels = strata_spilled_array_new (sizeof (StrataChannel));
   self->switches = g_array_new (FALSE, TRUE, sizeof (guint64));
   self->threads = g_array_new (FALSE, TRUE, sizeof (Thread));
   self->free_threads = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -174,7 +178,7 @@ strata_kernel_model_free (StrataKernelModel *self)
 
   g_clear_pointer (&self->strings, strata_string_pool_unref);
   g_clear_pointer (&self->lost_per_cpu, g_array_unref);
-  g_clear_pointer (&self->channels, g_array_unref);
+  g_clear_pointer (&self->channels, strata_spilled_array_free);
   g_clear_pointer (&self->switches, g_array_unref);
   g_clear_pointer (&self->threads, g_array_unref);
   g_clear_pointer (&self->free_threads, g_array_unref);
@@ -261,19 +265,22 @@ add_channel (StrataKernelModel *self,
     .begin = begin,
     .end = G_MAXINT64,
   };
-  guint64 zero = 0;
+  guint32 channel = self->channels->len;
 
-  g_array_append_val (self->channels, ch);
-  g_array_append_val (self->switches, zero);
+  strata_spilled_array_append (self->channels, &ch);
+  /* The context switches are counted on CPU rows only: the threads'
+   * channels past the last CPU's hold none (8 bytes each, a million). */
+  if (kind == STRATA_CHANNEL_CPU)
+    g_array_set_size (self->switches, channel + 1);
 
-  return self->channels->len - 1;
+  return channel;
 }
 
 static inline StrataChannel *
 get_channel (StrataKernelModel *self,
              guint32            channel)
 {
-  return &g_array_index (self->channels, StrataChannel, channel);
+  return &strata_spilled_array_index (self->channels, StrataChannel, channel);
 }
 
 static Instance *
@@ -390,7 +397,7 @@ lookup_thread (StrataKernelModel *self,
     return NULL;
   if (found & DEAD_TID)
     {
-      const StrataChannel *ch = &g_array_index (self->channels, StrataChannel, found & ~DEAD_TID);
+      const StrataChannel *ch = get_channel (self, found & ~DEAD_TID);
 
       memset (&self->exited, 0, sizeof self->exited);
       self->exited.channel = found & ~DEAD_TID;
@@ -1306,6 +1313,9 @@ strata_kernel_model_finish (StrataKernelModel *self,
             proc->name = ch->name;
           proc->begin = MIN (proc->begin, ch->begin);
         }
+      /* Read once: what was read goes (a million threads' channels). */
+      if ((i + 1) % (1u << 16) == 0)
+        strata_spilled_array_let_go (self->channels, i);
     }
 }
 
@@ -1325,30 +1335,30 @@ strata_kernel_model_get_channels (StrataKernelModel *self,
   return (const StrataChannel *) (gpointer) self->channels->data;
 }
 
-/* The number of sched_switch events on a CPU channel. */
 /**
  * strata_kernel_model_steal_channels:
  * @switches: (out) (transfer full): the context switches per channel
- *   (guint64)
+ *   (guint64), up to the last CPU channel: a channel past the array has
+ *   none
  *
  * Once the model is finished, its channels (StrataChannel) and their
  * context switches, given rather than copied: a copy of them was the
  * pass's peak on a trace of a million threads (52 MB twice). The model
  * has none after.
  *
- * Returns: (transfer full): the channels
+ * Returns: (transfer full): the channels, in their spill file
  */
-GArray *
+StrataSpilledArray *
 strata_kernel_model_steal_channels (StrataKernelModel  *self,
                                     GArray            **switches)
 {
-  GArray *channels;
+  StrataSpilledArray *channels;
 
   g_return_val_if_fail (self != NULL && self->finished, NULL);
 
   channels = g_steal_pointer (&self->channels);
   *switches = g_steal_pointer (&self->switches);
-  self->channels = g_array_new (FALSE, TRUE, sizeof (StrataChannel));
+  self->channels = strata_spilled_array_new (sizeof (StrataChannel));
   self->switches = g_array_new (FALSE, TRUE, sizeof (guint64));
   return channels;
 }

@@ -17,6 +17,7 @@
 
 #include "strata-activity.h"
 #include "strata-event.h"
+#include "strata-spilled-array.h"
 #include "strata-string-pool.h"
 
 G_BEGIN_DECLS
@@ -56,7 +57,7 @@ void                 strata_kernel_model_finish        (StrataKernelModel    *se
                                                         gint64                end_ts);
 const StrataChannel *strata_kernel_model_get_channels  (StrataKernelModel    *self,
                                                         guint                *n_channels);
-GArray              *strata_kernel_model_steal_channels (StrataKernelModel    *self,
+StrataSpilledArray  *strata_kernel_model_steal_channels (StrataKernelModel    *self,
                                                         GArray              **switches);
 guint64              strata_kernel_model_get_context_switches (StrataKernelModel *self,
                                                                guint              channel);

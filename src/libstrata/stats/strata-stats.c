@@ -26,6 +26,7 @@
 #include "strata-stats.h"
 #include "strata-thread-rows.h"
 #include "strata-trace-lookup.h"
+#include "strata-trace-private.h"
 
 static int
 compare_gint64 (const void *a,
@@ -796,6 +797,7 @@ typedef struct
   const gint64       **mem;         /* n_mem arrays of mem_len[i] samples */
   const guint32       *mem_len;
   gboolean             failed;
+  StrataTrace         *trace;       /* whose channels those are, let go of as the log is read */
 } SampleSet;
 
 typedef void (*SampleFunc) (const gint64 *v,
@@ -877,6 +879,8 @@ read_log (SampleSet  *set,
           left -= take;
         }
       offset += k * sizeof (gint64);
+      if (set->trace != NULL)
+        strata_trace_let_go_channels (set->trace);
     }
 }
 
@@ -1067,7 +1071,7 @@ channel_latency (StrataStatsBuilder *self,
                  StrataLatency      *latency)
 {
   const gint64 *own = sums->samples;
-  SampleSet set = { self, 1, &sums->last_run, NULL, 0, 1, &own, &sums->n_samples, FALSE };
+  SampleSet set = { self, 1, &sums->last_run, NULL, 0, 1, &own, &sums->n_samples, FALSE, NULL };
 
   latency_of (self, &set, sums->n_samples + sums->n_spilled, latency);
 }
@@ -1242,6 +1246,7 @@ append_closed_rows (StrataStatsBuilder  *self,
               *n_all += row->wakeup.count;
             }
         }
+      strata_trace_let_go_channels (trace);
     }
 }
 
@@ -1303,6 +1308,8 @@ builder_finish (StrataStatsBuilder *self,
       {
         n_cpus += channels[i].kind == STRATA_CHANNEL_CPU;
         n_threads += channels[i].kind == STRATA_CHANNEL_THREAD;
+        if ((i + 1) % STRATA_TRACE_LET_GO_EVERY == 0)
+          strata_trace_let_go_channels (trace);
       }
     stats->cpus = g_array_sized_new (FALSE, TRUE, sizeof (StrataCpuStats), n_cpus);
     stats->threads = g_array_sized_new (FALSE, TRUE, sizeof (StrataThreadStats),
@@ -1318,6 +1325,8 @@ builder_finish (StrataStatsBuilder *self,
       static const ChannelSums none = { 0 };
       ChannelSums *sums;
 
+      if ((i + 1) % STRATA_TRACE_LET_GO_EVERY == 0)
+        strata_trace_let_go_channels (trace);
       if (is_closed (self, i))
         continue;
       sums = sums_of (self, i, FALSE);
@@ -1348,7 +1357,8 @@ builder_finish (StrataStatsBuilder *self,
     /* Every thread's: those in the samples log (the open ones' runs and
      * the closed ones' all), then those in memory. */
     SampleSet set = { self, 0, NULL, channels, n_channels, mem->len,
-                      (const gint64 **)(gpointer) mem->data, (const guint32 *)(gpointer) mem_len->data, FALSE };
+                      (const gint64 **)(gpointer) mem->data, (const guint32 *)(gpointer) mem_len->data, FALSE,
+                      trace };
 
     latency_of (self, &set, n_all, &stats->wakeup);
   }
@@ -1358,6 +1368,7 @@ builder_finish (StrataStatsBuilder *self,
   else
     strata_thread_stats_sort ((StrataThreadStats *)(gpointer) stats->threads->data, stats->threads->len);
   g_array_sort (stats->cpus, compare_cpus);
+  strata_trace_let_go_channels (trace);
 
   /* The sums are in the rows now: given back before the index is written
    * (the index build's peak; 160 bytes a channel, 16 MB for the 97 000

@@ -174,6 +174,33 @@ checksum_in_windows (StrataIndexMap *self,
   return sum;
 }
 
+/**
+ * strata_index_map_let_go:
+ * @data: bytes of the map
+ *
+ * The whole pages of @data leave the process's memory (the kernel reads
+ * them from the file again when they are read): for what is read once
+ * at the open and then seldom (a million threads' channels). Nothing
+ * for bytes that are not a file's.
+ */
+void
+strata_index_map_let_go (StrataIndexMap *self,
+                         const void     *data,
+                         gsize           size)
+{
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr first, last;
+
+  g_return_if_fail (self != NULL);
+
+  if (self->file == NULL || size == 0)
+    return;
+  first = ((guintptr) data + page - 1) & ~(guintptr) (page - 1);
+  last = ((guintptr) data + size) & ~(guintptr) (page - 1);
+  if (last > first)
+    (void) madvise ((void *) first, last - first, MADV_DONTNEED);
+}
+
 gboolean
 strata_index_map_verify (StrataIndexMap *self,
                          const void     *data,

@@ -36,6 +36,9 @@ gboolean          strata_index_map_verify          (StrataIndexMap  *self,
                                                     const void      *data,
                                                     gsize            size,
                                                     guint64          checksum);
+void              strata_index_map_let_go          (StrataIndexMap  *self,
+                                                    const void      *data,
+                                                    gsize            size);
 void              strata_index_map_note_damage     (StrataIndexMap  *self,
                                                     const char      *format,
                                                     ...) G_GNUC_PRINTF (2, 3);

@@ -23,8 +23,11 @@ typedef struct
 {
   StrataSourceInfo *info;          /* taken */
   StrataStringPool *strings;       /* taken */
-  GArray           *channels;      /* StrataChannel, taken */
-  GArray           *switches;      /* guint64, taken */
+  GArray           *channels;      /* StrataChannel, taken; or NULL, and: */
+  const StrataChannel *mapped_channels;  /* read in place ... */
+  guint             n_mapped_channels;
+  StrataIndexMap   *channels_map;  /* ... in this map, taken */
+  GArray           *switches;      /* guint64, taken; channels past it have none */
   GArray           *event_counts;  /* StrataEventCount, taken */
   guint64           n_events;
   gint64            start;
@@ -65,6 +68,9 @@ void         strata_trace_set_stats      (StrataTrace      *self,
                                           StrataStats      *stats);
 const guint64 *strata_trace_peek_context_switches (StrataTrace *self,
                                                    guint       *n_channels);
+void         strata_trace_let_go_channels (StrataTrace *self);
+/* Channels a loop over them reads between two strata_trace_let_go_channels(). */
+#define STRATA_TRACE_LET_GO_EVERY (1u << 16)
 void         strata_source_info_free     (StrataSourceInfo *info);
 
 G_END_DECLS

@@ -23,6 +23,7 @@
 #include <glib/gstdio.h>
 
 #include "strata-kernel-model.h"
+#include "strata-spilled-array.h"
 #include "strata-trace.h"
 #include "strata-trace-private.h"
 #include "strata-zoom-tree-private.h"
@@ -35,8 +36,17 @@ struct _StrataTrace
   GObject            parent_instance;
   StrataSource      *source;
   StrataStringPool  *strings;
-  GArray            *channels;     /* StrataChannel */
-  GArray            *switches;     /* guint64 per channel */
+  /* The channels (StrataChannel), n_channels at channel_data, which is
+   * one of: the pass's, in their spill file, their pages let go as they
+   * are scanned; an opened index's, read in place in its map; or made
+   * in memory. */
+  const StrataChannel *channel_data;
+  guint              n_channels;
+  StrataSpilledArray *channel_file;
+  StrataIndexMap    *channel_map;
+  GArray            *channels;
+  GArray            *switches;     /* guint64 per channel, up to the last CPU
+                                    * channel's at least: those past it have none */
   GArray            *activities;   /* StrataActivity */
   GArray            *counts;       /* guint64 per name id */
   GArray            *event_counts; /* StrataEventCount, non-zero only */
@@ -90,6 +100,8 @@ strata_trace_finalize (GObject *object)
   g_clear_object (&self->source);
   g_clear_pointer (&self->strings, strata_string_pool_unref);
   g_clear_pointer (&self->channels, g_array_unref);
+  g_clear_pointer (&self->channel_file, strata_spilled_array_free);
+  g_clear_pointer (&self->channel_map, strata_index_map_unref);
   g_clear_pointer (&self->switches, g_array_unref);
   g_clear_pointer (&self->activities, g_array_unref);
   g_clear_pointer (&self->counts, g_array_unref);
@@ -652,9 +664,10 @@ strata_trace_read (const char            *path,
    * the heap's free pages (50 MB of them at the end of a pass of a
    * million threads) go back before the tree's finish, the pass's peak
    * there. */
-  g_array_unref (self->channels);
   g_array_unref (self->switches);
-  self->channels = strata_kernel_model_steal_channels (model, &self->switches);
+  self->channel_file = strata_kernel_model_steal_channels (model, &self->switches);
+  self->channel_data = (const StrataChannel *) (gpointer) self->channel_file->data;
+  self->n_channels = self->channel_file->len;
   g_clear_pointer (&model, strata_kernel_model_free);
   if (self->tree != NULL)
     {
@@ -733,8 +746,8 @@ strata_trace_get_channels (StrataTrace *self,
       *n_channels = self->live_channels->len;
       return (const StrataChannel *) (gpointer) self->live_channels->data;
     }
-  *n_channels = self->channels->len;
-  return (const StrataChannel *) (gpointer) self->channels->data;
+  *n_channels = self->n_channels;
+  return self->channel_data;
 }
 
 const StrataActivity *
@@ -774,6 +787,27 @@ strata_trace_get_context_switches (StrataTrace *self,
   if (g_atomic_int_get (&self->passing) || channel >= self->switches->len)
     return 0;
   return g_array_index (self->switches, guint64, channel);
+}
+
+/**
+ * strata_trace_let_go_channels:
+ *
+ * For a loop over every channel, every so often: the channels' pages
+ * leave the process's memory where they are in a file (a pass's, in
+ * their spill file; an index's, in its map), to come back as they are
+ * read again, so reading them all does not bring them all in (40 bytes
+ * each, a million threads).
+ */
+void
+strata_trace_let_go_channels (StrataTrace *self)
+{
+  g_return_if_fail (STRATA_IS_TRACE (self));
+
+  if (self->channel_file != NULL)
+    strata_spilled_array_let_go (self->channel_file, self->channel_file->len);
+  else if (self->channel_map != NULL)
+    strata_index_map_let_go (self->channel_map, self->channel_data,
+                             (gsize) self->n_channels * sizeof (StrataChannel));
 }
 
 /* Every channel's context switches at once, where they are: the index
@@ -854,8 +888,19 @@ strata_trace_new_from_parts (StrataTraceParts *parts)
 
   self->info = g_steal_pointer (&parts->info);
   self->strings = g_steal_pointer (&parts->strings);
-  g_array_unref (self->channels);
-  self->channels = g_steal_pointer (&parts->channels);
+  if (parts->channels != NULL)
+    {
+      g_array_unref (self->channels);
+      self->channels = g_steal_pointer (&parts->channels);
+      self->channel_data = (const StrataChannel *) (gpointer) self->channels->data;
+      self->n_channels = self->channels->len;
+    }
+  else
+    {
+      self->channel_map = g_steal_pointer (&parts->channels_map);
+      self->channel_data = parts->mapped_channels;
+      self->n_channels = parts->n_mapped_channels;
+    }
   g_array_unref (self->switches);
   self->switches = g_steal_pointer (&parts->switches);
   g_array_unref (self->event_counts);

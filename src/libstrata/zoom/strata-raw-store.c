@@ -42,7 +42,11 @@
 #include "strata-packed-array.h"
 #include "strata-raw-store-private.h"
 #include "strata-spill-file.h"
+#include "strata-spilled-array.h"
 #include "strata-raw-store.h"
+
+/* Channels a scan of them reads between two let-goes of their pages. */
+#define LET_GO_EVERY (1u << 16)
 
 /* Lanes of a channel: nesting depths 0..15, then the instants. */
 #define N_DEPTHS      16
@@ -280,7 +284,10 @@ typedef StrataRawLane LaneView;
 
 struct _StrataRawStore
 {
-  GArray  *channels;       /* Channel, indexed by channel */
+  /* Channel, indexed by channel: in a spill file, its pages let go as
+   * it grows and as it is scanned (a million threads are a million
+   * channels, 24 bytes each, most of them sealed long ago) */
+  StrataSpilledArray *channels;
   guint64  size;
 
   /* Mapped from an index instead. */
@@ -344,7 +351,7 @@ strata_raw_store_new_with_parameters (const StrataParameters *parameters)
 {
   StrataRawStore *self = g_new0 (StrataRawStore, 1);
 
-  self->channels = g_array_new (FALSE, TRUE, sizeof (Channel));
+  self->channels = strata_spilled_array_new (sizeof (Channel));
   g_mutex_init (&self->lent_lock);
   self->lent = g_array_new (FALSE, TRUE, sizeof (LentRange));
   self->unsealed = g_ptr_array_new ();
@@ -394,7 +401,7 @@ resident_parts (StrataRawStore *self,
   p.channels = sizeof *self + (guint64) self->channels->len * sizeof (Channel);
   for (guint i = 0; i < self->channels->len; i++)
     {
-      Channel *ch = &g_array_index (self->channels, Channel, i);
+      Channel *ch = &strata_spilled_array_index (self->channels, Channel, i);
 
       if (ch->present & SEALED)
         continue;
@@ -406,6 +413,8 @@ resident_parts (StrataRawStore *self,
                        (guint64) ch->lanes[k].spilled_alloc * sizeof (StrataRawStoreSpilled);
           p.pages += (guint64) ch->lanes[k].pages_alloc * sizeof (Page);
         }
+      if ((i + 1) % LET_GO_EVERY == 0)
+        strata_spilled_array_let_go (self->channels, i);
     }
   /* The readers' copies of seals and pages. */
   g_mutex_lock (&self->lent_lock);
@@ -429,6 +438,22 @@ resident_parts (StrataRawStore *self,
   if (parts != NULL)
     *parts = p;
   return p.channels + p.tails + p.records + p.pages + p.copies + p.packer;
+}
+
+/**
+ * strata_raw_store_let_go_channels:
+ *
+ * For a loop over every channel's lanes, every so often: the channels'
+ * entries leave the process's memory (they are in a spill file, and come
+ * back as they are read again).
+ */
+void
+strata_raw_store_let_go_channels (StrataRawStore *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->map == NULL)
+    strata_spilled_array_let_go (self->channels, self->channels->len);
 }
 
 void
@@ -467,7 +492,7 @@ strata_raw_store_free (StrataRawStore *self)
 
   for (guint i = 0; i < self->channels->len; i++)
     {
-      Channel *ch = &g_array_index (self->channels, Channel, i);
+      Channel *ch = &strata_spilled_array_index (self->channels, Channel, i);
 
       if (ch->present & SEALED)
         continue;
@@ -479,6 +504,8 @@ strata_raw_store_free (StrataRawStore *self)
           g_free (ch->lanes[k].pages);
         }
       g_free (ch->lanes);
+      if ((i + 1) % LET_GO_EVERY == 0)
+        strata_spilled_array_let_go (self->channels, i);
     }
   if (self->packer != NULL)
     {
@@ -496,7 +523,7 @@ strata_raw_store_free (StrataRawStore *self)
     }
   if (self->own_packer)
     g_clear_pointer (&self->packer, strata_block_packer_free);
-  g_array_unref (self->channels);
+  strata_spilled_array_free (self->channels);
   for (guint i = 0; i < self->lent->len; i++)
     g_free (g_array_index (self->lent, LentRange, i).acts);
   g_array_unref (self->lent);
@@ -630,7 +657,7 @@ unseal_into (StrataRawStore *self,
              guint32         channel,
              Seal           *u)
 {
-  const Channel *ch = &g_array_index (self->channels, Channel, channel);
+  const Channel *ch = &strata_spilled_array_index (self->channels, Channel, channel);
   SealHeader h;
   const guint8 *p;
   guint k = 0;
@@ -741,7 +768,7 @@ unsealed_lane (StrataRawStore *self,
                guint32         channel,
                guint           l)
 {
-  const Channel *ch = &g_array_index (self->channels, Channel, channel);
+  const Channel *ch = &strata_spilled_array_index (self->channels, Channel, channel);
   Unsealed *u;
 
   if (!(ch->present & (1u << l)))
@@ -794,7 +821,7 @@ lane_view (StrataRawStore *self,
   if (channel >= self->channels->len)
     return FALSE;
   {
-    Channel *ch = &g_array_index (self->channels, Channel, channel);
+    Channel *ch = &strata_spilled_array_index (self->channels, Channel, channel);
     Lane *lane = G_UNLIKELY (ch->present & SEALED) ? unsealed_lane (self, channel, l) : channel_lane (ch, l);
 
     if (lane == NULL || (lane->n_acts == 0 && lane->n_spilled == 0 && lane->n_pages == 0))
@@ -1230,7 +1257,7 @@ spill_tails (StrataRawStore *self)
 
   for (guint32 c = 0; c < self->channels->len; c++)
     {
-      Channel *ch = &g_array_index (self->channels, Channel, c);
+      Channel *ch = &strata_spilled_array_index (self->channels, Channel, c);
 
       if (ch->resident != 0 && ch->appended + window <= self->size)
         {
@@ -1238,12 +1265,14 @@ spill_tails (StrataRawStore *self)
 
           g_array_append_val (order, k);
         }
+      if ((c + 1) % LET_GO_EVERY == 0)
+        strata_spilled_array_let_go (self->channels, c);
     }
   g_array_sort (order, by_appended);
 
   for (guint i = 0; i < order->len && self->lane_bytes > self->budget / 2; i++)
     {
-      Channel *ch = &g_array_index (self->channels, Channel, g_array_index (order, Candidate, i).channel);
+      Channel *ch = &strata_spilled_array_index (self->channels, Channel, g_array_index (order, Candidate, i).channel);
 
       for (guint l = 0; l < N_LANES; l++)
         if (ch->resident & (1u << l))
@@ -1296,7 +1325,7 @@ reopen_channel (StrataRawStore *self,
                 guint32         channel)
 {
   Seal u = { G_MAXUINT32, NULL, 0, { { 0 } } };
-  Channel *ch = &g_array_index (self->channels, Channel, channel);
+  Channel *ch = &strata_spilled_array_index (self->channels, Channel, channel);
   guint n = __builtin_popcount (ch->present & LANES);
 
   unseal_into (self, channel, &u);
@@ -1342,7 +1371,7 @@ strata_raw_store_close_channel (StrataRawStore *self,
 
   if (self->map != NULL || channel >= self->channels->len || self->packer == NULL || self->spill_failed)
     return;
-  ch = &g_array_index (self->channels, Channel, channel);
+  ch = &strata_spilled_array_index (self->channels, Channel, channel);
   if ((ch->present & SEALED) || (ch->present & LANES) == 0)
     return;
   n = __builtin_popcount (ch->present & LANES);
@@ -1443,8 +1472,8 @@ strata_raw_store_add (const StrataActivity *activity,
   if G_UNLIKELY (self->size == 0)
     self->builder = g_thread_self ();
   if (activity->channel >= self->channels->len)
-    g_array_set_size (self->channels, activity->channel + 1);
-  ch = &g_array_index (self->channels, Channel, activity->channel);
+    strata_spilled_array_set_size (self->channels, activity->channel + 1);
+  ch = &strata_spilled_array_index (self->channels, Channel, activity->channel);
   if G_UNLIKELY (ch->present & SEALED)
     reopen_channel (self, activity->channel);
 
@@ -1710,7 +1739,7 @@ strata_raw_store_lane_begins_before (StrataRawStore *self,
    * level's first chunk of every channel). */
   if (self->map == NULL && channel < self->channels->len)
     {
-      const Channel *ch = &g_array_index (self->channels, Channel, channel);
+      const Channel *ch = &strata_spilled_array_index (self->channels, Channel, channel);
 
       if ((ch->present & SEALED) && ch->first >= t)
         return FALSE;
@@ -1850,7 +1879,7 @@ strata_raw_store_get_lanes (StrataRawStore *self,
 {
   if (self->map != NULL || channel >= self->channels->len)
     return 0;
-  return g_array_index (self->channels, Channel, channel).present & LANES;
+  return strata_spilled_array_index (self->channels, Channel, channel).present & LANES;
 }
 
 /* For the index writer: the packer the spilled blocks are tickets of

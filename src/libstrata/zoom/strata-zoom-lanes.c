@@ -50,9 +50,9 @@ static inline guint32
 slot_known (StrataZoomTree *self,
             guint32         id)
 {
-  if (id >= self->slot_of->len || g_array_index (self->slot_of, guint32, id) == 0)
+  if (id >= self->slot_of->len || strata_spilled_array_index (self->slot_of, guint32, id) == 0)
     return G_MAXUINT32;
-  return g_array_index (self->slot_of, guint32, id) - 1;
+  return strata_spilled_array_index (self->slot_of, guint32, id) - 1;
 }
 
 /* The state for lane @id, at @slot, which the current chunk has not
@@ -135,7 +135,7 @@ slot_release (StrataZoomTree *self,
   g_assert (*refs > 0);
   if (--*refs > 0)
     return;
-  g_array_index (self->slot_of, guint32, id) = 0;
+  strata_spilled_array_index (self->slot_of, guint32, id) = 0;
   g_array_append_val (self->free_slots, slot);
 }
 

@@ -18,6 +18,7 @@
 #include "strata-index-map.h"
 #include "strata-packed-array.h"
 #include "strata-raw-store.h"
+#include "strata-spilled-array.h"
 #include "strata-zoom-tree.h"
 #include "strata-zoom-tree-private.h"
 
@@ -376,7 +377,9 @@ struct _StrataZoomTree
    * alone touches them): the slot where each id's states are, while a
    * level has the lane open (slot + 1 by id, 0: none), how many levels
    * have each slot's lane open, and the slots free again. */
-  GArray              *slot_of;     /* guint32 by lane id */
+  StrataSpilledArray  *slot_of;     /* guint32 by lane id: in a spill file, the
+                                     * ids of lanes closed long ago let go of
+                                     * (a million threads, 2-3 ids each) */
   GArray              *slot_refs;   /* guint32 by slot */
   GArray              *free_slots;  /* guint32 */
   gint64               horizon;
@@ -695,7 +698,7 @@ slot_for (StrataZoomTree *self,
   guint32 *slot_of;
 
   if G_UNLIKELY (id >= self->slot_of->len)
-    g_array_set_size (self->slot_of, MAX (id + 1, 2 * self->slot_of->len));
+    strata_spilled_array_set_size (self->slot_of, id + 1);
   slot_of = (guint32 *)(gpointer) self->slot_of->data;
   if G_UNLIKELY (slot_of[id] == 0)
     {

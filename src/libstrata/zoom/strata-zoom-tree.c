@@ -204,7 +204,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->buffer = &self->buffers[0];
   self->lane_ids = g_ptr_array_new_with_free_func (g_free);
   self->ids_closed = g_array_new (FALSE, TRUE, sizeof (guint16));
-  self->slot_of = g_array_new (FALSE, TRUE, sizeof (guint32));
+  self->slot_of = strata_spilled_array_new (sizeof (guint32));
   self->slot_refs = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->free_slots = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->horizon = G_MININT64;
@@ -356,7 +356,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
     }
   g_clear_pointer (&self->lane_ids, g_ptr_array_unref);
   g_clear_pointer (&self->ids_closed, g_array_unref);
-  g_clear_pointer (&self->slot_of, g_array_unref);
+  g_clear_pointer (&self->slot_of, strata_spilled_array_free);
   g_clear_pointer (&self->slot_refs, g_array_unref);
   g_clear_pointer (&self->free_slots, g_array_unref);
   g_clear_pointer (&self->closing, g_array_unref);
@@ -502,8 +502,8 @@ strata_zoom_tree_release_build_state (StrataZoomTree *self)
   g_ptr_array_set_size (self->lane_ids, 0);
   g_array_set_size (self->ids_closed, 0);
   self->closing_head = 0;
-  g_array_unref (self->slot_of);
-  self->slot_of = g_array_new (FALSE, TRUE, sizeof (guint32));
+  strata_spilled_array_free (self->slot_of);
+  self->slot_of = strata_spilled_array_new (sizeof (guint32));
   g_array_unref (self->slot_refs);
   self->slot_refs = g_array_new (FALSE, TRUE, sizeof (guint32));
   g_array_set_size (self->free_slots, 0);
