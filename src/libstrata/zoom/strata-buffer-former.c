@@ -22,6 +22,7 @@
 #include "strata-chunk-keys.h"
 #include "strata-error.h"
 #include "strata-packed-array.h"
+#include "strata-radix-sort.h"
 #include "strata-raw-store-private.h"
 #include "strata-spill-file.h"
 #include "strata-zoom-chunk.h"
@@ -429,13 +430,11 @@ trim_stream (StrataZoomTree *self)
   g_array_set_size (self->merge, 0);
   g_array_set_size (self->sort_scratch, 0);
   g_array_set_size (self->sort_keys, 0);
-  g_array_set_size (self->sort_keys2, 0);
   self->incoming = array_refit (self->incoming);
   self->pending = array_refit (self->pending);
   self->merge = array_refit (self->merge);
   self->sort_scratch = array_refit (self->sort_scratch);
   self->sort_keys = array_refit (self->sort_keys);
-  self->sort_keys2 = array_refit (self->sort_keys2);
   self->starts = array_refit (self->starts);
   self->stream_room = MAX (n, self->starts->len);
 }
@@ -585,28 +584,25 @@ typedef struct
 
 G_STATIC_ASSERT (sizeof (SortKey) == 16);
 
-#define RADIX_BITS 11
-#define RADIX      (1u << RADIX_BITS)
+#define sort_key_of(k) ((k)->key)
+STRATA_DEFINE_RADIX_SORT (sort_keys_by_start, SortKey, sort_key_of)
 
 /* A stable sort of @array by start. The model hands activities over in
  * the order they end, which is far from start order (a batch of 5000 had
  * some 1800 runs in order), and the generic sort, a call per comparison,
- * was a tenth of the index pass. So: a least-significant-digit radix sort
- * of (start, index) pairs, 11 bits a pass and only as many passes as the
- * batch's span of starts needs, then one gather. Radix passes are stable,
- * so activities that start together keep the order they came in. */
+ * was a tenth of the index pass. So: (start, index) pairs sorted by
+ * base/'s radix sort (stable: activities that start together keep the
+ * order they came in), then one gather. */
 static void
 sort_by_start (GArray *array,
                GArray *scratch,
-               GArray *keys_a,
-               GArray *keys_b)
+               GArray *keys)
 {
   const StrataActivity *src = (const StrataActivity *)(gconstpointer)array->data;
   guint n = array->len;
-  gint64 lo = G_MAXINT64, hi = G_MININT64;
+  gint64 lo = G_MAXINT64;
   gboolean sorted = TRUE;
-  SortKey *a, *b;
-  guint32 counts[RADIX];
+  SortKey *a;
 
   if (n < 2)
     return;
@@ -614,45 +610,19 @@ sort_by_start (GArray *array,
   for (guint i = 0; i < n; i++)
     {
       lo = MIN (lo, src[i].start);
-      hi = MAX (hi, src[i].start);
       sorted &= i == 0 || src[i].start >= src[i - 1].start;
     }
   if (sorted)
     return;
 
-  g_array_set_size (keys_a, n);
-  g_array_set_size (keys_b, n);
-  a = (SortKey *)(gpointer)keys_a->data;
-  b = (SortKey *)(gpointer)keys_b->data;
+  g_array_set_size (keys, n);
+  a = (SortKey *)(gpointer)keys->data;
   for (guint i = 0; i < n; i++)
     {
       a[i].key = (guint64) (src[i].start - lo);
       a[i].index = i;
     }
-
-  for (guint shift = 0; shift < 64 && ((guint64) (hi - lo) >> shift) != 0; shift += RADIX_BITS)
-    {
-      guint32 sum = 0;
-      SortKey *t;
-
-      memset (counts, 0, sizeof counts);
-      for (guint i = 0; i < n; i++)
-        counts[(a[i].key >> shift) & (RADIX - 1)]++;
-      if (counts[(a[0].key >> shift) & (RADIX - 1)] == n)
-        continue;  /* one digit for all: the order stays */
-      for (guint d = 0; d < RADIX; d++)
-        {
-          guint32 c = counts[d];
-
-          counts[d] = sum;
-          sum += c;
-        }
-      for (guint i = 0; i < n; i++)
-        b[counts[(a[i].key >> shift) & (RADIX - 1)]++] = a[i];
-      t = a;
-      a = b;
-      b = t;
-    }
+  sort_keys_by_start (a, n);
 
   g_array_set_size (scratch, n);
   {
@@ -674,7 +644,7 @@ strata_zoom_tree_take_incoming (StrataZoomTree *self)
 
   /* Stable sort and merge: instants at one time keep the order they were
    * recorded in, as in the raw store. */
-  sort_by_start (self->incoming, self->sort_scratch, self->sort_keys, self->sort_keys2);
+  sort_by_start (self->incoming, self->sort_scratch, self->sort_keys);
   {
     const StrataActivity *p = (const StrataActivity *)(gpointer)self->pending->data;
     const StrataActivity *n = (const StrataActivity *)(gpointer)self->incoming->data;

@@ -358,7 +358,6 @@ struct _StrataZoomTree
   GArray              *merge;     /* scratch for merging into pending */
   GArray              *sort_scratch; /* StrataActivity, for sort_by_start() */
   GArray              *sort_keys;    /* SortKey, the same */
-  GArray              *sort_keys2;
   GArray              *starts;    /* gint64, known starts from the cut on */
   guint                starts_head;
   guint                stream_room; /* the most activities the arrays above were sized

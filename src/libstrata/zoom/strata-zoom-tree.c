@@ -191,7 +191,6 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->merge = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->sort_scratch = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->sort_keys = g_array_new (FALSE, FALSE, 16);
-  self->sort_keys2 = g_array_new (FALSE, FALSE, 16);
   self->starts = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (guint i = 0; i < N_BUFFERS; i++)
     {
@@ -346,7 +345,6 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->merge, g_array_unref);
   g_clear_pointer (&self->sort_scratch, g_array_unref);
   g_clear_pointer (&self->sort_keys, g_array_unref);
-  g_clear_pointer (&self->sort_keys2, g_array_unref);
   g_clear_pointer (&self->starts, g_array_unref);
   for (guint i = 0; i < N_BUFFERS; i++)
     {
@@ -443,7 +441,7 @@ void
 strata_zoom_tree_release_build_state (StrataZoomTree *self)
 {
   GArray **arrays[] = { &self->pending, &self->merge, &self->sort_scratch, &self->sort_keys,
-                        &self->sort_keys2, &self->starts, &self->closing, &self->sealing };
+                        &self->starts, &self->closing, &self->sealing };
 
   for (guint r = 0; r < self->n_ranks; r++)
     {
