@@ -177,7 +177,8 @@ print_text (const Report *r)
     }
 
   printf ("\nDENSE-RAW: dense chunks left to the raw store because aggregation would not\n"
-          "halve their items (--min-reduction).\n");
+          "halve the items of any of their channels (--min-reduction); a chunk it does not\n"
+          "halve whole stores the channels it does.\n");
   printf ("\nDepth over time (a column is %s; # pre-calculated, . on demand)\n", column);
   for (guint level = 0; level < r->g.n_levels; level++)
     {

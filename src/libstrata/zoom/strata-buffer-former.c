@@ -841,7 +841,9 @@ strata_zoom_tree_advance (StrataZoomTree        *self,
 
 /* Chunk @index of @rank computed from the raw store, with the on-demand
  * code, over @channels (all when %NULL); %NULL when it is not dense (if
- * @count_starts) or aggregation does not pay. */
+ * @count_starts) or aggregation pays for none of its channels. Where it
+ * does not pay for the chunk whole, the chunk is computed again over the
+ * channels it pays for (strata_zoom_tree_keep_paying_spans()). */
 Chunk *
 strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
                                        guint           rank,
@@ -853,6 +855,7 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
   g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  g_autoptr(GArray) paying = NULL;
   guint n_channels = channels != NULL ? channels->len : strata_raw_store_get_n_channels (self->raw);
   StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self, 0);
   ItemStream stream;
@@ -871,12 +874,21 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
   for (guint i = 0; i < n_channels; i++)
     {
       guint32 c = channels != NULL ? g_array_index (channels, guint32, i) : i;
+      guint64 members_before = members;
+      guint n_spans = spans->len;
 
       g_array_set_size (channel_items, 0);
       n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
                                                   index, c, channel_items);
       strata_zoom_tree_assemble_channel (spans, items, &stream, &n_items, &members, c,
                                          (const StrataZoomItem *)(gpointer)channel_items->data, channel_items->len);
+      if (spans->len > n_spans &&
+          strata_zoom_tree_channel_pays (self, channel_items->len, members - members_before))
+        {
+          if (paying == NULL)
+            paying = g_array_new (FALSE, FALSE, sizeof (guint32));
+          g_array_append_val (paying, c);
+        }
       if (packer == NULL &&
           (packer = strata_zoom_tree_chunk_spill_target (self, items->len)) != NULL)
         {
@@ -896,8 +908,12 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
     }
   if (!strata_zoom_tree_worth_storing (self, spans->len, n_items, members))
     {
-      level->n_plain++;
       strata_zoom_tree_chunk_take_spans (self, &stream, NULL, NULL);
+      /* The channels that pay are worth storing together: a second
+       * computation over them alone does not come back here. */
+      if (paying != NULL && (channels == NULL || paying->len < channels->len))
+        return strata_zoom_tree_compute_stored_chunk (self, rank, index, paying, FALSE);
+      level->n_plain++;
       return NULL;
     }
 

@@ -338,13 +338,13 @@ strata_zoom_tree_assemble_channel (GArray               *spans,
   *n_items += n;
 }
 
-/* A dense chunk is stored when aggregation pays: at most one item per
- * min_reduction members. Otherwise its items are nearly the activities
- * themselves, and the query computes them from the raw store at the cost
- * of copying them: per lane, a chunk has at most W items an activity or
- * an aggregate long, so at most W * min_reduction activities. Without
- * this, every dense level below the one where activities stop being
- * trivial stores the whole trace again. */
+/* A dense chunk is stored whole when aggregation pays: at most one item
+ * per min_reduction members. Otherwise its items are nearly the
+ * activities themselves, and the query computes them from the raw store
+ * at the cost of copying them: per lane, a chunk has at most W items an
+ * activity or an aggregate long, so at most W * min_reduction activities.
+ * Without this, every dense level below the one where activities stop
+ * being trivial stores the whole trace again. */
 gboolean
 strata_zoom_tree_worth_storing (StrataZoomTree *self,
                                 guint           n_spans,
@@ -352,6 +352,59 @@ strata_zoom_tree_worth_storing (StrataZoomTree *self,
                                 guint64         members)
 {
   return n_spans > 0 && n_items * MAX (self->params.min_reduction, 1) <= members;
+}
+
+/* The same test for one channel of a chunk not worth storing whole. */
+gboolean
+strata_zoom_tree_channel_pays (StrataZoomTree *self,
+                               guint64         n_items,
+                               guint64         members)
+{
+  return n_items > 0 && n_items * MAX (self->params.min_reduction, 1) <= members;
+}
+
+/* The channels a dense chunk stores, of @spans (the channels with an
+ * activity starting in it, their items one after the other) and their
+ * @members: all of them when the chunk is worth storing whole, else
+ * those whose own items aggregation reduces (the channel_pays() test
+ * per channel), the others left to the raw store. A dense chunk of two
+ * thousand busy threads, whose 1-3 pixel activities aggregation does not
+ * halve, and eight CPUs it reduces a hundredfold is not worth storing
+ * whole, yet a CPU's row there is 150 000 activities computed on demand
+ * for each frame; stored, it is a couple of thousand items. @spans is
+ * left with the channels kept, their items renumbered as the chunk will
+ * hold them; returns how many items they have. */
+guint64
+strata_zoom_tree_keep_paying_spans (StrataZoomTree *self,
+                                    GArray         *spans,
+                                    const GArray   *members)
+{
+  ChannelSpan *s = (ChannelSpan *)(gpointer) spans->data;
+  const guint64 *m = (const guint64 *)(gconstpointer) members->data;
+  guint64 n_items = 0, all_members = 0;
+  guint kept = 0;
+
+  g_assert (members->len == spans->len);
+
+  for (guint i = 0; i < spans->len; i++)
+    {
+      n_items += s[i].n_items;
+      all_members += m[i];
+    }
+  if (spans->len == 0 || strata_zoom_tree_worth_storing (self, spans->len, n_items, all_members))
+    return n_items;
+
+  n_items = 0;
+  for (guint i = 0; i < spans->len; i++)
+    if (strata_zoom_tree_channel_pays (self, s[i].n_items, m[i]))
+      {
+        s[kept] = s[i];
+        s[kept].first = (guint32) n_items;
+        n_items += s[i].n_items;
+        kept++;
+      }
+  g_array_set_size (spans, kept);
+  return n_items;
 }
 
 guint
@@ -628,8 +681,8 @@ strata_zoom_tree_list_chunks (StrataZoomTree *self,
   return out;
 }
 
-/* Dense chunks of @level that are not stored because aggregation would not
- * have halved their items: the query computes them from the raw store. */
+/* Dense chunks of @level that store no channel, aggregation having
+ * halved the items of none: the query computes them from the raw store. */
 guint
 strata_zoom_tree_get_n_plain_chunks (StrataZoomTree *self,
                                      guint           level)

@@ -4,10 +4,12 @@
  * dense chunk it joins the pieces of an activity that a buffer cut split,
  * applies the triviality rule lane by lane (strata-aggregator.c) and, at
  * the chunk's end, stores the items of every channel that has an activity
- * starting in the chunk. A channel whose only business in a chunk is an
- * activity carried through it (a long sleep) is not stored: the query
- * takes that one piece from the raw store, so a thousand sleeping threads
- * do not cost a thousand items in every chunk.
+ * starting in the chunk (where aggregation does not reduce the chunk
+ * whole, of those it reduces: strata_zoom_tree_keep_paying_spans()). A
+ * channel whose only business in a chunk is an activity carried through
+ * it (a long sleep) is not stored: the query takes that one piece from
+ * the raw store, so a thousand sleeping threads do not cost a thousand
+ * items in every chunk.
  *
  * Here: a level's walk through each buffer, the end of its chunk (stored,
  * or only counted), and at the pass's end the chunks computed from the
@@ -36,18 +38,21 @@
 #include "strata-zoom-tree-private.h"
 
 /* The end of a counted chunk: the same decisions as strata_zoom_tree_level_finish_chunk()
- * from the lanes' counts. A chunk worth storing after all is remembered
- * and computed at the end. */
+ * from the lanes' counts. A chunk worth storing after all, whole or some
+ * of its channels, is remembered and computed at the end. */
 static void
 level_finish_count (StrataZoomTree *self,
                     Level          *level)
 {
+  GArray *spans = level->spans, *span_members = level->span_members;
   g_autoptr(GArray) channels = NULL;
-  guint64 members = 0, n_items = 0;
   ClosedIter it;
   ClosedView v;
   gboolean more, failed;
+  guint n_starting;
 
+  g_array_set_size (spans, 0);
+  g_array_set_size (span_members, 0);
   strata_zoom_tree_lanes_close_all (self, level);
   strata_zoom_tree_closed_iter_init (&it, level);
   more = strata_zoom_tree_closed_iter_next (&it, &v);
@@ -68,11 +73,10 @@ level_finish_count (StrataZoomTree *self,
 
       if (n > 0 && starts)
         {
-          if (channels == NULL)
-            channels = g_array_new (FALSE, FALSE, sizeof (guint32));
-          g_array_append_val (channels, channel);
-          n_items += n;
-          members += m;
+          ChannelSpan span = { channel, 0, (guint32) MIN (n, G_MAXUINT32) };
+
+          g_array_append_val (spans, span);
+          g_array_append_val (span_members, m);
         }
     }
   failed = it.failed;
@@ -81,6 +85,10 @@ level_finish_count (StrataZoomTree *self,
   g_array_set_size (level->pages, 0);
   g_array_set_size (level->runs, 0);
   level->spill_end = 0;
+
+  n_starting = spans->len;
+  if (!failed)
+    strata_zoom_tree_keep_paying_spans (self, spans, span_members);
 
   if (failed)
     {
@@ -93,17 +101,23 @@ level_finish_count (StrataZoomTree *self,
       g_array_append_val (level->deferred, d);
       level->last_plain = FALSE;
     }
-  else if (channels == NULL || n_items * MAX (self->params.min_reduction, 1) > members)
+  else if (spans->len == 0)
     {
       level->n_plain++;
       level->last_plain = TRUE;
     }
   else
     {
-      Deferred d = { level->chunk, g_steal_pointer (&channels) };
+      Deferred d = { level->chunk, NULL };
 
+      channels = g_array_sized_new (FALSE, FALSE, sizeof (guint32), spans->len);
+      for (guint k = 0; k < spans->len; k++)
+        g_array_append_val (channels, g_array_index (spans, ChannelSpan, k).channel);
+      d.channels = g_steal_pointer (&channels);
       g_array_append_val (level->deferred, d);
-      level->last_plain = FALSE;
+      /* Stored in part: the next chunk is likely alike, and counting it
+       * costs less than aggregating the channels it will not store. */
+      level->last_plain = spans->len < n_starting;
     }
 
   level->chunk = -1;
@@ -197,7 +211,6 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
                                      Level          *level)
 {
   GArray *spans = level->spans;
-  guint64 members = 0;
   guint n_items = 0;
   ClosedIter it;
   ClosedView v;
@@ -213,6 +226,7 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
     }
 
   g_array_set_size (spans, 0);
+  g_array_set_size (level->span_members, 0);
   strata_zoom_tree_lanes_close_all (self, level);
 
   /* The channels it stores and their items' count, from every lane it
@@ -248,14 +262,13 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
       if (span.n_items > 0 && starts && level->chunk_active)
         {
           g_array_append_val (spans, span);
+          g_array_append_val (level->span_members, m);
           n_items += span.n_items;
-          members += m;
         }
     }
   read_ok = !it.failed;
   strata_zoom_tree_closed_iter_clear (&it);
 
-  /* strata_zoom_tree_worth_storing(), counted on the way. */
   level->last_plain = FALSE;
   if (!read_ok && level->chunk_active)
     {
@@ -267,14 +280,20 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
                  g_strerror (errno));
       g_array_append_val (level->deferred, d);
     }
-  else if (level->chunk_active &&
-           (spans->len == 0 || (guint64) n_items * MAX (self->params.min_reduction, 1) > members))
-    {
-      level->n_plain++;
-      level->last_plain = TRUE;
-    }
   else if (level->chunk_active)
-    store_chunk (self, level, spans, n_items);
+    {
+      guint n_starting = spans->len;
+
+      /* Whole, or the channels aggregation reduces: strata_zoom_tree_keep_paying_spans(). */
+      n_items = (guint) strata_zoom_tree_keep_paying_spans (self, spans, level->span_members);
+      /* Not stored whole: the next chunk is likely alike, and is only
+       * counted (level_finish_count()). */
+      level->last_plain = spans->len < n_starting;
+      if (spans->len == 0)
+        level->n_plain++;
+      else
+        store_chunk (self, level, spans, n_items);
+    }
 
   strata_zoom_tree_lanes_release (level);
   strata_zoom_tree_pool_reset (level);

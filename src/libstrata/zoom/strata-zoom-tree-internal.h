@@ -296,6 +296,7 @@ typedef struct
   GPtrArray *chunks;         /* Chunk *, by index */
   guint      n_plain;        /* dense chunks where aggregation did not pay */
   GArray    *spans;          /* ChannelSpan, scratch */
+  GArray    *span_members;   /* guint64 by span of spans, scratch */
 
   /* Mapped from an index instead of chunks: the chunk index, for each
    * chunk whether its spans were checked (1) or found damaged (2), and the
@@ -624,6 +625,14 @@ strata_zoom_tree_worth_storing (StrataZoomTree *self,
                                 guint           n_spans,
                                 guint64         n_items,
                                 guint64         members);
+gboolean
+strata_zoom_tree_channel_pays (StrataZoomTree *self,
+                               guint64         n_items,
+                               guint64         members);
+guint64
+strata_zoom_tree_keep_paying_spans (StrataZoomTree *self,
+                                    GArray         *spans,
+                                    const GArray   *members);
 guint
 strata_zoom_tree_level_n_chunks (Level *level);
 gboolean

@@ -163,6 +163,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->memo_index = -1;
       level->chunks = g_ptr_array_new ();
       level->spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+      level->span_members = g_array_new (FALSE, FALSE, sizeof (guint64));
       level->deferred = g_array_new (FALSE, FALSE, sizeof (Deferred));
       level->pool = g_ptr_array_new_with_free_func (g_free);
       level->pool_budget = pool_budget;
@@ -316,6 +317,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_array_unref (level->closed);
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
+      g_array_unref (level->span_members);
       for (guint i = 0; i < level->deferred->len; i++)
         g_clear_pointer (&g_array_index (level->deferred, Deferred, i).channels, g_array_unref);
       g_array_unref (level->deferred);
@@ -461,6 +463,7 @@ strata_zoom_tree_release_build_state (StrataZoomTree *self)
       g_array_set_size (level->spill_starts, 0);
       g_array_set_size (level->spill_order, 0);
       g_array_set_size (level->spans, 0);
+      g_array_set_size (level->span_members, 0);
       if (level->spill_fd >= 0)
         {
           close (level->spill_fd);

@@ -45,8 +45,9 @@ typedef struct
   StrataBufferCriterion buffer_criterion;
   gint64                buffer_interval;    /* ns, for FIXED_INTERVAL */
   guint                 buffer_count;       /* for FIXED_COUNT */
-  guint                 min_reduction;      /* store a dense chunk only if it has at most
-                                             * 1/min_reduction items per member; 1 stores all */
+  guint                 min_reduction;      /* store a dense chunk whole if it has at most
+                                             * 1/min_reduction items per member, else its
+                                             * channels that have; 1 stores all */
   gboolean              pipelined;          /* the levels in a thread of their own, behind the
                                              * buffer former (adaptive buffers, one aggregator) */
   const StrataParameters *parameters;       /* how the tree holds what it builds (copied by
