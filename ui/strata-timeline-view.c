@@ -1384,20 +1384,11 @@ add_recent_activities (StrataTimelineView *self,
   for (guint i = 0; i < acts->len; i++)
     {
       const StrataActivity *a = &g_array_index (acts, StrataActivity, i);
-      StrataZoomItem it = { 0 };
+      StrataZoomItem it;
 
       if (a->end - a->start < pixel)
         continue;
-      it.start = a->start;
-      it.end = a->end;
-      it.channel = a->channel;
-      it.label = a->label;
-      it.arg = a->arg;
-      it.kind = a->kind;
-      it.state = a->state;
-      it.flags = a->flags;
-      it.count = 1;
-      it.busy = a->end - a->start;
+      strata_zoom_item_from_activity (&it, a);
       g_array_append_val (out, it);
     }
 }

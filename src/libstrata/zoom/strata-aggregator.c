@@ -93,23 +93,6 @@ strata_aggregate_run_clear (StrataAggregateRun *run)
   run->n_keys = run->keys_alloc = run->n_slots = 0;
 }
 
-static inline void
-item_from_activity (StrataZoomItem       *item,
-                    const StrataActivity *a)
-{
-  item->start = a->start;
-  item->end = a->end;
-  item->channel = a->channel;
-  item->label = a->label;
-  item->arg = a->arg;
-  item->kind = a->kind;
-  item->state = a->state;
-  item->flags = a->flags;
-  item->count = 1;
-  item->reserved = 0;
-  item->busy = a->end - a->start;
-}
-
 static inline gboolean
 key_is (const Key            *k,
         const StrataActivity *a)
@@ -295,7 +278,7 @@ run_offer (StrataAggregateRun   *run,
   if (d >= run->threshold)
     {
       n = run_close (run, &done[0]);
-      item_from_activity (&done[n], activity);
+      strata_zoom_item_from_activity (&done[n], activity);
       return n + 1;
     }
 
@@ -311,7 +294,7 @@ run_offer (StrataAggregateRun   *run,
     }
 
   n = run_close (run, &done[0]);
-  item_from_activity (&run->item, activity);
+  strata_zoom_item_from_activity (&run->item, activity);
   add_key (run, activity);
   run->open = TRUE;
   return n;

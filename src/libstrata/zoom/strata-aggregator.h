@@ -37,6 +37,24 @@ typedef struct
   gint64  busy;    /* the members' summed duration */
 } StrataZoomItem;
 
+/* An activity kept as it is, as an item: one member, busy all along. */
+static inline void
+strata_zoom_item_from_activity (StrataZoomItem       *item,
+                                const StrataActivity *a)
+{
+  item->start = a->start;
+  item->end = a->end;
+  item->channel = a->channel;
+  item->label = a->label;
+  item->arg = a->arg;
+  item->kind = a->kind;
+  item->state = a->state;
+  item->flags = a->flags;
+  item->count = 1;
+  item->reserved = 0;
+  item->busy = a->end - a->start;
+}
+
 typedef struct _StrataAggregateKey StrataAggregateKey;
 
 typedef struct
