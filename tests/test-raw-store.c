@@ -173,6 +173,81 @@ typedef struct
   guint          due;
 } Late;
 
+/* The made-up stream: one in @late_one_in intervals is held back for
+ * @late_min to @late_max activities. */
+typedef struct
+{
+  GRand  *rand;
+  GArray *late;         /* Late, by due */
+  gint64  cursor[SPILL_CHANNELS][4];
+  gint64  last;         /* the latest end so far */
+  guint   n_late;
+  guint   late_one_in;
+  guint   late_min;
+  guint   late_max;
+} Stream;
+
+static void
+stream_init (Stream *st,
+             guint32 seed,
+             guint   late_one_in,
+             guint   late_min,
+             guint   late_max)
+{
+  memset (st, 0, sizeof *st);
+  st->rand = g_rand_new_with_seed (seed);
+  st->late = g_array_new (FALSE, FALSE, sizeof (Late));
+  st->late_one_in = late_one_in;
+  st->late_min = late_min;
+  st->late_max = late_max;
+}
+
+static void
+stream_clear (Stream *st)
+{
+  g_rand_free (st->rand);
+  g_array_unref (st->late);
+}
+
+/* The @i-th activity of the stream into @a; FALSE when it is held back
+ * (nothing to add this time). */
+static gboolean
+stream_next (Stream         *st,
+             guint           i,
+             StrataActivity *a)
+{
+  guint32 c = g_rand_int_range (st->rand, 0, SPILL_CHANNELS);
+  guint l = g_rand_int_range (st->rand, 0, 4);
+
+  memset (a, 0, sizeof *a);
+  if (st->late->len > 0 && g_array_index (st->late, Late, 0).due <= i)
+    {
+      *a = g_array_index (st->late, Late, 0).a;
+      g_array_remove_index (st->late, 0);
+      st->n_late++;
+      return TRUE;
+    }
+
+  a->start = st->cursor[c][l] + g_rand_int_range (st->rand, 0, 1000);
+  a->end = a->start + (l < 3 ? g_rand_int_range (st->rand, 1, 5000) : 0);
+  a->channel = c;
+  a->label = g_rand_int_range (st->rand, 0, 50);
+  a->arg = g_rand_int_range (st->rand, -1, 40000);
+  a->kind = l < 3 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
+  a->flags = l < 3 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+  st->cursor[c][l] = a->end + (l == 3);
+  st->last = MAX (st->last, a->end);
+  if (l < 3 && g_rand_int_range (st->rand, 0, st->late_one_in) == 0)
+    {
+      Late hole = { *a, i + (st->late_min == st->late_max ? st->late_min
+                             : (guint) g_rand_int_range (st->rand, st->late_min, st->late_max)) };
+
+      g_array_append_val (st->late, hole);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 assert_stores_equal_on (StrataRawStore *want,
                         StrataRawStore *got,
@@ -261,12 +336,11 @@ test_spill_bounded (void)
   g_autoptr(StrataRawStore) want = strata_raw_store_new ();
   g_autoptr(StrataRawStore) got = NULL;
   g_autoptr(GRand) rand = g_rand_new_with_seed (11);
-  g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (Late));
   StrataParameters parameters;
-  gint64 cursor[SPILL_CHANNELS][4] = { { 0 } };
+  Stream st;
   guint64 peak = 0;
-  guint n_late = 0, n_long = 0;
-  gint64 last = 0;
+  guint n_late, n_long = 0;
+  gint64 last;
 
   /* What waits for the packer counts too: a queue held well under the
    * bound (the store's own is 8 MiB). */
@@ -275,42 +349,14 @@ test_spill_bounded (void)
   got = strata_raw_store_new_with_parameters (&parameters);
   strata_raw_store_set_spill (want, G_MAXUINT64, 0);
   strata_raw_store_set_spill (got, 0, 0);
+  stream_init (&st, 12, 5000, SPILL_LATE, SPILL_LATE);
 
   for (guint i = 0; i < SPILL_N; i++)
     {
-      StrataActivity a = { 0 };
-      guint32 c = g_rand_int_range (rand, 0, SPILL_CHANNELS);
-      guint l = g_rand_int_range (rand, 0, 4);
+      StrataActivity a;
 
-      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
-        {
-          a = g_array_index (late, Late, 0).a;
-          g_array_remove_index (late, 0);
-          n_late++;
-        }
-      else
-        {
-          gint64 gap = g_rand_int_range (rand, 0, 1000);
-          gint64 len = l < 3 ? g_rand_int_range (rand, 1, 5000) : 0;
-
-          a.start = cursor[c][l] + gap;
-          a.end = a.start + len;
-          a.channel = c;
-          a.label = g_rand_int_range (rand, 0, 50);
-          a.arg = g_rand_int_range (rand, -1, 40000);
-          a.kind = l < 3 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
-          a.flags = l < 3 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
-          cursor[c][l] = a.end + (l == 3);
-          last = MAX (last, a.end);
-          if (l < 3 && g_rand_int_range (rand, 0, 5000) == 0)
-            {
-              Late hole = { a, i + SPILL_LATE };
-
-              g_array_append_val (late, hole);
-              continue;
-            }
-        }
-
+      if (!stream_next (&st, i, &a))
+        continue;
       strata_raw_store_add (&a, want);
       strata_raw_store_add (&a, got);
 
@@ -321,14 +367,17 @@ test_spill_bounded (void)
         }
       /* Read while it is being built, as the viewer does while loading. */
       if (i % 50021 == 0)
-        assert_stores_equal (want, got, last, rand, 40);
+        assert_stores_equal (want, got, st.last, rand, 40);
     }
-  for (guint k = 0; k < late->len; k++)
+  for (guint k = 0; k < st.late->len; k++)
     {
-      strata_raw_store_add (&g_array_index (late, Late, k).a, want);
-      strata_raw_store_add (&g_array_index (late, Late, k).a, got);
-      n_late++;
+      strata_raw_store_add (&g_array_index (st.late, Late, k).a, want);
+      strata_raw_store_add (&g_array_index (st.late, Late, k).a, got);
+      st.n_late++;
     }
+  n_late = st.n_late;
+  last = st.last;
+  stream_clear (&st);
 
   g_test_message ("resident: %" G_GUINT64_FORMAT " bytes spilling (peak %" G_GUINT64_FORMAT "), %"
                   G_GUINT64_FORMAT " in memory; %" G_GUINT64_FORMAT " activities spilled, %u late",
@@ -394,14 +443,12 @@ test_block_copies_equal_uncached (void)
   g_autoptr(StrataRawStore) want = strata_raw_store_new ();
   g_autoptr(StrataRawStore) cached = NULL;
   g_autoptr(StrataRawStore) uncached = NULL;
-  g_autoptr(GRand) rand = g_rand_new_with_seed (23);
-  g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (Late));
   g_autoptr(GAsyncQueue) ask = g_async_queue_new ();
   g_autoptr(GAsyncQueue) done = g_async_queue_new ();
   StrataParameters parameters;
   CopiesReader reader = { ask, done, want, NULL, NULL, 0, 0 };
-  gint64 cursor[SPILL_CHANNELS][4] = { { 0 } };
-  guint n_late = 0;
+  Stream st;
+  guint n_late;
   GThread *thread;
 
   strata_parameters_init (&parameters);
@@ -414,39 +461,16 @@ test_block_copies_equal_uncached (void)
   strata_raw_store_set_spill (uncached, 0, 0);
   reader.cached = cached;
   reader.uncached = uncached;
+  stream_init (&st, 23, 1000, 100, 3 * COPIES_EVERY);
   thread = g_thread_new ("copies-reader", copies_reader, &reader);
 
   for (guint i = 0; i < COPIES_N; i++)
     {
-      StrataActivity a = { 0 };
-      guint32 c = g_rand_int_range (rand, 0, SPILL_CHANNELS);
-      guint l = g_rand_int_range (rand, 0, 4);
+      StrataActivity a;
 
-      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
-        {
-          a = g_array_index (late, Late, 0).a;
-          g_array_remove_index (late, 0);
-          n_late++;
-        }
-      else
-        {
-          a.start = cursor[c][l] + g_rand_int_range (rand, 0, 1000);
-          a.end = a.start + (l < 3 ? g_rand_int_range (rand, 1, 5000) : 0);
-          a.channel = c;
-          a.label = g_rand_int_range (rand, 0, 50);
-          a.arg = g_rand_int_range (rand, -1, 40000);
-          a.kind = l < 3 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
-          a.flags = l < 3 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
-          cursor[c][l] = a.end + (l == 3);
-          reader.last = MAX (reader.last, a.end);
-          if (l < 3 && g_rand_int_range (rand, 0, 1000) == 0)
-            {
-              Late hole = { a, i + g_rand_int_range (rand, 100, 3 * COPIES_EVERY) };
-
-              g_array_append_val (late, hole);
-              continue;
-            }
-        }
+      if (!stream_next (&st, i, &a))
+        continue;
+      reader.last = st.last;
       strata_raw_store_add (&a, want);
       strata_raw_store_add (&a, cached);
       strata_raw_store_add (&a, uncached);
@@ -457,6 +481,8 @@ test_block_copies_equal_uncached (void)
           g_assert_true (g_async_queue_pop (done) == &reader);
         }
     }
+  n_late = st.n_late;
+  stream_clear (&st);
 
   g_async_queue_push (ask, &reader.n_reads);
   g_assert_true (g_async_queue_pop (done) == &reader);
