@@ -1,7 +1,8 @@
 /* strata-spilled-array.c
  *
- * The file grows as the array does (doubling, from 1 MiB), the mapping
- * with it (mremap()). Letting go is madvise (MADV_DONTNEED) of the whole
+ * The array starts in the heap; past LET_GO_WINDOW it moves to a spill
+ * file, which grows as the array does (doubling), the mapping with it
+ * (mremap()). Letting go is madvise (MADV_DONTNEED) of the whole
  * pages before an element: on a shared mapping of a file that drops the
  * pages from the process and keeps their contents in the file, so it is
  * safe beside readers and writers of the same pages on other threads
@@ -60,8 +61,8 @@ page_size (void)
  * strata_spilled_array_new:
  * @elem_size: the size of an element
  *
- * An empty array, in a spill file if there is a folder for one, else in
- * the heap. New elements are zero.
+ * An empty array: in the heap while it is small, then in a spill file if
+ * there is a folder for one (see reserve()). New elements are zero.
  */
 StrataSpilledArray *
 strata_spilled_array_new (guint elem_size)
@@ -125,26 +126,36 @@ grow_file (StrataSpilledArray *self,
   return TRUE;
 }
 
-/* Room for @len elements. Without room in the file (a full disk) the
- * array moves to the heap rather than fail. */
+/* Room for @len elements. While it is no bigger than LET_GO_WINDOW the
+ * array is in the heap: none of it would be let go (tend() keeps the last
+ * LET_GO_WINDOW bytes), and a small trace's tables need no file. Past
+ * that it moves to a spill file; without one, or without room in it (a
+ * full disk), it stays in (or goes back to) the heap rather than fail. */
 static void
 reserve (StrataSpilledArray *self,
          gsize               len)
 {
   gsize old_bytes = self->bytes;
   gsize bytes = MAX (old_bytes, FIRST_BYTES);
+  guint8 *was_in_heap = NULL;
   gsize capacity;
 
   if (len <= self->capacity)
     return;
-  /* The file made with the first element, not before (an array that
-   * stays empty, as a mapped raw store's, needs none). */
-  if (self->data == NULL && self->fd < 0 && !self->in_heap &&
-      (self->fd = strata_spill_file_open (NULL)) < 0)
-    self->in_heap = TRUE;
   while (bytes / self->elem_size < len)
     bytes *= 2;
   capacity = bytes / self->elem_size;
+
+  if (self->fd < 0 && !self->in_heap && bytes > LET_GO_WINDOW)
+    {
+      if ((self->fd = strata_spill_file_open (NULL)) < 0)
+        self->in_heap = TRUE;
+      else
+        {
+          was_in_heap = self->data;
+          self->data = NULL;
+        }
+    }
 
   if (self->fd >= 0 && !grow_file (self, bytes))
     {
@@ -158,6 +169,8 @@ reserve (StrataSpilledArray *self,
           ROOTS_REMOVE (self->data, old_bytes);
           munmap (self->data, old_bytes);
         }
+      else if (was_in_heap != NULL)
+        memcpy (heap, was_in_heap, (gsize) self->len * self->elem_size);
       close (self->fd);
       self->fd = -1;
       self->in_heap = TRUE;
@@ -168,6 +181,9 @@ reserve (StrataSpilledArray *self,
       self->data = g_realloc (self->data, bytes);
       memset (self->data + old_bytes, 0, bytes - old_bytes);
     }
+  else if (was_in_heap != NULL)
+    memcpy (self->data, was_in_heap, (gsize) self->len * self->elem_size);
+  g_free (was_in_heap);
   self->capacity = capacity;
   self->bytes = bytes;
 }

@@ -9,8 +9,9 @@
  * million threads has a million channels, and most are closed.
  *
  * Elements are addressed as in a GArray (data, len), and, as in a
- * GArray, growing may move the data. Without a spill file (no folder
- * for one) the array is in the heap and letting go does nothing.
+ * GArray, growing may move the data. While it is small (up to the 4 MiB
+ * it would keep in memory anyway), and without a spill file (no folder
+ * for one), the array is in the heap and letting go does nothing.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
