@@ -510,7 +510,7 @@ test_disk_full (void)
     return;
 
   g_assert_cmpint (g_mkdir_with_parents (mnt, 0755), ==, 0);
-  if (mount ("tmpfs", mnt, "tmpfs", 0, "size=256k") != 0)
+  if (mount ("tmpfs", mnt, "tmpfs", 0, "size=4m") != 0)
     {
       g_test_fail_printf ("mounting a small tmpfs at %s: %s", mnt, g_strerror (errno));
       return;
@@ -518,9 +518,12 @@ test_disk_full (void)
 
   lock = strata_test_record_lock ();
   {
-    /* Syscalls fill 256 KiB within a second of this. */
+    /* Syscalls fill 4 MiB within a few seconds of this. The disk holds
+     * several of the recorder's blocks (1 MiB at most): one drain's block
+     * on a loaded machine (a late drain) once took the whole of a 256 KiB
+     * disk, and the file held no events at all. */
     const char *args[] = { "record", "-q", "-e", "syscalls", "-o", path, "--duration", "20",
-                           "--", "perf", "bench", "sched", "messaging", "-g", "1", "-l", "200", NULL };
+                           "--", "perf", "bench", "sched", "messaging", "-g", "2", "-l", "5000", NULL };
 
     status = strata_test_run_cli (args, &out, &err);
   }
