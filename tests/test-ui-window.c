@@ -241,7 +241,7 @@ test_search_finds_thread (void)
   g_autoptr(GHashTable) named = text_threads ("sched-messaging");
   const StrataSelection *sel;
   guint n, matches = 0;
-  guint32 first;
+  guint32 first, second;
 
   channels = strata_trace_get_channels (strata_timeline_view_get_trace (view), &n);
 
@@ -270,6 +270,16 @@ test_search_finds_thread (void)
   while (strata_timeline_view_get_search_match (view) != first && matches < 1000);
   g_assert_cmpuint (matches, >=, 20);
   g_assert_cmpuint (matches, <=, g_hash_table_size (named));
+
+  /* The entry reports the text it was given a moment later: the search
+   * is not made again, so the match stepped to meanwhile stays. */
+  g_assert_true (strata_timeline_view_search_step (view, 1));
+  second = strata_timeline_view_get_search_match (view);
+  g_assert_cmpuint (second, !=, first);
+  for (gint64 until = g_get_monotonic_time () + 500 * G_TIME_SPAN_MILLISECOND; g_get_monotonic_time () < until;)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpuint (strata_timeline_view_get_search_match (view), ==, second);
+  g_assert_cmpuint (strata_timeline_view_get_selection (view)->channel, ==, second);
 
   /* A hidden row is shown again when search steps onto it. */
   strata_timeline_view_set_row_hidden (view, thread_channel (4302), TRUE);

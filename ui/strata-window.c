@@ -971,12 +971,32 @@ session_search_changed (StrataWindow *self)
 }
 
 static void
+run_search (StrataWindow *self)
+{
+  guint n = strata_timeline_view_set_search (self->timeline, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+
+  show_search_status (self, n);
+}
+
+/* The entry reports its text a moment after it changed. A search made
+ * already for that text (strata_window_search() makes it at once) is not
+ * made again: that would select the first match anew and scroll to it,
+ * after the user or a growing trace had moved on. */
+static void
 search_changed (GtkSearchEntry *entry,
                 StrataWindow   *self)
 {
-  guint n = strata_timeline_view_set_search (self->timeline, gtk_editable_get_text (GTK_EDITABLE (entry)));
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
+  const char *searched = strata_session_get_search (self->session);
+  guint n = 0;
 
-  show_search_status (self, n);
+  if (searched != NULL && g_str_equal (text, searched))
+    {
+      strata_session_get_matches (self->session, &n);
+      show_search_status (self, n);
+      return;
+    }
+  run_search (self);
 }
 
 void
@@ -988,7 +1008,7 @@ strata_window_search (StrataWindow *self,
   gtk_search_bar_set_search_mode (self->search_bar, text != NULL);
   gtk_editable_set_text (GTK_EDITABLE (self->search_entry), text != NULL ? text : "");
   /* The entry reports changes after a delay; the caller wants them now. */
-  search_changed (self->search_entry, self);
+  run_search (self);
 }
 
 static void
