@@ -989,6 +989,47 @@ assert_string_offsets_refused (Fixture *fx)
   g_assert_nonnull (strstr (error->message, "string table"));
 }
 
+/* A header whose checksum is right but whose tree's span could not be a
+ * trace's (a first time before 0, a last one past 2^62, where the level
+ * arithmetic overflows) is refused, whether or not the caller asks for
+ * given tree parameters. */
+static void
+assert_span_refused (Fixture *fx)
+{
+  const gint64 firsts[] = { -5, 0 };
+  const gint64 lasts[] = { 1000, G_GINT64_CONSTANT (1) << 62 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (firsts); i++)
+    {
+      gsize len;
+      g_autofree guint8 *bad = NULL;
+      StrataIndexHeader *h;
+      StrataZoomParams params;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GError) error2 = NULL;
+      g_autoptr(StrataTrace) trace = NULL;
+      g_autoptr(StrataTrace) trace2 = NULL;
+
+      g_bytes_get_data (fx->good, &len);
+      bad = g_memdup2 (g_bytes_get_data (fx->good, NULL), len);
+      h = (StrataIndexHeader *)(gpointer) bad;
+      h->first = firsts[i];
+      h->last = lasts[i];
+      h->checksum = strata_index_checksum (h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
+      write_file (fx->index_path, bad, len);
+
+      trace = strata_index_open (fx->index_path, NULL, NULL, &error);
+      g_assert_null (trace);
+      g_assert_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT);
+      g_assert_nonnull (strstr (error->message, "span is out of range"));
+
+      strata_zoom_params_init (&params);
+      trace2 = strata_index_open (fx->index_path, NULL, &params, &error2);
+      g_assert_null (trace2);
+      g_assert_error (error2, STRATA_ERROR, STRATA_ERROR_CORRUPT);
+    }
+}
+
 static void
 test_flipped_sections (void)
 {
@@ -1001,6 +1042,7 @@ test_flipped_sections (void)
   good = g_bytes_get_data (fx.good, &len);
   h = (const StrataIndexHeader *)(gconstpointer) good;
   assert_string_offsets_refused (&fx);
+  assert_span_refused (&fx);
 
   for (guint s = 0; s < STRATA_INDEX_N_SECTIONS; s++)
     {

@@ -533,7 +533,6 @@ strata_index_open_map (StrataIndexMap             *map,
   tree_params.buffer_interval = h->buffer_interval;
   tree_params.buffer_count = h->buffer_count;
   tree_params.min_reduction = h->min_reduction;
-  if (params != NULL)
 
   if (h->first <= h->last &&
       (h->first < 0 || h->last >= (G_GINT64_CONSTANT (1) << 62)))
