@@ -1030,6 +1030,67 @@ assert_span_refused (Fixture *fx)
     }
 }
 
+/* The thread rows (a row a thread that ever lived) are checked when the
+ * statistics are first asked for, not at open: damaged, or naming a
+ * channel the trace has not, they are not shown, and the index says it
+ * is damaged, as a query's damaged block does. */
+static void
+assert_thread_rows_checked (Fixture *fx)
+{
+  gsize len;
+  const guint8 *good = g_bytes_get_data (fx->good, &len);
+  const StrataIndexHeader *gh = (const StrataIndexHeader *)(gconstpointer) good;
+  const StrataIndexSection *rows = &gh->sections[STRATA_INDEX_SECTION_THREAD_STATS];
+  const StrataIndexSection *channels = &gh->sections[STRATA_INDEX_SECTION_CHANNELS];
+
+  g_assert_cmpuint (rows->size, >=, 2 * sizeof (StrataThreadStats));
+  for (guint how = 0; how < 2; how++)
+    {
+      g_autofree guint8 *bad = g_memdup2 (good, len);
+      StrataIndexHeader *h = (StrataIndexHeader *)(gpointer) bad;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(StrataTrace) trace = NULL;
+      const StrataStats *stats;
+
+      if (how == 0)
+        bad[rows->offset + rows->size / 2] ^= 0x04;
+      else
+        {
+          /* Checksums right, a row's channel past the table's end. */
+          StrataThreadStats *row = (StrataThreadStats *)(gpointer)(bad + rows->offset) + 1;
+
+          row->channel = (guint32) (channels->size / sizeof (StrataChannel));
+          h->sections[STRATA_INDEX_SECTION_THREAD_STATS].checksum = strata_index_checksum (row - 1, rows->size);
+          h->checksum = strata_index_checksum (h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
+        }
+      write_file (fx->index_path, bad, len);
+      trace = strata_index_open (fx->index_path, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_null (strata_trace_get_index_damage (trace));
+      stats = strata_trace_get_stats (trace);
+      g_assert_nonnull (stats);
+      g_assert_cmpuint (stats->threads->len, ==, 0);
+      g_assert_nonnull (strata_trace_get_index_damage (trace));
+      g_assert_nonnull (strstr (strata_trace_get_index_damage (trace),
+                                how == 0 ? "thread statistics fail their checksum" : "names no channel"));
+      /* Asked again, the same (empty) rows, the damage said once. */
+      g_assert_true (strata_trace_get_stats (trace) == stats);
+      g_assert_cmpuint (stats->threads->len, ==, 0);
+    }
+
+  /* The good index's rows are all there. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(StrataTrace) trace = NULL;
+
+    write_file (fx->index_path, good, len);
+    trace = strata_index_open (fx->index_path, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (strata_trace_get_stats (trace)->threads->len, ==, rows->size / sizeof (StrataThreadStats));
+    g_assert_null (strata_trace_get_index_damage (trace));
+  }
+}
+
 static void
 test_flipped_sections (void)
 {
@@ -1044,12 +1105,18 @@ test_flipped_sections (void)
   assert_string_offsets_refused (&fx);
   assert_span_refused (&fx);
 
-  for (guint s = 0; s < STRATA_INDEX_N_SECTIONS; s++)
+  assert_thread_rows_checked (&fx);
+
+  /* Every section but the thread rows is checked at open; the channel
+   * table's flip is the one left in place for the rebuild. */
+  for (guint s = STRATA_INDEX_N_SECTIONS; s-- > 0;)
     {
       g_autofree guint8 *bad = g_memdup2 (good, len);
       g_autoptr(GError) error = NULL;
       g_autoptr(StrataTrace) trace = NULL;
 
+      if (s == STRATA_INDEX_SECTION_THREAD_STATS)
+        continue;
       g_assert_cmpuint (h->sections[s].size, >, 0);
       bad[h->sections[s].offset + h->sections[s].size / 2] ^= 0x04;
       write_file (fx.index_path, bad, len);
@@ -1550,6 +1617,40 @@ test_cli_damaged_chunk (void)
       g_assert_null (strstr (strstr (err, "rebuilding") + 1, "rebuilding"));
     }
   }
+
+  fixture_clear (&fx);
+}
+
+/* The CLI: thread rows found damaged by `stats` (checked as they are
+ * first asked for) are said once, the index rebuilt and the statistics
+ * the same as without an index. */
+static void
+test_cli_damaged_thread_rows (void)
+{
+  Fixture fx;
+  gsize len;
+  g_autofree guint8 *bad = NULL;
+  const StrataIndexSection *rows;
+  g_autofree char *out = NULL, *err = NULL, *plain = NULL, *plain_err = NULL;
+  const char *args[] = { "stats", "--json", "--index", NULL, NULL, NULL };
+  const char *plain_args[] = { "stats", "--json", "--no-index", NULL, NULL };
+
+  fixture_init (&fx, "sched-small.dat");
+  g_bytes_get_data (fx.good, &len);
+  bad = g_memdup2 (g_bytes_get_data (fx.good, NULL), len);
+  rows = &((const StrataIndexHeader *)(gconstpointer) bad)->sections[STRATA_INDEX_SECTION_THREAD_STATS];
+  g_assert_cmpuint (rows->size, >, 0);
+  bad[rows->offset + rows->size / 2] ^= 0x10;
+  write_file (fx.index_path, bad, len);
+
+  args[3] = fx.index_path;
+  args[4] = fx.trace_path;
+  plain_args[3] = fx.trace_path;
+  g_assert_cmpint (strata_test_run_cli (plain_args, &plain, &plain_err), ==, 0);
+  g_assert_cmpint (strata_test_run_cli (args, &out, &err), ==, 0);
+  g_assert_cmpstr (out, ==, plain);
+  g_assert_nonnull (strstr (err, "thread statistics fail their checksum; rebuilding"));
+  g_assert_null (strstr (strstr (err, "rebuilding") + 1, "rebuilding"));
 
   fixture_clear (&fx);
 }
@@ -2126,6 +2227,7 @@ main (int    argc,
   g_test_add_func ("/strata/index/fault/written-does-not-read-back", test_written_does_not_read_back);
   g_test_add_func ("/strata/index/place", test_default_place);
   g_test_add_func ("/strata/index/cli/damaged-chunk", test_cli_damaged_chunk);
+  g_test_add_func ("/strata/index/cli/damaged-thread-rows", test_cli_damaged_thread_rows);
   g_test_add_func ("/strata/index/cli/same-answers", test_cli_same_answers);
 
   return g_test_run ();

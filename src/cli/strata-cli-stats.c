@@ -341,10 +341,19 @@ strata_cli_stats (int    argc,
       /* The index keeps the statistics; the pass that builds it accounts
        * the activities as they stream past, without keeping them. */
       trace = strata_cli_open_trace (file, NULL, &index);
+      if (trace == NULL)
+        {
+          g_free (index.index_path);
+          return STRATA_CLI_EXIT_FAILED;
+        }
+      stats = strata_trace_get_stats (trace);
+      /* The thread rows are checked as they are first asked for: an
+       * index whose rows are damaged is rebuilt and asked again. */
+      if (strata_cli_rebuild_if_damaged (&trace, file, NULL, &index))
+        stats = trace != NULL ? strata_trace_get_stats (trace) : NULL;
       g_free (index.index_path);
       if (trace == NULL)
         return STRATA_CLI_EXIT_FAILED;
-      stats = strata_trace_get_stats (trace);
     }
   g_assert (stats != NULL);
 

@@ -78,9 +78,6 @@ read_details (GVariantDict     *dict,
     }
 }
 
-/* Channels checked between two let-goes of their pages. */
-#define CHECK_WINDOW (1u << 16)
-
 static gboolean
 corrupt (GError     **error,
          const char  *what)
@@ -93,6 +90,7 @@ static const guint8 *
 section (StrataIndexMap           *map,
          const StrataIndexHeader  *h,
          StrataIndexSectionId      id,
+         gboolean                  verify,
          gsize                    *size,
          GError                  **error)
 {
@@ -106,13 +104,37 @@ section (StrataIndexMap           *map,
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT, "the %s is out of bounds", names[id]);
       return NULL;
     }
-  if (!strata_index_map_verify (map, base + s->offset, s->size, s->checksum))
+  if (verify && !strata_index_map_verify (map, base + s->offset, s->size, s->checksum))
     {
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_CORRUPT, "the %s fails its checksum", names[id]);
       return NULL;
     }
   *size = s->size;
   return base + s->offset;
+}
+
+typedef struct
+{
+  guint n_channels;
+  guint n_strings;
+} ChannelCheck;
+
+/* Each channel of a window is of a known kind, and its name and parent
+ * are in their tables. */
+static gboolean
+channels_sound (const void *elements,
+                gsize       first,
+                gsize       n,
+                gpointer    user_data)
+{
+  const StrataChannel *channels = elements;
+  const ChannelCheck *check = user_data;
+
+  for (gsize i = 0; i < n; i++)
+    if (channels[i].kind > STRATA_CHANNEL_THREAD || channels[i].name >= check->n_strings ||
+        (channels[i].parent != STRATA_CHANNEL_NONE && channels[i].parent >= check->n_channels))
+      return FALSE;
+  return TRUE;
 }
 
 static StrataStringPool *
@@ -154,10 +176,9 @@ read_latency (GVariant      *v,
 }
 
 static StrataStats *
-read_stats (GVariantDict            *dict,
-            guint                    n_channels,
-            const StrataThreadStats *thread_rows,
-            gsize                    threads_size)
+read_stats (GVariantDict *dict,
+            guint         n_channels,
+            gsize         threads_size)
 {
   g_autoptr(GVariant) wakeup = NULL, cpus = NULL;
   const StrataCpuStats *cpu_rows;
@@ -174,9 +195,6 @@ read_stats (GVariantDict            *dict,
   for (gsize i = 0; i < cpus_size / sizeof (StrataCpuStats); i++)
     if (cpu_rows[i].channel >= n_channels)
       return NULL;
-  for (gsize i = 0; i < threads_size / sizeof (StrataThreadStats); i++)
-    if (thread_rows[i].channel >= n_channels)
-      return NULL;
 
   stats = g_new0 (StrataStats, 1);
   if (!g_variant_dict_lookup (dict, "stats-span", "(xxt)", &stats->start, &stats->end, &stats->switches))
@@ -188,9 +206,9 @@ read_stats (GVariantDict            *dict,
   stats->cpus = g_array_new (FALSE, TRUE, sizeof (StrataCpuStats));
   g_array_append_vals (stats->cpus, cpu_rows, cpus_size / sizeof (StrataCpuStats));
   /* The thread rows (an 112-byte row a thread that ever lived: 5 MB for
-   * a 20M-event trace) are checked here but copied out of the map only
-   * when the statistics are first asked for (strata_trace_get_stats()):
-   * the copy's fresh pages were half of what an open cost. */
+   * a 20M-event trace) are checked and copied out of the map only when
+   * the statistics are first asked for (strata_trace_get_stats()): the
+   * copy's fresh pages were half of what an open cost. */
   stats->threads = NULL;
 
   return stats;
@@ -273,18 +291,12 @@ read_meta (StrataIndexMap    *map,
     gsize n;
     const guint64 *values = g_variant_get_fixed_array (switches, &n, sizeof (guint64));
 
-    if (n != n_channels)
+    /* Up to the last channel that has any (CPU channels): those past it
+     * have none. */
+    if (n > n_channels)
       return corrupt (error, "the context switches do not match the channels");
-    /* Only CPU channels have any: the array stops at the last that has
-     * (a million threads' zeros were 8 MB), and the zeros read go. */
-    while (n > 0 && values[n - 1] == 0)
-      {
-        n--;
-        if (n % CHECK_WINDOW == 0)
-          strata_index_map_let_go (map, values + n, (n_channels - n) * sizeof (guint64));
-      }
     parts->switches = g_array_sized_new (FALSE, TRUE, sizeof (guint64), (guint) n);
-    g_array_append_vals (parts->switches, values, n);
+    g_array_append_vals (parts->switches, values, (guint) n);
   }
 
   damage = g_variant_dict_lookup_value (dict, "damage", G_VARIANT_TYPE ("(us)"));
@@ -297,7 +309,7 @@ read_meta (StrataIndexMap    *map,
       parts->damage = g_error_new_literal (STRATA_ERROR, code, message);
     }
 
-  parts->stats = read_stats (dict, n_channels, (const StrataThreadStats *)(gconstpointer) thread_rows, threads_size);
+  parts->stats = read_stats (dict, n_channels, threads_size);
   if (parts->stats == NULL)
     return corrupt (error, "the statistics are missing");
   parts->thread_rows = (const StrataThreadStats *)(gconstpointer) thread_rows;
@@ -463,11 +475,11 @@ strata_index_open_map (StrataIndexMap             *map,
   if (!check_header (map, h, identity, params, error))
     return NULL;
 
-  data = section (map, h, STRATA_INDEX_SECTION_STRINGS, &size, error);
+  data = section (map, h, STRATA_INDEX_SECTION_STRINGS, TRUE, &size, error);
   if (data == NULL || (parts.strings = read_strings (data, size, error)) == NULL)
     goto fail;
 
-  data = section (map, h, STRATA_INDEX_SECTION_CHANNELS, &size, error);
+  data = section (map, h, STRATA_INDEX_SECTION_CHANNELS, FALSE, &size, error);
   if (data == NULL)
     goto fail;
   if (size % sizeof (StrataChannel) != 0)
@@ -477,24 +489,27 @@ strata_index_open_map (StrataIndexMap             *map,
     }
   n_channels = size / sizeof (StrataChannel);
   /* Read in place, not copied: a million threads' channels are 40 MB,
-   * and once checked they are read a few at a time (the rows shown). The
-   * check lets go of their pages behind it. */
+   * and once checked they are read a few at a time (the rows shown).
+   * Hashed and checked in one read, whose pages go behind it. */
+  {
+    ChannelCheck check = { n_channels, strata_string_pool_get_size (parts.strings) };
+    gboolean sound;
+
+    if (!strata_index_map_verify_visit (map, data, size, h->sections[STRATA_INDEX_SECTION_CHANNELS].checksum,
+                                        sizeof (StrataChannel), channels_sound, &check, &sound))
+      {
+        corrupt (error, "the channel table fails its checksum");
+        goto fail;
+      }
+    if (!sound)
+      {
+        corrupt (error, "the channel table is damaged");
+        goto fail;
+      }
+  }
   parts.mapped_channels = (const StrataChannel *)(gconstpointer) data;
   parts.n_mapped_channels = n_channels;
   parts.channels_map = strata_index_map_ref (map);
-  for (guint i = 0; i < n_channels; i++)
-    {
-      const StrataChannel *ch = &parts.mapped_channels[i];
-
-      if (ch->kind > STRATA_CHANNEL_THREAD || ch->name >= strata_string_pool_get_size (parts.strings) ||
-          (ch->parent != STRATA_CHANNEL_NONE && ch->parent >= n_channels))
-        {
-          corrupt (error, "the channel table is damaged");
-          goto fail;
-        }
-      if ((i + 1) % CHECK_WINDOW == 0 || i + 1 == n_channels)
-        strata_index_map_let_go (map, data, (gsize) (i + 1) * sizeof (StrataChannel));
-    }
   if (h->n_raw_channels > n_channels)
     {
       corrupt (error, "the raw store has more channels than the trace");
@@ -505,17 +520,21 @@ strata_index_open_map (StrataIndexMap             *map,
     const guint8 *rows;
     gsize rows_size;
 
-    if ((rows = section (map, h, STRATA_INDEX_SECTION_THREAD_STATS, &rows_size, error)) == NULL ||
-        (data = section (map, h, STRATA_INDEX_SECTION_META, &size, error)) == NULL ||
+    /* The thread rows (112 bytes a thread that ever lived, 121 MB for a
+     * million) are checked when the statistics are first asked for
+     * (strata_trace_get_stats()), not on every open. */
+    if ((rows = section (map, h, STRATA_INDEX_SECTION_THREAD_STATS, FALSE, &rows_size, error)) == NULL ||
+        (data = section (map, h, STRATA_INDEX_SECTION_META, TRUE, &size, error)) == NULL ||
         !read_meta (map, data, size, rows, rows_size, strata_string_pool_get_size (parts.strings), n_channels, &parts,
                     error))
       goto fail;
     /* Copied out of it: its file pages go (a word per channel). */
     strata_index_map_let_go (map, data, size);
     parts.stats_map = strata_index_map_ref (map);
+    parts.thread_rows_checksum = h->sections[STRATA_INDEX_SECTION_THREAD_STATS].checksum;
   }
 
-  data = section (map, h, STRATA_INDEX_SECTION_LEVELS, &size, error);
+  data = section (map, h, STRATA_INDEX_SECTION_LEVELS, TRUE, &size, error);
   if (data == NULL)
     goto fail;
   if (size != (gsize) h->n_ranks * sizeof (StrataIndexLevel))

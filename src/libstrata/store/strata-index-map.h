@@ -36,6 +36,21 @@ gboolean          strata_index_map_verify          (StrataIndexMap  *self,
                                                     const void      *data,
                                                     gsize            size,
                                                     guint64          checksum);
+
+/* Checks @n elements from the @first: whether they are sound. */
+typedef gboolean (*StrataIndexVisitFunc) (const void *elements,
+                                          gsize       first,
+                                          gsize       n,
+                                          gpointer    user_data);
+
+gboolean          strata_index_map_verify_visit    (StrataIndexMap       *self,
+                                                    const void           *data,
+                                                    gsize                 size,
+                                                    guint64               checksum,
+                                                    gsize                 elem_size,
+                                                    StrataIndexVisitFunc  visit,
+                                                    gpointer              user_data,
+                                                    gboolean             *visited);
 void              strata_index_map_let_go          (StrataIndexMap  *self,
                                                     const void      *data,
                                                     gsize            size);

@@ -35,8 +35,9 @@ typedef struct
   GError           *damage;        /* taken */
   StrataZoomTree   *tree;          /* taken */
   StrataStats      *stats;         /* taken; its threads NULL until asked for: */
-  const StrataThreadStats *thread_rows;  /* ... these, in stats_map */
-  gsize             n_thread_rows;
+  const StrataThreadStats *thread_rows;  /* ... these, in stats_map, not */
+  gsize             n_thread_rows;         /* yet checked against ... */
+  guint64           thread_rows_checksum;  /* ... their checksum */
   StrataIndexMap   *stats_map;     /* taken */
   char             *index_path;    /* taken */
 } StrataTraceParts;

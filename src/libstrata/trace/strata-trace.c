@@ -73,9 +73,11 @@ struct _StrataTrace
   StrataSourceInfo  *info;
   StrataStats       *stats;
   /* Opened from an index: the statistics' thread rows, still in the map,
-   * until strata_trace_get_stats() copies them into stats->threads. */
+   * until strata_trace_get_stats() checks them and copies them into
+   * stats->threads. */
   const StrataThreadStats *pending_rows;
   gsize              n_pending_rows;
+  guint64            pending_checksum;
   StrataIndexMap    *pending_map;
   GMutex             stats_lock;
   char              *index_path;
@@ -915,6 +917,7 @@ strata_trace_new_from_parts (StrataTraceParts *parts)
     {
       self->pending_map = g_steal_pointer (&parts->stats_map);
       self->n_pending_rows = parts->n_thread_rows;
+      self->pending_checksum = parts->thread_rows_checksum;
       g_atomic_pointer_set (&self->pending_rows, parts->thread_rows);
     }
   self->index_path = g_steal_pointer (&parts->index_path);
@@ -942,13 +945,37 @@ strata_trace_set_stats (StrataTrace *self,
  * Returns: (nullable): the statistics, if the trace came through an index
  *   (which keeps them) or was loaded to build one
  */
+/* The index's thread rows are those its writer wrote, and each names a
+ * channel of the trace; if not, the map remembers the damage. Called with
+ * stats_lock held. */
+static gboolean
+thread_rows_check (StrataTrace *self)
+{
+  gsize size = self->n_pending_rows * sizeof (StrataThreadStats);
+
+  if (!strata_index_map_verify (self->pending_map, self->pending_rows, size, self->pending_checksum))
+    {
+      strata_index_map_note_damage (self->pending_map, "the thread statistics fail their checksum");
+      return FALSE;
+    }
+  for (gsize i = 0; i < self->n_pending_rows; i++)
+    if (self->pending_rows[i].channel >= self->n_channels)
+      {
+        strata_index_map_note_damage (self->pending_map, "thread statistics row %" G_GSIZE_FORMAT " names no channel", i);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 const StrataStats *
 strata_trace_get_stats (StrataTrace *self)
 {
   g_return_val_if_fail (STRATA_IS_TRACE (self), NULL);
 
-  /* The thread rows of an index, copied on the first call (from any
-   * thread): pending_rows goes back to NULL once stats->threads is set. */
+  /* The thread rows of an index, checked and copied on the first call
+   * (from any thread): pending_rows goes back to NULL once stats->threads
+   * is set. Rows that fail the check are not shown: the statistics have
+   * no threads, and the index says it is damaged (to be rebuilt). */
   if G_UNLIKELY (g_atomic_pointer_get (&self->pending_rows) != NULL)
     {
       g_mutex_lock (&self->stats_lock);
@@ -956,7 +983,8 @@ strata_trace_get_stats (StrataTrace *self)
         {
           GArray *threads = g_array_sized_new (FALSE, TRUE, sizeof (StrataThreadStats), (guint) self->n_pending_rows);
 
-          g_array_append_vals (threads, self->pending_rows, (guint) self->n_pending_rows);
+          if (thread_rows_check (self))
+            g_array_append_vals (threads, self->pending_rows, (guint) self->n_pending_rows);
           self->stats->threads = threads;
           g_atomic_pointer_set (&self->pending_rows, NULL);
           g_clear_pointer (&self->pending_map, strata_index_map_unref);
