@@ -945,25 +945,42 @@ strata_trace_set_stats (StrataTrace *self,
  * Returns: (nullable): the statistics, if the trace came through an index
  *   (which keeps them) or was loaded to build one
  */
+/* Each thread row of a window names a channel of the trace. */
+static gboolean
+thread_rows_sound (const void *elements,
+                   gsize       first,
+                   gsize       n,
+                   gpointer    user_data)
+{
+  const StrataThreadStats *rows = elements;
+  StrataTrace *self = user_data;
+
+  for (gsize i = 0; i < n; i++)
+    if (rows[i].channel >= self->n_channels)
+      return FALSE;
+  return TRUE;
+}
+
 /* The index's thread rows are those its writer wrote, and each names a
- * channel of the trace; if not, the map remembers the damage. Called with
- * stats_lock held. */
+ * channel of the trace (hashed and checked in one read); if not, the map
+ * remembers the damage. Called with stats_lock held. */
 static gboolean
 thread_rows_check (StrataTrace *self)
 {
   gsize size = self->n_pending_rows * sizeof (StrataThreadStats);
+  gboolean sound;
 
-  if (!strata_index_map_verify (self->pending_map, self->pending_rows, size, self->pending_checksum))
+  if (!strata_index_map_verify_visit (self->pending_map, self->pending_rows, size, self->pending_checksum,
+                                      sizeof (StrataThreadStats), thread_rows_sound, self, &sound))
     {
       strata_index_map_note_damage (self->pending_map, "the thread statistics fail their checksum");
       return FALSE;
     }
-  for (gsize i = 0; i < self->n_pending_rows; i++)
-    if (self->pending_rows[i].channel >= self->n_channels)
-      {
-        strata_index_map_note_damage (self->pending_map, "thread statistics row %" G_GSIZE_FORMAT " names no channel", i);
-        return FALSE;
-      }
+  if (!sound)
+    {
+      strata_index_map_note_damage (self->pending_map, "a thread statistics row names no channel");
+      return FALSE;
+    }
   return TRUE;
 }
 
