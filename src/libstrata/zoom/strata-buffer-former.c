@@ -610,11 +610,12 @@ publish_incoming (StrataZoomTree *self)
     return;
 
   g_rw_lock_writer_lock (&self->lock);
+  strata_raw_store_add_many (self->raw, &g_array_index (self->incoming, StrataActivity, self->n_published),
+                             self->incoming->len - self->n_published);
   for (guint i = self->n_published; i < self->incoming->len; i++)
     {
       const StrataActivity *a = &g_array_index (self->incoming, StrataActivity, i);
 
-      strata_raw_store_add (a, self->raw);
       self->first = MIN (self->first, a->start);
       self->last = MAX (self->last, last_point (a));
     }
