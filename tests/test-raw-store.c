@@ -989,6 +989,104 @@ test_pages_equal_unpaged (void)
     g_thread_join (threads[t]);
 }
 
+/* strata_raw_store_add_many() makes the store that adding the same
+ * activities one by one makes: it only fetches ahead what those adds
+ * touch. In batches of every size from 1, over lanes that spill, page,
+ * are sealed and reopened, with late activities that bring spilled
+ * blocks back, and channels first seen within a batch. */
+static void
+test_add_many_equals_add (void)
+{
+  g_autoptr(StrataRawStore) want = strata_raw_store_new ();
+  g_autoptr(StrataRawStore) got = strata_raw_store_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (43);
+  g_autoptr(GArray) stream = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (Late));
+  gint64 cursor[PAGED_CHANNELS][3] = { { 0 } };
+  gint64 last = 0;
+  guint sealed_at = PAGED_N / 3, n_late = 0, at = 0;
+
+  for (guint i = 0; i < PAGED_N; i++)
+    {
+      StrataActivity a = { 0 };
+      /* Channels come into use one by one over the first tenth. */
+      guint32 c = g_rand_int_range (rand, 0, MIN (PAGED_CHANNELS, 1 + i / (PAGED_N / 10 / PAGED_CHANNELS)));
+      guint l = g_rand_int_range (rand, 0, 3);
+
+      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
+        {
+          a = g_array_index (late, Late, 0).a;
+          g_array_remove_index (late, 0);
+          n_late++;
+        }
+      else
+        {
+          gint64 len = l < 2 ? g_rand_int_range (rand, 1, 5000) : 0;
+
+          a.start = cursor[c][l] + g_rand_int_range (rand, 0, 1000);
+          a.end = a.start + len;
+          a.channel = c;
+          a.label = g_rand_int_range (rand, 0, 50);
+          a.arg = g_rand_int_range (rand, -1, 40000);
+          a.kind = l < 2 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
+          a.flags = l < 2 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+          cursor[c][l] = a.end + (l == 2);
+          last = MAX (last, a.end);
+          if (l < 2 && g_rand_int_range (rand, 0, 3000) == 0)
+            {
+              Late hole = { a, i + PAGED_LATE };
+
+              g_array_append_val (late, hole);
+              continue;
+            }
+        }
+      g_array_append_val (stream, a);
+    }
+  for (guint k = 0; k < late->len; k++)
+    g_array_append_val (stream, g_array_index (late, Late, k).a);
+  g_assert_cmpuint (n_late, >, 10);
+
+  for (guint k = 0; k < 2; k++)
+    {
+      StrataRawStore *store = k == 0 ? want : got;
+
+      strata_raw_store_set_page_blocks (store, PAGED_BLOCKS);
+      strata_raw_store_set_spill (store, 0, 0);
+    }
+
+  while (at < stream->len)
+    {
+      const StrataActivity *acts = &g_array_index (stream, StrataActivity, at);
+      guint n = g_rand_int_range (rand, 1, 300);
+
+      n = MIN (n, stream->len - at);
+
+      /* A channel sealed between two batches, then reopened. */
+      if (at <= sealed_at && sealed_at < at + n)
+        {
+          n = sealed_at - at;
+          strata_raw_store_close_channel (want, PAGED_REOPENED);
+          strata_raw_store_close_channel (got, PAGED_REOPENED);
+          sealed_at = G_MAXUINT;
+        }
+      for (guint i = 0; i < n; i++)
+        strata_raw_store_add (&acts[i], want);
+      strata_raw_store_add_many (got, acts, n);
+      at += n;
+    }
+
+  g_assert_cmpuint (strata_raw_store_get_size (got), ==, stream->len);
+  g_assert_cmpuint (strata_raw_store_get_size (want), ==, stream->len);
+  g_assert_cmpuint (strata_raw_store_get_n_pages (got), >, 0);
+  g_assert_cmpuint (strata_raw_store_get_n_pages (got), ==, strata_raw_store_get_n_pages (want));
+  g_assert_cmpuint (strata_raw_store_get_unspilled (got), >, 0);
+  g_assert_cmpuint (strata_raw_store_get_unspilled (got), ==, strata_raw_store_get_unspilled (want));
+  g_assert_cmpuint (strata_raw_store_get_spilled (got), ==, strata_raw_store_get_spilled (want));
+  assert_stores_equal_on (want, got, PAGED_CHANNELS, last, rand, 400);
+  assert_begins_equal (want, got, PAGED_CHANNELS, last, rand);
+  g_assert_cmpuint (assert_lanes_equal (want, got, PAGED_CHANNELS, 8), ==, PAGED_CHANNELS * 3);
+}
+
 /* The index written from a store with paged lanes is the same bytes as
  * from one without (the writer reads the pages back in order), and it
  * answers as the store it was written from. */
@@ -1121,6 +1219,7 @@ main (int    argc,
   g_test_add_func ("/strata/raw-store/few-lanes-per-channel", test_few_lanes_per_channel);
   g_test_add_func ("/strata/raw-store/pages-equal-unpaged", test_pages_equal_unpaged);
   g_test_add_func ("/strata/raw-store/pages-index-round-trip", test_pages_index_round_trip);
+  g_test_add_func ("/strata/raw-store/add-many-equals-add", test_add_many_equals_add);
   g_test_add_func ("/strata/raw-store/pages-resident-flat", test_pages_resident_flat);
   g_test_add_func ("/strata/raw-store/block-copies-equal-uncached", test_block_copies_equal_uncached);
   return g_test_run ();

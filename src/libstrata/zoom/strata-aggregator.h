@@ -59,14 +59,16 @@ typedef struct _StrataAggregateKey StrataAggregateKey;
 
 typedef struct
 {
-  /* The part an offer reads first: the build keeps a run per lane and
-   * level, and touches thousands of them per buffer. */
-  guint32             open;
-  guint32             n_keys;
-  guint32             last_key;  /* the candidate found last: members repeat */
-  guint32             keys_alloc;
+  /* The part an offer reads first, in 64 bytes: the build keeps a run
+   * per lane and level, and touches thousands of them per buffer (a lane
+   * state puts it on a cache line of its own, strata-zoom-tree-internal.h). */
   StrataZoomItem      item;
   gint64              threshold;
+  guint32             open;
+  guint32             n_keys;
+  /* What a merge reads too. */
+  guint32             last_key;  /* the candidate found last: members repeat */
+  guint32             keys_alloc;
   /* Candidates for the dominant member, in the order they joined. An
    * aggregate at a coarse level can have thousands of distinct members
    * (the tasks of a CPU, the targets of wakeups), so past a few they are

@@ -204,6 +204,56 @@ adaptive_end (StrataZoomTree *self,
       }
 }
 
+/* Pieces ahead of the one offered whose lane states are fetched into
+ * the cache meanwhile (prefetch_lanes()). */
+#define PREFETCH_AHEAD 8
+
+/* Asks the cache for the states that consume() will offer @piece (of
+ * lane @id) to: each is a miss, about nine a piece on the dense shape,
+ * and the walk waited for them one by one (the first line of a state
+ * held most of its samples, whatever its layout). Nothing is taken: a
+ * lane that no level has open yet, or that a level has not, is left to
+ * the offer. Inlined always: a function that only prefetches is one
+ * without effects to GCC, and its calls were dropped. */
+static G_ALWAYS_INLINE inline void
+prefetch_lanes (StrataZoomTree       *self,
+                const StrataActivity *piece,
+                guint32               id,
+                Level * const        *active,
+                guint                 n_active,
+                Level * const        *fresh,
+                guint                 n_fresh)
+{
+  const guint16 through = STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
+  Level * const *levels = active;
+  guint n_levels = n_active;
+  guint32 slot;
+
+  if ((piece->flags & through) == through)
+    {
+      levels = fresh;
+      n_levels = n_fresh;
+    }
+  if (id >= self->slot_of->len || (slot = strata_spilled_array_index (self->slot_of, guint32, id)) == 0)
+    return;
+  slot--;
+  for (guint k = 0; k < n_levels; k++)
+    {
+      const Level *level = levels[k];
+      guint32 place;
+
+      if (slot < level->place_of->len && (place = g_array_index (level->place_of, guint32, slot)) != 0)
+        {
+          const guint8 *lane = (const guint8 *) &level->lane_blocks[(place - 1) / LANE_BLOCK][(place - 1) % LANE_BLOCK];
+
+          __builtin_prefetch (lane, 1);
+          __builtin_prefetch (lane + LANE_LINE, 1);
+          if (!level->counting)
+            __builtin_prefetch (lane + 2 * LANE_LINE, 1);
+        }
+    }
+}
+
 /* Every level consumes the buffer. An adaptive buffer lies inside one
  * chunk of every active rank, so its pieces go to every such rank in one
  * walk: each piece's lane is found once, and its states at the ranks are
@@ -258,6 +308,9 @@ consume (StrataZoomTree *self,
       {
         guint32 slot;
 
+        if (i + PREFETCH_AHEAD < n)
+          prefetch_lanes (self, &pieces[i + PREFETCH_AHEAD], ids[i + PREFETCH_AHEAD],
+                          active, n_active, fresh, n_fresh);
         if ((pieces[i].flags & through) == through)
           {
             if (n_fresh == 0)
@@ -557,11 +610,12 @@ publish_incoming (StrataZoomTree *self)
     return;
 
   g_rw_lock_writer_lock (&self->lock);
+  strata_raw_store_add_many (self->raw, &g_array_index (self->incoming, StrataActivity, self->n_published),
+                             self->incoming->len - self->n_published);
   for (guint i = self->n_published; i < self->incoming->len; i++)
     {
       const StrataActivity *a = &g_array_index (self->incoming, StrataActivity, i);
 
-      strata_raw_store_add (a, self->raw);
       self->first = MIN (self->first, a->start);
       self->last = MAX (self->last, last_point (a));
     }

@@ -1154,20 +1154,11 @@ strata_raw_store_set_page_blocks (StrataRawStore *self,
   self->page_fences = self->page_blocks * (STRATA_RAW_STORE_BLOCK / FENCE_STEP);
 }
 
-/**
- * strata_raw_store_add:
- * @activity: a complete activity
- * @store: a #StrataRawStore
- *
- * A #StrataActivityFunc, so the store can be the kernel model's sink. The
- * model completes a lane's activities in start order; one that comes late
- * is put in its place.
- */
-void
-strata_raw_store_add (const StrataActivity *activity,
-                      gpointer              store)
+/* strata_raw_store_add(), for strata_raw_store_add_many() too. */
+static G_ALWAYS_INLINE inline void
+add_one (StrataRawStore       *self,
+         const StrataActivity *activity)
 {
-  StrataRawStore *self = store;
   guint l = lane_of (activity);
   Channel *ch;
   Lane *rl;
@@ -1254,6 +1245,100 @@ strata_raw_store_add (const StrataActivity *activity,
     }
   self->peak_lane_bytes = MAX (self->peak_lane_bytes, self->lane_bytes);
 }
+
+/**
+ * strata_raw_store_add:
+ * @activity: a complete activity
+ * @store: a #StrataRawStore
+ *
+ * A #StrataActivityFunc, so the store can be the kernel model's sink. The
+ * model completes a lane's activities in start order; one that comes late
+ * is put in its place.
+ */
+void
+strata_raw_store_add (const StrataActivity *activity,
+                      gpointer              store)
+{
+  add_one (store, activity);
+}
+
+/* Asks the cache for what adding @a will touch, in three steps, each
+ * once the one before it has arrived: the channel's entry (@step 0), its
+ * lane's record (1), the lane's tail, where it writes, and its first
+ * activity when it has spilled ones (2). Nothing is
+ * changed, and what an add in between moves is only fetched in vain. */
+static G_ALWAYS_INLINE inline void
+prefetch_add (StrataRawStore       *self,
+              const StrataActivity *a,
+              guint                 step)
+{
+  const Channel *ch;
+  const Lane *rl;
+  guint l;
+
+  if (a->channel >= self->channels->len)
+    return;
+  ch = &strata_spilled_array_index (self->channels, Channel, a->channel);
+  if (step == 0)
+    {
+      __builtin_prefetch (ch, 1);
+      return;
+    }
+  l = lane_of (a);
+  if (!(ch->present & (1u << l)) || (ch->present & SEALED))
+    return;
+  rl = &ch->lanes[__builtin_popcount (ch->present & ((1u << l) - 1))];
+  if (step == 1)
+    __builtin_prefetch (rl, 1);
+  else if (rl->n_acts > 0)
+    {
+      /* The first one too, when some are spilled: it says whether the
+       * new one falls among them. */
+      if (rl->n_spilled > 0 || rl->n_pages > 0)
+        __builtin_prefetch (&rl->acts[0], 0);
+      __builtin_prefetch (&rl->acts[rl->n_acts - 1], 1);
+      if (rl->n_acts < rl->acts_alloc)
+        __builtin_prefetch (&rl->acts[rl->n_acts], 1);
+    }
+}
+
+/* How far ahead of the activity added strata_raw_store_add_many() takes
+ * each step of prefetch_add(). */
+#define PREFETCH_CHANNEL 12
+#define PREFETCH_LANE    8
+#define PREFETCH_TAIL    4
+
+/**
+ * strata_raw_store_add_many:
+ * @self: a #StrataRawStore
+ * @activities: (array length=n): complete activities
+ * @n: how many
+ *
+ * strata_raw_store_add() of each, in turn. Each add misses the cache
+ * twice or three times, one miss waiting for the other (its channel's
+ * entry, then its lane, then the lane's tail: a tenth of the build's
+ * time on thousands of busy threads); knowing the activities to come,
+ * this fetches those of the ones a few places ahead meanwhile.
+ */
+void
+strata_raw_store_add_many (StrataRawStore       *self,
+                           const StrataActivity *activities,
+                           guint                 n)
+{
+  g_return_if_fail (self != NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (i + PREFETCH_CHANNEL < n)
+        prefetch_add (self, &activities[i + PREFETCH_CHANNEL], 0);
+      if (i + PREFETCH_LANE < n)
+        prefetch_add (self, &activities[i + PREFETCH_LANE], 1);
+      if (i + PREFETCH_TAIL < n)
+        prefetch_add (self, &activities[i + PREFETCH_TAIL], 2);
+      add_one (self, &activities[i]);
+    }
+}
+
 
 guint64
 strata_raw_store_get_size (StrataRawStore *self)

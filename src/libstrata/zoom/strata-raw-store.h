@@ -27,6 +27,9 @@ StrataRawStore *strata_raw_store_new_with_parameters (const StrataParameters *pa
 void            strata_raw_store_free      (StrataRawStore       *self);
 void            strata_raw_store_add       (const StrataActivity *activity,
                                             gpointer              store);
+void            strata_raw_store_add_many  (StrataRawStore       *self,
+                                            const StrataActivity *activities,
+                                            guint                 n);
 guint64         strata_raw_store_get_size  (StrataRawStore       *self);
 guint           strata_raw_store_get_n_channels (StrataRawStore  *self);
 void            strata_raw_store_query     (StrataRawStore       *self,

@@ -83,7 +83,7 @@ strata_zoom_tree_take_lane (StrataZoomTree       *self,
           level->n_lane_blocks = n;
         }
       if (level->lane_blocks[b] == NULL)
-        level->lane_blocks[b] = g_new0 (Lane, LANE_BLOCK);
+        level->lane_blocks[b] = g_aligned_alloc0 (LANE_BLOCK, sizeof (Lane), LANE_LINE);
 
       lane = &level->lane_blocks[b][place % LANE_BLOCK];
       lane->place = place;

@@ -138,20 +138,32 @@ typedef struct
   gboolean starts;
 } PoolRun;
 
+/* A lane's state at one level, on cache lines of its own (its level's
+ * blocks of them are aligned on LANE_LINE): every piece that is not
+ * covered whole by its buffer is offered to the state of its lane at
+ * every active level (about nine on the dense shape), each a cache miss,
+ * so what an offer reads is on two lines and the rest apart. The first
+ * line is the lane's, the second the run's part that decides (its open
+ * item and threshold); a merge reads the run's candidates on the third
+ * too. 208 bytes laid out as they came took three lines an offer, and
+ * their misses were two thirds of the levels' walk (consume()). */
+#define LANE_LINE 64
+
 typedef struct
 {
-  /* What every offer reads comes first: for a counting level, the held
-   * piece, the counts and the run's own start (strata-aggregator.h lays
-   * out the run's hot part first too), in the first two cache lines. */
+  /* Line 0: the held piece, the counts a counting level keeps, and the
+   * vector the aggregator writes into. */
   StrataActivity     held;      /* last piece, may continue in the next buffer */
   guint8             has_held;
   guint8             touched;
   guint8             starts;    /* counting */
   guint8             lane;
   guint32            n_items;   /* counting: what its items would be */
-  guint64            n_members;
-  StrataAggregateRun run;
   StrataZoomItemVec  items;
+  guint64            n_members;
+  /* Line 1: the run's hot part (strata-aggregator.h); then its cold
+   * part and the lane's bookkeeping. */
+  StrataAggregateRun run;
   /* This chunk's output: runs spilled from the pool so far (indices + 1
    * in the level's runs, 0: none), then segments in the level's pool, the
    * last one's room seen as the vector above the aggregator writes into. */
@@ -164,7 +176,13 @@ typedef struct
   guint32            slot;      /* its id's slot (slot_for()) */
   guint32            place;     /* where it is in the level's blocks */
   guint32            pos;       /* its place in the level's touched array */
-} Lane;
+} __attribute__ ((aligned (LANE_LINE))) Lane;
+
+G_STATIC_ASSERT (sizeof (StrataActivity) == 32);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Lane, n_members) + 8 == LANE_LINE);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Lane, run) == LANE_LINE);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (StrataAggregateRun, n_keys) + 4 == LANE_LINE);
+G_STATIC_ASSERT (sizeof (Lane) % LANE_LINE == 0);
 
 /* A lane whose output for the level's current chunk is final: the chunk
  * ended, or its channel was closed (strata_zoom_tree_close_channel(): a

@@ -283,7 +283,7 @@ lane_blocks_free (Level *level)
       for (guint i = 0; i < LANE_BLOCK; i++)
         if (block[i].run.threshold != 0)
           strata_aggregate_run_clear (&block[i].run);
-      g_free (block);
+      g_aligned_free (block);
     }
   g_clear_pointer (&level->lane_blocks, g_free);
   level->n_lane_blocks = 0;
