@@ -1000,7 +1000,8 @@ strata_trace_get_index_damage (StrataTrace *self)
 /**
  * strata_trace_set_live:
  * @channels: (transfer full) (element-type StrataChannel): the channels
- *   of a progress report (StrataTraceProgress), copied
+ *   of a progress report (StrataTraceProgress) as that thread keeps them:
+ *   it may give the same array again, grown and changed in place
  * @start: its first event
  * @horizon: how far its activities are complete
  *
