@@ -724,6 +724,25 @@ show_report (gpointer data)
   g_assert_cmpmem (shown, n_shown * sizeof (StrataChannel), l->whole->data, l->whole->len * sizeof (StrataChannel));
   g_clear_pointer (&l->whole, g_array_unref);
 
+  /* The view's painter, kept from one showing to the next, gives the
+   * rows a painter made afresh for this showing gives. */
+  {
+    StrataPainter *fresh_painter = strata_painter_new (strata_trace_get_strings (l->trace),
+                                                       strata_trace_get_zoom_tree (l->trace));
+    g_autoptr(GArray) want = NULL;
+    const guint32 *rows;
+    guint n_rows;
+    gint64 extent_start, extent_end;
+
+    strata_timeline_view_get_extent (l->live_view, &extent_start, &extent_end);
+    strata_painter_set_channels (fresh_painter, shown, n_shown);
+    strata_painter_set_extent (fresh_painter, extent_start, extent_end);
+    want = strata_painter_default_rows (fresh_painter);
+    rows = strata_timeline_view_get_rows (l->live_view, &n_rows);
+    g_assert_cmpmem (rows, n_rows * sizeof (guint32), want->data, want->len * sizeof (guint32));
+    strata_painter_free (fresh_painter);
+  }
+
   strata_timeline_view_get_range (l->live_view, &from, &to);
   g_assert_cmpint (from, ==, l->start);
   g_assert_cmpint (to, ==, l->horizon);

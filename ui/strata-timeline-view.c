@@ -552,9 +552,16 @@ install (StrataTimelineView  *self,
          gboolean             continued)
 {
   gboolean same = trace != NULL && (trace == self->trace || continued);
+  /* A growing trace shown again keeps its painters: given the channels
+   * again, they keep their arrays and what they found of the threads. */
+  gboolean keep_painters = live && same && self->live && self->painter != NULL &&
+                           self->overview_painter != NULL;
 
-  g_clear_pointer (&self->painter, strata_painter_free);
-  g_clear_pointer (&self->overview_painter, strata_painter_free);
+  if (!keep_painters)
+    {
+      g_clear_pointer (&self->painter, strata_painter_free);
+      g_clear_pointer (&self->overview_painter, strata_painter_free);
+    }
   g_clear_pointer (&self->base_rows, g_array_unref);
   invalidate_overview (self);
   if (!same)
@@ -589,10 +596,13 @@ install (StrataTimelineView  *self,
       /* The finished trace's painter knows its buffer instances too. */
       if (live)
         {
-          self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+          if (!keep_painters)
+            {
+              self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+              self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+            }
           strata_painter_set_channels (self->painter, channels, n_channels);
           strata_painter_set_extent (self->painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
-          self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
           strata_painter_set_channels (self->overview_painter, channels, n_channels);
           strata_painter_set_extent (self->overview_painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
         }
