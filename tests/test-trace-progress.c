@@ -10,10 +10,17 @@
  * passes the file, is past every event they returned where events have
  * file offsets, and is the whole file at the end.
  *
+ * Each report says which channels are new and which of the earlier ones
+ * changed: every channel that differs from the last report's copy is
+ * among those said changed (a copy kept of each report is the oracle),
+ * and a table kept from those pieces alone equals the report's.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
+
+#include <string.h>
 
 #include <glib/gstdio.h>
 
@@ -28,7 +35,66 @@ typedef struct
   guint   last_channels;
   guint   queried;
   guint   stop_after;
+  GArray *last;        /* StrataChannel: the last report's, copied whole */
+  GArray *kept;        /* StrataChannel: kept from the new and changed ones */
+  guint   n_changed;   /* channels that differed from the last report's */
+  guint   n_reparented;
+  guint   n_renamed;
+  guint   n_ended;
 } Watch;
+
+/* Each report's changes against a whole copy of the last one. */
+static void
+check_changes (Watch                     *w,
+               const StrataTraceProgress *p)
+{
+  g_autofree guint8 *said = g_new0 (guint8, p->n_before + 1);
+
+  if (w->last == NULL)
+    {
+      w->last = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
+      w->kept = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
+    }
+  g_assert_cmpuint (p->n_before, ==, w->last->len);
+  g_assert_cmpuint (p->n_before, <=, p->n_channels);
+  g_assert_true (p->changed != NULL || p->n_changed == 0);
+  for (guint i = 0; i < p->n_changed; i++)
+    {
+      g_assert_cmpuint (p->changed[i], <, p->n_before);
+      said[p->changed[i]] = 1;
+    }
+  for (guint i = 0; i < p->n_before; i++)
+    {
+      const StrataChannel *was = &g_array_index (w->last, StrataChannel, i);
+      const StrataChannel *now = &p->channels[i];
+
+      if (memcmp (was, now, sizeof *now) == 0)
+        continue;
+      g_assert_true (said[i]);
+      w->n_changed++;
+      w->n_reparented += was->parent != now->parent;
+      w->n_renamed += was->name != now->name;
+      w->n_ended += was->end != now->end;
+    }
+
+  /* The table a viewer keeps from the pieces. */
+  g_array_append_vals (w->kept, p->channels + p->n_before, p->n_channels - p->n_before);
+  for (guint i = 0; i < p->n_changed; i++)
+    g_array_index (w->kept, StrataChannel, p->changed[i]) = p->channels[p->changed[i]];
+  g_assert_cmpuint (w->kept->len, ==, p->n_channels);
+  g_assert_cmpmem (w->kept->data, w->kept->len * sizeof (StrataChannel), p->channels,
+                   p->n_channels * sizeof (StrataChannel));
+
+  g_array_set_size (w->last, 0);
+  g_array_append_vals (w->last, p->channels, p->n_channels);
+}
+
+static void
+watch_clear (Watch *w)
+{
+  g_clear_pointer (&w->last, g_array_unref);
+  g_clear_pointer (&w->kept, g_array_unref);
+}
 
 static gboolean
 watch (const StrataTraceProgress *p,
@@ -46,6 +112,7 @@ watch (const StrataTraceProgress *p,
   w->last_events = p->n_events;
   w->last_horizon = p->horizon;
   w->last_channels = p->n_channels;
+  check_changes (w, p);
 
   /* The growing tree answers for what is complete. */
   if (p->start != G_MAXINT64 && p->horizon > p->start && strata_zoom_tree_get_geometry (p->tree, &g))
@@ -102,6 +169,70 @@ test_reports_grow_and_finish_equal (void)
     strata_trace_get_activities (plain, &a2);
     g_assert_cmpuint (a1, ==, a2);
   }
+  watch_clear (&w);
+}
+
+/* The reports tell threads named at exec, given their process (the
+ * tgid column) and ended after an earlier report had them. */
+static void
+test_reports_tell_changes (void)
+{
+  guint64 n_lines = 0;
+  g_autofree char *path = strata_test_repeat_text_trace ("sched-tgid.txt", 12, &n_lines);
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataZoomParams params;
+  Watch w = { 0 };
+
+  strata_zoom_params_init (&params);
+  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, watch, &w, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (w.calls, >=, 3);
+  g_test_message ("%u changes after a report: %u renamed, %u given a process, %u ended",
+                  w.n_changed, w.n_renamed, w.n_reparented, w.n_ended);
+  g_assert_cmpuint (w.n_changed, >, 0);
+  watch_clear (&w);
+}
+
+/* The same on the benchmarks' churn shape (threads born, exec'd, given
+ * their process and ended all along), when the build has the generator
+ * and the machine a tracefs for its formats. */
+static void
+test_reports_tell_changes_churn (void)
+{
+  const char *gen = g_getenv ("STRATA_GEN_TRACE");
+  g_autofree char *dir = strata_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "churn.dat", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+  const char *argv[] = { gen, "--shape", "churn", "--events", "60000", "-o", path, NULL };
+  StrataZoomParams params;
+  Watch w = { 0 };
+  int status = 0;
+
+  if (gen == NULL || !g_file_test (gen, G_FILE_TEST_IS_EXECUTABLE) ||
+      (!g_file_test ("/sys/kernel/tracing/events/header_page", G_FILE_TEST_EXISTS) &&
+       !g_file_test ("/sys/kernel/debug/tracing/events/header_page", G_FILE_TEST_EXISTS)))
+    {
+      g_test_skip ("no strata-gen-trace, or no tracefs for its formats");
+      return;
+    }
+  g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("strata-gen-trace failed: %s", err);
+
+  strata_zoom_params_init (&params);
+  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, watch, &w, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (w.calls, >=, 10);
+  g_test_message ("%u changes after a report: %u renamed, %u given a process, %u ended",
+                  w.n_changed, w.n_renamed, w.n_reparented, w.n_ended);
+  g_assert_cmpuint (w.n_ended, >, 0);
+  g_assert_cmpuint (w.n_renamed + w.n_reparented, >, 0);
+  watch_clear (&w);
 }
 
 static void
@@ -120,6 +251,7 @@ test_stop_cancels (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (w.calls, ==, 2);
   g_assert_cmpuint (w.last_events, <, n_lines);
+  watch_clear (&w);
 }
 
 /* Reads @path 16 events at a time, noting the reader's position after
@@ -248,6 +380,8 @@ main (int    argc,
   strata_source_ensure_builtin ();
   g_test_add_func ("/strata/trace/progress/reports-grow-and-finish-equal", test_reports_grow_and_finish_equal);
   g_test_add_func ("/strata/trace/progress/stop-cancels", test_stop_cancels);
+  g_test_add_func ("/strata/trace/progress/reports-tell-changes", test_reports_tell_changes);
+  g_test_add_func ("/strata/trace/progress/reports-tell-changes-churn", test_reports_tell_changes_churn);
   g_test_add_func ("/strata/trace/progress/file-position", test_file_position);
   g_test_add_func ("/strata/trace/progress/file-position-corpus", test_file_position_corpus);
   g_test_add_func ("/strata/trace/progress/file-position-uncompressed-dat", test_file_position_uncompressed_dat);

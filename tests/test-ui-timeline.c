@@ -653,10 +653,15 @@ test_collapsed_process_shows_its_threads (void)
   gtk_window_destroy (GTK_WINDOW (tgid_window));
 }
 
-/* Live growth: a load in a worker thread reports after each batch; each
- * report is shown by a timeline of its own while the worker waits, and
- * the frame must be the painter's for the tree as it is then, the view
- * following the trace as it grows. */
+/* Live growth: a load in a worker thread reports after each batch; every
+ * other report is shown by a timeline of its own while the worker waits
+ * (the others only noted, as the window skips reports between showings),
+ * and the frame must be the painter's for the tree as it is then, the
+ * view following the trace as it grows. The channels go over in pieces
+ * (strata-live-channels.h): the view's table after each showing must be
+ * a copy of the model's at that report, the oracle, and renames of
+ * threads shown before (the fixture repeated: each copy's exec names a
+ * thread again) must show. */
 typedef struct
 {
   GMutex        lock;
@@ -667,7 +672,9 @@ typedef struct
   guint         reports;
   guint         frames;
   gint64        last_to;
-  GArray       *channels;
+  StrataLiveChannels *handing;
+  GArray       *whole;        /* StrataChannel: the report's, copied whole (the oracle) */
+  guint         renamed;      /* channels a showing renamed */
   StrataTrace  *trace;
   gint64        start;
   gint64        horizon;
@@ -679,10 +686,63 @@ show_report (gpointer data)
   Live *l = data;
   g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(StrataTestPixels) pixels = NULL;
+  g_autoptr(GArray) fresh = NULL;
+  g_autoptr(GArray) changes = NULL;
+  const StrataChannel *shown;
+  guint n_shown = 0, n_before = 0;
   gint64 from, to;
 
-  strata_timeline_view_set_live (l->live_view, l->trace, g_steal_pointer (&l->channels), l->start, l->horizon);
+  g_assert_true (strata_live_channels_take (l->handing, &fresh, &changes));
+  /* Taken once. */
+  {
+    GArray *none_fresh = fresh, *none_changes = changes;
+
+    g_assert_false (strata_live_channels_take (l->handing, &none_fresh, &none_changes));
+    g_assert_null (none_fresh);
+    g_assert_null (none_changes);
+  }
+  shown = strata_timeline_view_get_channels (l->live_view, &n_before);
+  for (guint i = 0; i < changes->len; i++)
+    {
+      const StrataChannelChange *c = &g_array_index (changes, StrataChannelChange, i);
+
+      g_assert_cmpuint (c->id, <, n_before + fresh->len);
+      if (c->id < n_before && shown[c->id].name != c->channel.name)
+        l->renamed++;
+    }
+  strata_timeline_view_set_live (l->live_view, l->trace, (const StrataChannel *)(gpointer) fresh->data, fresh->len,
+                                 (const StrataChannelChange *)(gpointer) changes->data, changes->len,
+                                 l->start, l->horizon);
   g_assert_true (strata_timeline_view_is_live (l->live_view));
+
+  /* The table kept from the pieces is the model's at that report, for
+   * the view and for the trace that answers the tooltips. */
+  shown = strata_timeline_view_get_channels (l->live_view, &n_shown);
+  g_assert_cmpuint (n_shown, ==, l->whole->len);
+  g_assert_cmpmem (shown, n_shown * sizeof (StrataChannel), l->whole->data, l->whole->len * sizeof (StrataChannel));
+  shown = strata_trace_get_channels (l->trace, &n_shown);
+  g_assert_cmpmem (shown, n_shown * sizeof (StrataChannel), l->whole->data, l->whole->len * sizeof (StrataChannel));
+  g_clear_pointer (&l->whole, g_array_unref);
+
+  /* The view's painter, kept from one showing to the next, gives the
+   * rows a painter made afresh for this showing gives. */
+  {
+    StrataPainter *fresh_painter = strata_painter_new (strata_trace_get_strings (l->trace),
+                                                       strata_trace_get_zoom_tree (l->trace));
+    g_autoptr(GArray) want = NULL;
+    const guint32 *rows;
+    guint n_rows;
+    gint64 extent_start, extent_end;
+
+    strata_timeline_view_get_extent (l->live_view, &extent_start, &extent_end);
+    strata_painter_set_channels (fresh_painter, shown, n_shown);
+    strata_painter_set_extent (fresh_painter, extent_start, extent_end);
+    want = strata_painter_default_rows (fresh_painter);
+    rows = strata_timeline_view_get_rows (l->live_view, &n_rows);
+    g_assert_cmpmem (rows, n_rows * sizeof (guint32), want->data, want->len * sizeof (guint32));
+    strata_painter_free (fresh_painter);
+  }
+
   strata_timeline_view_get_range (l->live_view, &from, &to);
   g_assert_cmpint (from, ==, l->start);
   g_assert_cmpint (to, ==, l->horizon);
@@ -731,12 +791,19 @@ on_report (const StrataTraceProgress *p,
   Live *l = data;
 
   l->reports++;
-  if (p->start == G_MAXINT64 || p->horizon <= p->start)
-    return TRUE;
+  g_assert_cmpuint (p->n_before, <=, p->n_channels);
+  for (guint i = 0; i < p->n_changed; i++)
+    g_assert_cmpuint (p->changed[i], <, p->n_before);
+  if (p->start == G_MAXINT64 || p->horizon <= p->start || p->n_channels == 0 || l->reports % 2 == 0)
+    {
+      strata_live_channels_note (l->handing, p);
+      return TRUE;
+    }
 
   g_mutex_lock (&l->lock);
-  l->channels = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
-  g_array_append_vals (l->channels, p->channels, p->n_channels);
+  strata_live_channels_hand_over (l->handing, p);
+  l->whole = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
+  g_array_append_vals (l->whole, p->channels, p->n_channels);
   l->trace = g_object_ref (p->trace);
   l->start = p->start;
   l->horizon = p->horizon;
@@ -766,34 +833,55 @@ load_in_thread (GTask        *task,
   g_task_return_pointer (task, trace, g_object_unref);
 }
 
-static void
-test_live_growth (void)
+/* Shows @path's load as it grows in a timeline of its own (see Live);
+ * returns the finished trace, the view still showing the live one. */
+static StrataTrace *
+show_load (const char *path,
+           Live       *l)
 {
-  guint64 n_lines = 0;
-  char *path = strata_test_repeat_text_trace ("sched-small.txt", 6, &n_lines);
   g_autoptr(GTask) task = NULL;
-  g_autoptr(StrataTrace) trace = NULL;
-  Live l = { 0 };
-  gint64 from, to;
+  StrataTrace *trace;
 
-  g_mutex_init (&l.lock);
-  g_cond_init (&l.cond);
-  l.live_window = gtk_window_new ();
-  l.live_view = STRATA_TIMELINE_VIEW (strata_timeline_view_new ());
-  gtk_window_set_child (GTK_WINDOW (l.live_window), GTK_WIDGET (l.live_view));
-  gtk_window_set_default_size (GTK_WINDOW (l.live_window), 1200, 700);
-  gtk_window_present (GTK_WINDOW (l.live_window));
+  g_mutex_init (&l->lock);
+  g_cond_init (&l->cond);
+  l->handing = strata_live_channels_new ();
+  l->live_window = gtk_window_new ();
+  l->live_view = STRATA_TIMELINE_VIEW (strata_timeline_view_new ());
+  gtk_window_set_child (GTK_WINDOW (l->live_window), GTK_WIDGET (l->live_view));
+  gtk_window_set_default_size (GTK_WINDOW (l->live_window), 1200, 700);
+  gtk_window_present (GTK_WINDOW (l->live_window));
   strata_test_ui_settle ();
 
   task = g_task_new (NULL, NULL, NULL, NULL);
-  g_object_set_data (G_OBJECT (task), "path", path);
-  g_task_set_task_data (task, &l, NULL);
+  g_object_set_data (G_OBJECT (task), "path", g_strdup (path));
+  g_task_set_task_data (task, l, NULL);
   g_task_run_in_thread (task, load_in_thread);
   while (!g_task_get_completed (task))
     g_main_context_iteration (NULL, TRUE);
   trace = g_task_propagate_pointer (task, NULL);
   g_assert_nonnull (trace);
+  return trace;
+}
 
+static void
+live_clear (Live *l)
+{
+  gtk_window_destroy (GTK_WINDOW (l->live_window));
+  strata_live_channels_free (l->handing);
+  g_mutex_clear (&l->lock);
+  g_cond_clear (&l->cond);
+}
+
+static void
+test_live_growth (void)
+{
+  guint64 n_lines = 0;
+  g_autofree char *path = strata_test_repeat_text_trace ("sched-small.txt", 6, &n_lines);
+  g_autoptr(StrataTrace) trace = NULL;
+  Live l = { 0 };
+  gint64 from, to;
+
+  trace = show_load (path, &l);
   g_assert_cmpuint (l.reports, >=, 3);
   g_assert_cmpuint (l.frames, >=, 2);
 
@@ -805,9 +893,88 @@ test_live_growth (void)
   g_assert_cmpint (from, ==, strata_trace_get_start (trace));
   g_assert_cmpint (to, ==, strata_trace_get_end (trace));
 
-  gtk_window_destroy (GTK_WINDOW (l.live_window));
-  g_mutex_clear (&l.lock);
-  g_cond_clear (&l.cond);
+  live_clear (&l);
+}
+
+/* A text trace of two threads switching on CPU 0, @n_before switches,
+ * then the first one execs (renamed "after"), then @n_after more. */
+static char *
+exec_midway_trace (guint n_before,
+                   guint n_after)
+{
+  g_autofree char *dir = strata_test_tmpdir ();
+  char *path = g_build_filename (dir, "exec-midway.txt", NULL);
+  GString *out = g_string_new ("# tracer: nop\n#\n# entries-in-buffer/entries-written: 1/1   #P:1\n#\n"
+                               "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+                               "#              | |         |   |||||     |         |\n");
+  double t = 100.0;
+
+  for (guint i = 0; i < n_before + n_after; i++)
+    {
+      const char *name = i < n_before ? "before" : "after";
+
+      if (i == n_before)
+        {
+          g_string_append_printf (out, "          before-100     [000] .....   %.6f: sched_process_exec: "
+                                  "filename=/usr/bin/after pid=100 old_pid=100\n", t);
+          t += 0.000010;
+        }
+      if (i % 2 == 0)
+        g_string_append_printf (out, "%16s-100     [000] d..2.   %.6f: sched_switch: prev_comm=%s prev_pid=100 "
+                                "prev_prio=120 prev_state=S ==> next_comm=other next_pid=200 next_prio=120\n",
+                                name, t, name);
+      else
+        g_string_append_printf (out, "           other-200     [000] d..2.   %.6f: sched_switch: prev_comm=other "
+                                "prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=%s next_pid=100 "
+                                "next_prio=120\n", t, name);
+      t += 0.000010;
+    }
+  g_assert_true (g_file_set_contents (path, out->str, out->len, NULL));
+  g_string_free (out, TRUE);
+  return path;
+}
+
+/* A thread renamed by exec after a showing had it: the showing after
+ * gives its new name, and the table the view kept from the pieces is the
+ * finished trace's (the oracle after each showing is in show_report()). */
+static void
+test_live_rename (void)
+{
+  /* Batches of 4096 events: the exec comes three batches in. */
+  g_autofree char *path = exec_midway_trace (3 * 4096 + 100, 3 * 4096);
+  g_autoptr(StrataTrace) trace = NULL;
+  const StrataChannel *shown, *whole;
+  guint n_shown = 0, n_whole = 0;
+  gboolean renamed = FALSE;
+  Live l = { 0 };
+
+  trace = show_load (path, &l);
+  g_assert_cmpuint (l.reports, >=, 5);
+  g_assert_cmpuint (l.renamed, >, 0);
+
+  shown = strata_timeline_view_get_channels (l.live_view, &n_shown);
+  whole = strata_trace_get_channels (trace, &n_whole);
+  g_assert_cmpuint (n_shown, >, 0);
+  g_assert_cmpuint (n_shown, <=, n_whole);
+  for (guint i = 0; i < n_shown; i++)
+    {
+      g_assert_cmpint (shown[i].kind, ==, whole[i].kind);
+      g_assert_cmpint (shown[i].id, ==, whole[i].id);
+      g_assert_cmpuint (shown[i].parent, ==, whole[i].parent);
+      g_assert_cmpuint (shown[i].generation, ==, whole[i].generation);
+      /* strata_kernel_model_finish() names the processes at the end. */
+      if (whole[i].kind != STRATA_CHANNEL_PROCESS)
+        g_assert_cmpstr (strata_trace_get_string (trace, shown[i].name), ==,
+                         strata_trace_get_string (trace, whole[i].name));
+      if (whole[i].kind == STRATA_CHANNEL_THREAD && whole[i].id == 100)
+        {
+          g_assert_cmpstr (strata_trace_get_string (trace, whole[i].name), ==, "after");
+          renamed = TRUE;
+        }
+    }
+  g_assert_true (renamed);
+
+  live_clear (&l);
 }
 
 int
@@ -832,6 +999,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/timeline/running-interval-at-its-pixels", test_running_interval_at_its_pixels);
   g_test_add_func ("/strata/ui/timeline/collapsed-process-shows-its-threads", test_collapsed_process_shows_its_threads);
   g_test_add_func ("/strata/ui/timeline/live-growth", test_live_growth);
+  g_test_add_func ("/strata/ui/timeline/live-rename", test_live_rename);
 
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

@@ -552,9 +552,16 @@ install (StrataTimelineView  *self,
          gboolean             continued)
 {
   gboolean same = trace != NULL && (trace == self->trace || continued);
+  /* A growing trace shown again keeps its painters: given the channels
+   * again, they keep their arrays and what they found of the threads. */
+  gboolean keep_painters = live && same && self->live && self->painter != NULL &&
+                           self->overview_painter != NULL;
 
-  g_clear_pointer (&self->painter, strata_painter_free);
-  g_clear_pointer (&self->overview_painter, strata_painter_free);
+  if (!keep_painters)
+    {
+      g_clear_pointer (&self->painter, strata_painter_free);
+      g_clear_pointer (&self->overview_painter, strata_painter_free);
+    }
   g_clear_pointer (&self->base_rows, g_array_unref);
   invalidate_overview (self);
   if (!same)
@@ -589,10 +596,13 @@ install (StrataTimelineView  *self,
       /* The finished trace's painter knows its buffer instances too. */
       if (live)
         {
-          self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+          if (!keep_painters)
+            {
+              self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+              self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
+            }
           strata_painter_set_channels (self->painter, channels, n_channels);
           strata_painter_set_extent (self->painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
-          self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
           strata_painter_set_channels (self->overview_painter, channels, n_channels);
           strata_painter_set_extent (self->overview_painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
         }
@@ -703,32 +713,55 @@ strata_timeline_view_finish_live (StrataTimelineView *self,
 /**
  * strata_timeline_view_set_live:
  * @trace: a trace still loading (from a StrataTraceProgress)
- * @channels: (transfer full) (element-type StrataChannel): its channels so far
+ * @fresh: (array length=n_fresh): its channels since the last call for
+ *   @trace (all of them the first time)
+ * @changes: (array length=n_changes): those of the earlier ones that
+ *   changed since, in the order they changed
  * @start: its first event
  * @horizon: how far its activities are complete
  *
  * Shows what a load has built so far; the zoom tree is queried as it
- * grows. The trace is given the channels too (strata_trace_set_live()),
- * so the tooltips, the panel, range statistics and search answer from
- * the part loaded: they read the trace on this thread, which is the one
- * that gives it its channels.
+ * grows. The view keeps one table of the trace's channels, to which a
+ * showing appends the new ones and in which it copies the changed ones:
+ * what a showing costs grows with what changed, not with all the threads
+ * a recording ever made. The trace reads that same table
+ * (strata_trace_set_live()), so the tooltips, the panel, range statistics
+ * and search answer from the part loaded: they read the trace on this
+ * thread, which is the one that gives it its channels.
  */
 void
-strata_timeline_view_set_live (StrataTimelineView *self,
-                               StrataTrace        *trace,
-                               GArray             *channels,
-                               gint64              start,
-                               gint64              horizon)
+strata_timeline_view_set_live (StrataTimelineView        *self,
+                               StrataTrace               *trace,
+                               const StrataChannel       *fresh,
+                               guint                      n_fresh,
+                               const StrataChannelChange *changes,
+                               guint                      n_changes,
+                               gint64                     start,
+                               gint64                     horizon)
 {
-  g_autoptr(GArray) old = NULL;
+  GArray *table;
 
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
-  g_return_if_fail (STRATA_IS_TRACE (trace) && channels != NULL);
+  g_return_if_fail (STRATA_IS_TRACE (trace));
+  g_return_if_fail (fresh != NULL || n_fresh == 0);
+  g_return_if_fail (changes != NULL || n_changes == 0);
 
-  old = g_steal_pointer (&self->live_channels);
-  self->live_channels = channels;
-  strata_trace_set_live (trace, g_array_ref (channels), start, MAX (horizon, start + 1));
-  install (self, trace, (const StrataChannel *)(gpointer) channels->data, channels->len, start,
+  /* Another trace (or none shown live): its table starts empty. */
+  if (self->live_channels == NULL || !self->live || self->trace != trace)
+    {
+      g_clear_pointer (&self->live_channels, g_array_unref);
+      self->live_channels = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
+    }
+  table = self->live_channels;
+  g_array_append_vals (table, fresh, n_fresh);
+  for (guint i = 0; i < n_changes; i++)
+    {
+      g_return_if_fail (changes[i].id < table->len);
+      g_array_index (table, StrataChannel, changes[i].id) = changes[i].channel;
+    }
+
+  strata_trace_set_live (trace, g_array_ref (table), start, MAX (horizon, start + 1));
+  install (self, trace, (const StrataChannel *)(gpointer) table->data, table->len, start,
            MAX (horizon, start + 1), TRUE, FALSE);
 }
 

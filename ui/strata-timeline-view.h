@@ -18,6 +18,7 @@
 #include <gtk/gtk.h>
 
 #include "strata.h"
+#include "strata-live-channels.h"
 #include "strata-session.h"
 
 G_BEGIN_DECLS
@@ -40,7 +41,10 @@ void           strata_timeline_view_set_session    (StrataTimelineView *self,
                                                     StrataSession      *session);
 void           strata_timeline_view_set_live       (StrataTimelineView *self,
                                                     StrataTrace        *trace,
-                                                    GArray             *channels,
+                                                    const StrataChannel *fresh,
+                                                    guint               n_fresh,
+                                                    const StrataChannelChange *changes,
+                                                    guint               n_changes,
                                                     gint64              start,
                                                     gint64              horizon);
 void           strata_timeline_view_finish_live    (StrataTimelineView *self,

@@ -112,6 +112,11 @@ struct _StrataKernelModel
    * million threads are a million channels, most closed long ago: 40 MB
    * a million; strata-spilled-array.h) */
   StrataSpilledArray *channels;
+  /* guint32: the channels below changes_below changed since the changes
+   * were last forgotten (ids may repeat), or NULL: not tracked
+   * (strata_kernel_model_track_changes()) */
+  GArray             *changes;
+  guint               changes_below;
   GArray             *switches;      /* guint64 per channel, up to the last CPU's:
                                       * only CPU channels have any */
   GArray             *threads;       /* Thread; an exited one's slot is reused */
@@ -179,6 +184,7 @@ strata_kernel_model_free (StrataKernelModel *self)
   g_clear_pointer (&self->strings, strata_string_pool_unref);
   g_clear_pointer (&self->lost_per_cpu, g_array_unref);
   g_clear_pointer (&self->channels, strata_spilled_array_free);
+  g_clear_pointer (&self->changes, g_array_unref);
   g_clear_pointer (&self->switches, g_array_unref);
   g_clear_pointer (&self->threads, g_array_unref);
   g_clear_pointer (&self->free_threads, g_array_unref);
@@ -281,6 +287,21 @@ get_channel (StrataKernelModel *self,
              guint32            channel)
 {
   return &strata_spilled_array_index (self->channels, StrataChannel, channel);
+}
+
+/* After a channel's field changed: one that was there when the changes
+ * were last forgotten is noted (a newer one is new to whoever asks). */
+static inline void
+note_change (StrataKernelModel *self,
+             guint32            channel)
+{
+  GArray *changes = self->changes;
+
+  if (changes == NULL || channel >= self->changes_below)
+    return;
+  if (changes->len > 0 && g_array_index (changes, guint32, changes->len - 1) == channel)
+    return;
+  g_array_append_val (changes, channel);
 }
 
 static Instance *
@@ -497,7 +518,16 @@ get_thread (StrataKernelModel *self,
   index = found - 1;
 
   if (comm != STRATA_STRING_NONE)
-    get_channel (self, thread_at (self, index)->channel)->name = comm;
+    {
+      guint32 channel = thread_at (self, index)->channel;
+      StrataChannel *ch = get_channel (self, channel);
+
+      if (ch->name != comm)
+        {
+          ch->name = comm;
+          note_change (self, channel);
+        }
+    }
 
   return index;
 }
@@ -557,6 +587,7 @@ thread_die (StrataKernelModel *self,
   t->state = STRATA_TASK_STATE_DEAD;
   t->dead = TRUE;
   get_channel (self, t->channel)->end = ts;
+  note_change (self, t->channel);
   if (self->close_func != NULL)
     self->close_func (t->channel, ts, self->close_data);
 
@@ -968,6 +999,7 @@ note_tgid (StrataKernelModel *self,
   ch = get_channel (self, t->channel);
   ch->tgid = tgid;
   ch->parent = process;
+  note_change (self, t->channel);
 }
 
 /* An IRQ's or a softirq's exit: the entry it closes emitted, with the
@@ -1333,6 +1365,76 @@ strata_kernel_model_get_channels (StrataKernelModel *self,
 
   *n_channels = self->channels->len;
   return (const StrataChannel *) (gpointer) self->channels->data;
+}
+
+/**
+ * strata_kernel_model_track_changes:
+ *
+ * From now on the model notes which of its channels changed after they
+ * were made (a thread named at exec, given its process, ended), for
+ * strata_kernel_model_get_changes(): what follows a growing model then
+ * reads the new channels and the changed ones, not all of them. What
+ * strata_kernel_model_finish() changes (the processes' names) is not
+ * noted: a finished model's channels are read afresh.
+ */
+void
+strata_kernel_model_track_changes (StrataKernelModel *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->changes == NULL)
+    self->changes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->changes_below = self->channels->len;
+}
+
+/**
+ * strata_kernel_model_get_changes:
+ * @n_changes: (out): how many ids
+ * @n_before: (out) (optional): the channels there were when the changes
+ *   were last forgotten (or tracking began): the ones since are new
+ *
+ * Returns: (transfer none) (array length=n_changes): the ids of the
+ *   channels below @n_before that changed since, in the order they
+ *   changed (an id may repeat); valid until the model is fed or told to
+ *   forget them. NULL and none when changes are not tracked.
+ */
+const guint32 *
+strata_kernel_model_get_changes (StrataKernelModel *self,
+                                 guint             *n_changes,
+                                 guint             *n_before)
+{
+  g_return_val_if_fail (self != NULL && n_changes != NULL, NULL);
+
+  if (n_before != NULL)
+    *n_before = self->changes != NULL ? self->changes_below : 0;
+  if (self->changes == NULL)
+    {
+      *n_changes = 0;
+      return NULL;
+    }
+  *n_changes = self->changes->len;
+  return (const guint32 *)(gpointer) self->changes->data;
+}
+
+/* What strata_kernel_model_get_changes() said has been taken: the
+ * channels there are now are the ones the next changes are noted for. */
+void
+strata_kernel_model_forget_changes (StrataKernelModel *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->changes == NULL)
+    return;
+  /* A burst of exits (thousands of threads at once) leaves no block
+   * behind that size. */
+  if (self->changes->len > 4096)
+    {
+      g_array_unref (self->changes);
+      self->changes = g_array_new (FALSE, FALSE, sizeof (guint32));
+    }
+  else
+    g_array_set_size (self->changes, 0);
+  self->changes_below = self->channels->len;
 }
 
 /**

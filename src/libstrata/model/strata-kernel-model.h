@@ -57,6 +57,11 @@ void                 strata_kernel_model_finish        (StrataKernelModel    *se
                                                         gint64                end_ts);
 const StrataChannel *strata_kernel_model_get_channels  (StrataKernelModel    *self,
                                                         guint                *n_channels);
+void                 strata_kernel_model_track_changes (StrataKernelModel    *self);
+const guint32       *strata_kernel_model_get_changes   (StrataKernelModel    *self,
+                                                        guint                *n_changes,
+                                                        guint                *n_before);
+void                 strata_kernel_model_forget_changes (StrataKernelModel   *self);
 StrataSpilledArray  *strata_kernel_model_steal_channels (StrataKernelModel    *self,
                                                         GArray              **switches);
 guint64              strata_kernel_model_get_context_switches (StrataKernelModel *self,

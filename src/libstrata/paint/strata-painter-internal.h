@@ -151,6 +151,16 @@ struct _StrataPainter
   GArray              *names;      /* guint32 per channel: the name a row shows */
   GHashTable          *cpu_names;  /* instance << 16 | cpu -> pool id */
 
+  /* The default rows' answers and scratch, kept from one call to the
+   * next: a growing trace's painter is given its channels again at each
+   * showing, and a thread found with something stays so as the trace
+   * grows (its start kept, its end later), so only the others are asked
+   * about again (strata_painter_default_rows()). */
+  GByteArray          *shown;       /* per channel: 1 once found with something */
+  gint64               shown_start; /* the extent the answers are for */
+  gint64               shown_end;
+  GArray              *rows_scratch; /* guint32: head and next per channel, then the kinds' lists */
+
   /* Scratch kept from one frame to the next. */
   GArray              *query;      /* guint32 */
   StrataZoomResult    *result;     /* the frame's query */

@@ -216,24 +216,39 @@ item_in (const StrataZoomItem *item,
  * query brings is one the single query finds (the level's items are cut
  * at its own columns, not at the query's edges; one past the stretch
  * counts as long as it lies in the trace), so the answer is the same. */
-static guint8 *
+static const guint8 *
 threads_with_something (StrataPainter *self)
 {
   g_autoptr(GArray) query = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) left = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(StrataZoomResult) result = NULL;
   StrataZoomGeometry g;
-  guint8 *shown = g_new0 (guint8, self->n_channels + 1);
+  guint8 *shown;
+  guint known = self->shown->len > 0 ? self->shown->len - 1 : 0;
   gint64 from = self->start, to = self->end + 1;
   gint64 part, at;
 
+  /* What was found for the same trace from the same start holds for a
+   * later end: only the threads new since, or found with nothing yet,
+   * are asked about (a followed recording's showing asked about each of
+   * its 67 000 threads). */
+  if (self->shown_start != self->start || self->end < self->shown_end || known > self->n_channels)
+    known = 0;
+  g_byte_array_set_size (self->shown, self->n_channels + 1);
+  shown = self->shown->data;
+  memset (shown + known, 0, self->n_channels + 1 - known);
+  self->shown_start = self->start;
+  self->shown_end = self->end;
+
   for (guint32 i = 0; i < self->n_channels; i++)
-    if (self->channels[i].kind == STRATA_CHANNEL_THREAD)
+    if (self->channels[i].kind == STRATA_CHANNEL_THREAD && !shown[i])
       g_array_append_val (query, i);
 
   if (!strata_zoom_tree_get_geometry (self->tree, &g) || self->end <= self->start)
     {
+      /* Not answers to keep. */
       memset (shown, 1, self->n_channels);
+      g_byte_array_set_size (self->shown, 0);
       return shown;
     }
 
@@ -289,50 +304,76 @@ GArray *
 strata_painter_default_rows (StrataPainter *self)
 {
   GArray *rows = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) processes = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autofree guint8 *shown = NULL;
-  g_autofree guint32 *head = NULL;
-  g_autofree guint32 *next = NULL;
+  const guint8 *shown;
+  guint32 *head, *next, *lists;
+  guint n_cpus = 0, n_processes = 0, n_threads = 0;
+  guint at_cpu, at_process, at_thread;
+  struct { guint32 *data; guint len; } cpus, processes, threads;
 
   g_return_val_if_fail (self != NULL, rows);
 
   if (self->n_channels == 0)
     return rows;
 
+  /* Each process's shown threads as a list (head, next), then the
+   * channels of each kind: in the painter's scratch, kept from one call
+   * to the next (O(channels), made again at each showing of a growing
+   * trace otherwise). */
+  g_array_set_size (self->rows_scratch, 3 * (gsize) self->n_channels);
+  head = (guint32 *)(gpointer) self->rows_scratch->data;
+  next = head + self->n_channels;
+  lists = next + self->n_channels;
+
   for (guint32 i = 0; i < self->n_channels; i++)
     {
       switch (self->channels[i].kind)
         {
         case STRATA_CHANNEL_CPU:
-          g_array_append_val (cpus, i);
+          n_cpus++;
           break;
         case STRATA_CHANNEL_PROCESS:
-          g_array_append_val (processes, i);
+          n_processes++;
           break;
         case STRATA_CHANNEL_THREAD:
         default:
-          g_array_append_val (threads, i);
+          n_threads++;
+          break;
+        }
+    }
+  cpus.data = lists, cpus.len = n_cpus;
+  processes.data = lists + n_cpus, processes.len = n_processes;
+  threads.data = lists + n_cpus + n_processes, threads.len = n_threads;
+  at_cpu = at_process = at_thread = 0;
+  for (guint32 i = 0; i < self->n_channels; i++)
+    {
+      switch (self->channels[i].kind)
+        {
+        case STRATA_CHANNEL_CPU:
+          cpus.data[at_cpu++] = i;
+          break;
+        case STRATA_CHANNEL_PROCESS:
+          processes.data[at_process++] = i;
+          break;
+        case STRATA_CHANNEL_THREAD:
+        default:
+          threads.data[at_thread++] = i;
           break;
         }
     }
 
-  g_array_sort_with_data (cpus, by_instance_and_id, (gpointer) self->channels);
-  g_array_sort_with_data (processes, by_instance_and_id, (gpointer) self->channels);
-  g_array_sort_with_data (threads, by_instance_and_id, (gpointer) self->channels);
+  g_qsort_with_data (cpus.data, (gint) cpus.len, sizeof (guint32), by_instance_and_id, (gpointer) self->channels);
+  g_qsort_with_data (processes.data, (gint) processes.len, sizeof (guint32), by_instance_and_id,
+                     (gpointer) self->channels);
+  g_qsort_with_data (threads.data, (gint) threads.len, sizeof (guint32), by_instance_and_id,
+                     (gpointer) self->channels);
 
   shown = threads_with_something (self);
 
-  /* Each process's shown threads as a list in tid order: pushed from the
-   * back of the sorted threads, so each list comes out front to back. */
-  head = g_new (guint32, self->n_channels);
-  next = g_new (guint32, self->n_channels);
   for (guint i = 0; i < self->n_channels; i++)
     head[i] = STRATA_CHANNEL_NONE;
-  for (guint t = threads->len; t-- > 0; )
+  for (guint t = threads.len; t-- > 0; )
     {
-      guint32 tc = g_array_index (threads, guint32, t);
+      guint32 tc = threads.data[t];
       guint32 parent = self->channels[tc].parent;
 
       if (shown[tc] && parent < self->n_channels &&
@@ -343,11 +384,11 @@ strata_painter_default_rows (StrataPainter *self)
         }
     }
 
-  g_array_append_vals (rows, cpus->data, cpus->len);
+  g_array_append_vals (rows, cpus.data, cpus.len);
 
-  for (guint p = 0; p < processes->len; p++)
+  for (guint p = 0; p < processes.len; p++)
     {
-      guint32 pc = g_array_index (processes, guint32, p);
+      guint32 pc = processes.data[p];
 
       if (head[pc] == STRATA_CHANNEL_NONE)
         continue;
@@ -359,9 +400,9 @@ strata_painter_default_rows (StrataPainter *self)
         g_array_append_val (rows, tc);
     }
 
-  for (guint t = 0; t < threads->len; t++)
+  for (guint t = 0; t < threads.len; t++)
     {
-      guint32 tc = g_array_index (threads, guint32, t);
+      guint32 tc = threads.data[t];
       guint32 parent = self->channels[tc].parent;
 
       if (shown[tc] &&

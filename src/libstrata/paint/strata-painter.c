@@ -72,6 +72,8 @@ strata_painter_new (StrataStringPool *strings,
   self->instances = g_ptr_array_new_with_free_func (g_free);
   self->names = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->cpu_names = g_hash_table_new (NULL, NULL);
+  self->shown = g_byte_array_new ();
+  self->rows_scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->classes_scheme = -1;
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
@@ -139,6 +141,8 @@ strata_painter_free (StrataPainter *self)
   g_ptr_array_unref (self->instances);
   g_array_unref (self->names);
   g_hash_table_unref (self->cpu_names);
+  g_byte_array_unref (self->shown);
+  g_array_unref (self->rows_scratch);
   g_array_unref (self->query);
   strata_zoom_result_free (self->result);
   g_array_unref (self->row_of);

@@ -393,10 +393,12 @@ report_progress (StrataTrace       *self,
 {
   StrataTraceProgress p = { 0 };
   const StrataSourceInfo *info = strata_source_get_info (self->source);
+  gboolean go_on;
 
   p.trace = self;
   p.tree = self->tree;
   p.channels = strata_kernel_model_get_channels (model, &p.n_channels);
+  p.changed = strata_kernel_model_get_changes (model, &p.n_changed, &p.n_before);
   p.n_events = self->n_events;
   p.start = info->first_ts;
   p.horizon = strata_kernel_model_get_horizon (model);
@@ -412,7 +414,9 @@ report_progress (StrataTrace       *self,
   p.bytes_read = bytes_read (self);
   p.n_lost = self->n_lost;
   p.growing = growing;
-  return self->progress (&p, self->progress_data);
+  go_on = self->progress (&p, self->progress_data);
+  strata_kernel_model_forget_changes (model);
+  return go_on;
 }
 
 /* How a followed pass paces what it shows. Advancing the tree (which
@@ -640,6 +644,9 @@ strata_trace_read (const char            *path,
   strata_kernel_model_set_sink (model, collect_activity, self);
   strata_kernel_model_set_close_func (model, close_channel, self);
   strata_kernel_model_set_layout (model, info->instances->len, info->n_cpus);
+  /* The reports say which channels are new or changed. */
+  if (self->progress != NULL)
+    strata_kernel_model_track_changes (model);
 
   read_events (self, model, &read_error);
   self->cancellable = NULL;
@@ -1038,7 +1045,8 @@ strata_trace_get_index_damage (StrataTrace *self)
 /**
  * strata_trace_set_live:
  * @channels: (transfer full) (element-type StrataChannel): the channels
- *   of a progress report (StrataTraceProgress), copied
+ *   of a progress report (StrataTraceProgress) as that thread keeps them:
+ *   it may give the same array again, grown and changed in place
  * @start: its first event
  * @horizon: how far its activities are complete
  *

@@ -41,6 +41,15 @@ typedef struct
   StrataZoomTree      *tree;        /* the trace's, or NULL */
   const StrataChannel *channels;    /* valid during the call only */
   guint                n_channels;
+  /* What changed since the last report: channels[n_before ..] are new
+   * (n_before is the last report's n_channels, 0 the first time), and
+   * changed[] are the ids below n_before whose fields changed (a name at
+   * exec, a process, an end), in order, an id maybe more than once. A
+   * table kept from the reports by appending the new channels and
+   * copying the changed ones equals channels[] (valid during the call). */
+  guint                n_before;
+  const guint32       *changed;
+  guint                n_changed;
   guint64              n_events;
   gint64               start;       /* the first event's time, G_MAXINT64 before one */
   gint64               horizon;     /* every activity before this is complete */
