@@ -601,6 +601,8 @@ void
 strata_zoom_tree_item_stream_add (ItemStream           *s,
                                   const StrataZoomItem *items,
                                   guint                 n);
+gsize
+strata_zoom_tree_chunk_piece_size (const Chunk *chunk);
 void
 strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
                                    ItemStream        *s,

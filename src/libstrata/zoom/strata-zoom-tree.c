@@ -798,15 +798,41 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
                                   GError             **error)
 {
   Level *level = &self->levels[rank];
+  const Chunk *stored;
   Chunk chunk;
 
   g_return_val_if_fail (rank < self->n_ranks && i < strata_zoom_tree_level_n_chunks (level), FALSE);
 
   view->hold = NULL;
+  view->piece_offset = G_MAXUINT64;
+  view->piece_size = 0;
+  view->piece_checksum = 0;
   /* The writer writes built trees: a mapped one has its items packed. */
   if (level->record_state != NULL)
     return FALSE;
-  if (!strata_zoom_tree_chunk_resolve (self, g_ptr_array_index (level->chunks, i), FALSE, &chunk))
+  stored = g_ptr_array_index (level->chunks, i);
+  if (stored->piece_offset != G_MAXUINT64)
+    {
+      /* Not read back: the writer copies the piece from the file a
+       * window at a time (the first chunk of a coarse level over a
+       * million threads has tens of MB of spans). */
+      view->index = stored->index;
+      view->at_end = stored->at_end;
+      view->n_channels = stored->n_channels;
+      view->channels = NULL;
+      view->n_items = stored->n_items;
+      view->items = NULL;
+      view->packer = stored->spilled;
+      view->first_block = stored->first_block;
+      view->keys = NULL;
+      view->changes = NULL;
+      view->n_changes = stored->n_changes;
+      view->piece_offset = stored->piece_offset;
+      view->piece_size = strata_zoom_tree_chunk_piece_size (stored);
+      view->piece_checksum = stored->piece_checksum;
+      return TRUE;
+    }
+  if (!strata_zoom_tree_chunk_resolve (self, stored, FALSE, &chunk))
     {
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
                    "the spans of chunk %u of rank %u cannot be read back from the spill file", i, rank);
