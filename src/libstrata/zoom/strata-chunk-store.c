@@ -378,10 +378,12 @@ strata_zoom_tree_channel_pays (StrataZoomTree *self,
 }
 
 /* The channels a dense chunk stores, of @spans (the channels with an
- * activity starting in it, their items one after the other) and their
- * @members: all of them when the chunk is worth storing whole, else
- * those whose own items aggregation reduces (the channel_pays() test
- * per channel), the others left to the raw store. A dense chunk of two
+ * activity starting in it, their items one after the other, their
+ * members @all_members in all) and whether each one's own items
+ * aggregation reduces (@pays, the channel_pays() test, a byte a span:
+ * a chunk over a million threads has a span for each): all of them when
+ * the chunk is worth storing whole, else those that pay, the others left
+ * to the raw store. A dense chunk of two
  * thousand busy threads, whose 1-3 pixel activities aggregation does not
  * halve, and eight CPUs it reduces a hundredfold is not worth storing
  * whole, yet a CPU's row there is 150 000 activities computed on demand
@@ -391,26 +393,24 @@ strata_zoom_tree_channel_pays (StrataZoomTree *self,
 guint64
 strata_zoom_tree_keep_paying_spans (StrataZoomTree *self,
                                     GArray         *spans,
-                                    const GArray   *members)
+                                    const GArray   *pays,
+                                    guint64         all_members)
 {
   ChannelSpan *s = (ChannelSpan *)(gpointer) spans->data;
-  const guint64 *m = (const guint64 *)(gconstpointer) members->data;
-  guint64 n_items = 0, all_members = 0;
+  const guint8 *p = (const guint8 *)(gconstpointer) pays->data;
+  guint64 n_items = 0;
   guint kept = 0;
 
-  g_assert (members->len == spans->len);
+  g_assert (pays->len == spans->len);
 
   for (guint i = 0; i < spans->len; i++)
-    {
-      n_items += s[i].n_items;
-      all_members += m[i];
-    }
+    n_items += s[i].n_items;
   if (spans->len == 0 || strata_zoom_tree_worth_storing (self, spans->len, n_items, all_members))
     return n_items;
 
   n_items = 0;
   for (guint i = 0; i < spans->len; i++)
-    if (strata_zoom_tree_channel_pays (self, s[i].n_items, m[i]))
+    if (p[i])
       {
         s[kept] = s[i];
         s[kept].first = (guint32) n_items;
