@@ -10,7 +10,8 @@
  * more than its bound (or one bigger array alone); the records of tens
  * of thousands of tickets leave memory and still read back; and when the
  * file cannot be written (a file size limit), every element stays
- * readable and the packer says it failed.
+ * readable and the packer says it failed. Bytes put in parts are the
+ * bytes of the one piece they make, and so is their checksum.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -463,6 +464,62 @@ test_read_ahead_in_order (void)
   strata_block_packer_free (pb);
 }
 
+/* A piece written in parts (a chunk's spans, padding, keys and lane
+ * changes) is the bytes of the one piece they make: read back whole and
+ * in two reads, and its checksum taken a part at a time is that of the
+ * whole piece, between blocks of a submitted array. */
+static void
+test_parts_equal_one_piece (void)
+{
+  g_autoptr(GArray) a = make_items (5000, 13);
+  g_autoptr(GBytes) a_bytes = bytes_of (a);
+  g_autoptr(GError) error = NULL;
+  static const gsize sizes[] = { 12 * 1001, 4, 0, 24 * 37, 4 * 2999 };
+  guint8 *whole, *got;
+  StrataBytesPart parts[G_N_ELEMENTS (sizes)];
+  StrataIndexHasher *hasher;
+  StrataBlockPacker *packer;
+  guint64 first, at_parts, at_whole;
+  gsize size = 0;
+
+  packer = strata_block_packer_new (1 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    size += sizes[i];
+  whole = g_malloc (size);
+  got = g_malloc (size);
+  for (gsize i = 0; i < size; i++)
+    whole[i] = (guint8) (i * 7 + i / 251);
+  hasher = strata_index_hasher_new ();
+  for (gsize i = 0, at = 0; i < G_N_ELEMENTS (sizes); at += sizes[i], i++)
+    {
+      parts[i] = (StrataBytesPart) { whole + at, sizes[i] };
+      strata_index_hasher_add (hasher, whole + at, sizes[i]);
+    }
+  g_assert_cmpuint (strata_index_hasher_free (hasher), ==, strata_index_checksum (whole, size));
+
+  first = strata_block_packer_submit (packer, a_bytes, sizeof (StrataZoomItem), 64);
+  at_parts = strata_block_packer_put_parts (packer, parts, G_N_ELEMENTS (parts));
+  at_whole = strata_block_packer_put_bytes (packer, whole, size);
+  g_assert_cmpuint (at_parts, !=, G_MAXUINT64);
+  g_assert_cmpuint (at_whole, !=, G_MAXUINT64);
+  g_assert_cmpuint (at_whole, >=, at_parts + size);
+  strata_block_packer_flush (packer);
+
+  g_assert_true (strata_block_packer_read_at (packer, at_parts, got, size));
+  g_assert_cmpmem (got, size, whole, size);
+  memset (got, 0, size);
+  g_assert_true (strata_block_packer_read_at (packer, at_whole, got, size / 3));
+  g_assert_true (strata_block_packer_read_at (packer, at_whole + size / 3, got + size / 3, size - size / 3));
+  g_assert_cmpmem (got, size, whole, size);
+  for (guint64 k = 0; k * 64 < a->len; k++)
+    assert_block (packer, first + k, a, (guint) k, 64, STRATA_INDEX_ZSTD_LEVEL);
+
+  g_free (whole);
+  g_free (got);
+  strata_block_packer_free (packer);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -474,5 +531,6 @@ main (int    argc,
   g_test_add_func ("/strata/block-packer/records-leave-memory", test_records_leave_memory);
   g_test_add_func ("/strata/block-packer/write-failure-keeps-elements", test_write_failure_keeps_elements);
   g_test_add_func ("/strata/block-packer/read-ahead-in-order", test_read_ahead_in_order);
+  g_test_add_func ("/strata/block-packer/parts-equal-one-piece", test_parts_equal_one_piece);
   return g_test_run ();
 }

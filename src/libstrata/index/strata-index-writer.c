@@ -322,6 +322,37 @@ put_spilled_items (Writer            *w,
                       STRATA_INDEX_TABLE_BLOCK, sums_offset);
 }
 
+/* A spilled chunk's spans, keys and lane changes, laid out in the
+ * packer's file as the index lays them out: copied a window at a time,
+ * checked against the checksum the tree took when it wrote them (the
+ * index's checksum of them too). FALSE if they cannot be read or are
+ * damaged. */
+#define PIECE_WINDOW ((gsize) 1 << 20)
+
+static gboolean
+put_spilled_piece (Writer                    *w,
+                   const StrataZoomChunkView *view,
+                   guint64                   *checksum)
+{
+  g_autofree guint8 *window = g_malloc (MIN (MAX (view->piece_size, 1), PIECE_WINDOW));
+  StrataIndexHasher *hasher = strata_index_hasher_new ();
+  gboolean ok = TRUE;
+
+  for (gsize at = 0; at < view->piece_size && ok && w->error == 0; at += PIECE_WINDOW)
+    {
+      gsize n = MIN (PIECE_WINDOW, view->piece_size - at);
+
+      ok = strata_block_packer_read_at (view->packer, view->piece_offset + at, window, n);
+      if (ok)
+        {
+          strata_index_hasher_add (hasher, window, n);
+          put (w, window, n);
+        }
+    }
+  *checksum = strata_index_hasher_free (hasher);
+  return ok && *checksum == view->piece_checksum;
+}
+
 static void
 put_section (Writer             *w,
              StrataIndexSection *section,
@@ -817,44 +848,59 @@ write_levels (Writer         *w,
            * by the tree for one it spilled. */
           align (w);
           rec.offset = w->offset;
-          {
-            gsize keys_at = strata_index_keys_offset (view.n_channels);
-            guint64 n_keys = strata_index_n_keys (view.n_items);
-            StrataIndexChunkKeys collected = { NULL };
-            const StrataIndexItemKey *keys = view.keys;
-            const guint32 *changes = view.changes;
-            guint n_changes = view.n_changes;
-            g_autofree guint8 *blob = NULL;
-            gsize size;
+          if (view.piece_offset != G_MAXUINT64)
+            {
+              if (!put_spilled_piece (w, &view, &rec.checksum))
+                {
+                  g_warning ("index: the spans of chunk %u of rank %u cannot be read back from the spill file",
+                             i, r);
+                  strata_zoom_chunk_view_clear (&view);
+                  if (w->error == 0)
+                    w->error = EIO;
+                  break;
+                }
+              rec.n_changes = view.n_changes;
+              strata_zoom_chunk_view_clear (&view);
+            }
+          else
+            {
+              gsize keys_at = strata_index_keys_offset (view.n_channels);
+              guint64 n_keys = strata_index_n_keys (view.n_items);
+              StrataIndexChunkKeys collected = { NULL };
+              const StrataIndexItemKey *keys = view.keys;
+              const guint32 *changes = view.changes;
+              guint n_changes = view.n_changes;
+              g_autofree guint8 *blob = NULL;
+              gsize size;
 
-            if (view.items != NULL)
-              {
-                strata_index_chunk_keys_init (&collected);
-                strata_index_chunk_keys_add (&collected, view.items, view.n_items);
-                keys = (const StrataIndexItemKey *)(gconstpointer) collected.keys->data;
-                changes = (const guint32 *)(gconstpointer) collected.changes->data;
-                n_changes = collected.changes->len;
-              }
-            else if (keys == NULL && n_keys > 0)
-              {
-                strata_zoom_chunk_view_clear (&view);
-                w->error = EIO;
-                break;
-              }
+              if (view.items != NULL)
+                {
+                  strata_index_chunk_keys_init (&collected);
+                  strata_index_chunk_keys_add (&collected, view.items, view.n_items);
+                  keys = (const StrataIndexItemKey *)(gconstpointer) collected.keys->data;
+                  changes = (const guint32 *)(gconstpointer) collected.changes->data;
+                  n_changes = collected.changes->len;
+                }
+              else if (keys == NULL && n_keys > 0)
+                {
+                  strata_zoom_chunk_view_clear (&view);
+                  w->error = EIO;
+                  break;
+                }
 
-            size = keys_at + n_keys * sizeof (StrataIndexItemKey) + n_changes * sizeof (guint32);
-            blob = g_malloc0 (size);
-            memcpy (blob, view.channels, spans_size);
-            if (n_keys > 0)
-              memcpy (blob + keys_at, keys, n_keys * sizeof (StrataIndexItemKey));
-            if (n_changes > 0)
-              memcpy (blob + keys_at + n_keys * sizeof (StrataIndexItemKey), changes, n_changes * sizeof (guint32));
-            strata_index_chunk_keys_clear (&collected);
-            strata_zoom_chunk_view_clear (&view);
-            put (w, blob, size);
-            rec.checksum = strata_index_checksum (blob, size);
-            rec.n_changes = n_changes;
-          }
+              size = keys_at + n_keys * sizeof (StrataIndexItemKey) + n_changes * sizeof (guint32);
+              blob = g_malloc0 (size);
+              memcpy (blob, view.channels, spans_size);
+              if (n_keys > 0)
+                memcpy (blob + keys_at, keys, n_keys * sizeof (StrataIndexItemKey));
+              if (n_changes > 0)
+                memcpy (blob + keys_at + n_keys * sizeof (StrataIndexItemKey), changes, n_changes * sizeof (guint32));
+              strata_index_chunk_keys_clear (&collected);
+              strata_zoom_chunk_view_clear (&view);
+              put (w, blob, size);
+              rec.checksum = strata_index_checksum (blob, size);
+              rec.n_changes = n_changes;
+            }
 
           rec.index = view.index;
           rec.n_channels = view.n_channels;

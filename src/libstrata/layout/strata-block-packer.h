@@ -20,6 +20,13 @@ G_BEGIN_DECLS
 
 typedef struct _StrataBlockPacker StrataBlockPacker;
 
+/* Bytes strata_block_packer_put_parts() writes one after the other. */
+typedef struct
+{
+  gconstpointer bytes;
+  gsize         size;
+} StrataBytesPart;
+
 StrataBlockPacker *strata_block_packer_new          (gsize               max_queued,
                                                      int                 zstd_level,
                                                      GError            **error);
@@ -50,6 +57,9 @@ gboolean           strata_block_packer_read_bytes   (StrataBlockPacker  *self,
 guint64            strata_block_packer_put_bytes    (StrataBlockPacker  *self,
                                                      gconstpointer       bytes,
                                                      gsize               size);
+guint64            strata_block_packer_put_parts    (StrataBlockPacker  *self,
+                                                     const StrataBytesPart *parts,
+                                                     guint               n_parts);
 gboolean           strata_block_packer_read_at      (StrataBlockPacker  *self,
                                                      guint64             offset,
                                                      gpointer            out,

@@ -40,6 +40,35 @@ strata_index_checksum (const void *data,
   return XXH3_64bits (data, size);
 }
 
+StrataIndexHasher *
+strata_index_hasher_new (void)
+{
+  XXH3_state_t *state = XXH3_createState ();
+
+  g_assert (state != NULL);
+  XXH3_64bits_reset (state);
+  return (StrataIndexHasher *) state;
+}
+
+void
+strata_index_hasher_add (StrataIndexHasher *self,
+                         const void        *data,
+                         gsize              size)
+{
+  if (size > 0)
+    XXH3_64bits_update ((XXH3_state_t *) self, data, size);
+}
+
+/* Frees @self; returns the checksum of what was added. */
+guint64
+strata_index_hasher_free (StrataIndexHasher *self)
+{
+  guint64 sum = XXH3_64bits_digest ((XXH3_state_t *) self);
+
+  XXH3_freeState ((XXH3_state_t *) self);
+  return sum;
+}
+
 static StrataIndexMap *
 map_new (void)
 {

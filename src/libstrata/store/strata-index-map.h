@@ -63,6 +63,16 @@ StrataBlockCache *strata_index_map_get_cache       (StrataIndexMap  *self);
 guint64           strata_index_checksum            (const void      *data,
                                                     gsize            size);
 
+/* strata_index_checksum() of bytes given a part at a time: the same
+ * checksum as of them all in one piece, which then need not be made. */
+typedef struct _StrataIndexHasher StrataIndexHasher;
+
+StrataIndexHasher *strata_index_hasher_new         (void);
+void               strata_index_hasher_add         (StrataIndexHasher *self,
+                                                    const void        *data,
+                                                    gsize              size);
+guint64            strata_index_hasher_free        (StrataIndexHasher *self);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataIndexMap, strata_index_map_unref)
 
 G_END_DECLS

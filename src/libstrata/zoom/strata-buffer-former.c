@@ -893,6 +893,8 @@ strata_zoom_tree_advance (StrataZoomTree        *self,
   trim_stream (self);
 }
 
+#define LET_GO_CHANNELS 65536
+
 /* Chunk @index of @rank computed from the raw store, with the on-demand
  * code, over @channels (all when %NULL); %NULL when it is not dense (if
  * @count_starts) or aggregation pays for none of its channels. Where it
@@ -931,6 +933,12 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
       guint64 members_before = members;
       guint n_spans = spans->len;
 
+      /* The raw store's entries of the channels read leave memory behind
+       * the loop: a first or counted chunk of a coarse level reads those
+       * of threads all over the trace, a page of entries for a few. */
+      if (i % LET_GO_CHANNELS == LET_GO_CHANNELS - 1)
+        strata_raw_store_let_go_channels (self->raw);
+
       g_array_set_size (channel_items, 0);
       n_starts += strata_zoom_compute_chunk_full (self->raw, NULL, 0, &self->ranks, rank,
                                                   index, c, channel_items);
@@ -952,6 +960,7 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
           g_array_set_size (items, 0);
         }
     }
+  strata_raw_store_let_go_channels (self->raw);
   if (stream.stream != NULL)
     first_block = strata_block_stream_end (stream.stream, NULL);
 

@@ -197,8 +197,8 @@ strata_zoom_tree_item_stream_add (ItemStream           *s,
 /* The bytes of a chunk's spans, keys and lane changes laid out as the
  * index lays them out: the spans, the keys from the next 8-byte boundary,
  * the changes. */
-static gsize
-chunk_piece_size (const Chunk *chunk)
+gsize
+strata_zoom_tree_chunk_piece_size (const Chunk *chunk)
 {
   return strata_index_keys_offset (chunk->n_channels) +
          strata_index_n_keys (chunk->n_items) * sizeof (StrataIndexItemKey) +
@@ -218,8 +218,9 @@ strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
                                    const ChannelSpan *spans)
 {
   GArray *keys = s->keys.keys, *changes = s->keys.changes;
-  gsize spans_size, keys_at, keys_size, size;
-  g_autofree guint8 *piece = NULL;
+  static const guint8 zeros[8];
+  StrataBytesPart parts[4];
+  gsize spans_size, keys_at, keys_size, size, at;
   guint64 offset;
   guint8 *p;
 
@@ -241,20 +242,26 @@ strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
   spans_size = chunk->n_channels * sizeof (ChannelSpan);
   keys_at = strata_index_keys_offset (chunk->n_channels);
   keys_size = keys->len * sizeof (StrataIndexItemKey);
-  size = chunk_piece_size (chunk);
+  size = strata_zoom_tree_chunk_piece_size (chunk);
+  g_assert (keys_at - spans_size <= sizeof zeros);
 
-  piece = g_malloc0 (MAX (size, 1));
-  memcpy (piece, spans, spans_size);
-  memcpy (piece + keys_at, keys->data, keys_size);
-  if (changes->len > 0)
-    memcpy (piece + keys_at + keys_size, changes->data, changes->len * sizeof (guint32));
-  strata_index_chunk_keys_clear (&s->keys);
-
-  offset = strata_block_packer_put_bytes (chunk->spilled, piece, size);
+  /* Written from where its parts are, not copied into one piece first:
+   * the first chunk of a coarse level over a million threads has a span
+   * and a lane change or two for each, a piece of tens of MB. */
+  parts[0] = (StrataBytesPart) { spans, spans_size };
+  parts[1] = (StrataBytesPart) { zeros, keys_at - spans_size };
+  parts[2] = (StrataBytesPart) { keys->data, keys_size };
+  parts[3] = (StrataBytesPart) { changes->data, changes->len * sizeof (guint32) };
+  offset = strata_block_packer_put_parts (chunk->spilled, parts, G_N_ELEMENTS (parts));
   if (offset != G_MAXUINT64)
     {
+      StrataIndexHasher *hasher = strata_index_hasher_new ();
+
+      for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+        strata_index_hasher_add (hasher, parts[i].bytes, parts[i].size);
       chunk->piece_offset = offset;
-      chunk->piece_checksum = strata_index_checksum (piece, size);
+      chunk->piece_checksum = strata_index_hasher_free (hasher);
+      strata_index_chunk_keys_clear (&s->keys);
       return;
     }
 
@@ -263,7 +270,14 @@ strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
   g_mutex_lock (&self->arena_lock);
   p = strata_zoom_tree_arena_alloc (self, size);
   g_mutex_unlock (&self->arena_lock);
-  memcpy (p, piece, size);
+  at = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      if (parts[i].size > 0)
+        memcpy (p + at, parts[i].bytes, parts[i].size);
+      at += parts[i].size;
+    }
+  strata_index_chunk_keys_clear (&s->keys);
   chunk->channels = (ChannelSpan *)(gpointer) p;
   chunk->keys = keys_size > 0 ? (const StrataIndexItemKey *)(gconstpointer)(p + keys_at) : NULL;
   chunk->changes = (const guint32 *)(gconstpointer)(p + keys_at + keys_size);
@@ -364,10 +378,12 @@ strata_zoom_tree_channel_pays (StrataZoomTree *self,
 }
 
 /* The channels a dense chunk stores, of @spans (the channels with an
- * activity starting in it, their items one after the other) and their
- * @members: all of them when the chunk is worth storing whole, else
- * those whose own items aggregation reduces (the channel_pays() test
- * per channel), the others left to the raw store. A dense chunk of two
+ * activity starting in it, their items one after the other, their
+ * members @all_members in all) and whether each one's own items
+ * aggregation reduces (@pays, the channel_pays() test, a byte a span:
+ * a chunk over a million threads has a span for each): all of them when
+ * the chunk is worth storing whole, else those that pay, the others left
+ * to the raw store. A dense chunk of two
  * thousand busy threads, whose 1-3 pixel activities aggregation does not
  * halve, and eight CPUs it reduces a hundredfold is not worth storing
  * whole, yet a CPU's row there is 150 000 activities computed on demand
@@ -377,26 +393,24 @@ strata_zoom_tree_channel_pays (StrataZoomTree *self,
 guint64
 strata_zoom_tree_keep_paying_spans (StrataZoomTree *self,
                                     GArray         *spans,
-                                    const GArray   *members)
+                                    const GArray   *pays,
+                                    guint64         all_members)
 {
   ChannelSpan *s = (ChannelSpan *)(gpointer) spans->data;
-  const guint64 *m = (const guint64 *)(gconstpointer) members->data;
-  guint64 n_items = 0, all_members = 0;
+  const guint8 *p = (const guint8 *)(gconstpointer) pays->data;
+  guint64 n_items = 0;
   guint kept = 0;
 
-  g_assert (members->len == spans->len);
+  g_assert (pays->len == spans->len);
 
   for (guint i = 0; i < spans->len; i++)
-    {
-      n_items += s[i].n_items;
-      all_members += m[i];
-    }
+    n_items += s[i].n_items;
   if (spans->len == 0 || strata_zoom_tree_worth_storing (self, spans->len, n_items, all_members))
     return n_items;
 
   n_items = 0;
   for (guint i = 0; i < spans->len; i++)
-    if (strata_zoom_tree_channel_pays (self, s[i].n_items, m[i]))
+    if (p[i])
       {
         s[kept] = s[i];
         s[kept].first = (guint32) n_items;
@@ -443,7 +457,7 @@ chunk_piece_get (StrataZoomTree *self,
                  const Chunk    *chunk,
                  gboolean        cache)
 {
-  gsize size = chunk_piece_size (chunk);
+  gsize size = strata_zoom_tree_chunk_piece_size (chunk);
   ChunkPiece *piece = NULL, *evicted[PIECE_CACHE];
   guint n_evicted = 0, i;
 

@@ -44,15 +44,16 @@ static void
 level_finish_count (StrataZoomTree *self,
                     Level          *level)
 {
-  GArray *spans = level->spans, *span_members = level->span_members;
+  GArray *spans = level->spans, *span_pays = level->span_pays;
   g_autoptr(GArray) channels = NULL;
+  guint64 all_members = 0;
   ClosedIter it;
   ClosedView v;
   gboolean more, failed;
   guint n_starting;
 
   g_array_set_size (spans, 0);
-  g_array_set_size (span_members, 0);
+  g_array_set_size (span_pays, 0);
   strata_zoom_tree_lanes_close_all (self, level);
   strata_zoom_tree_closed_iter_init (&it, level);
   more = strata_zoom_tree_closed_iter_next (&it, &v);
@@ -74,9 +75,11 @@ level_finish_count (StrataZoomTree *self,
       if (n > 0 && starts)
         {
           ChannelSpan span = { channel, 0, (guint32) MIN (n, G_MAXUINT32) };
+          guint8 pays = strata_zoom_tree_channel_pays (self, span.n_items, m);
 
           g_array_append_val (spans, span);
-          g_array_append_val (span_members, m);
+          g_array_append_val (span_pays, pays);
+          all_members += m;
         }
     }
   failed = it.failed;
@@ -88,7 +91,7 @@ level_finish_count (StrataZoomTree *self,
 
   n_starting = spans->len;
   if (!failed)
-    strata_zoom_tree_keep_paying_spans (self, spans, span_members);
+    strata_zoom_tree_keep_paying_spans (self, spans, span_pays, all_members);
 
   if (failed)
     {
@@ -211,6 +214,7 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
                                      Level          *level)
 {
   GArray *spans = level->spans;
+  guint64 all_members = 0;
   guint n_items = 0;
   ClosedIter it;
   ClosedView v;
@@ -226,7 +230,7 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
     }
 
   g_array_set_size (spans, 0);
-  g_array_set_size (level->span_members, 0);
+  g_array_set_size (level->span_pays, 0);
   strata_zoom_tree_lanes_close_all (self, level);
 
   /* The channels it stores and their items' count, from every lane it
@@ -261,8 +265,11 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
        * (has_start()). */
       if (span.n_items > 0 && starts && level->chunk_active)
         {
+          guint8 pays = strata_zoom_tree_channel_pays (self, span.n_items, m);
+
           g_array_append_val (spans, span);
-          g_array_append_val (level->span_members, m);
+          g_array_append_val (level->span_pays, pays);
+          all_members += m;
           n_items += span.n_items;
         }
     }
@@ -285,7 +292,7 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
       guint n_starting = spans->len;
 
       /* Whole, or the channels aggregation reduces: strata_zoom_tree_keep_paying_spans(). */
-      n_items = (guint) strata_zoom_tree_keep_paying_spans (self, spans, level->span_members);
+      n_items = (guint) strata_zoom_tree_keep_paying_spans (self, spans, level->span_pays, all_members);
       /* Not stored whole: the next chunk is likely alike, and is only
        * counted (level_finish_count()). */
       level->last_plain = spans->len < n_starting;
@@ -667,6 +674,8 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   for (guint r = 0; r < self->n_ranks; r++)
     {
       strata_zoom_tree_level_finish_chunk (self, &self->levels[r]);
+      /* Its last chunk: nothing more to hold spans for. */
+      strata_zoom_tree_level_renew_scratch (&self->levels[r]);
       if (self->levels[r].pool_peak > 0)
         g_debug ("zoom tree: rank %u: pool peak %" G_GSIZE_FORMAT " bytes, %" G_GUINT64_FORMAT
                  " spills of %" G_GUINT64_FORMAT " items in all, %" G_GUINT64_FORMAT " pages of their runs",

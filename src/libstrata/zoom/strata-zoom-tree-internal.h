@@ -314,7 +314,7 @@ typedef struct
   GPtrArray *chunks;         /* Chunk *, by index */
   guint      n_plain;        /* dense chunks where aggregation did not pay */
   GArray    *spans;          /* ChannelSpan, scratch */
-  GArray    *span_members;   /* guint64 by span of spans, scratch */
+  GArray    *span_pays;      /* guint8 by span of spans, scratch: strata_zoom_tree_channel_pays() */
 
   /* Mapped from an index instead of chunks: the chunk index, for each
    * chunk whether its spans were checked (1) or found damaged (2), and the
@@ -619,6 +619,8 @@ void
 strata_zoom_tree_item_stream_add (ItemStream           *s,
                                   const StrataZoomItem *items,
                                   guint                 n);
+gsize
+strata_zoom_tree_chunk_piece_size (const Chunk *chunk);
 void
 strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
                                    ItemStream        *s,
@@ -650,9 +652,12 @@ strata_zoom_tree_channel_pays (StrataZoomTree *self,
 guint64
 strata_zoom_tree_keep_paying_spans (StrataZoomTree *self,
                                     GArray         *spans,
-                                    const GArray   *members);
+                                    const GArray   *pays,
+                                    guint64         all_members);
 guint
 strata_zoom_tree_level_n_chunks (Level *level);
+void
+strata_zoom_tree_level_renew_scratch (Level *level);
 gboolean
 strata_zoom_tree_chunk_resolve (StrataZoomTree *self,
                                 const Chunk    *stored,

@@ -33,6 +33,12 @@ typedef struct
   const guint32        *changes;       /* its lane changes */
   guint                 n_changes;
   gpointer              hold;          /* what the tree lent for them (strata_zoom_chunk_view_clear()) */
+  /* A spilled chunk's spans, keys and changes, as the index lays them
+   * out, in the packer's file (channels, keys and changes NULL then):
+   * G_MAXUINT64 when they are in memory. */
+  guint64               piece_offset;
+  gsize                 piece_size;
+  guint64               piece_checksum;
 } StrataZoomChunkView;
 
 /* Where a tree's pre-calculated chunks are while it is built. */

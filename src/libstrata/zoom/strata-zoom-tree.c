@@ -163,7 +163,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->memo_index = -1;
       level->chunks = g_ptr_array_new ();
       level->spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
-      level->span_members = g_array_new (FALSE, FALSE, sizeof (guint64));
+      level->span_pays = g_array_new (FALSE, FALSE, sizeof (guint8));
       level->deferred = g_array_new (FALSE, FALSE, sizeof (Deferred));
       level->pool = g_ptr_array_new_with_free_func (g_free);
       level->pool_budget = pool_budget;
@@ -317,7 +317,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_array_unref (level->closed);
       g_ptr_array_unref (level->chunks);
       g_array_unref (level->spans);
-      g_array_unref (level->span_members);
+      g_array_unref (level->span_pays);
       for (guint i = 0; i < level->deferred->len; i++)
         g_clear_pointer (&g_array_index (level->deferred, Deferred, i).channels, g_array_unref);
       g_array_unref (level->deferred);
@@ -434,6 +434,19 @@ strata_zoom_tree_add (const StrataActivity *activity,
   g_array_append_vals (self->incoming, activity, 1);
 }
 
+/* A level's spans scratch, empty and without the room a chunk over
+ * every thread of the trace gave it (a level's last chunk at the pass's
+ * end, 12 + 1 bytes a channel: tens of MB over a million threads, held
+ * through the index write when only emptied). */
+void
+strata_zoom_tree_level_renew_scratch (Level *level)
+{
+  g_array_unref (level->spans);
+  g_array_unref (level->span_pays);
+  level->spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+  level->span_pays = g_array_new (FALSE, FALSE, sizeof (guint8));
+}
+
 /* The builder's state, once the tree is finished: nothing of it is read
  * again (the queries read the chunks, the raw store and the open
  * activities, emptied), and the index is written after, the pass's peak:
@@ -462,8 +475,7 @@ strata_zoom_tree_release_build_state (StrataZoomTree *self)
       g_array_set_size (level->spill_io, 0);
       g_array_set_size (level->spill_starts, 0);
       g_array_set_size (level->spill_order, 0);
-      g_array_set_size (level->spans, 0);
-      g_array_set_size (level->span_members, 0);
+      strata_zoom_tree_level_renew_scratch (level);
       if (level->spill_fd >= 0)
         {
           close (level->spill_fd);
@@ -798,15 +810,41 @@ strata_zoom_tree_peek_rank_chunk (StrataZoomTree      *self,
                                   GError             **error)
 {
   Level *level = &self->levels[rank];
+  const Chunk *stored;
   Chunk chunk;
 
   g_return_val_if_fail (rank < self->n_ranks && i < strata_zoom_tree_level_n_chunks (level), FALSE);
 
   view->hold = NULL;
+  view->piece_offset = G_MAXUINT64;
+  view->piece_size = 0;
+  view->piece_checksum = 0;
   /* The writer writes built trees: a mapped one has its items packed. */
   if (level->record_state != NULL)
     return FALSE;
-  if (!strata_zoom_tree_chunk_resolve (self, g_ptr_array_index (level->chunks, i), FALSE, &chunk))
+  stored = g_ptr_array_index (level->chunks, i);
+  if (stored->piece_offset != G_MAXUINT64)
+    {
+      /* Not read back: the writer copies the piece from the file a
+       * window at a time (the first chunk of a coarse level over a
+       * million threads has tens of MB of spans). */
+      view->index = stored->index;
+      view->at_end = stored->at_end;
+      view->n_channels = stored->n_channels;
+      view->channels = NULL;
+      view->n_items = stored->n_items;
+      view->items = NULL;
+      view->packer = stored->spilled;
+      view->first_block = stored->first_block;
+      view->keys = NULL;
+      view->changes = NULL;
+      view->n_changes = stored->n_changes;
+      view->piece_offset = stored->piece_offset;
+      view->piece_size = strata_zoom_tree_chunk_piece_size (stored);
+      view->piece_checksum = stored->piece_checksum;
+      return TRUE;
+    }
+  if (!strata_zoom_tree_chunk_resolve (self, stored, FALSE, &chunk))
     {
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_FAILED,
                    "the spans of chunk %u of rank %u cannot be read back from the spill file", i, rank);
