@@ -872,6 +872,53 @@ paged_reader (gpointer data)
   return NULL;
 }
 
+/* The paged tests' stream: the @i-th activity, on lane @l of channel @c,
+ * into @a, unless an earlier one held back is due, which comes in its
+ * place. One in 3000 of the first two lanes' activities (of a channel
+ * that @may_be_late) is held back PAGED_LATE activities, late by some
+ * 1700 activities of its lane: more blocks than it holds tickets of in
+ * memory (at most a page's). Returns FALSE when it is held back. */
+static gboolean
+paged_next (GRand          *rand,
+            GArray         *late,
+            gint64          cursor[PAGED_CHANNELS][3],
+            gint64         *last,
+            guint          *n_late,
+            guint           i,
+            guint32         c,
+            guint           l,
+            gboolean        may_be_late,
+            StrataActivity *a)
+{
+  gint64 len;
+
+  if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
+    {
+      *a = g_array_index (late, Late, 0).a;
+      g_array_remove_index (late, 0);
+      (*n_late)++;
+      return TRUE;
+    }
+  len = l < 2 ? g_rand_int_range (rand, 1, 5000) : 0;
+  a->start = cursor[c][l] + g_rand_int_range (rand, 0, 1000);
+  a->end = a->start + len;
+  a->channel = c;
+  a->label = g_rand_int_range (rand, 0, 50);
+  a->arg = g_rand_int_range (rand, -1, 40000);
+  a->kind = l < 2 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
+  a->flags = l < 2 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
+  cursor[c][l] = a->end + (l == 2);
+  *last = MAX (*last, a->end);
+  if (l < 2 && may_be_late && g_rand_int_range (rand, 0, 3000) == 0)
+    {
+      Late hole = { *a, i + PAGED_LATE };
+
+      g_array_append_val (late, hole);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 test_pages_equal_unpaged (void)
 {
@@ -913,35 +960,8 @@ test_pages_equal_unpaged (void)
       if (i >= PAGED_N / 2 && c == PAGED_SEALED)
         continue;
 
-      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
-        {
-          a = g_array_index (late, Late, 0).a;
-          g_array_remove_index (late, 0);
-          n_late++;
-        }
-      else
-        {
-          gint64 len = l < 2 ? g_rand_int_range (rand, 1, 5000) : 0;
-
-          a.start = cursor[c][l] + g_rand_int_range (rand, 0, 1000);
-          a.end = a.start + len;
-          a.channel = c;
-          a.label = g_rand_int_range (rand, 0, 50);
-          a.arg = g_rand_int_range (rand, -1, 40000);
-          a.kind = l < 2 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
-          a.flags = l < 2 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
-          cursor[c][l] = a.end + (l == 2);
-          last = MAX (last, a.end);
-          /* Late by some 1700 activities of its lane: more blocks than
-           * it holds tickets of in memory (at most a page's). */
-          if (l < 2 && c != PAGED_SEALED && g_rand_int_range (rand, 0, 3000) == 0)
-            {
-              Late hole = { a, i + PAGED_LATE };
-
-              g_array_append_val (late, hole);
-              continue;
-            }
-        }
+      if (!paged_next (rand, late, cursor, &last, &n_late, i, c, l, c != PAGED_SEALED, &a))
+        continue;
 
       strata_raw_store_add (&a, want);
       strata_raw_store_add (&a, flat);
@@ -1013,33 +1033,8 @@ test_add_many_equals_add (void)
       guint32 c = g_rand_int_range (rand, 0, MIN (PAGED_CHANNELS, 1 + i / (PAGED_N / 10 / PAGED_CHANNELS)));
       guint l = g_rand_int_range (rand, 0, 3);
 
-      if (late->len > 0 && g_array_index (late, Late, 0).due <= i)
-        {
-          a = g_array_index (late, Late, 0).a;
-          g_array_remove_index (late, 0);
-          n_late++;
-        }
-      else
-        {
-          gint64 len = l < 2 ? g_rand_int_range (rand, 1, 5000) : 0;
-
-          a.start = cursor[c][l] + g_rand_int_range (rand, 0, 1000);
-          a.end = a.start + len;
-          a.channel = c;
-          a.label = g_rand_int_range (rand, 0, 50);
-          a.arg = g_rand_int_range (rand, -1, 40000);
-          a.kind = l < 2 ? STRATA_ACTIVITY_IRQ : STRATA_ACTIVITY_EVENT;
-          a.flags = l < 2 ? l << STRATA_ACTIVITY_FLAG_DEPTH_SHIFT : 0;
-          cursor[c][l] = a.end + (l == 2);
-          last = MAX (last, a.end);
-          if (l < 2 && g_rand_int_range (rand, 0, 3000) == 0)
-            {
-              Late hole = { a, i + PAGED_LATE };
-
-              g_array_append_val (late, hole);
-              continue;
-            }
-        }
+      if (!paged_next (rand, late, cursor, &last, &n_late, i, c, l, TRUE, &a))
+        continue;
       g_array_append_val (stream, a);
     }
   for (guint k = 0; k < late->len; k++)
