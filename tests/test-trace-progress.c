@@ -172,6 +172,25 @@ test_reports_grow_and_finish_equal (void)
   watch_clear (&w);
 }
 
+/* Loads @path with progress reports watched by @w: at least @min_calls. */
+static void
+load_watched (const char *path,
+              guint       min_calls,
+              Watch      *w)
+{
+  g_autoptr(StrataTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  StrataZoomParams params;
+
+  strata_zoom_params_init (&params);
+  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, watch, w, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  g_assert_cmpuint (w->calls, >=, min_calls);
+  g_test_message ("%u changes after a report: %u renamed, %u given a process, %u ended",
+                  w->n_changed, w->n_renamed, w->n_reparented, w->n_ended);
+}
+
 /* The reports tell threads named at exec, given their process (the
  * tgid column) and ended after an earlier report had them. */
 static void
@@ -179,17 +198,9 @@ test_reports_tell_changes (void)
 {
   guint64 n_lines = 0;
   g_autofree char *path = strata_test_repeat_text_trace ("sched-tgid.txt", 12, &n_lines);
-  g_autoptr(StrataTrace) trace = NULL;
-  g_autoptr(GError) error = NULL;
-  StrataZoomParams params;
   Watch w = { 0 };
 
-  strata_zoom_params_init (&params);
-  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, watch, &w, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (w.calls, >=, 3);
-  g_test_message ("%u changes after a report: %u renamed, %u given a process, %u ended",
-                  w.n_changed, w.n_renamed, w.n_reparented, w.n_ended);
+  load_watched (path, 3, &w);
   g_assert_cmpuint (w.n_changed, >, 0);
   watch_clear (&w);
 }
@@ -204,11 +215,9 @@ test_reports_tell_changes_churn (void)
   g_autofree char *dir = strata_test_tmpdir ();
   g_autofree char *path = g_build_filename (dir, "churn.dat", NULL);
   g_autofree char *err = NULL;
-  g_autoptr(StrataTrace) trace = NULL;
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "ASAN_OPTIONS", "detect_leaks=0", TRUE);
   const char *argv[] = { gen, "--shape", "churn", "--events", "60000", "-o", path, NULL };
-  StrataZoomParams params;
   Watch w = { 0 };
   int status = 0;
 
@@ -224,12 +233,7 @@ test_reports_tell_changes_churn (void)
   if (!g_spawn_check_wait_status (status, NULL))
     g_error ("strata-gen-trace failed: %s", err);
 
-  strata_zoom_params_init (&params);
-  trace = strata_test_load_full (path, TRUE, NULL, NULL, NULL, &params, watch, &w, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (w.calls, >=, 10);
-  g_test_message ("%u changes after a report: %u renamed, %u given a process, %u ended",
-                  w.n_changed, w.n_renamed, w.n_reparented, w.n_ended);
+  load_watched (path, 10, &w);
   g_assert_cmpuint (w.n_ended, >, 0);
   g_assert_cmpuint (w.n_renamed + w.n_reparented, >, 0);
   watch_clear (&w);
