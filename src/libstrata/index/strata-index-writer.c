@@ -42,6 +42,7 @@ typedef struct
   guint64     offset;
   int         error;     /* errno of the first failure */
   int         zstd_level;
+  guint       alignment; /* of what align() starts: 0 for STRATA_INDEX_ALIGN */
   GByteArray *block;     /* scratch: one packed block */
   GArray     *records;   /* scratch: StrataIndexBlock */
 } Writer;
@@ -62,8 +63,9 @@ static void
 align (Writer *w)
 {
   static const guint8 zeros[STRATA_INDEX_ALIGN];
+  guint64 to = w->alignment != 0 ? w->alignment : STRATA_INDEX_ALIGN;
 
-  put (w, zeros, (STRATA_INDEX_ALIGN - w->offset % STRATA_INDEX_ALIGN) % STRATA_INDEX_ALIGN);
+  put (w, zeros, (to - w->offset % to) % to);
 }
 
 /* Writes @n elements and then their block checksums; returns the offset
@@ -730,6 +732,11 @@ write_raw_store (Writer            *w,
   staged_init (&entries, fd, sizeof (StrataIndexChannelLanes), STRATA_INDEX_CHANNEL_BLOCK);
   entries.fd_offset = (guint64) n_channels * STRATA_RAW_STORE_N_LANES * sizeof (StrataIndexLane);
 
+  /* A lane's arrays (its blocks' records and checksums, its fences and
+   * theirs) are aligned as their elements need, not on 64 bytes: a
+   * million short-lived threads' lanes of a few activities each were a
+   * quarter padding. */
+  w->alignment = STRATA_INDEX_LANE_ALIGN;
   for (guint32 c = 0; c < n_channels && w->error == 0; c++)
     {
       guint32 present;
@@ -768,6 +775,7 @@ write_raw_store (Writer            *w,
       staged_add (w, &entries, &entry);
     }
 
+  w->alignment = 0;
   if (w->error == 0)
     {
       h->n_raw_channels = n_channels;

@@ -24,6 +24,7 @@ G_BEGIN_DECLS
 #define STRATA_INDEX_VERSION     8
 #define STRATA_INDEX_BYTE_ORDER  0x01020304u
 #define STRATA_INDEX_ALIGN       64
+#define STRATA_INDEX_LANE_ALIGN  8     /* a raw store lane's arrays */
 
 /* Elements per checksummed block of each kind of array. */
 #define STRATA_INDEX_ACTIVITY_BLOCK  256   /* activities per packed block (8 KiB decoded) */
