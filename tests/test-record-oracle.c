@@ -349,7 +349,7 @@ test_same_as_perf (void)
   guint64 our_lost, their_lost;
   gint64 t0, t1;
   gint32 pid;
-  guint compared = 0;
+  guint compared = 0, n_absent = 0;
   int lock;
   GHashTableIter iter;
   gpointer key, value;
@@ -562,8 +562,17 @@ test_same_as_perf (void)
     {
       const PerThread *p = value;
       const PerThread *s = g_hash_table_lookup (a, key);
+      static const PerThread none = { 0 };
       gint64 diff;
 
+      /* The recorder leaves its own threads' wakeups out (below): one of
+       * them woken in the window and switched in only after it is not in
+       * ours at all. */
+      if (s == NULL && g_hash_table_contains (recorder_tids, key) && p->switches == 0)
+        {
+          s = &none;
+          n_absent++;
+        }
       g_assert_nonnull (s);
       if (s->wakings != p->wakings || s->switches != p->switches || ABS (s->running - p->running) > 20000 * (gint64) (p->switches + 1))
         {
@@ -609,7 +618,7 @@ test_same_as_perf (void)
         g_assert_cmpint (diff, <=, MAX (p->running / 1000, 20000 * (gint64) (p->switches + 1)));
       compared++;
     }
-  g_assert_cmpuint (g_hash_table_size (a), ==, g_hash_table_size (b));
+  g_assert_cmpuint (g_hash_table_size (a) + n_absent, ==, g_hash_table_size (b));
 
   for (guint i = 0; i < threads->len; i++)
     {
