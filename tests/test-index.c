@@ -956,6 +956,19 @@ test_flipped_header (void)
   fixture_clear (&fx);
 }
 
+/* @bad, a copy of the good index changed, with its header's checksum
+ * made right again, as the index file. */
+static void
+write_resealed (Fixture *fx,
+                guint8  *bad,
+                gsize    len)
+{
+  StrataIndexHeader *h = (StrataIndexHeader *)(gpointer) bad;
+
+  h->checksum = strata_index_checksum (h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
+  write_file (fx->index_path, bad, len);
+}
+
 /* A string table whose checksums are right but whose offsets run past
  * its end before they come back (what the fuzzer found: the offsets were
  * checked in order, so a too-large one was read before the smaller one
@@ -980,8 +993,7 @@ assert_string_offsets_refused (Fixture *fx)
   offsets = (guint32 *)(gpointer)(bad + strings->offset) + 1;
   offsets[2] = 0x7fffff00;
   strings->checksum = strata_index_checksum (bad + strings->offset, strings->size);
-  h->checksum = strata_index_checksum (h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
-  write_file (fx->index_path, bad, len);
+  write_resealed (fx, bad, len);
 
   trace = strata_index_open (fx->index_path, NULL, NULL, &error);
   g_assert_null (trace);
@@ -1015,8 +1027,7 @@ assert_span_refused (Fixture *fx)
       h = (StrataIndexHeader *)(gpointer) bad;
       h->first = firsts[i];
       h->last = lasts[i];
-      h->checksum = strata_index_checksum (h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
-      write_file (fx->index_path, bad, len);
+      write_resealed (fx, bad, len);
 
       trace = strata_index_open (fx->index_path, NULL, NULL, &error);
       g_assert_null (trace);
@@ -1061,9 +1072,8 @@ assert_thread_rows_checked (Fixture *fx)
 
           row->channel = (guint32) (channels->size / sizeof (StrataChannel));
           h->sections[STRATA_INDEX_SECTION_THREAD_STATS].checksum = strata_index_checksum (row - 1, rows->size);
-          h->checksum = strata_index_checksum (h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
         }
-      write_file (fx->index_path, bad, len);
+      write_resealed (fx, bad, len);
       trace = strata_index_open (fx->index_path, NULL, NULL, &error);
       g_assert_no_error (error);
       g_assert_null (strata_trace_get_index_damage (trace));
@@ -1383,8 +1393,7 @@ test_wrong_version (void)
   bad = g_memdup2 (g_bytes_get_data (fx.good, NULL), len);
   h = (StrataIndexHeader *)(gpointer) bad;
   h->version = STRATA_INDEX_VERSION + 1;
-  h->checksum = strata_index_checksum (h, G_STRUCT_OFFSET (StrataIndexHeader, checksum));
-  write_file (fx.index_path, bad, len);
+  write_resealed (&fx, bad, len);
 
   trace = strata_index_open (fx.index_path, NULL, NULL, &error);
   g_assert_null (trace);
