@@ -2414,9 +2414,12 @@ test_pools_oracle (void)
       g_assert_cmpuint (pools.n_spills, ==, 0);
       get_pools (bounded, &pools);
       g_test_message ("%s, budget %" G_GSIZE_FORMAT ": %" G_GUINT64_FORMAT " spills of %"
-                      G_GUINT64_FORMAT " items, at most %" G_GSIZE_FORMAT " bytes in one pool",
+                      G_GUINT64_FORMAT " items, at most %" G_GSIZE_FORMAT " bytes in one pool, %"
+                      G_GUINT64_FORMAT " lanes counted from a spill on, %" G_GUINT64_FORMAT
+                      " chunks computed at the end for them",
                       strata_test_stream_kind_name (cases[k].kind), cases[k].budget,
-                      pools.n_spills, pools.spilled, pools.peak);
+                      pools.n_spills, pools.spilled, pools.peak, pools.n_switched,
+                      pools.n_switch_deferred);
       g_assert_cmpuint (pools.n_spills, >, 10);
       g_assert_cmpuint (pools.spilled, >, 1000);
       g_assert_cmpuint (pools.peak, <=, pools.bound);
@@ -2426,6 +2429,154 @@ test_pools_oracle (void)
       g_assert_cmpuint (checked.chunks, >, 0);
       check_queries (bounded, all, acts->len, 20);
     }
+}
+
+/* A stream the dense shape is like at its coarse levels: many threads
+ * whose activities stand alone in their pixels (aggregation does not
+ * reduce them) beside a few CPUs it reduces many times, and one thread
+ * that is like the others for most of the trace, then runs a burst of
+ * tiny activities that makes its channel pay after all. */
+static GArray *
+count_switch_stream (void)
+{
+  g_autoptr(GArray) acts = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  const gint64 span = 100 * G_GINT64_CONSTANT (1000000);
+  const guint32 n_cpus = 2, n_threads = 160, late = n_cpus + n_threads;
+  GRand *rand = g_rand_new_with_seed (71);
+
+  for (guint32 c = 0; c < n_cpus; c++)
+    for (gint64 t = c * 7000; t < span; t += 50000)
+      {
+        StrataActivity a = { t, t + 48000, c, 1 + c, (gint32) c, STRATA_ACTIVITY_TASK, 0, 0 };
+
+        g_array_append_val (acts, a);
+      }
+  for (guint32 c = n_cpus; c <= late; c++)
+    for (gint64 t = g_rand_int_range (rand, 0, 1500000); t < span; t += g_rand_int_range (rand, 1500000, 3000000))
+      {
+        StrataActivity a = { t, t + 50000, c, 100, (gint32) c, STRATA_ACTIVITY_STATE, 1, 0 };
+
+        if (c == late && t > span * 3 / 4)
+          break;
+        g_array_append_val (acts, a);
+      }
+  /* Threads that exit along the way, in the first quarter. */
+  for (guint32 c = late + 1; c <= late + 40; c++)
+    for (gint64 t = g_rand_int_range (rand, 0, 1500000); t < span / 4 * (c % 4 + 1) / 4; t += g_rand_int_range (rand, 1500000, 3000000))
+      {
+        StrataActivity a = { t, t + 50000, c, 102, (gint32) c, STRATA_ACTIVITY_STATE, 1, 0 };
+
+        g_array_append_val (acts, a);
+      }
+  /* The late thread's burst: back to back, 200 ns each. */
+  for (gint64 t = span * 3 / 4; t < span * 3 / 4 + 4000 * 200; t += 200)
+    {
+      StrataActivity a = { t, t + 200, late, 101, (gint32) late, STRATA_ACTIVITY_STATE, 2, 0 };
+
+      g_array_append_val (acts, a);
+    }
+  g_rand_free (rand);
+  g_array_sort (acts, by_start);
+  return g_steal_pointer (&acts);
+}
+
+/* Builds @tree of @all as the trace builds it: each channel closed once
+ * its last activity is in. */
+static void
+build_closing (StrataZoomTree       *tree,
+               const StrataActivity *all,
+               gsize                 n)
+{
+  guint32 n_channels = 0;
+  g_autofree gint64 *last_point = NULL;
+  g_autofree gsize *last_added = NULL;
+
+  for (gsize i = 0; i < n; i++)
+    n_channels = MAX (n_channels, all[i].channel + 1);
+  last_point = g_new0 (gint64, n_channels);
+  last_added = g_new0 (gsize, n_channels);
+  for (gsize i = 0; i < n; i++)
+    {
+      last_point[all[i].channel] = MAX (last_point[all[i].channel], all[i].end);
+      last_added[all[i].channel] = i;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      strata_zoom_tree_add (&all[i], tree);
+      if (last_added[all[i].channel] == i)
+        strata_zoom_tree_close_channel (tree, all[i].channel, last_point[all[i].channel]);
+      if ((i + 1) % 4096 == 0 && i + 1 < n)
+        strata_zoom_tree_advance (tree, all[i + 1].start, NULL, NULL);
+    }
+  strata_zoom_tree_finish (tree);
+}
+
+/* Lanes counted from a spill on (level_count_poor_channels()): a tree
+ * whose full pools find most channels not reduced counts their lanes
+ * instead of spilling their items, and computes at the end a chunk
+ * that stores one of them after all (the late thread's), and it is the
+ * tree that keeps every item in its pools, the same tree as one that
+ * spills them all and counts none, with the oracles' answers; and it
+ * spills fewer items than that one. Also with the threads closed as they
+ * exit and their lanes paged out a few at a time, counted ones among
+ * them. */
+static void
+test_pools_count_switch (void)
+{
+  g_autoptr(GArray) acts = count_switch_stream ();
+  const StrataActivity *all = (const StrataActivity *)(gpointer) acts->data;
+  g_autoptr(StrataZoomTree) whole = NULL;
+  g_autoptr(StrataZoomTree) counted = NULL;
+  g_autoptr(StrataZoomTree) spilled = NULL;
+  g_autoptr(StrataZoomTree) paged = NULL;
+  StrataZoomPoolMemory with, without;
+  StrataParameters parameters;
+  StrataZoomParams params, params_counted;
+  Checked checked;
+
+  params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (2 << 8));
+  params.pipelined = FALSE;
+  params_counted = params;
+  whole = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (whole, G_MAXSIZE);
+  counted = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (counted, 128 * 1024);
+  strata_parameters_init (&parameters);
+  parameters.count_switch = 0;
+  params.parameters = &parameters;
+  spilled = strata_zoom_tree_new (&params, NULL);
+  strata_zoom_tree_set_pool_budget (spilled, 128 * 1024);
+  /* Closed lanes paged out a few at a time: counted ones too. */
+  g_setenv ("STRATA_ZOOM_CLOSED_PAGE", "5", TRUE);
+  paged = strata_zoom_tree_new (&params_counted, NULL);
+  g_unsetenv ("STRATA_ZOOM_CLOSED_PAGE");
+  strata_zoom_tree_set_pool_budget (paged, 128 * 1024);
+  strata_test_stream_build (whole, all, acts->len);
+  strata_test_stream_build (counted, all, acts->len);
+  strata_test_stream_build (spilled, all, acts->len);
+  build_closing (paged, all, acts->len);
+
+  get_pools (paged, &with);
+  g_test_message ("paged: %" G_GUINT64_FORMAT " lanes counted, %" G_GUINT64_FORMAT " pages",
+                  with.n_switched, with.n_pages);
+  g_assert_cmpuint (with.n_switched, >, 20);
+  g_assert_cmpuint (with.n_pages, >, 0);
+  get_pools (counted, &with);
+  get_pools (spilled, &without);
+  g_test_message ("%u activities: %" G_GUINT64_FORMAT " items spilled with lanes counted (%" G_GUINT64_FORMAT
+                  " lanes, %" G_GUINT64_FORMAT " chunks computed at the end), %" G_GUINT64_FORMAT " without",
+                  acts->len, with.spilled, with.n_switched, with.n_switch_deferred, without.spilled);
+  g_assert_cmpuint (without.n_switched, ==, 0);
+  g_assert_cmpuint (with.n_switched, >, 100);
+  g_assert_cmpuint (with.n_switch_deferred, >, 0);
+  g_assert_cmpuint (with.spilled * 2, <, without.spilled);
+
+  assert_trees_equal (whole, counted);
+  assert_trees_equal (whole, spilled);
+  assert_trees_equal (whole, paged);
+  check_tree (counted, all, acts->len, &checked);
+  g_assert_cmpuint (checked.chunks, >, 0);
+  check_queries (counted, all, acts->len, 20);
 }
 
 /* While a stream many times the budget is built, no level's pool uses
@@ -2725,6 +2876,7 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/span-hint", test_span_hint);
   g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);
   g_test_add_func ("/strata/zoom-build/pools/bounded", test_pools_bounded);
+  g_test_add_func ("/strata/zoom-build/pools/count-switch", test_pools_count_switch);
   g_test_add_func ("/strata/zoom-build/pools/runs-bounded", test_pools_runs_bounded);
   g_test_add_func ("/strata/zoom-build/pools/index-bytes", test_pools_index_bytes);
   g_test_add_func ("/strata/zoom-build/pools/live", test_pools_live);

@@ -15,6 +15,7 @@
  *   STRATA_ZOOM_PIPELINED=0|1        the levels in a thread of their own
  *   STRATA_ZOOM_POOL_BUDGET=BYTES    a level's pool before its open chunk spills
  *   STRATA_ZOOM_CLOSED_PAGE=N        closed lanes of a chunk per page (0: none)
+ *   STRATA_ZOOM_COUNT_SWITCH=0|1     lanes that do not pay counted from a spill on
  *   STRATA_ZOOM_SPILL_WINDOWS=BYTES  what a level's spill is read back through
  *   STRATA_ZOOM_CHUNK_SPILL_FROM=BYTES  chunks' items kept in memory (0: none)
  *   STRATA_ZOOM_SPAN_CUT=N           spans longer than N items answered in part
@@ -48,6 +49,7 @@ typedef struct
   int      pipelined;          /* 0, 1, or -1: when there is more than one core */
   guint64  pool_budget;        /* bytes */
   guint64  closed_page_lanes;
+  int      count_switch;       /* 0: a lane that does not pay is aggregated to its chunk's end */
   guint64  spill_windows;      /* bytes */
   guint64  chunk_spill_from;   /* bytes */
   guint64  span_cut;           /* items */

@@ -93,6 +93,18 @@ strata_aggregate_run_clear (StrataAggregateRun *run)
   run->n_keys = run->keys_alloc = run->n_slots = 0;
 }
 
+guint32
+strata_aggregate_run_to_count (StrataAggregateRun *run)
+{
+  if (run->n_keys > LINEAR_KEYS && ++run->generation == 0)
+    {
+      memset (run->slots, 0, run->n_slots * sizeof *run->slots);
+      run->generation = 1;
+    }
+  run->n_keys = 0;
+  return run->open ? run->item.count : 0;
+}
+
 static inline gboolean
 key_is (const Key            *k,
         const StrataActivity *a)

@@ -144,6 +144,11 @@ strata_aggregate_run_count (StrataAggregateRun   *run,
   return n;
 }
 
+/* A run that was making whole items goes on counted: its open aggregate's
+ * span stays (the count goes on from it), its candidates are let go.
+ * Returns the members of the open aggregate, 0 if none is open. */
+guint32 strata_aggregate_run_to_count (StrataAggregateRun *run);
+
 static inline guint
 strata_aggregate_run_count_flush (StrataAggregateRun *run)
 {

@@ -986,7 +986,6 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
   else
     memcpy (chunk->items, items->data, (gsize) n_items * sizeof (StrataZoomItem));
   strata_zoom_tree_chunk_take_spans (self, &stream, chunk, (const ChannelSpan *)(gpointer) spans->data);
-  chunk->at_end = TRUE;
   strata_zoom_tree_chunk_count (self, chunk);
   return chunk;
 }

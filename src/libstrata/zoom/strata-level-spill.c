@@ -115,6 +115,120 @@ STRATA_DEFINE_RADIX_SORT (sort_spill_keys, guint64, spill_order_key)
 
 static void runs_page_out (Level *level);
 
+/* What a lane has in the pool: its items, their members, and whether one
+ * of them starts in the chunk. */
+typedef struct
+{
+  guint32 n;
+  guint8  starts;
+  guint64 members;
+} PoolCount;
+
+static void
+segments_count (const Segment *first_seg,
+                PoolCount     *count)
+{
+  memset (count, 0, sizeof *count);
+  for (const Segment *seg = first_seg; seg != NULL; seg = seg->next)
+    {
+      for (guint i = 0; i < seg->n; i++)
+        {
+          count->starts |= !(seg->items[i].flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+          count->members += seg->items[i].count;
+        }
+      count->n += seg->n;
+    }
+}
+
+/* A channel whose items in a full pool are fewer than this is not judged
+ * by them (level_count_poor_channels()). */
+#define SWITCH_EVIDENCE 4
+
+/* The pool is full, and what it holds is not worth storing as a chunk
+ * (aggregation did not halve it): the chunk will most likely store only
+ * the channels it reduces, if any, and the items of the others were
+ * about to be written to the spill file for nothing (on the dense shape,
+ * 280 MB of them for 2M events, at the levels whose chunk spans the
+ * trace; a fifth was read back). So the lanes of the channels whose
+ * items in the pool aggregation did not halve go on counted, as a
+ * counted chunk's lanes are (lane_offer()): what they made so far
+ * becomes their counts, the pool's copy is let go, their runs spilled
+ * before stay theirs. The chunk's end decides from the same numbers as
+ * before; where it stores a channel one of whose lanes was counted, the
+ * chunk is computed from the raw store at the pass's end, as a counted
+ * chunk worth storing is, and the level switches no more lanes.
+ * @order is the spill's lanes in (channel, lane) order, @counts what
+ * each has in the pool; @growing the lane the pool grows for, in the
+ * middle of an offer, which stays as it is. */
+static void
+level_count_poor_channels (Level         *level,
+                           const guint64 *order,
+                           PoolCount     *counts,
+                           guint          n_order,
+                           const Lane    *growing)
+{
+  Lane **touched = (Lane **) level->touched->pdata;
+  guint n_touched = level->touched->len;
+  guint64 n_all = 0, m_all = 0;
+
+  for (guint o = 0; o < n_order; o++)
+    {
+      n_all += counts[o].n;
+      m_all += counts[o].members;
+    }
+  if (n_all * level->min_reduction <= m_all)
+    return;
+
+  for (guint o = 0; o < n_order; )
+    {
+      guint32 channel = (guint32) (order[o] >> 32);
+      guint64 n = 0, m = 0;
+      guint end = o;
+
+      while (end < n_order && (guint32) (order[end] >> 32) == channel)
+        {
+          n += counts[end].n;
+          m += counts[end].members;
+          end++;
+        }
+      if (n >= SWITCH_EVIDENCE && n * level->min_reduction > m)
+        for (; o < end; o++)
+          {
+            guint k = order[o] & ((1u << SPILL_KEY_PLACE_BITS) - 1);
+            PoolCount *c = &counts[o];
+
+            if (k < n_touched)
+              {
+                Lane *lane = touched[k];
+
+                if (lane == growing)
+                  continue;
+                if (lane->run.open)
+                  c->starts |= !(lane->run.item.flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
+                lane->n_members = c->members + strata_aggregate_run_to_count (&lane->run);
+                lane->n_items = c->n;
+                lane->starts = c->starts;
+                lane->counting = TRUE;
+                lane_empty_pool (lane);
+              }
+            else
+              {
+                ClosedLane *closed = &g_array_index (level->closed, ClosedLane, k - n_touched);
+
+                closed->first_seg = NULL;
+                closed->n_items = c->n;
+                closed->n_members = c->members;
+                closed->starts = c->starts;
+                closed->counted = TRUE;
+              }
+            /* Nothing of it is written. */
+            memset (c, 0, sizeof *c);
+            level->chunk_switched++;
+          }
+      o = end;
+    }
+}
+
 /* The open chunk's pool is over its budget: every lane's items so far go
  * to the level's spill file, after the lane's earlier runs, and the pool
  * serves again from its start. The items are final (the aggregator only
@@ -127,7 +241,8 @@ static void runs_page_out (Level *level);
  * spill of thousands of lanes was read back with a pread() for each
  * lane's few kilobytes. */
 void
-strata_zoom_tree_level_spill (Level *level)
+strata_zoom_tree_level_spill (Level      *level,
+                              const Lane *growing)
 {
   Lane **touched = (Lane **) level->touched->pdata;
   guint n_touched = level->touched->len;
@@ -135,6 +250,7 @@ strata_zoom_tree_level_spill (Level *level)
   guint64 offset = level->spill_end;
   guint64 written = offset;
   const guint64 *order;
+  g_autofree PoolCount *counts = NULL;
   guint n_order = 0;
 
   if (!spill_file_open (level))
@@ -158,27 +274,35 @@ strata_zoom_tree_level_spill (Level *level)
   sort_spill_keys ((guint64 *)(gpointer) level->spill_order->data, level->spill_order->len);
   order = (const guint64 *)(gpointer) level->spill_order->data;
 
+  counts = g_new (PoolCount, MAX (n_order, 1));
+  for (guint o = 0; o < n_order; o++)
+    {
+      guint k = order[o] & ((1u << SPILL_KEY_PLACE_BITS) - 1);
+
+      if (k < n_touched)
+        {
+          touched[k]->last_seg->n = touched[k]->items.len;
+          segments_count (touched[k]->first_seg, &counts[o]);
+        }
+      else
+        segments_count (g_array_index (level->closed, ClosedLane, k - n_touched).first_seg, &counts[o]);
+    }
+  if (growing != NULL && !level->no_switch && !level->counting && level->chunk_active)
+    level_count_poor_channels (level, order, counts, n_order, growing);
+
   g_array_set_size (level->spill_io, 0);
   for (guint o = 0; o < n_order; o++)
     {
       guint k = order[o] & ((1u << SPILL_KEY_PLACE_BITS) - 1);
       ClosedLane *closed = k >= n_touched ? &g_array_index (level->closed, ClosedLane, k - n_touched) : NULL;
       const Segment *first_seg = closed != NULL ? closed->first_seg : touched[k]->first_seg;
-      PoolRun run = { offset, 0, 0, k, level->spill_starts->len, FALSE };
+      PoolRun run = { offset, counts[o].members, counts[o].n, k, level->spill_starts->len, counts[o].starts };
 
-      if (closed == NULL)
-        touched[k]->last_seg->n = touched[k]->items.len;
       for (const Segment *seg = first_seg; seg != NULL; seg = seg->next)
         {
           const guint8 *bytes = (const guint8 *) seg->items;
           gsize size = seg->n * sizeof (StrataZoomItem);
 
-          for (guint i = 0; i < seg->n; i++)
-            {
-              run.starts |= !(seg->items[i].flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE);
-              run.members += seg->items[i].count;
-            }
-          run.n += seg->n;
           while (size > 0)
             {
               gsize part = MIN (size, SPILL_IO - level->spill_io->len);
@@ -366,7 +490,10 @@ paged_lane (Level            *level,
             const ClosedLane *c,
             GArray           *runs)
 {
-  PagedLane pl = { c->channel, c->lane, c->starts, 0, c->n_items, 0, c->n_members };
+  PagedLane pl = {
+    .channel = c->channel, .lane = c->lane, .starts = c->starts, .counted = c->counted,
+    .n_items = c->n_items, .members = c->n_members,
+  };
 
   for (guint32 r = c->first_run; r != 0; )
     {
@@ -750,7 +877,8 @@ runs_page_out (Level *level)
       else
         {
           const Lane *lane = touched[k - n_closed];
-          ClosedLane part = { NULL, 0, lane->channel, lane->first_run, lane->last_run, 0, lane->lane, FALSE };
+          ClosedLane part = { .channel = lane->channel, .first_run = lane->first_run, .last_run = lane->last_run,
+                              .lane = lane->lane };
 
           pl = paged_lane (level, &part, runs);
         }

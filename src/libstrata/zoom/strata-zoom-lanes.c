@@ -94,6 +94,7 @@ strata_zoom_tree_take_lane (StrataZoomTree       *self,
         }
     }
   g_assert (!lane->touched && !lane->has_held && !lane->run.open && lane->first_seg == NULL && lane->n_items == 0);
+  lane->counting = level->counting;
   lane->channel = piece->channel;
   lane->lane = strata_zoom_lane_of (piece);
   lane->id = id;
@@ -211,11 +212,12 @@ strata_zoom_tree_lane_grow (Level *level,
   Segment *seg;
 
   /* Past the budget, what the lanes made so far leaves the pool (this
-   * lane's too: it starts a new segment after). */
+   * lane's too: it starts a new segment after), but for the lanes that
+   * are counted from now on. */
   if G_UNLIKELY (pool_in_use_after (level, sizeof (Segment) + cap * sizeof (StrataZoomItem)) > level->pool_budget &&
                  pool_in_use (level) > 0 && !level->spill_failed)
     {
-      strata_zoom_tree_level_spill (level);
+      strata_zoom_tree_level_spill (level, lane);
       cap = lane_next_cap (lane);
     }
   seg = pool_alloc (level, sizeof (Segment) + cap * sizeof (StrataZoomItem));
@@ -260,7 +262,7 @@ strata_zoom_tree_lane_close (StrataZoomTree *self,
                              Level          *level,
                              Lane           *lane)
 {
-  ClosedLane c = { NULL, 0, lane->channel, 0, 0, 0, lane->lane, FALSE };
+  ClosedLane c = { .channel = lane->channel, .lane = lane->lane };
   Lane *last;
 
   /* Held open while the buffers it covered whole were left out
@@ -269,7 +271,7 @@ strata_zoom_tree_lane_close (StrataZoomTree *self,
       lane->held.end < level->consumed_e)
     lane->held.end = level->consumed_e;
 
-  if (level->counting)
+  if (lane->counting)
     {
       if (lane->has_held)
         {
@@ -281,6 +283,11 @@ strata_zoom_tree_lane_close (StrataZoomTree *self,
       c.n_items = lane->n_items;
       c.n_members = lane->n_members;
       c.starts = lane->starts;
+      /* Counted from a spill on (level_count_poor_lanes()): what it
+       * made before is in its runs. */
+      c.counted = !level->counting;
+      c.first_run = lane->first_run;
+      c.last_run = lane->last_run;
     }
   else
     {
@@ -317,6 +324,13 @@ strata_zoom_tree_lane_close (StrataZoomTree *self,
   g_array_index (level->place_of, guint32, lane->slot) = 0;
   slot_release (self, lane->slot, lane->id);
   g_ptr_array_add (level->free_lanes, lane);
+
+  /* A chunk whose lanes are mostly counted fills its pool slowly: its
+   * closed lanes go out with the next spill, made here once they are as
+   * many as a page (a coarse level's chunk sees every thread exit). */
+  if G_UNLIKELY (level->chunk_switched > 0 && !level->counting && level->page_lanes > 0 &&
+                 level->closed->len >= level->page_lanes && !level->spill_failed)
+    strata_zoom_tree_level_spill (level, NULL);
 }
 
 static inline guint64

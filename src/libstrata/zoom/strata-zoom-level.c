@@ -219,6 +219,9 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
   ClosedIter it;
   ClosedView v;
   gboolean more, read_ok;
+  /* Whether a channel with a counted lane starts here, and one that
+   * pays (level_count_poor_lanes()). */
+  gboolean counted_starts = FALSE, counted_pays = FALSE;
 
   if (level->chunk < 0)
     return;
@@ -240,12 +243,13 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
   while (more)
     {
       ChannelSpan span = { v.lane.channel, n_items, 0 };
-      gboolean starts = FALSE;
+      gboolean starts = FALSE, counted = FALSE;
       guint64 m = 0;
 
       do
         {
           starts |= v.lane.starts;
+          counted |= v.lane.counted;
           m += v.lane.members;
           span.n_items += v.lane.n_items;
           for (const Segment *seg = v.mem != NULL ? v.mem->first_seg : NULL; seg != NULL; seg = seg->next)
@@ -271,6 +275,8 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
           g_array_append_val (level->span_pays, pays);
           all_members += m;
           n_items += span.n_items;
+          counted_starts |= counted;
+          counted_pays |= counted && pays;
         }
     }
   read_ok = !it.failed;
@@ -298,6 +304,19 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
       level->last_plain = spans->len < n_starting;
       if (spans->len == 0)
         level->n_plain++;
+      else if (level->last_plain ? counted_pays : counted_starts)
+        {
+          /* It stores a channel whose items were counted, not kept:
+           * computed from the raw store at the end, and this level
+           * aggregates its lanes to their chunk's end from now on. */
+          Deferred d = { level->chunk, g_array_sized_new (FALSE, FALSE, sizeof (guint32), spans->len) };
+
+          for (guint k = 0; k < spans->len; k++)
+            g_array_append_val (d.channels, g_array_index (spans, ChannelSpan, k).channel);
+          g_array_append_val (level->deferred, d);
+          level->no_switch = TRUE;
+          level->n_switch_deferred++;
+        }
       else
         store_chunk (self, level, spans, n_items);
     }
@@ -308,6 +327,8 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
   g_array_set_size (level->pages, 0);
   g_array_set_size (level->spill_starts, 0);
   level->spill_end = 0;
+  level->n_switched += level->chunk_switched;
+  level->chunk_switched = 0;
 
   level->chunk = -1;
   level->chunk_active = FALSE;
@@ -592,7 +613,14 @@ compute_first_chunk (StrataZoomTree *self,
 
   chunk = strata_zoom_tree_compute_stored_chunk (self, rank, level->first_chunk, NULL, TRUE);
   if (chunk != NULL)
-    g_ptr_array_insert (level->chunks, 0, chunk);
+    {
+      /* Only a first chunk says so: a chunk the pass counted and the
+       * end computed is the one the pass would have made, and which of
+       * them the pass counts depends on its budgets, not on the trace
+       * (level_count_poor_channels()). */
+      chunk->at_end = TRUE;
+      g_ptr_array_insert (level->chunks, 0, chunk);
+    }
 }
 
 static int
@@ -678,9 +706,11 @@ strata_zoom_tree_finish (StrataZoomTree *self)
       strata_zoom_tree_level_renew_scratch (&self->levels[r]);
       if (self->levels[r].pool_peak > 0)
         g_debug ("zoom tree: rank %u: pool peak %" G_GSIZE_FORMAT " bytes, %" G_GUINT64_FORMAT
-                 " spills of %" G_GUINT64_FORMAT " items in all, %" G_GUINT64_FORMAT " pages of their runs",
+                 " spills of %" G_GUINT64_FORMAT " items in all, %" G_GUINT64_FORMAT " pages of their runs, "
+                 "%" G_GUINT64_FORMAT " lanes counted from a spill on (%" G_GUINT64_FORMAT " chunks computed for it)",
                  r, self->levels[r].pool_peak, self->levels[r].n_pool_spills,
-                 self->levels[r].pool_spilled, self->levels[r].n_runs_pages);
+                 self->levels[r].pool_spilled, self->levels[r].n_runs_pages,
+                 self->levels[r].n_switched, self->levels[r].n_switch_deferred);
     }
 
   root = strata_zoom_tree_root_rank (self);

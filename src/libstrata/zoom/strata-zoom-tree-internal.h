@@ -155,7 +155,7 @@ typedef struct
    * vector the aggregator writes into. */
   StrataActivity     held;      /* last piece, may continue in the next buffer */
   guint8             has_held;
-  guint8             touched;
+  guint8             counting;  /* counted, not aggregated (level_count_poor_lanes()) */
   guint8             starts;    /* counting */
   guint8             lane;
   guint32            n_items;   /* counting: what its items would be */
@@ -176,6 +176,7 @@ typedef struct
   guint32            slot;      /* its id's slot (slot_for()) */
   guint32            place;     /* where it is in the level's blocks */
   guint32            pos;       /* its place in the level's touched array */
+  gboolean           touched;
 } __attribute__ ((aligned (LANE_LINE))) Lane;
 
 G_STATIC_ASSERT (sizeof (StrataActivity) == 32);
@@ -201,6 +202,7 @@ typedef struct
   guint32  n_items;     /* counted */
   guint8   lane;
   guint8   starts;      /* counted */
+  guint8   counted;     /* in a chunk that was aggregated: from its switch on (runs before) */
 } ClosedLane;
 
 /* Closed lanes out of memory. A coarse level's chunk can last the whole
@@ -220,7 +222,8 @@ typedef struct
   guint32 channel;
   guint8  lane;
   guint8  starts;
-  guint16 reserved;
+  guint8  counted;      /* ClosedLane.counted */
+  guint8  reserved;
   guint32 n_items;      /* counted, or its runs' */
   guint32 n_runs;
   guint64 members;
@@ -306,6 +309,13 @@ typedef struct
   gint64     consumed_e;     /* the end of the last adaptive buffer it consumed (consume()) */
   gboolean   chunk_active;
   gboolean   counting;       /* the chunk is only counted (see level_count) */
+  /* Lanes of an aggregated chunk that go on counted from a spill on
+   * (strata_zoom_tree_level_count_poor_lanes()): */
+  guint      min_reduction;  /* the tree's parameter */
+  gboolean   no_switch;      /* not in this level any more: one did not pay off */
+  guint      chunk_switched; /* lanes switched in the open chunk */
+  guint64    n_switched;     /* in all */
+  guint64    n_switch_deferred; /* chunks computed at the end for it */
   gboolean   last_plain;     /* the previous chunk was not worth storing */
   GArray    *deferred;       /* Deferred */
   gint64     first_chunk;    /* computed from the raw store at the end */
@@ -680,7 +690,8 @@ strata_zoom_tree_item_overlaps (const StrataZoomItem *item,
 
 /* strata-level-spill.c */
 void
-strata_zoom_tree_level_spill (Level *level);
+strata_zoom_tree_level_spill (Level      *level,
+                              const Lane *growing);
 void
 strata_zoom_tree_spill_reader_init (SpillReader *r,
                                     Level       *level,
@@ -830,7 +841,7 @@ lane_offer (Level                *level,
                              (piece->flags & STRATA_ACTIVITY_FLAGS_END_SIDE);
           return;
         }
-      if (level->counting)
+      if (lane->counting)
         {
           lane->n_items += strata_aggregate_run_count (&lane->run, &lane->held);
           lane->n_members++;

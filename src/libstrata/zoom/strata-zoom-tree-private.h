@@ -87,6 +87,8 @@ typedef struct
   gsize   runs_bound;     /* what they may be: the budget and one spill's more */
   guint64 runs_made;      /* spilled runs' records made in all */
   guint64 n_runs_pages;   /* pages of every lane's runs written (a level's budget in them) */
+  guint64 n_switched;     /* lanes counted from a spill on, their items not kept */
+  guint64 n_switch_deferred; /* chunks that stored one of them: computed at the end */
 } StrataZoomPoolMemory;
 
 void     strata_zoom_tree_get_pool_memory  (StrataZoomTree        *self,

@@ -106,6 +106,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   StrataParameters parameters;
   gsize pool_budget;
   guint page_lanes;
+  gboolean count_switch;
 
   g_return_val_if_fail (params != NULL, NULL);
 
@@ -120,6 +121,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   pool_budget = strata_parameter_or (parameters.pool_budget, POOL_BUDGET);
   /* The tests page every few closed lanes (0: never). */
   page_lanes = (guint) strata_parameter_or (parameters.closed_page_lanes, CLOSED_PAGE_LANES);
+  count_switch = parameters.count_switch != 0;
 
   if (!strata_zoom_geometry_init (&g, 0, 0, params->zoom_factor, params->pixels_per_chunk,
                                   params->density_threshold, error))
@@ -171,6 +173,8 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->runs = g_array_new (FALSE, FALSE, sizeof (PoolRun));
       level->pages = g_array_new (FALSE, FALSE, sizeof (ClosedPage));
       level->page_lanes = page_lanes;
+      level->min_reduction = MAX (params->min_reduction, 1);
+      level->no_switch = !count_switch;
       level->spill_io = g_array_new (FALSE, FALSE, 1);
       level->spill_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
       level->spill_order = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -961,6 +965,8 @@ strata_zoom_tree_get_pool_memory (StrataZoomTree       *self,
                                 level->pool_budget + level->spill_lanes_peak * sizeof (PoolRun));
       memory->runs_made += level->runs_made;
       memory->n_runs_pages += level->n_runs_pages;
+      memory->n_switched += level->n_switched;
+      memory->n_switch_deferred += level->n_switch_deferred;
     }
 }
 
