@@ -50,6 +50,8 @@ typedef struct
   const char *spill_from;  /* STRATA_RAW_STORE_SPILL_FROM, NULL: unset */
   const char *chunks_from; /* STRATA_ZOOM_CHUNK_SPILL_FROM, NULL: unset */
   const char *budget;      /* STRATA_RAW_STORE_BUDGET, NULL: unset */
+  const char *pool;        /* STRATA_ZOOM_POOL_BUDGET, NULL: unset */
+  const char *count;       /* STRATA_ZOOM_COUNT_SWITCH, NULL: unset */
 } Condition;
 
 static const Condition conditions[] = {
@@ -62,6 +64,10 @@ static const Condition conditions[] = {
   /* The raw store's tails spilled for a tiny budget, as short blocks
    * brought back (from the packer's queue or its file) when they grow. */
   { "1", "0", "0", "4096" },
+  /* The levels' pools spilled at every segment, their lanes that do not
+   * pay counted from a spill on, or not. */
+  { "0", NULL, NULL, NULL, "1" },
+  { "1", NULL, NULL, NULL, "8192", "0" },
 };
 
 static void
@@ -102,8 +108,12 @@ index_under (const char             *trace_path,
   set_or_unset ("STRATA_RAW_STORE_SPILL_FROM", c->spill_from);
   set_or_unset ("STRATA_ZOOM_CHUNK_SPILL_FROM", c->chunks_from);
   set_or_unset ("STRATA_RAW_STORE_BUDGET", c->budget);
+  set_or_unset ("STRATA_ZOOM_POOL_BUDGET", c->pool);
+  set_or_unset ("STRATA_ZOOM_COUNT_SWITCH", c->count);
   trace = strata_test_load_index (trace_path, params, &options, &error);
   g_unsetenv ("STRATA_RAW_STORE_BUDGET");
+  g_unsetenv ("STRATA_ZOOM_POOL_BUDGET");
+  g_unsetenv ("STRATA_ZOOM_COUNT_SWITCH");
   g_unsetenv ("STRATA_ZOOM_PIPELINED");
   g_unsetenv ("STRATA_RAW_STORE_SPILL_FROM");
   g_unsetenv ("STRATA_ZOOM_CHUNK_SPILL_FROM");
