@@ -520,6 +520,83 @@ test_parts_equal_one_piece (void)
   strata_block_packer_free (packer);
 }
 
+typedef struct
+{
+  const StrataBytesPart *parts;
+  StrataIndexHasher     *hasher;
+  guint                  part;
+  gsize                  from;
+  guint                  n_calls;
+} Stretches;
+
+static void
+stretch_written (guint         i,
+                 gconstpointer bytes,
+                 gsize         size,
+                 gsize         from,
+                 gpointer      user_data)
+{
+  Stretches *st = user_data;
+
+  /* In order, each part whole, none longer than a MiB, where it is. */
+  while (st->part < i)
+    {
+      g_assert_cmpuint (st->from, ==, st->parts[st->part].size);
+      st->part++;
+      st->from = 0;
+    }
+  g_assert_cmpuint (i, ==, st->part);
+  g_assert_cmpuint (from, ==, st->from);
+  g_assert_cmpuint (size, >, 0);
+  g_assert_cmpuint (size, <=, 1 << 20);
+  g_assert_true (bytes == (const guint8 *) st->parts[i].bytes + from);
+  strata_index_hasher_add (st->hasher, bytes, size);
+  st->from += size;
+  st->n_calls++;
+}
+
+/* Parts written with a stretch told at a time (a level's spans and lane
+ * changes, tens of MB, hashed and let go of behind the write): every
+ * byte told once in order, the same bytes and checksum as one piece. */
+static void
+test_parts_told_in_stretches (void)
+{
+  g_autoptr(GError) error = NULL;
+  static const gsize sizes[] = { 12 * 300001, 4, 0, 24 * 37, 4 * 700001 };
+  StrataBytesPart parts[G_N_ELEMENTS (sizes)];
+  Stretches st = { parts, NULL, 0, 0, 0 };
+  StrataBlockPacker *packer;
+  guint8 *whole, *got;
+  guint64 at;
+  gsize size = 0;
+
+  packer = strata_block_packer_new (1 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    size += sizes[i];
+  whole = g_malloc (size);
+  got = g_malloc (size);
+  for (gsize i = 0; i < size; i++)
+    whole[i] = (guint8) (i * 13 + i / 509);
+  for (gsize i = 0, off = 0; i < G_N_ELEMENTS (sizes); off += sizes[i], i++)
+    parts[i] = (StrataBytesPart) { whole + off, sizes[i] };
+
+  st.hasher = strata_index_hasher_new ();
+  at = strata_block_packer_put_parts_full (packer, parts, G_N_ELEMENTS (parts), stretch_written, &st);
+  g_assert_cmpuint (at, !=, G_MAXUINT64);
+  g_assert_cmpuint (st.part, ==, G_N_ELEMENTS (parts) - 1);
+  g_assert_cmpuint (st.from, ==, sizes[G_N_ELEMENTS (sizes) - 1]);
+  g_assert_cmpuint (st.n_calls, >=, 7);
+  g_assert_cmpuint (strata_index_hasher_free (st.hasher), ==, strata_index_checksum (whole, size));
+  strata_block_packer_flush (packer);
+  g_assert_true (strata_block_packer_read_at (packer, at, got, size));
+  g_assert_cmpmem (got, size, whole, size);
+
+  g_free (whole);
+  g_free (got);
+  strata_block_packer_free (packer);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -532,5 +609,6 @@ main (int    argc,
   g_test_add_func ("/strata/block-packer/write-failure-keeps-elements", test_write_failure_keeps_elements);
   g_test_add_func ("/strata/block-packer/read-ahead-in-order", test_read_ahead_in_order);
   g_test_add_func ("/strata/block-packer/parts-equal-one-piece", test_parts_equal_one_piece);
+  g_test_add_func ("/strata/block-packer/parts-told-in-stretches", test_parts_told_in_stretches);
   return g_test_run ();
 }

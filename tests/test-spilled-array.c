@@ -156,6 +156,43 @@ test_let_go (void)
   g_assert_cmpuint (strata_spilled_array_index (spilled, guint64, 0), ==, 0);
 }
 
+/* Emptied, a spilled array does not bring its pages back to write their
+ * zeros; it reads as zeros when it grows again, and lets go again as it
+ * grows from there. */
+static void
+test_empty (void)
+{
+  g_autoptr(StrataSpilledArray) spilled = strata_spilled_array_new (sizeof (guint32));
+  const guint n = (16u << 20) / sizeof (guint32);
+  gint64 rss;
+
+  for (guint32 i = 0; i < n; i++)
+    strata_spilled_array_append (spilled, &i);
+  g_assert_cmpint (spilled->fd, >=, 0);
+  strata_spilled_array_let_go (spilled, spilled->len);
+
+  /* Not on a page boundary: the partial pages are written, the rest
+   * punched out. */
+  strata_spilled_array_set_size (spilled, 1001);
+  rss = mapping_rss_kb (spilled->data);
+  g_assert_cmpint (rss, <, 64);
+  g_assert_cmpuint (strata_spilled_array_index (spilled, guint32, 1000), ==, 1000);
+
+  strata_spilled_array_set_size (spilled, n);
+  g_assert_cmpuint (strata_spilled_array_index (spilled, guint32, 1001), ==, 0);
+  g_assert_cmpuint (strata_spilled_array_index (spilled, guint32, 4096), ==, 0);
+  g_assert_cmpuint (strata_spilled_array_index (spilled, guint32, n - 1), ==, 0);
+  strata_spilled_array_let_go (spilled, spilled->len);
+
+  strata_spilled_array_set_size (spilled, 0);
+  for (guint32 i = 0; i < n; i++)
+    strata_spilled_array_append (spilled, &i);
+  rss = mapping_rss_kb (spilled->data);
+  g_assert_cmpint (rss, <=, 9 * 1024);
+  for (guint32 i = 0; i < n; i += 997)
+    g_assert_cmpuint (strata_spilled_array_index (spilled, guint32, i), ==, i);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -165,5 +202,6 @@ main (int    argc,
   g_test_add_data_func ("/strata/spilled-array/oracle/40", GUINT_TO_POINTER (40), test_oracle);
   g_test_add_data_func ("/strata/spilled-array/oracle/12", GUINT_TO_POINTER (12), test_oracle);
   g_test_add_func ("/strata/spilled-array/let-go", test_let_go);
+  g_test_add_func ("/strata/spilled-array/empty", test_empty);
   return g_test_run ();
 }

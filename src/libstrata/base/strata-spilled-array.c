@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -44,7 +45,9 @@
 # define ROOTS_REMOVE(p, n) ((void) 0)
 #endif
 
-#define FIRST_BYTES    ((gsize) 1 << 20)
+/* A small array (a chunk's lane changes, made for every chunk the index
+ * has) starts with a few kilobytes, not with the room of a big one. */
+#define FIRST_BYTES    ((gsize) 4 << 10)
 #define LET_GO_WINDOW  ((gsize) 4 << 20)
 
 static gsize
@@ -201,6 +204,34 @@ tend (StrataSpilledArray *self)
   strata_spilled_array_let_go (self, (guint) ((bytes - LET_GO_WINDOW) / self->elem_size));
 }
 
+/* The elements from @len to the end zeroed, for when the array grows
+ * again. In the file, the whole pages among them are punched out rather
+ * than written: emptying an array of tens of MB (a level's spans scratch
+ * after a chunk over a million threads) would otherwise bring every page
+ * of it back into the process to write its zeros. And the array lets go
+ * again as it grows from there, not only past the size it had. */
+static void
+zero_tail (StrataSpilledArray *self,
+           guint               len)
+{
+  gsize from = (gsize) len * self->elem_size;
+  gsize to = (gsize) self->len * self->elem_size;
+  gsize page = page_size ();
+  gsize hole = (from + page - 1) / page * page;
+  gsize hole_end = to / page * page;
+
+  self->grown = MIN (self->grown, from);
+  if (self->fd >= 0 && hole < hole_end &&
+      fallocate (self->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                 (off_t) hole, (off_t) (hole_end - hole)) == 0)
+    {
+      memset (self->data + from, 0, hole - from);
+      memset (self->data + hole_end, 0, to - hole_end);
+      return;
+    }
+  memset (self->data + from, 0, to - from);
+}
+
 /**
  * strata_spilled_array_set_size:
  *
@@ -216,8 +247,7 @@ strata_spilled_array_set_size (StrataSpilledArray *self,
   if (len > self->len)
     reserve (self, len);
   else if (len < self->len)
-    memset (self->data + (gsize) len * self->elem_size, 0,
-            (gsize) (self->len - len) * self->elem_size);
+    zero_tail (self, len);
   self->len = len;
   tend (self);
 }

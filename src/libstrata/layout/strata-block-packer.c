@@ -875,6 +875,29 @@ strata_block_packer_put_parts (StrataBlockPacker     *self,
                                const StrataBytesPart *parts,
                                guint                  n_parts)
 {
+  return strata_block_packer_put_parts_full (self, parts, n_parts, NULL, NULL);
+}
+
+/* What strata_block_packer_put_parts_full() writes at a time. */
+#define PUT_WINDOW ((gsize) 1 << 20)
+
+/**
+ * strata_block_packer_put_parts_full:
+ * @written: (nullable): called after each stretch of a part is written,
+ *   at most a MiB of it, in order
+ *
+ * strata_block_packer_put_parts(), telling @written of each stretch as it
+ * is written: the caller hashes what it wrote, and lets go of parts read
+ * from a spill file's mapping behind the write, so writing them does not
+ * bring them all back into memory at once.
+ */
+guint64
+strata_block_packer_put_parts_full (StrataBlockPacker     *self,
+                                    const StrataBytesPart *parts,
+                                    guint                  n_parts,
+                                    StrataPartWritten      written,
+                                    gpointer               user_data)
+{
   guint64 offset, at;
   gsize size = 0;
   gboolean ok;
@@ -891,10 +914,15 @@ strata_block_packer_put_parts (StrataBlockPacker     *self,
   ok = !g_atomic_int_get (&self->failed_any);
   at = offset;
   for (guint i = 0; i < n_parts && ok; i++)
-    {
-      ok = strata_file_write_all (self->fd, parts[i].bytes, parts[i].size, at);
-      at += parts[i].size;
-    }
+    for (gsize from = 0; from < parts[i].size && ok; from += PUT_WINDOW)
+      {
+        gsize n = MIN (PUT_WINDOW, parts[i].size - from);
+
+        ok = strata_file_write_all (self->fd, (const guint8 *) parts[i].bytes + from, n, at);
+        at += n;
+        if (ok && written != NULL)
+          written (i, (const guint8 *) parts[i].bytes + from, n, from, user_data);
+      }
   g_mutex_lock (&self->lock);
   place_done (self);
   g_mutex_unlock (&self->lock);

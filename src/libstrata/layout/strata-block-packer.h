@@ -27,6 +27,13 @@ typedef struct
   gsize         size;
 } StrataBytesPart;
 
+/* Part @i's stretch @bytes, @from bytes into it, @size long, is written. */
+typedef void (*StrataPartWritten) (guint         i,
+                                   gconstpointer bytes,
+                                   gsize         size,
+                                   gsize         from,
+                                   gpointer      user_data);
+
 StrataBlockPacker *strata_block_packer_new          (gsize               max_queued,
                                                      int                 zstd_level,
                                                      GError            **error);
@@ -60,6 +67,11 @@ guint64            strata_block_packer_put_bytes    (StrataBlockPacker  *self,
 guint64            strata_block_packer_put_parts    (StrataBlockPacker  *self,
                                                      const StrataBytesPart *parts,
                                                      guint               n_parts);
+guint64            strata_block_packer_put_parts_full (StrataBlockPacker     *self,
+                                                       const StrataBytesPart *parts,
+                                                       guint                  n_parts,
+                                                       StrataPartWritten      written,
+                                                       gpointer               user_data);
 gboolean           strata_block_packer_read_at      (StrataBlockPacker  *self,
                                                      guint64             offset,
                                                      gpointer            out,

@@ -908,7 +908,9 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
                                        gboolean        count_starts)
 {
   Level *level = &self->levels[rank];
-  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+  /* A span a channel: the first chunks of a coarse level have every
+   * thread of the trace. */
+  g_autoptr(StrataSpilledArray) spans = strata_spilled_array_new (sizeof (ChannelSpan));
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   g_autoptr(GArray) channel_items = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   g_autoptr(GArray) paying = NULL;
@@ -985,7 +987,7 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
     chunk->first_block = first_block;
   else
     memcpy (chunk->items, items->data, (gsize) n_items * sizeof (StrataZoomItem));
-  strata_zoom_tree_chunk_take_spans (self, &stream, chunk, (const ChannelSpan *)(gpointer) spans->data);
+  strata_zoom_tree_chunk_take_spans (self, &stream, chunk, spans);
   strata_zoom_tree_chunk_count (self, chunk);
   return chunk;
 }

@@ -4,7 +4,10 @@
  * what lets a query bisect a packed chunk's span and find where its
  * lanes begin while decoding only the blocks it lands in
  * (docs/index-format.md). The zoom tree makes them for a chunk it
- * spills, the index writer for a chunk it writes from memory.
+ * spills, the index writer for a chunk it writes from memory. The
+ * changes are a spilled array: the last chunk of a coarse level over a
+ * million threads has a change or two for each, tens of MB that need
+ * not stay in memory until they are written.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -30,7 +33,7 @@ void
 strata_index_chunk_keys_init (StrataIndexChunkKeys *self)
 {
   self->keys = g_array_new (FALSE, FALSE, sizeof (StrataIndexItemKey));
-  self->changes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->changes = strata_spilled_array_new (sizeof (guint32));
   self->n = 0;
   self->lane = 0;
 }
@@ -58,7 +61,7 @@ strata_index_chunk_keys_add (StrataIndexChunkKeys *self,
         {
           guint32 at32 = (guint32) at;
 
-          g_array_append_val (self->changes, at32);
+          strata_spilled_array_append (self->changes, &at32);
         }
       self->lane = lane;
     }
@@ -69,5 +72,5 @@ void
 strata_index_chunk_keys_clear (StrataIndexChunkKeys *self)
 {
   g_clear_pointer (&self->keys, g_array_unref);
-  g_clear_pointer (&self->changes, g_array_unref);
+  g_clear_pointer (&self->changes, strata_spilled_array_free);
 }

@@ -13,6 +13,7 @@
 
 #include "strata-aggregator.h"
 #include "strata-index-layout.h"
+#include "strata-spilled-array.h"
 
 G_BEGIN_DECLS
 
@@ -23,10 +24,10 @@ void strata_index_item_key_init (StrataIndexItemKey   *key,
  * order (the writer's in-memory chunks, a spilling chunk's stream). */
 typedef struct
 {
-  GArray  *keys;       /* StrataIndexItemKey */
-  GArray  *changes;    /* guint32 */
-  guint64  n;          /* items seen */
-  guint    lane;       /* the last one's */
+  GArray             *keys;     /* StrataIndexItemKey */
+  StrataSpilledArray *changes;  /* guint32 */
+  guint64             n;        /* items seen */
+  guint               lane;     /* the last one's */
 } StrataIndexChunkKeys;
 
 void strata_index_chunk_keys_init  (StrataIndexChunkKeys *self);

@@ -205,28 +205,61 @@ strata_zoom_tree_chunk_piece_size (const Chunk *chunk)
          (gsize) chunk->n_changes * sizeof (guint32);
 }
 
+/* What a spilled chunk's piece is hashed with as it is written, and the
+ * spilled arrays among its parts, let go of behind the write. */
+typedef struct
+{
+  StrataIndexHasher  *hasher;
+  StrataSpilledArray *spans;    /* part 0 */
+  StrataSpilledArray *changes;  /* part 3 */
+} PieceWrite;
+
+static void
+piece_written (guint         i,
+               gconstpointer bytes,
+               gsize         size,
+               gsize         from,
+               gpointer      user_data)
+{
+  PieceWrite *w = user_data;
+
+  strata_index_hasher_add (w->hasher, bytes, size);
+  if (i == 0)
+    strata_spilled_array_let_go (w->spans, (guint) ((from + size) / sizeof (ChannelSpan)));
+  else if (i == 3)
+    strata_spilled_array_let_go (w->changes, (guint) ((from + size) / sizeof (guint32)));
+}
+
 /* Gives @chunk its @spans and the keys and lane changes @s collected, and
  * frees them (@chunk NULL: it is not stored after all). A chunk kept in
  * memory has room for its spans and no keys. A spilled one writes them
  * after its items to the packer's file, as one checksummed piece, so what
  * stays in memory of it is its record whatever the trace's threads; only
- * if that write fails are they kept in memory, as an unspilled chunk's. */
+ * if that write fails are they kept in memory, as an unspilled chunk's.
+ * The spans and the changes are spilled arrays, written and hashed a
+ * window at a time and let go of behind: the last chunk of a coarse
+ * level over a million threads has a span and a change or two for each,
+ * and its piece is never in memory whole. */
 void
-strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
-                                   ItemStream        *s,
-                                   Chunk             *chunk,
-                                   const ChannelSpan *spans)
+strata_zoom_tree_chunk_take_spans (StrataZoomTree     *self,
+                                   ItemStream         *s,
+                                   Chunk              *chunk,
+                                   StrataSpilledArray *spans)
 {
-  GArray *keys = s->keys.keys, *changes = s->keys.changes;
+  GArray *keys = s->keys.keys;
+  StrataSpilledArray *changes = s->keys.changes;
   static const guint8 zeros[8];
   StrataBytesPart parts[4];
+  PieceWrite w;
   gsize spans_size, keys_at, keys_size, size, at;
   guint64 offset;
   guint8 *p;
 
   if (chunk != NULL && keys == NULL)
     {
-      memcpy (chunk->channels, spans, chunk->n_channels * sizeof (ChannelSpan));
+      g_assert (spans->len == chunk->n_channels);
+      if (spans->len > 0)
+        memcpy (chunk->channels, spans->data, chunk->n_channels * sizeof (ChannelSpan));
       return;
     }
   if (keys == NULL)
@@ -238,6 +271,7 @@ strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
     }
 
   g_assert (chunk->spilled != NULL && keys->len == strata_index_n_keys (chunk->n_items));
+  g_assert (spans->len == chunk->n_channels);
   chunk->n_changes = changes->len;
   spans_size = chunk->n_channels * sizeof (ChannelSpan);
   keys_at = strata_index_keys_offset (chunk->n_channels);
@@ -245,28 +279,25 @@ strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
   size = strata_zoom_tree_chunk_piece_size (chunk);
   g_assert (keys_at - spans_size <= sizeof zeros);
 
-  /* Written from where its parts are, not copied into one piece first:
-   * the first chunk of a coarse level over a million threads has a span
-   * and a lane change or two for each, a piece of tens of MB. */
-  parts[0] = (StrataBytesPart) { spans, spans_size };
+  /* Written from where its parts are, not copied into one piece first. */
+  parts[0] = (StrataBytesPart) { spans->data, spans_size };
   parts[1] = (StrataBytesPart) { zeros, keys_at - spans_size };
   parts[2] = (StrataBytesPart) { keys->data, keys_size };
-  parts[3] = (StrataBytesPart) { changes->data, changes->len * sizeof (guint32) };
-  offset = strata_block_packer_put_parts (chunk->spilled, parts, G_N_ELEMENTS (parts));
+  parts[3] = (StrataBytesPart) { changes->data, (gsize) changes->len * sizeof (guint32) };
+  w = (PieceWrite) { strata_index_hasher_new (), spans, changes };
+  offset = strata_block_packer_put_parts_full (chunk->spilled, parts, G_N_ELEMENTS (parts),
+                                               piece_written, &w);
+  chunk->piece_checksum = strata_index_hasher_free (w.hasher);
   if (offset != G_MAXUINT64)
     {
-      StrataIndexHasher *hasher = strata_index_hasher_new ();
-
-      for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
-        strata_index_hasher_add (hasher, parts[i].bytes, parts[i].size);
       chunk->piece_offset = offset;
-      chunk->piece_checksum = strata_index_hasher_free (hasher);
       strata_index_chunk_keys_clear (&s->keys);
       return;
     }
 
   g_debug ("zoom tree: the spans of chunk %" G_GINT64_FORMAT " stay in memory: %s",
            chunk->index, g_strerror (errno));
+  chunk->piece_checksum = 0;
   g_mutex_lock (&self->arena_lock);
   p = strata_zoom_tree_arena_alloc (self, size);
   g_mutex_unlock (&self->arena_lock);
@@ -329,7 +360,7 @@ strata_zoom_tree_chunk_count (StrataZoomTree *self,
 /* Adds one channel's items of a chunk being assembled, if it is stored:
  * to @items, or to @stream when the chunk spills. */
 void
-strata_zoom_tree_assemble_channel (GArray               *spans,
+strata_zoom_tree_assemble_channel (StrataSpilledArray   *spans,
                                    GArray               *items,
                                    ItemStream           *stream,
                                    guint                *n_items,
@@ -342,7 +373,7 @@ strata_zoom_tree_assemble_channel (GArray               *spans,
 
   if (n == 0 || !has_start (channel_items, n))
     return;
-  g_array_append_val (spans, span);
+  strata_spilled_array_append (spans, &span);
   if (stream->stream != NULL)
     strata_zoom_tree_item_stream_add (stream, channel_items, n);
   else
@@ -377,6 +408,9 @@ strata_zoom_tree_channel_pays (StrataZoomTree *self,
   return n_items > 0 && n_items * MAX (self->params.min_reduction, 1) <= members;
 }
 
+/* How many spans a loop over a level's spans reads between let-goes. */
+#define LET_GO_SPANS 65536
+
 /* The channels a dense chunk stores, of @spans (the channels with an
  * activity starting in it, their items one after the other, their
  * members @all_members in all) and whether each one's own items
@@ -391,10 +425,10 @@ strata_zoom_tree_channel_pays (StrataZoomTree *self,
  * left with the channels kept, their items renumbered as the chunk will
  * hold them; returns how many items they have. */
 guint64
-strata_zoom_tree_keep_paying_spans (StrataZoomTree *self,
-                                    GArray         *spans,
-                                    const GArray   *pays,
-                                    guint64         all_members)
+strata_zoom_tree_keep_paying_spans (StrataZoomTree     *self,
+                                    StrataSpilledArray *spans,
+                                    const GArray       *pays,
+                                    guint64             all_members)
 {
   ChannelSpan *s = (ChannelSpan *)(gpointer) spans->data;
   const guint8 *p = (const guint8 *)(gconstpointer) pays->data;
@@ -403,21 +437,34 @@ strata_zoom_tree_keep_paying_spans (StrataZoomTree *self,
 
   g_assert (pays->len == spans->len);
 
+  /* The spans read (and rewritten) leave memory behind the loops, as
+   * they left it when they were made. */
   for (guint i = 0; i < spans->len; i++)
-    n_items += s[i].n_items;
+    {
+      if (i % LET_GO_SPANS == LET_GO_SPANS - 1)
+        strata_spilled_array_let_go (spans, i);
+      n_items += s[i].n_items;
+    }
+  strata_spilled_array_let_go (spans, spans->len);
   if (spans->len == 0 || strata_zoom_tree_worth_storing (self, spans->len, n_items, all_members))
     return n_items;
 
   n_items = 0;
   for (guint i = 0; i < spans->len; i++)
-    if (p[i])
-      {
-        s[kept] = s[i];
-        s[kept].first = (guint32) n_items;
-        n_items += s[i].n_items;
-        kept++;
-      }
-  g_array_set_size (spans, kept);
+    {
+      /* Those between kept and i come back when written, if ever. */
+      if (i % LET_GO_SPANS == LET_GO_SPANS - 1)
+        strata_spilled_array_let_go (spans, i);
+      if (p[i])
+        {
+          s[kept] = s[i];
+          s[kept].first = (guint32) n_items;
+          n_items += s[i].n_items;
+          kept++;
+        }
+    }
+  strata_spilled_array_set_size (spans, kept);
+  strata_spilled_array_let_go (spans, kept);
   return n_items;
 }
 

@@ -44,7 +44,8 @@ static void
 level_finish_count (StrataZoomTree *self,
                     Level          *level)
 {
-  GArray *spans = level->spans, *span_pays = level->span_pays;
+  StrataSpilledArray *spans = level->spans;
+  GArray *span_pays = level->span_pays;
   g_autoptr(GArray) channels = NULL;
   guint64 all_members = 0;
   ClosedIter it;
@@ -52,7 +53,7 @@ level_finish_count (StrataZoomTree *self,
   gboolean more, failed;
   guint n_starting;
 
-  g_array_set_size (spans, 0);
+  strata_spilled_array_set_size (spans, 0);
   g_array_set_size (span_pays, 0);
   strata_zoom_tree_lanes_close_all (self, level);
   strata_zoom_tree_closed_iter_init (&it, level);
@@ -77,7 +78,7 @@ level_finish_count (StrataZoomTree *self,
           ChannelSpan span = { channel, 0, (guint32) MIN (n, G_MAXUINT32) };
           guint8 pays = strata_zoom_tree_channel_pays (self, span.n_items, m);
 
-          g_array_append_val (spans, span);
+          strata_spilled_array_append (spans, &span);
           g_array_append_val (span_pays, pays);
           all_members += m;
         }
@@ -115,7 +116,7 @@ level_finish_count (StrataZoomTree *self,
 
       channels = g_array_sized_new (FALSE, FALSE, sizeof (guint32), spans->len);
       for (guint k = 0; k < spans->len; k++)
-        g_array_append_val (channels, g_array_index (spans, ChannelSpan, k).channel);
+        g_array_append_val (channels, strata_spilled_array_index (spans, ChannelSpan, k).channel);
       d.channels = g_steal_pointer (&channels);
       g_array_append_val (level->deferred, d);
       /* Stored in part: the next chunk is likely alike, and counting it
@@ -134,10 +135,10 @@ level_finish_count (StrataZoomTree *self,
  * to the level; computed from the raw store at the pass's end instead
  * when the spill file fails. */
 static void
-store_chunk (StrataZoomTree *self,
-             Level          *level,
-             GArray         *spans,
-             guint           n_items)
+store_chunk (StrataZoomTree     *self,
+             Level              *level,
+             StrataSpilledArray *spans,
+             guint               n_items)
 {
   StrataBlockPacker *packer = strata_zoom_tree_chunk_spill_target (self, n_items);
   Chunk *chunk = strata_zoom_tree_chunk_alloc (self, level->chunk, spans->len, n_items, packer);
@@ -148,7 +149,7 @@ store_chunk (StrataZoomTree *self,
   gboolean read_ok = TRUE;
   ClosedIter it;
   ClosedView v;
-  guint s = 0;
+  guint s = 0, let_go = 0;
 
   strata_zoom_tree_item_stream_begin (&stream, packer);
   strata_zoom_tree_spill_reader_init (&reader, level, self->spill_windows);
@@ -160,6 +161,12 @@ store_chunk (StrataZoomTree *self,
        * pool come first, in the order they were made. */
       while (s < spans->len && stored[s].channel < v.lane.channel)
         s++;
+      /* The spans read leave memory behind the walk. */
+      if (s - let_go >= 65536)
+        {
+          let_go = s;
+          strata_spilled_array_let_go (spans, s);
+        }
       if (s == spans->len || stored[s].channel != v.lane.channel)
         continue;
       for (guint r = 0; r < v.lane.n_runs && read_ok; r++)
@@ -180,7 +187,7 @@ store_chunk (StrataZoomTree *self,
     chunk->first_block = strata_block_stream_end (stream.stream, NULL);
   else if (read_ok)
     g_assert (out == chunk->items + n_items);
-  strata_zoom_tree_chunk_take_spans (self, &stream, read_ok ? chunk : NULL, stored);
+  strata_zoom_tree_chunk_take_spans (self, &stream, read_ok ? chunk : NULL, spans);
 
   if (read_ok)
     {
@@ -199,7 +206,7 @@ store_chunk (StrataZoomTree *self,
       g_warning ("zoom tree: cannot read a chunk's items back from the spill file: %s",
                  g_strerror (errno));
       for (guint k = 0; k < spans->len; k++)
-        g_array_append_val (d.channels, g_array_index (spans, ChannelSpan, k).channel);
+        g_array_append_val (d.channels, strata_spilled_array_index (spans, ChannelSpan, k).channel);
       g_array_append_val (level->deferred, d);
     }
 }
@@ -207,13 +214,14 @@ store_chunk (StrataZoomTree *self,
 /* The end of the chunk a level is aggregating: flush every lane and store
  * the chunk if it was dense. Each lane's items are copied once, straight
  * into the stored chunk: the channels to store and the chunk's size are
- * known from the lanes before it is made. The spans scratch array is the
- * level's own and keeps its size from chunk to chunk. */
+ * known from the lanes before it is made. The spans scratch is the
+ * level's own, a spilled array: a coarse level's last chunk has a span
+ * for every thread of the trace, which need not all be in memory. */
 void
 strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
                                      Level          *level)
 {
-  GArray *spans = level->spans;
+  StrataSpilledArray *spans = level->spans;
   guint64 all_members = 0;
   guint n_items = 0;
   ClosedIter it;
@@ -232,7 +240,7 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
       return;
     }
 
-  g_array_set_size (spans, 0);
+  strata_spilled_array_set_size (spans, 0);
   g_array_set_size (level->span_pays, 0);
   strata_zoom_tree_lanes_close_all (self, level);
 
@@ -271,7 +279,7 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
         {
           guint8 pays = strata_zoom_tree_channel_pays (self, span.n_items, m);
 
-          g_array_append_val (spans, span);
+          strata_spilled_array_append (spans, &span);
           g_array_append_val (level->span_pays, pays);
           all_members += m;
           n_items += span.n_items;
@@ -312,7 +320,7 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
           Deferred d = { level->chunk, g_array_sized_new (FALSE, FALSE, sizeof (guint32), spans->len) };
 
           for (guint k = 0; k < spans->len; k++)
-            g_array_append_val (d.channels, g_array_index (spans, ChannelSpan, k).channel);
+            g_array_append_val (d.channels, strata_spilled_array_index (spans, ChannelSpan, k).channel);
           g_array_append_val (level->deferred, d);
           level->no_switch = TRUE;
           level->n_switch_deferred++;

@@ -323,7 +323,7 @@ typedef struct
   Decision   memo;
   GPtrArray *chunks;         /* Chunk *, by index */
   guint      n_plain;        /* dense chunks where aggregation did not pay */
-  GArray    *spans;          /* ChannelSpan, scratch */
+  StrataSpilledArray *spans; /* ChannelSpan, scratch: one a channel at a coarse level's end */
   GArray    *span_pays;      /* guint8 by span of spans, scratch: strata_zoom_tree_channel_pays() */
 
   /* Mapped from an index instead of chunks: the chunk index, for each
@@ -632,17 +632,17 @@ strata_zoom_tree_item_stream_add (ItemStream           *s,
 gsize
 strata_zoom_tree_chunk_piece_size (const Chunk *chunk);
 void
-strata_zoom_tree_chunk_take_spans (StrataZoomTree    *self,
-                                   ItemStream        *s,
-                                   Chunk             *chunk,
-                                   const ChannelSpan *spans);
+strata_zoom_tree_chunk_take_spans (StrataZoomTree     *self,
+                                   ItemStream         *s,
+                                   Chunk              *chunk,
+                                   StrataSpilledArray *spans);
 gsize
 strata_zoom_tree_chunk_size (const Chunk *chunk);
 void
 strata_zoom_tree_chunk_count (StrataZoomTree *self,
                               const Chunk    *chunk);
 void
-strata_zoom_tree_assemble_channel (GArray               *spans,
+strata_zoom_tree_assemble_channel (StrataSpilledArray   *spans,
                                    GArray               *items,
                                    ItemStream           *stream,
                                    guint                *n_items,
@@ -660,10 +660,10 @@ strata_zoom_tree_channel_pays (StrataZoomTree *self,
                                guint64         n_items,
                                guint64         members);
 guint64
-strata_zoom_tree_keep_paying_spans (StrataZoomTree *self,
-                                    GArray         *spans,
-                                    const GArray   *pays,
-                                    guint64         all_members);
+strata_zoom_tree_keep_paying_spans (StrataZoomTree     *self,
+                                    StrataSpilledArray *spans,
+                                    const GArray       *pays,
+                                    guint64             all_members);
 guint
 strata_zoom_tree_level_n_chunks (Level *level);
 void

@@ -164,7 +164,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
       level->first_chunk = -1;
       level->memo_index = -1;
       level->chunks = g_ptr_array_new ();
-      level->spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+      level->spans = strata_spilled_array_new (sizeof (ChannelSpan));
       level->span_pays = g_array_new (FALSE, FALSE, sizeof (guint8));
       level->deferred = g_array_new (FALSE, FALSE, sizeof (Deferred));
       level->pool = g_ptr_array_new_with_free_func (g_free);
@@ -320,7 +320,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_array_unref (level->place_of);
       g_array_unref (level->closed);
       g_ptr_array_unref (level->chunks);
-      g_array_unref (level->spans);
+      strata_spilled_array_free (level->spans);
       g_array_unref (level->span_pays);
       for (guint i = 0; i < level->deferred->len; i++)
         g_clear_pointer (&g_array_index (level->deferred, Deferred, i).channels, g_array_unref);
@@ -445,9 +445,9 @@ strata_zoom_tree_add (const StrataActivity *activity,
 void
 strata_zoom_tree_level_renew_scratch (Level *level)
 {
-  g_array_unref (level->spans);
+  strata_spilled_array_free (level->spans);
   g_array_unref (level->span_pays);
-  level->spans = g_array_new (FALSE, FALSE, sizeof (ChannelSpan));
+  level->spans = strata_spilled_array_new (sizeof (ChannelSpan));
   level->span_pays = g_array_new (FALSE, FALSE, sizeof (guint8));
 }
 
