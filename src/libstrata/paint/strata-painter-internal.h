@@ -187,6 +187,7 @@ struct _StrataPainter
   gboolean             timed;           /* fold_ns and emit_ns are measured */
   gint64               fold_ns;         /* in the last frame, the rows' folds */
   gint64               emit_ns;         /* and their lanes' emission */
+  gint64               query_ns;        /* and its query of the zoom tree */
 };
 
 /* Geometry of one row's lanes, in frame coordinates. */
