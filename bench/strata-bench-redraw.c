@@ -9,7 +9,13 @@
  * each a quarter of the last), the CPU time of the widget's snapshot:
  * the first frame of a new view, a redraw after the pointer moved, and
  * that redraw with the kept frame forgotten first (the cost of each
- * redraw before). Medians of --frames redraws per level.
+ * redraw before). Medians of --frames redraws per level. Then, for a
+ * frame painted anew once more, where its time went: the zoom tree's query, the
+ * rows' folds of its items into pixel columns, the columns' emission as
+ * rectangles, and the rest (rows' backgrounds, text, the ruler, and the
+ * render nodes made of the display list); and how many items the query
+ * returned, how many blocks it decoded and how many spans it computed
+ * from the raw store.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -23,6 +29,7 @@
 
 #include "strata-bench-snapshot.h"
 #include "strata-index.h"
+#include "strata-painter-private.h"
 #include "strata-timeline-view-private.h"
 
 #define N_LEVELS 6
@@ -53,7 +60,9 @@ main (int    argc,
   g_autoptr(StrataTrace) trace = NULL;
   g_autoptr(GArray) all_hover = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) all_before = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GString) split = g_string_new (NULL);
   GtkWidget *window, *view;
+  StrataPainter *painter;
   gint64 start, end;
   GRand *rand;
 
@@ -92,6 +101,7 @@ main (int    argc,
     g_main_context_iteration (NULL, TRUE);
   while (g_main_context_iteration (NULL, FALSE))
     ;
+  painter = strata_timeline_view_get_painter (STRATA_TIMELINE_VIEW (view));
 
   rand = g_rand_new_with_seed (seed);
   printf ("# strata-bench-redraw %s: %dx%d, %d redraws per level, CPU ms of the widget's snapshot (medians)\n\n",
@@ -104,13 +114,21 @@ main (int    argc,
       g_autoptr(GArray) t_new = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) t_hover = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) t_before = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) t_query = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) t_fold = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) t_emit = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) t_rest = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) n_items = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) n_decoded = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) n_on_demand = g_array_new (FALSE, FALSE, sizeof (gint64));
       gint64 span = MAX ((end - start) >> (2 * level), 2000);
       double now_ms, before_ms;
 
       for (int f = -1; f < frames; f++)
         {
           gint64 from = start + (gint64) (g_rand_double (rand) * MAX (end - start - span, 0));
-          gint64 dn, dh, db;
+          const StrataDisplayList *list;
+          gint64 dn, dh, db, dq, df, de, dr, ni, nd, no;
 
           strata_timeline_view_set_range (STRATA_TIMELINE_VIEW (view), from, from + span);
           dn = strata_bench_snapshot_ns (view);
@@ -119,6 +137,21 @@ main (int    argc,
           strata_timeline_view_forget_frame (STRATA_TIMELINE_VIEW (view));
           move_pointer (view, rand);
           db = strata_bench_snapshot_ns (view);
+          /* The split from a frame of its own, painted anew once more with
+           * the painter's clocks on: their readings are system calls, a
+           * few per row, which the frames above must not pay. The pointer
+           * stays, so the views are those of the benchmark without it. */
+          strata_painter_set_timed (painter, TRUE);
+          strata_timeline_view_forget_frame (STRATA_TIMELINE_VIEW (view));
+          dr = strata_bench_snapshot_ns (view);
+          strata_painter_set_timed (painter, FALSE);
+          dq = strata_painter_get_query_ns (painter);
+          strata_painter_get_times (painter, &df, &de);
+          dr -= dq + df + de;
+          list = strata_timeline_view_get_display_list (STRATA_TIMELINE_VIEW (view));
+          ni = list->n_items;
+          nd = list->stats.n_decoded;
+          no = list->stats.n_on_demand;
           if (f < 0)
             continue;   /* the first one warms the caches */
           g_array_append_val (t_new, dn);
@@ -126,14 +159,29 @@ main (int    argc,
           g_array_append_val (t_before, db);
           g_array_append_val (all_hover, dh);
           g_array_append_val (all_before, db);
+          g_array_append_val (t_query, dq);
+          g_array_append_val (t_fold, df);
+          g_array_append_val (t_emit, de);
+          g_array_append_val (t_rest, dr);
+          g_array_append_val (n_items, ni);
+          g_array_append_val (n_decoded, nd);
+          g_array_append_val (n_on_demand, no);
         }
       now_ms = median_ms (t_hover);
       before_ms = median_ms (t_before);
       printf ("| %u | %.3f ms | %.3f | %.3f | %.3f | %.0fx |\n", level, span / 1e6, median_ms (t_new), now_ms,
               before_ms, now_ms > 0 ? before_ms / now_ms : 0);
+      g_string_append_printf (split, "| %u | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.0f | %.0f |\n", level,
+                              before_ms, median_ms (t_query), median_ms (t_fold), median_ms (t_emit),
+                              median_ms (t_rest), median_ms (n_items) * 1e6, median_ms (n_decoded) * 1e6,
+                              median_ms (n_on_demand) * 1e6);
     }
   printf ("\nall levels: redraw with the frame kept %.3f ms, painted anew %.3f ms\n", median_ms (all_hover),
           median_ms (all_before));
+  printf ("\nPainted anew, where the time went (CPU ms, medians of each part on its own, from a frame\n"
+          "timed apart: frame is the untimed one's):\n\n");
+  printf ("| level | frame | query | fold | emit | rest | items | blocks decoded | spans on demand |\n");
+  printf ("|---|---|---|---|---|---|---|---|---|\n%s", split->str);
 
   g_rand_free (rand);
   gtk_window_destroy (GTK_WINDOW (window));

@@ -286,6 +286,90 @@ assert_bounded (const StrataDisplayList *list)
   g_assert_cmpuint (list->texts->len, <=, 2 * list->rows->len * ((guint) list->area_width / 40 + 3) + 64);
 }
 
+/* A CPU row running threads whose tids share the painter's colour cache
+ * slots (the cache is direct-mapped by tid, a few thousand slots): each
+ * task, as long as many pixels, is drawn in its own thread's colour in
+ * every column, painted after frames of other tids and in the other
+ * scheme, so a colour evicted and found again is still the tid's. */
+static void
+test_task_colors_colliding_tids (void)
+{
+  /* Tids equal modulo 256, 4 096 and 65 536, and a few neighbours. */
+  static const gint32 tids[] = { 7, 7 + 4096, 7 + 256, 7 + 65536, 7 + 8192, 8, 7 + 4096 * 3, 263, 4103 };
+  const gint64 length = 1000000, n_tasks = 4 * G_N_ELEMENTS (tids);
+  g_autoptr(StrataZoomTree) tree = NULL;
+  g_autoptr(StrataStringPool) pool = strata_string_pool_new ();
+  g_autoptr(StrataPainter) painter = NULL;
+  g_autoptr(StrataDisplayList) list = strata_display_list_new ();
+  g_autoptr(GArray) activities = g_array_new (FALSE, TRUE, sizeof (StrataActivity));
+  g_autoptr(GError) error = NULL;
+  StrataChannel channel = { 0 };
+  StrataPaintStyle style;
+  StrataZoomParams params;
+  const guint width = 1000;
+  guint checked = 0;
+
+  for (gint64 i = 0; i < n_tasks; i++)
+    {
+      StrataActivity a = { 0 };
+
+      a.start = i * length;
+      a.end = a.start + length;
+      a.channel = 0;
+      a.kind = STRATA_ACTIVITY_TASK;
+      /* A different order in each round of the tids. */
+      a.arg = tids[(i * (1 + 2 * (i / G_N_ELEMENTS (tids)))) % G_N_ELEMENTS (tids)];
+      g_array_append_val (activities, a);
+    }
+  strata_zoom_params_init (&params);
+  tree = strata_zoom_tree_new (&params, &error);
+  g_assert_no_error (error);
+  strata_test_stream_build (tree, (const StrataActivity *)(gpointer) activities->data, activities->len);
+
+  channel.kind = STRATA_CHANNEL_CPU;
+  channel.name = strata_string_pool_intern (pool, "CPU 0");
+  channel.parent = STRATA_CHANNEL_NONE;
+  channel.tgid = -1;
+  channel.end = G_MAXINT64;
+  painter = strata_painter_new (pool, tree);
+  strata_painter_set_channels (painter, &channel, 1);
+  strata_painter_set_extent (painter, 0, n_tasks * length);
+  strata_painter_set_rows (painter, (const guint32[]) { 0 }, 1);
+  strata_paint_style_init (&style);
+
+  for (guint pass = 0; pass < 3; pass++)
+    {
+      /* The light scheme, the dark, the light again: the cache is the
+       * scheme's. */
+      StrataPaintScheme scheme = pass == 1 ? STRATA_PAINT_SCHEME_DARK : STRATA_PAINT_SCHEME_LIGHT;
+      const StrataPaintRow *row;
+
+      style.scheme = scheme;
+      strata_painter_set_style (painter, &style);
+      paint_all_rows (painter, 0, n_tasks * length, width, list);
+      g_assert_cmpuint (list->rows->len, ==, 1);
+      row = &g_array_index (list->rows, StrataPaintRow, 0);
+
+      for (guint x = 0; x < width; x++)
+        {
+          /* A column well inside one task. */
+          gint64 t = (gint64) ((x + 0.5) * list->ns_per_pixel);
+          gint64 in_task = t % length;
+          const StrataPaintRect *seen;
+          guint32 expected;
+
+          if (in_task < length / 8 || in_task > length - length / 8)
+            continue;
+          expected = strata_paint_task_color (scheme, g_array_index (activities, StrataActivity, t / length).arg);
+          seen = topmost_at (list, list->area_x + x + 0.5f, row->y + row->h / 2 - 1);
+          g_assert_nonnull (seen);
+          g_assert_cmphex (seen->rgba, ==, expected);
+          checked++;
+        }
+    }
+  g_assert_cmpuint (checked, >, 3 * width / 2);
+}
+
 static void
 test_rect_count_bounded (void)
 {
@@ -702,6 +786,7 @@ main (int    argc,
 
   g_test_add_func ("/strata/render/columns-match-raw-store", test_columns_match_raw_store);
   g_test_add_func ("/strata/render/known-thread-running", test_known_thread_running);
+  g_test_add_func ("/strata/render/task-colors-colliding-tids", test_task_colors_colliding_tids);
   g_test_add_func ("/strata/render/rect-count-bounded", test_rect_count_bounded);
   g_test_add_func ("/strata/render/real-trace-bounded", test_real_trace_bounded);
   g_test_add_func ("/strata/render/scrolled-rows", test_scrolled_rows);

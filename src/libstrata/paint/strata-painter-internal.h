@@ -26,7 +26,7 @@ G_BEGIN_DECLS
 /* The painter cannot measure text: this guesses the width of a label in
  * the small fonts clients use, with some room to spare. */
 #define TEXT_WIDTH(s)    (6.5f * g_utf8_strlen ((s), -1) + 6)
-#define TASK_COLOR_CACHE 256
+#define TASK_COLOR_CACHE 4096
 /* A span shorter than this is folded whole, without cutting its lanes. */
 #define MIN_SPAN_CUT     64
 /* Small enough to lose to any real foreground in a column. */
@@ -175,7 +175,10 @@ struct _StrataPainter
 
   /* Task colours by tid, direct-mapped: a zoomed-out CPU row has
    * thousands of task items a frame, and a colour costs an fmod and an
-   * HSL conversion. */
+   * HSL conversion. Slots for a few thousand consecutive tids: with 256,
+   * the 2 000 threads of a dense trace's CPU rows evicted each other and
+   * most task items paid the conversion (a third of the whole-trace
+   * frame's fold). */
   struct { gint32 tid; guint32 rgba; } task_colors[TASK_COLOR_CACHE];
   StrataPaintScheme    task_colors_scheme;
 
@@ -187,6 +190,7 @@ struct _StrataPainter
   gboolean             timed;           /* fold_ns and emit_ns are measured */
   gint64               fold_ns;         /* in the last frame, the rows' folds */
   gint64               emit_ns;         /* and their lanes' emission */
+  gint64               query_ns;        /* and its query of the zoom tree */
 };
 
 /* Geometry of one row's lanes, in frame coordinates. */

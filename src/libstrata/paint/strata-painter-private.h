@@ -5,8 +5,8 @@
  * every item of every span the query returns (the painter's first way,
  * kept as the oracle of the faster fold and of its cutting each span's
  * lanes to the view, which must give the same display list bit for bit),
- * and a split of a frame's time between folding the items and emitting
- * the columns.
+ * and a split of a frame's time between its query, folding the items and
+ * emitting the columns.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -25,5 +25,6 @@ void     strata_painter_set_timed          (StrataPainter *self,
 void     strata_painter_get_times          (StrataPainter *self,
                                             gint64        *fold_ns,
                                             gint64        *emit_ns);
+gint64   strata_painter_get_query_ns       (StrataPainter *self);
 
 G_END_DECLS

@@ -230,6 +230,20 @@ strata_painter_get_times (StrataPainter *self,
   *emit_ns = self->emit_ns;
 }
 
+/**
+ * strata_painter_get_query_ns:
+ *
+ * Returns: the last frame's query of the zoom tree, in ns; 0 unless
+ *   strata_painter_set_timed() asked for it
+ */
+gint64
+strata_painter_get_query_ns (StrataPainter *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->query_ns;
+}
+
 /* For the benchmark's split of a frame (strata_painter_set_timed()): the
  * calling thread's CPU time, as the benchmark measures frames. */
 static gint64
@@ -778,7 +792,7 @@ strata_painter_paint (StrataPainter             *self,
 
   s = &strata_painter_schemes[self->style.scheme];
   strata_display_list_clear (list);
-  self->fold_ns = self->emit_ns = 0;
+  self->fold_ns = self->emit_ns = self->query_ns = 0;
 
   list->from = viewport->from;
   list->to = MAX (viewport->to, viewport->from);
@@ -847,9 +861,13 @@ strata_painter_paint (StrataPainter             *self,
        * about two items per screen pixel and row, whatever the trace's
        * size, and still one query of at most two chunks. */
       list->level = strata_zoom_geometry_level_for_frame (&g, list->to - list->from, viewport->width);
+      if (self->timed)
+        self->query_ns = thread_cpu_ns ();
       strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
                                     (const guint32 *)(gpointer) self->query->data, self->query->len,
                                     self->result, &list->stats);
+      if (self->timed)
+        self->query_ns = thread_cpu_ns () - self->query_ns;
 
       ensure_columns (self, viewport->width);
 
