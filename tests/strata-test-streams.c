@@ -324,3 +324,68 @@ strata_test_stream_build (StrataZoomTree       *tree,
     }
   strata_zoom_tree_finish (tree);
 }
+
+/* A recording of processes made all the time, as `perf bench sched
+ * messaging` makes them in a loop: each thread comes after its process's
+ * channel (which has no activities and never closes), runs for three
+ * activities and exits, but one thread in @every lives on to the end,
+ * with an activity every 64 threads made. Activities in start order;
+ * @closes (StrataTestClose) says after which activity each thread that
+ * exits closes, and when. What a consumer keeps per channel after such
+ * a stream is what an hour of following one adds up. */
+GArray *
+strata_test_process_churn (guint    n_threads,
+                           guint    every,
+                           guint   *n_channels,
+                           GArray **closes)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  g_autoptr(GArray) alive = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gint64 now = 1000;
+
+  g_return_val_if_fail (every > 0, NULL);
+
+  *closes = g_array_new (FALSE, FALSE, sizeof (StrataTestClose));
+  *n_channels = 0;
+  for (guint i = 0; i < n_threads; i++)
+    {
+      guint32 thread;
+
+      (*n_channels)++;   /* its process */
+      thread = (*n_channels)++;
+      for (guint k = 0; k < 3; k++)
+        {
+          StrataActivity a = { 0 };
+
+          a.start = now;
+          a.end = now + 700;
+          a.channel = thread;
+          a.kind = STRATA_ACTIVITY_STATE;
+          a.state = k == 1 ? STRATA_TASK_STATE_SLEEPING : STRATA_TASK_STATE_RUNNING;
+          g_array_append_val (out, a);
+          now += 1000;
+        }
+      if (i % every == 0)
+        g_array_append_val (alive, thread);
+      else
+        {
+          StrataTestClose c = { out->len - 1, thread, now - 300 };
+
+          g_array_append_val (*closes, c);
+        }
+      if (i % 64 == 63)
+        for (guint k = 0; k < alive->len; k++)
+          {
+            StrataActivity a = { 0 };
+
+            a.start = now;
+            a.end = now + 5;
+            a.channel = g_array_index (alive, guint32, k);
+            a.kind = STRATA_ACTIVITY_STATE;
+            a.state = STRATA_TASK_STATE_RUNNING;
+            g_array_append_val (out, a);
+            now += 10;
+          }
+    }
+  return out;
+}

@@ -44,6 +44,19 @@ void              strata_test_stream_build     (StrataZoomTree       *tree,
                                                 const StrataActivity *activities,
                                                 gsize                 n);
 
+/* A channel that closes after activity @after of a stream, at @t. */
+typedef struct
+{
+  gsize   after;
+  guint32 channel;
+  gint64  t;
+} StrataTestClose;
+
+GArray           *strata_test_process_churn    (guint                 n_threads,
+                                                guint                 every,
+                                                guint                *n_channels,
+                                                GArray              **closes);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataTestStream, strata_test_stream_free)
 
 G_END_DECLS

@@ -181,8 +181,13 @@ typedef struct
 /* Channels' sums per page: a table of them all was doubled as it grew
  * (16.8 MB for the 48 742 threads of 20M generated events). A page goes
  * once every channel seen on it is closed and the channels being seen
- * are past it, so only the pages of threads still alive stay. */
-#define SUMS_PAGE_BITS 10
+ * are past it, so only the pages of threads still alive stay. A page is
+ * small (64 channels, 10.7 kB) because one thread alive keeps its whole
+ * page: following a recording of `perf bench sched messaging` in a loop,
+ * pages of 1 024 channels (172 kB) were kept for half of them (92 bytes
+ * a channel ever made); pages of 64, for one in ten (17 bytes;
+ * bench/RESULTS-live.md, livemem). */
+#define SUMS_PAGE_BITS 6
 #define SUMS_PAGE      (1u << SUMS_PAGE_BITS)
 
 #define BUF_SAMPLES 8192

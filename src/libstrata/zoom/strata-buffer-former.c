@@ -398,6 +398,15 @@ lane_id_known (StrataZoomTree *self,
   return ids[(channel & (LANE_ID_PAGE - 1)) * N_LANES + l];
 }
 
+void
+strata_zoom_tree_lane_id_first (StrataZoomTree *self,
+                                guint           page)
+{
+  if (page >= self->ids_open->len)
+    g_array_set_size (self->ids_open, page + 1);
+  g_array_index (self->ids_open, guint16, page)++;
+}
+
 /* The lanes of the channels closed before @e go with the buffer that ends
  * there: every piece of theirs is in it or in an earlier one. */
 static void
@@ -412,6 +421,7 @@ buffer_closes (StrataZoomTree *self,
     {
       guint32 channel = c[self->closing_head++].channel;
       guint page = channel >> LANE_ID_PAGE_BITS;
+      gboolean had = FALSE;
 
       for (guint l = 0; l < N_LANES; l++)
         {
@@ -421,13 +431,17 @@ buffer_closes (StrataZoomTree *self,
             {
               id--;
               g_array_append_val (buffer->closes, id);
+              had = TRUE;
             }
         }
-      /* A page of ids whose channels have all closed is not asked again
-       * (a closed channel gets no more activities). */
-      if (page >= self->ids_closed->len)
-        g_array_set_size (self->ids_closed, page + 1);
-      if (++g_array_index (self->ids_closed, guint16, page) == LANE_ID_PAGE && page < self->lane_ids->len)
+      /* A page of ids none of whose channels with ids is open is not
+       * asked again (a closed channel gets no more activities): it goes,
+       * and one of its channels given its first id later makes it again,
+       * empty. Counting the channels closed instead kept every page that
+       * has a process's channel (which never closes and has no lanes) or
+       * a thread still alive: about every page of a recording of
+       * processes made all the time, 68 bytes each channel. */
+      if (had && --g_array_index (self->ids_open, guint16, page) == 0)
         g_clear_pointer (&g_ptr_array_index (self->lane_ids, page), g_free);
     }
   if (self->closing_head == self->closing->len)

@@ -398,7 +398,8 @@ struct _StrataZoomTree
   guint                closing_head;
   GPtrArray           *lane_ids;  /* pages of LANE_ID_PAGE channels (or NULL): guint32 by
                                    * channel's place * N_LANES + lane: id + 1, or 0 */
-  GArray              *ids_closed; /* guint16 per page: its channels closed */
+  GArray              *ids_open;  /* guint16 per page: its channels with a lane id
+                                   * and not closed */
   guint32              n_lane_ids;
 
   /* The levels' side of the lane ids (the thread that runs the levels
@@ -469,7 +470,12 @@ struct _StrataZoomTree
  * pointers per piece and level to lanes scattered over the heap was half
  * of the aggregators' time, in cache misses); a level's states are in a
  * few blocks, in the order its chunk first touched them. */
-#define LANE_ID_PAGE_BITS 10
+/* A page of ids is small (64 channels, 4.4 kB) because one channel
+ * with lanes still open keeps its whole page: following a recording of
+ * `perf bench sched messaging` in a loop, pages of 1 024 channels
+ * (70 kB) were kept for about half of them even once the processes'
+ * channels no longer kept them all (bench/RESULTS-live.md, livemem). */
+#define LANE_ID_PAGE_BITS 6
 #define LANE_ID_PAGE      (1u << LANE_ID_PAGE_BITS)
 
 /* Where a chunk that spills streams its items, in the index's blocks,
@@ -778,6 +784,11 @@ get_lane (StrataZoomTree       *self,
   return strata_zoom_tree_take_lane (self, level, slot, id, piece);
 }
 
+/* A channel's first lane id: it counts in its page's open channels
+ * until it closes (buffer_closes() lets the page go at none). */
+void strata_zoom_tree_lane_id_first (StrataZoomTree *self,
+                                     guint           page);
+
 /* The ids are in pages of LANE_ID_PAGE channels: one table of them all
  * was doubled as it grew (8.4 MB for the 48 742 threads of 20M generated
  * events). */
@@ -787,7 +798,7 @@ lane_id (StrataZoomTree *self,
          guint           l)
 {
   guint page = channel >> LANE_ID_PAGE_BITS;
-  guint key = (channel & (LANE_ID_PAGE - 1)) * N_LANES + l;
+  guint place = (channel & (LANE_ID_PAGE - 1)) * N_LANES;
   guint32 *ids;
 
   if G_UNLIKELY (page >= self->lane_ids->len)
@@ -795,10 +806,18 @@ lane_id (StrataZoomTree *self,
   ids = g_ptr_array_index (self->lane_ids, page);
   if G_UNLIKELY (ids == NULL)
     ids = g_ptr_array_index (self->lane_ids, page) = g_new0 (guint32, LANE_ID_PAGE * N_LANES);
-  if G_UNLIKELY (ids[key] == 0)
-    ids[key] = ++self->n_lane_ids;
+  if G_UNLIKELY (ids[place + l] == 0)
+    {
+      guint k = 0;
 
-  return ids[key] - 1;
+      while (k < N_LANES && ids[place + k] == 0)
+        k++;
+      if (k == N_LANES)
+        strata_zoom_tree_lane_id_first (self, page);
+      ids[place + l] = ++self->n_lane_ids;
+    }
+
+  return ids[place + l] - 1;
 }
 
 /* Room for what one offer to the aggregator can write (two items), so

@@ -125,7 +125,8 @@ StrataZoomTree *strata_zoom_tree_new_mapped (const StrataZoomParams    *params,
                                              GError                   **error);
 const char *strata_zoom_tree_get_damage   (StrataZoomTree       *self);
 guint64     strata_zoom_tree_get_n_lane_states (StrataZoomTree   *self);
-guint       strata_zoom_tree_get_n_lane_id_pages (StrataZoomTree *self);
+guint       strata_zoom_tree_get_n_lane_id_pages (StrataZoomTree *self,
+                                                  guint64        *bytes);
 guint       strata_zoom_tree_get_stream_room (StrataZoomTree *self,
                                               guint          *buffer_room);
 void        strata_zoom_tree_note_build_memory (StrataZoomTree *self,

@@ -207,7 +207,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->sealing = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->buffer = &self->buffers[0];
   self->lane_ids = g_ptr_array_new_with_free_func (g_free);
-  self->ids_closed = g_array_new (FALSE, TRUE, sizeof (guint16));
+  self->ids_open = g_array_new (FALSE, TRUE, sizeof (guint16));
   self->slot_of = strata_spilled_array_new (sizeof (guint32));
   self->slot_refs = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->free_slots = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -359,7 +359,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
       g_clear_pointer (&self->buffers[i].closes, g_array_unref);
     }
   g_clear_pointer (&self->lane_ids, g_ptr_array_unref);
-  g_clear_pointer (&self->ids_closed, g_array_unref);
+  g_clear_pointer (&self->ids_open, g_array_unref);
   g_clear_pointer (&self->slot_of, strata_spilled_array_free);
   g_clear_pointer (&self->slot_refs, g_array_unref);
   g_clear_pointer (&self->free_slots, g_array_unref);
@@ -517,7 +517,7 @@ strata_zoom_tree_release_build_state (StrataZoomTree *self)
       level->closed = g_array_new (FALSE, FALSE, sizeof (ClosedLane));
     }
   g_ptr_array_set_size (self->lane_ids, 0);
-  g_array_set_size (self->ids_closed, 0);
+  g_array_set_size (self->ids_open, 0);
   self->closing_head = 0;
   strata_spilled_array_free (self->slot_of);
   self->slot_of = strata_spilled_array_new (sizeof (guint32));
@@ -565,10 +565,12 @@ strata_zoom_tree_get_n_lane_states (StrataZoomTree *self)
   return n;
 }
 
-/* The pages of lane ids held (a page whose channels have all closed is
- * let go), for the tests. */
+/* The pages of lane ids held (a page none of whose channels with lanes
+ * is open is let go), for the tests; @bytes (or NULL): what they and
+ * their tables take. */
 guint
-strata_zoom_tree_get_n_lane_id_pages (StrataZoomTree *self)
+strata_zoom_tree_get_n_lane_id_pages (StrataZoomTree *self,
+                                      guint64        *bytes)
 {
   guint n = 0;
 
@@ -576,6 +578,10 @@ strata_zoom_tree_get_n_lane_id_pages (StrataZoomTree *self)
 
   for (guint p = 0; p < self->lane_ids->len; p++)
     n += g_ptr_array_index (self->lane_ids, p) != NULL;
+  if (bytes != NULL)
+    *bytes = (guint64) n * LANE_ID_PAGE * N_LANES * sizeof (guint32) +
+             (guint64) self->lane_ids->len * sizeof (gpointer) +
+             (guint64) self->ids_open->len * sizeof (guint16);
   return n;
 }
 
