@@ -464,6 +464,26 @@ test_read_ahead_in_order (void)
   strata_block_packer_free (pb);
 }
 
+/* The bytes of parts of @sizes end to end (*@size in all), each byte
+ * a pattern of its place, @mul and @div, that no two parts share. */
+static guint8 *
+patterned_parts (const gsize *sizes,
+                 guint        n,
+                 guint        mul,
+                 guint        div,
+                 gsize       *size)
+{
+  guint8 *whole;
+
+  *size = 0;
+  for (guint i = 0; i < n; i++)
+    *size += sizes[i];
+  whole = g_malloc (*size);
+  for (gsize i = 0; i < *size; i++)
+    whole[i] = (guint8) (i * mul + i / div);
+  return whole;
+}
+
 /* A piece written in parts (a chunk's spans, padding, keys and lane
  * changes) is the bytes of the one piece they make: read back whole and
  * in two reads, and its checksum taken a part at a time is that of the
@@ -484,12 +504,8 @@ test_parts_equal_one_piece (void)
 
   packer = strata_block_packer_new (1 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
   g_assert_no_error (error);
-  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
-    size += sizes[i];
-  whole = g_malloc (size);
+  whole = patterned_parts (sizes, G_N_ELEMENTS (sizes), 7, 251, &size);
   got = g_malloc (size);
-  for (gsize i = 0; i < size; i++)
-    whole[i] = (guint8) (i * 7 + i / 251);
   hasher = strata_index_hasher_new ();
   for (gsize i = 0, at = 0; i < G_N_ELEMENTS (sizes); at += sizes[i], i++)
     {
@@ -572,12 +588,8 @@ test_parts_told_in_stretches (void)
 
   packer = strata_block_packer_new (1 << 20, STRATA_INDEX_ZSTD_LEVEL, &error);
   g_assert_no_error (error);
-  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
-    size += sizes[i];
-  whole = g_malloc (size);
+  whole = patterned_parts (sizes, G_N_ELEMENTS (sizes), 13, 509, &size);
   got = g_malloc (size);
-  for (gsize i = 0; i < size; i++)
-    whole[i] = (guint8) (i * 13 + i / 509);
   for (gsize i = 0, off = 0; i < G_N_ELEMENTS (sizes); off += sizes[i], i++)
     parts[i] = (StrataBytesPart) { whole + off, sizes[i] };
 
