@@ -45,6 +45,12 @@ typedef struct
   guint       alignment; /* of what align() starts: 0 for STRATA_INDEX_ALIGN */
   GByteArray *block;     /* scratch: one packed block */
   GArray     *records;   /* scratch: StrataIndexBlock */
+  /* Scratch of the raw store's lanes, one for all (a million threads'
+   * lanes allocated theirs each, a few of a few bytes each). */
+  guint8              *packed;   /* STRATA_BLOCK_PACKER_MAX_PACKED bytes */
+  StrataActivity      *elems;    /* STRATA_INDEX_ACTIVITY_BLOCK */
+  StrataRawStoreFence *fences;   /* STRATA_INDEX_FENCE_BLOCK */
+  GArray              *sums;     /* guint64 */
 } Writer;
 
 static void
@@ -150,9 +156,7 @@ put_spilled_and_packed (Writer                      *w,
   StrataBlockPacker *packer = strata_raw_store_get_packer (raw);
   const StrataRawStoreSpilled *spilled;
   const StrataRawStoreFence *fences;
-  g_autofree guint8 *bytes = NULL;
-  g_autofree StrataActivity *elems = NULL;
-  g_autoptr(GArray) records = NULL;
+  GArray *records = w->records;
   guint n_part, n_fences, seen = 0;
   gboolean copy;
 
@@ -162,9 +166,7 @@ put_spilled_and_packed (Writer                      *w,
 
   g_assert (packer != NULL);
   copy = strata_block_packer_get_zstd_level (packer) == w->zstd_level;
-  bytes = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
-  elems = g_new (StrataActivity, STRATA_INDEX_ACTIVITY_BLOCK);
-  records = g_array_sized_new (FALSE, FALSE, sizeof (StrataIndexBlock), n_spilled + n / STRATA_INDEX_ACTIVITY_BLOCK + 1);
+  g_array_set_size (records, 0);
   for (guint part = 0;
        strata_raw_store_read_lane_part (raw, channel, lane, part, &spilled, &n_part, &fences, &n_fences);
        part++)
@@ -174,14 +176,14 @@ put_spilled_and_packed (Writer                      *w,
         StrataRawStoreSpilled one = spilled[b];
 
         if (copy && strata_block_packer_get_record (packer, one.ticket, &rec) &&
-            rec.n == one.n && strata_block_packer_read_bytes (packer, &rec, bytes))
+            rec.n == one.n && strata_block_packer_read_bytes (packer, &rec, w->packed))
           {
             rec.offset = w->offset;
-            put (w, bytes, rec.size);
+            put (w, w->packed, rec.size);
           }
-        else if (strata_block_packer_read (packer, one.ticket, elems) == one.n)
+        else if (strata_block_packer_read (packer, one.ticket, w->elems) == one.n)
           {
-            strata_block_pack (elems, one.n, sizeof *elems, w->zstd_level, w->block, &rec.codec);
+            strata_block_pack (w->elems, one.n, sizeof *w->elems, w->zstd_level, w->block, &rec.codec);
             rec.offset = w->offset;
             rec.size = w->block->len;
             rec.n = one.n;
@@ -231,14 +233,15 @@ put_lane_fences (Writer         *w,
                  guint32        *n_fences,
                  guint64        *sums_offset)
 {
-  g_autoptr(GArray) sums = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autofree StrataRawStoreFence *buf = g_new (StrataRawStoreFence, STRATA_INDEX_FENCE_BLOCK);
+  GArray *sums = w->sums;
+  StrataRawStoreFence *buf = w->fences;
   const StrataRawStoreSpilled *spilled;
   const StrataRawStoreFence *fences;
   guint n_part, n_spilled, in_buf = 0;
   guint64 offset;
 
   *n_fences = 0;
+  g_array_set_size (sums, 0);
   align (w);
   offset = w->offset;
   for (guint part = 0;
@@ -286,7 +289,7 @@ put_spilled_items (Writer            *w,
                    guint64            n,
                    guint64           *sums_offset)
 {
-  g_autofree guint8 *bytes = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
+  guint8 *bytes = w->packed;
   guint64 elems[STRATA_INDEX_MAX_BLOCK_BYTES / 8];
   gboolean copy = strata_block_packer_get_zstd_level (packer) == w->zstd_level;
 
@@ -1034,6 +1037,10 @@ strata_index_write_full (StrataTrace                *trace,
   setvbuf (w.file, NULL, _IOFBF, 1 << 20);
   w.block = g_byte_array_new ();
   w.records = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
+  w.packed = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
+  w.elems = g_new (StrataActivity, STRATA_INDEX_ACTIVITY_BLOCK);
+  w.fences = g_new (StrataRawStoreFence, STRATA_INDEX_FENCE_BLOCK);
+  w.sums = g_array_new (FALSE, FALSE, sizeof (guint64));
   /* StrataParameters.zstd_level (STRATA_INDEX_ZSTD_LEVEL): 0 writes
    * varints only, -7 to -1 zstd's fast levels, for measuring the codecs.
    * Blocks the pass spilled at this level are copied as they are, others
@@ -1111,6 +1118,10 @@ strata_index_write_full (StrataTrace                *trace,
     w.error = errno;
   g_byte_array_unref (w.block);
   g_array_unref (w.records);
+  g_free (w.packed);
+  g_free (w.elems);
+  g_free (w.fences);
+  g_array_unref (w.sums);
 
   if (w.error == 0 && g_rename (tmp, index_path) != 0)
     w.error = errno;
