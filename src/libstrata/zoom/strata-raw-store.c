@@ -1263,6 +1263,20 @@ add_one (StrataRawStore       *self,
 }
 
 /**
+ * strata_raw_store_adopt:
+ *
+ * The calling thread is the one that adds from now on (the thread that
+ * added so far has finished): it reads spilled blocks as the builder
+ * does, not through a reader's copies.
+ */
+void
+strata_raw_store_adopt (StrataRawStore *self)
+{
+  g_return_if_fail (self != NULL);
+  self->builder = g_thread_self ();
+}
+
+/**
  * strata_raw_store_add:
  * @activity: a complete activity
  * @store: a #StrataRawStore
