@@ -379,6 +379,10 @@ strata_zoom_tree_set_buffer_func (StrataZoomTree       *self,
 {
   g_return_if_fail (self != NULL);
 
+  /* It may ask about the tree as it stands (level_of_rank()): the
+   * publishing steps from now on are the advance's own. */
+  if (func != NULL)
+    strata_zoom_tree_stop_publisher (self);
   self->buffer_func = func;
   self->buffer_data = user_data;
 }
