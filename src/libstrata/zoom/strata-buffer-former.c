@@ -63,7 +63,7 @@ collect_open (const StrataActivity *activity,
   StrataActivity a = *activity;
 
   a.flags |= STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
-  g_array_append_val (self->open, a);
+  g_array_append_val (self->open_next, a);
 }
 
 /* The index of the first element of the sorted @array >= @t, from @head. */
@@ -539,6 +539,26 @@ count_overlapping (const StrataActivity *a,
   return count;
 }
 
+/* How far ahead deliver() asks for the lane ids of a piece. */
+#define PREFETCH_IDS 24
+
+/* Asks the cache for @channel's row of lane ids, if it has one: with
+ * thousands of busy threads the row was a miss per piece, waited for, a
+ * third of the buffer former's time. */
+static inline void
+prefetch_lane_ids (StrataZoomTree *self,
+                   guint32         channel)
+{
+  guint page = channel >> LANE_ID_PAGE_BITS;
+  const guint32 *ids;
+
+  if (page >= self->lane_ids->len || (ids = g_ptr_array_index (self->lane_ids, page)) == NULL)
+    return;
+  ids += (channel & (LANE_ID_PAGE - 1)) * N_LANES;
+  __builtin_prefetch (ids, 0);
+  __builtin_prefetch (ids + N_LANES - 1, 0);
+}
+
 static void
 deliver (StrataZoomTree *self,
          gint64          e,
@@ -574,11 +594,16 @@ deliver (StrataZoomTree *self,
           {
             out[n] = *a;
             strata_activity_clip (&out[n], b, e);
-            lanes[n] = lane_id (self, out[n].channel, strata_zoom_lane_of (&out[n]));
             n++;
           }
       }
     g_assert (n == n_pieces);
+    for (guint k = 0; k < n; k++)
+      {
+        if (k + PREFETCH_IDS < n)
+          prefetch_lane_ids (self, out[k + PREFETCH_IDS].channel);
+        lanes[k] = lane_id (self, out[k].channel, strata_zoom_lane_of (&out[k]));
+      }
   }
   self->buffer->b = b;
   self->buffer->e = e;
@@ -615,32 +640,93 @@ deliver (StrataZoomTree *self,
   self->starts_head = strata_zoom_tree_lower_bound_gint64 (self->starts, self->starts_head, e);
 }
 
-/* Makes the activities that arrived since the last advance visible to
- * queries. */
+/* A StrataRawPublishFunc: @activities into the raw store, the @sealing
+ * channels closed there and, with @open, those the queries see as open,
+ * in one step under the lock, so a query sees a completed activity either
+ * open or in the store. */
 static void
-publish_incoming (StrataZoomTree *self)
+publish_step (gpointer              data,
+              const StrataActivity *activities,
+              guint                 n,
+              GArray               *sealing,
+              GArray              **open)
 {
-  if (self->n_published == self->incoming->len && self->sealing->len == 0)
-    return;
+  StrataZoomTree *self = data;
 
   g_rw_lock_writer_lock (&self->lock);
-  strata_raw_store_add_many (self->raw, &g_array_index (self->incoming, StrataActivity, self->n_published),
-                             self->incoming->len - self->n_published);
-  for (guint i = self->n_published; i < self->incoming->len; i++)
+  strata_raw_store_add_many (self->raw, activities, n);
+  for (guint i = 0; i < n; i++)
     {
-      const StrataActivity *a = &g_array_index (self->incoming, StrataActivity, i);
-
-      self->first = MIN (self->first, a->start);
-      self->last = MAX (self->last, last_point (a));
+      self->first = MIN (self->first, activities[i].start);
+      self->last = MAX (self->last, last_point (&activities[i]));
     }
   /* Every activity of a closed channel came before its close, so it is
    * in the store now: its records can leave memory. */
-  for (guint i = 0; i < self->sealing->len; i++)
-    strata_raw_store_close_channel (self->raw, g_array_index (self->sealing, guint32, i));
-  g_array_set_size (self->sealing, 0);
-  g_rw_lock_writer_unlock (&self->lock);
+  for (guint i = 0; i < sealing->len; i++)
+    strata_raw_store_close_channel (self->raw, g_array_index (sealing, guint32, i));
+  g_array_set_size (sealing, 0);
+  if (open != NULL)
+    {
+      GArray *shown = self->open;
 
+      self->open = *open;
+      *open = shown;
+    }
+  g_rw_lock_writer_unlock (&self->lock);
+}
+
+/* Makes the activities that arrived since the last advance visible to
+ * queries and, @with_open, the open ones collected in open_next (which
+ * is left with an empty array): on the publisher's thread when there is
+ * one (strata-raw-publisher.c), else here. */
+static void
+publish_incoming (StrataZoomTree *self,
+                  gboolean        with_open)
+{
+  const StrataActivity *from = &g_array_index (self->incoming, StrataActivity, self->n_published);
+  guint n = self->incoming->len - self->n_published;
+
+  if (n == 0 && self->sealing->len == 0 && !with_open)
+    return;
+
+  if (self->publisher != NULL)
+    strata_raw_publisher_send (self->publisher, from, n, self->sealing,
+                               with_open ? &self->open_next : NULL);
+  else
+    {
+      publish_step (self, from, n, self->sealing, with_open ? &self->open_next : NULL);
+      if (with_open)
+        g_array_set_size (self->open_next, 0);
+    }
   self->n_published = self->incoming->len;
+}
+
+/**
+ * strata_zoom_tree_read_lock:
+ *
+ * The tree's lock, for reading, once every publishing step sent before
+ * the call is done: a query sees what was added before the advance it
+ * follows, as if the steps were done by the advance itself.
+ */
+void
+strata_zoom_tree_read_lock (StrataZoomTree *self)
+{
+  StrataRawPublisher *publisher = g_atomic_pointer_get (&self->publisher);
+
+  if (publisher != NULL)
+    strata_raw_publisher_wait (publisher);
+  g_rw_lock_reader_lock (&self->lock);
+}
+
+/* Every publishing step done, and the ones after on this thread, which
+ * reads the raw store from now on (the pass's end). */
+void
+strata_zoom_tree_stop_publisher (StrataZoomTree *self)
+{
+  if (self->publisher == NULL)
+    return;
+  strata_raw_publisher_finish (self->publisher);
+  strata_raw_store_adopt (self->raw);
 }
 
 typedef struct
@@ -706,7 +792,7 @@ sort_by_start (GArray *array,
 void
 strata_zoom_tree_take_incoming (StrataZoomTree *self)
 {
-  publish_incoming (self);
+  publish_incoming (self, FALSE);
   if (self->incoming->len == 0)
     return;
 
@@ -798,8 +884,8 @@ strata_zoom_tree_form_buffers (StrataZoomTree *self)
 
       if (self->pending->len > 0)
         first = g_array_index (self->pending, StrataActivity, 0).start;
-      for (guint i = 0; i < self->open->len; i++)
-        first = MIN (first, g_array_index (self->open, StrataActivity, i).start);
+      if (self->open_by_start->len > 0)
+        first = MIN (first, g_array_index (self->open_by_start, StrataActivity, 0).start);
 
       /* Nothing may still come that starts before the first cut. */
       if (first == G_MAXINT64 || (!self->finished && first >= self->horizon))
@@ -884,18 +970,26 @@ strata_zoom_tree_advance (StrataZoomTree        *self,
   g_return_if_fail (self != NULL);
   g_return_if_fail (!self->finished);
 
-  publish_incoming (self);
+  /* Pipelined, the publishing steps run on a thread of their own too,
+   * unless a buffer function (which may ask about the tree as it stands)
+   * is told of every buffer. */
+  if (self->publisher == NULL && !self->started && self->params.pipelined && self->buffer_func == NULL)
+    g_atomic_pointer_set (&self->publisher, strata_raw_publisher_new (publish_step, self));
 
-  g_rw_lock_writer_lock (&self->lock);
-  g_array_set_size (self->open, 0);
+  /* The buffer former's copy of the open activities by start, and the
+   * queries' by channel, published with the activities completed since
+   * the last advance. */
+  g_array_set_size (self->open_next, 0);
   if (foreach_open != NULL)
     foreach_open (source, collect_open, self);
   g_array_set_size (self->open_by_start, 0);
-  g_array_append_vals (self->open_by_start, self->open->data, self->open->len);
+  g_array_append_vals (self->open_by_start, self->open_next->data, self->open_next->len);
   g_array_sort (self->open_by_start, by_start);
-  g_array_sort (self->open, strata_zoom_tree_by_channel);
+  g_array_sort (self->open_next, strata_zoom_tree_by_channel);
+  publish_incoming (self, TRUE);
+  /* (Not under the lock: no query reads it, and the publisher may be
+   * holding the lock for a step.) */
   self->horizon = MAX (self->horizon, horizon);
-  g_rw_lock_writer_unlock (&self->lock);
 
   if (self->pending->len + self->incoming->len < self->retry_size &&
       self->horizon < self->wait_horizon)

@@ -697,7 +697,7 @@ strata_zoom_tree_list_chunks (StrataZoomTree *self,
 
   g_return_val_if_fail (self != NULL, out);
 
-  g_rw_lock_reader_lock (&self->lock);
+  strata_zoom_tree_read_lock (self);
   strata_zoom_tree_current_geometry (self, &g, &root);
   if (level < g.n_levels)
     {
@@ -753,7 +753,7 @@ strata_zoom_tree_get_n_plain_chunks (StrataZoomTree *self,
 
   g_return_val_if_fail (self != NULL, 0);
 
-  g_rw_lock_reader_lock (&self->lock);
+  strata_zoom_tree_read_lock (self);
   strata_zoom_tree_current_geometry (self, &g, &root);
   if (level < g.n_levels)
     n = self->levels[root + level].n_plain;
@@ -785,7 +785,7 @@ strata_zoom_tree_get_chunk_items (StrataZoomTree *self,
 
   g_return_val_if_fail (self != NULL && out != NULL, FALSE);
 
-  g_rw_lock_reader_lock (&self->lock);
+  strata_zoom_tree_read_lock (self);
   strata_zoom_tree_current_geometry (self, &g, &root);
   if (level < g.n_levels && strata_zoom_tree_find_chunk (self, &self->levels[root + level], index, &chunk))
     {
@@ -836,7 +836,7 @@ strata_zoom_tree_get_members (StrataZoomTree       *self,
   lane = strata_zoom_item_lane (item);
   end = item->end + 1;
 
-  g_rw_lock_reader_lock (&self->lock);
+  strata_zoom_tree_read_lock (self);
   strata_raw_store_query (self->raw, item->channel, item->start, end, found);
   for (guint i = 0; i < self->open->len; i++)
     {
@@ -895,7 +895,7 @@ strata_zoom_tree_query_activities (StrataZoomTree *self,
 
   g_return_if_fail (self != NULL && out != NULL);
 
-  g_rw_lock_reader_lock (&self->lock);
+  strata_zoom_tree_read_lock (self);
   strata_raw_store_query (self->raw, channel, from, to, out);
   for (guint i = 0; with_open && i < self->open->len; i++)
     {

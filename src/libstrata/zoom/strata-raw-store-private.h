@@ -57,6 +57,7 @@ StrataRawStore *strata_raw_store_new_mapped     (StrataIndexMap             *map
 guint32         strata_raw_store_get_lanes      (StrataRawStore             *self,
                                                  guint32                     channel);
 void            strata_raw_store_let_go_channels (StrataRawStore            *self);
+void            strata_raw_store_adopt           (StrataRawStore            *self);
 gboolean        strata_raw_store_check          (StrataRawStore             *self,
                                                  guint32                     channel,
                                                  guint                       lane,

@@ -697,6 +697,7 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   g_return_if_fail (!self->finished);
 
   strata_zoom_tree_take_incoming (self);
+  strata_zoom_tree_stop_publisher (self);
   g_rw_lock_writer_lock (&self->lock);
   g_array_set_size (self->open, 0);
   g_array_set_size (self->open_by_start, 0);

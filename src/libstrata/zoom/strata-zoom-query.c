@@ -585,7 +585,7 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
   if (stats != NULL)
     memset (stats, 0, sizeof *stats);
 
-  g_rw_lock_reader_lock (&self->lock);
+  strata_zoom_tree_read_lock (self);
 
   strata_zoom_tree_current_geometry (self, &g, &root);
   from = MAX (from, 0);

@@ -17,6 +17,7 @@
 #include "strata-index-layout.h"
 #include "strata-index-map.h"
 #include "strata-packed-array.h"
+#include "strata-raw-publisher.h"
 #include "strata-raw-store.h"
 #include "strata-spilled-array.h"
 #include "strata-zoom-tree.h"
@@ -382,8 +383,10 @@ struct _StrataZoomTree
   guint                retry_size;  /* try to cut again with this much pending */
   gint64               wait_horizon; /* ... or once the horizon reaches this */
   GArray              *pending;   /* StrataActivity, by start, not delivered */
-  GArray              *open;      /* StrataActivity, by channel */
+  GArray              *open;      /* StrataActivity, by channel: what the queries see */
+  GArray              *open_next; /* the same, collected at an advance, to publish */
   GArray              *open_by_start;
+  StrataRawPublisher  *publisher; /* the publishing steps' thread, when pipelined */
   GArray              *merge;     /* scratch for merging into pending */
   GArray              *sort_scratch; /* StrataActivity, for sort_by_start() */
   GArray              *sort_keys;    /* SortKey, the same */
@@ -576,6 +579,10 @@ void
 strata_zoom_tree_stop_aggregator (StrataZoomTree *self);
 void
 strata_zoom_tree_take_incoming (StrataZoomTree *self);
+void
+strata_zoom_tree_stop_publisher (StrataZoomTree *self);
+void
+strata_zoom_tree_read_lock (StrataZoomTree *self);
 void
 strata_zoom_tree_form_buffers (StrataZoomTree *self);
 Chunk *

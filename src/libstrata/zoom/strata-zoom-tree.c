@@ -35,7 +35,8 @@
  * (strata-zoom-lanes.c), their aggregation (strata-zoom-level.c), the
  * level spill (strata-level-spill.c), the chunk store
  * (strata-chunk-store.c) and the query (strata-zoom-query.c) are in
- * files of their own, sharing strata-zoom-tree-internal.h.
+ * files of their own, sharing strata-zoom-tree-internal.h; the thread
+ * that publishes into the raw store is strata-raw-publisher.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -192,6 +193,7 @@ strata_zoom_tree_new (const StrataZoomParams  *params,
   self->incoming = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->pending = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->open = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
+  self->open_next = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->open_by_start = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->merge = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
   self->sort_scratch = g_array_new (FALSE, FALSE, sizeof (StrataActivity));
@@ -299,6 +301,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
   if (self == NULL)
     return;
 
+  g_clear_pointer (&self->publisher, strata_raw_publisher_free);
   strata_zoom_tree_stop_aggregator (self);
   g_mutex_clear (&self->arena_lock);
 
@@ -347,6 +350,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->incoming, g_array_unref);
   g_clear_pointer (&self->pending, g_array_unref);
   g_clear_pointer (&self->open, g_array_unref);
+  g_clear_pointer (&self->open_next, g_array_unref);
   g_clear_pointer (&self->open_by_start, g_array_unref);
   g_clear_pointer (&self->merge, g_array_unref);
   g_clear_pointer (&self->sort_scratch, g_array_unref);
@@ -375,6 +379,10 @@ strata_zoom_tree_set_buffer_func (StrataZoomTree       *self,
 {
   g_return_if_fail (self != NULL);
 
+  /* It may ask about the tree as it stands (level_of_rank()): the
+   * publishing steps from now on are the advance's own. */
+  if (func != NULL)
+    strata_zoom_tree_stop_publisher (self);
   self->buffer_func = func;
   self->buffer_data = user_data;
 }
@@ -614,6 +622,10 @@ strata_zoom_tree_note_build_memory (StrataZoomTree *self,
 
   g_return_if_fail (self != NULL);
 
+  /* The raw store is the publisher's while it has steps to do. */
+  if (self->publisher != NULL)
+    strata_raw_publisher_wait (self->publisher);
+
   /* Pipelined, the levels are the aggregator thread's until the finish. */
   if (self->aggregator != NULL)
     {
@@ -676,7 +688,7 @@ strata_zoom_tree_get_geometry (StrataZoomTree     *self,
 
   g_return_val_if_fail (self != NULL && geometry != NULL, FALSE);
 
-  g_rw_lock_reader_lock (&self->lock);
+  strata_zoom_tree_read_lock (self);
   strata_zoom_tree_current_geometry (self, geometry, &root);
   g_rw_lock_reader_unlock (&self->lock);
 
@@ -894,7 +906,7 @@ strata_zoom_tree_get_chunk_memory (StrataZoomTree        *self,
   g_return_if_fail (self != NULL && memory != NULL);
 
   memset (memory, 0, sizeof *memory);
-  g_rw_lock_reader_lock (&self->lock);
+  strata_zoom_tree_read_lock (self);
   memory->in_memory = self->in_memory;
   memory->chunk_index = self->chunk_index;
   memory->n_spilled = self->n_spilled;
