@@ -229,12 +229,15 @@ prefetch_lanes (StrataZoomTree       *self,
   Level * const *levels = active;
   guint n_levels = n_active;
   guint32 slot;
+  gboolean joins = FALSE;
 
   if ((piece->flags & through) == through)
     {
       levels = fresh;
       n_levels = n_fresh;
     }
+  else
+    joins = (piece->flags & STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE) != 0;
   if (id >= self->slot_of->len || (slot = strata_spilled_array_index (self->slot_of, guint32, id)) == 0)
     return;
   slot--;
@@ -248,6 +251,8 @@ prefetch_lanes (StrataZoomTree       *self,
           const guint8 *lane = (const guint8 *) &level->lane_blocks[(place - 1) / LANE_BLOCK][(place - 1) % LANE_BLOCK];
 
           __builtin_prefetch (lane, 1);
+          if (joins)
+            continue;
           __builtin_prefetch (lane + LANE_LINE, 1);
           if (!level->counting)
             __builtin_prefetch (lane + 2 * LANE_LINE, 1);
