@@ -67,6 +67,7 @@ strata_zoom_tree_take_lane (StrataZoomTree       *self,
 {
   Lane *lane;
 
+  level->n_takes++;
   if (level->free_lanes->len > 0)
     lane = g_ptr_array_steal_index_fast (level->free_lanes, level->free_lanes->len - 1);
   else
