@@ -254,6 +254,64 @@ test_dominant_member (void)
   g_assert_cmpuint (ITEM (out, 0)->count, ==, 4);
 }
 
+/* The run lists its candidates only once a second one joins (before,
+ * the one is its first member's, in its item): what the first ones
+ * weigh then is all they had, and an aggregate of like members is its
+ * first member's, marked an aggregate. Runs reuse their state, as a
+ * lane's does from chunk to chunk. */
+static void
+test_dominant_member_listed_late (void)
+{
+  StrataActivity first_wins[] = { act (0, 1), act (1, 2), act (2, 3), act (3, 5) };
+  StrataActivity later_wins[] = { act (10, 11), act (11, 12), act (12, 15) };
+  StrataActivity alike[] = { act (20, 21), act (21, 23), act (23, 24) };
+  StrataActivity single[] = { act (30, 31), act (50, 51) };
+  g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+  StrataAggregateRun run;
+
+  first_wins[0].label = first_wins[1].label = first_wins[2].label = 7;  /* 3 units */
+  first_wins[3].label = 9;                                              /* 2 units */
+  later_wins[0].label = later_wins[1].label = 7;                        /* 2 units */
+  later_wins[2].label = 9;                                              /* 3 units */
+  alike[0].label = alike[1].label = alike[2].label = 5;
+  alike[0].arg = alike[1].arg = alike[2].arg = 2;
+  single[0].label = 3;
+
+  strata_aggregate_run_init (&run, 10);
+  for (guint i = 0; i < G_N_ELEMENTS (first_wins); i++)
+    strata_aggregate_run_offer (&run, &first_wins[i], out);
+  strata_aggregate_run_flush (&run, out);
+  for (guint i = 0; i < G_N_ELEMENTS (later_wins); i++)
+    strata_aggregate_run_offer (&run, &later_wins[i], out);
+  strata_aggregate_run_flush (&run, out);
+  for (guint i = 0; i < G_N_ELEMENTS (alike); i++)
+    strata_aggregate_run_offer (&run, &alike[i], out);
+  for (guint i = 0; i < G_N_ELEMENTS (single); i++)
+    strata_aggregate_run_offer (&run, &single[i], out);
+  strata_aggregate_run_flush (&run, out);
+  strata_aggregate_run_clear (&run);
+
+  g_assert_cmpuint (out->len, ==, 5);
+  g_assert_cmpuint (ITEM (out, 0)->label, ==, 7);
+  g_assert_cmpuint (ITEM (out, 0)->count, ==, 4);
+  g_assert_cmpint (ITEM (out, 0)->busy, ==, 5);
+  g_assert_true (ITEM (out, 0)->flags & STRATA_ZOOM_ITEM_AGGREGATE);
+  g_assert_cmpuint (ITEM (out, 1)->label, ==, 9);
+  g_assert_cmpuint (ITEM (out, 1)->count, ==, 3);
+  g_assert_cmpuint (ITEM (out, 2)->label, ==, 5);
+  g_assert_cmpint (ITEM (out, 2)->arg, ==, 2);
+  g_assert_cmpuint (ITEM (out, 2)->count, ==, 3);
+  g_assert_cmpint (ITEM (out, 2)->start, ==, 20);
+  g_assert_cmpint (ITEM (out, 2)->end, ==, 24);
+  g_assert_true (ITEM (out, 2)->flags & STRATA_ZOOM_ITEM_AGGREGATE);
+  /* Trivial, but merged with nothing: kept as they are. */
+  g_assert_cmpuint (ITEM (out, 3)->label, ==, 3);
+  g_assert_cmpuint (ITEM (out, 3)->count, ==, 1);
+  g_assert_false (ITEM (out, 3)->flags & STRATA_ZOOM_ITEM_AGGREGATE);
+  g_assert_cmpuint (ITEM (out, 4)->count, ==, 1);
+  g_assert_cmpint (ITEM (out, 4)->start, ==, 50);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -267,5 +325,6 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-tree/fig6-stop-span-exceeds", test_fig6_stop_span_exceeds);
   g_test_add_func ("/strata/zoom-tree/aggregate-conserves", test_aggregate_conserves);
   g_test_add_func ("/strata/zoom-tree/dominant-member", test_dominant_member);
+  g_test_add_func ("/strata/zoom-tree/dominant-member-listed-late", test_dominant_member_listed_late);
   return g_test_run ();
 }

@@ -235,6 +235,43 @@ add_key (StrataAggregateRun   *run,
   run->n_keys++;
 }
 
+/* Whether @a is the same candidate as the open run's first member. */
+static inline gboolean
+same_as_first (const StrataAggregateRun *run,
+               const StrataActivity     *a)
+{
+  return run->item.kind == a->kind && run->item.state == a->state &&
+         run->item.label == a->label && run->item.arg == a->arg;
+}
+
+/* An open run with no candidates listed has had one so far: its first
+ * member's (kind, state, label, arg), still in its item, with all its
+ * time and members. The list is made when a second one joins: a run
+ * that ends with one (a trivial activity that merged with nothing, or
+ * members all alike) never touches its candidates' memory, a cache miss
+ * per lane and level in the build (the candidates are apart from the
+ * lane's state). */
+static void
+list_first (StrataAggregateRun *run)
+{
+  Key *k;
+
+  if (run->keys_alloc == 0)
+    {
+      run->keys_alloc = FIRST_KEYS;
+      run->keys = g_renew (Key, run->keys, run->keys_alloc);
+    }
+  k = &run->keys[0];
+  k->kind = run->item.kind;
+  k->state = run->item.state;
+  k->label = run->item.label;
+  k->arg = run->item.arg;
+  k->time = run->item.busy;
+  k->count = run->item.count;
+  run->last_key = 0;
+  run->n_keys = 1;
+}
+
 /* Ends the run: @item receives the aggregate. FALSE if none was open. */
 static inline gboolean
 run_close (StrataAggregateRun *run,
@@ -243,7 +280,10 @@ run_close (StrataAggregateRun *run,
   if (!run->open)
     return FALSE;
 
-  if (run->item.count > 1)
+  /* With one candidate (none listed), it is the item's own. */
+  if (run->item.count > 1 && run->n_keys == 0)
+    run->item.flags |= STRATA_ZOOM_ITEM_AGGREGATE;
+  else if (run->item.count > 1)
     {
       const Key *best = &run->keys[0];
 
@@ -296,18 +336,23 @@ run_offer (StrataAggregateRun   *run,
 
   if (run->open && MAX (activity->end, run->item.end) - run->item.start <= run->threshold)
     {
+      gboolean listed = run->n_keys > 0 || !same_as_first (run, activity);
+
+      if (listed && run->n_keys == 0)
+        list_first (run);
       run->item.end = MAX (run->item.end, activity->end);
       run->item.count++;
       run->item.busy += d;
       /* Only flags every member shares survive, the depth among them. */
       run->item.flags &= activity->flags;
-      add_key (run, activity);
+      if (listed)
+        add_key (run, activity);
       return 0;
     }
 
   n = run_close (run, &done[0]);
   strata_zoom_item_from_activity (&run->item, activity);
-  add_key (run, activity);
+  /* Its one candidate is the item's own (list_first()). */
   run->open = TRUE;
   return n;
 }

@@ -69,7 +69,8 @@ typedef struct
   /* What a merge reads too. */
   guint32             last_key;  /* the candidate found last: members repeat */
   guint32             keys_alloc;
-  /* Candidates for the dominant member, in the order they joined. An
+  /* Candidates for the dominant member, in the order they joined, once
+   * a second one joins (none listed: the first member's, in item). An
    * aggregate at a coarse level can have thousands of distinct members
    * (the tasks of a CPU, the targets of wakeups), so past a few they are
    * found through a hash of slot numbers instead of a scan. */

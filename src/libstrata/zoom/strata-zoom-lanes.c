@@ -67,6 +67,7 @@ strata_zoom_tree_take_lane (StrataZoomTree       *self,
 {
   Lane *lane;
 
+  level->n_takes++;
   if (level->free_lanes->len > 0)
     lane = g_ptr_array_steal_index_fast (level->free_lanes, level->free_lanes->len - 1);
   else
@@ -355,12 +356,32 @@ strata_zoom_tree_sort_closed (GArray *closed)
   sort_closed_lanes ((ClosedLane *)(gpointer) closed->data, closed->len);
 }
 
+/* Lanes ahead of the one closed whose states are fetched into the cache
+ * meanwhile (strata_zoom_tree_lanes_close_all()). */
+#define CLOSE_AHEAD 6
+
+/* Every lane open in the chunk closes, the last touched first. Each
+ * state is a cache miss or more (every line of it is read or written:
+ * the held piece, the run, the output and the bookkeeping), so the
+ * states a few closes ahead are asked for meanwhile: the chunk's end
+ * waited for each in turn, as the walk did before prefetch_lanes(). */
 void
 strata_zoom_tree_lanes_close_all (StrataZoomTree *self,
                                   Level          *level)
 {
   while (level->touched->len > 0)
-    strata_zoom_tree_lane_close (self, level, g_ptr_array_index (level->touched, level->touched->len - 1));
+    {
+      guint n = level->touched->len;
+
+      if (n > CLOSE_AHEAD)
+        {
+          const guint8 *ahead = g_ptr_array_index (level->touched, n - 1 - CLOSE_AHEAD);
+
+          for (gsize b = 0; b < sizeof (Lane); b += LANE_LINE)
+            __builtin_prefetch (ahead + b, 1);
+        }
+      strata_zoom_tree_lane_close (self, level, g_ptr_array_index (level->touched, n - 1));
+    }
   strata_zoom_tree_sort_closed (level->closed);
 }
 

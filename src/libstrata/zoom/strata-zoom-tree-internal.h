@@ -274,6 +274,8 @@ typedef struct
   guint      n_lane_blocks;
   guint      n_lane_states;  /* made so far: the most open at once */
   guint      n_taken;        /* places handed out in the current chunk */
+  guint64    n_takes;        /* strata_zoom_tree_take_lane() calls, in all */
+  guint64    n_takes_asked;  /* of which the walk has prefetched the state (prefetch_lanes()) */
   GPtrArray *free_lanes;     /* Lane *, closed in the current chunk, free */
   GArray    *place_of;       /* guint32 by slot */
   GArray    *closed;         /* ClosedLane, of the current chunk */
