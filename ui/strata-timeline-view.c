@@ -425,6 +425,7 @@ rebuild_rows (StrataTimelineView *self)
 {
   const StrataChannel *channels = NULL;
   guint n_channels = 0;
+  gboolean collapsing = g_hash_table_size (self->collapsed) > 0;
 
   g_array_set_size (self->rows, 0);
   if (self->trace != NULL)
@@ -445,7 +446,8 @@ rebuild_rows (StrataTimelineView *self)
       if (ch >= n_channels || _strata_timeline_view_is_pinned (self, ch) ||
           g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
         continue;
-      if (channels[ch].kind == STRATA_CHANNEL_THREAD && channels[ch].parent < n_channels &&
+      /* (The channel is read only when a process is collapsed.) */
+      if (collapsing && channels[ch].kind == STRATA_CHANNEL_THREAD && channels[ch].parent < n_channels &&
           g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (channels[ch].parent)))
         continue;
       g_array_append_val (self->rows, ch);
@@ -748,9 +750,12 @@ strata_timeline_view_finish_live (StrataTimelineView *self,
  *
  * Shows what a load has built so far; the zoom tree is queried as it
  * grows. The view keeps one table of the trace's channels, to which a
- * showing appends the new ones and in which it copies the changed ones:
+ * showing appends the new ones and in which it copies the changed ones,
+ * and its painters are given only those (strata_painter_grow_channels()):
  * what a showing costs grows with what changed, not with all the threads
- * a recording ever made. The trace reads that same table
+ * a recording ever made. The table is a spilled array (in a file past a
+ * few MiB), so what the app holds in memory does not grow with them
+ * either. The trace reads that same table
  * (strata_trace_set_live()), so the tooltips, the panel, range statistics
  * and search answer from the part loaded: they read the trace on this
  * thread, which is the one that gives it its channels.

@@ -91,7 +91,7 @@ const char             *strata_trace_get_index_damage    (StrataTrace    *self);
 gboolean                strata_trace_is_loading          (StrataTrace    *self);
 void                    strata_trace_set_live            (StrataTrace        *self,
                                                           StrataSpilledArray *channels,
-                                                          gint64          start,
-                                                          gint64          horizon);
+                                                          gint64              start,
+                                                          gint64              horizon);
 
 G_END_DECLS
