@@ -58,7 +58,8 @@ struct _StrataTimelineView
   gpointer                 overlay_data;
   const StrataChannel     *channels;      /* the trace's, or live_channels */
   guint                    n_channels;
-  GArray                  *live_channels; /* StrataChannel: found so far, while loading */
+  StrataSpilledArray      *live_channels; /* StrataChannel: found so far, while loading;
+                                           * the trace's (strata_trace_set_live()), not owned */
   gboolean                 live;
   StrataPainter           *painter;
   StrataPainter           *overview_painter;

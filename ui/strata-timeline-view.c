@@ -425,6 +425,7 @@ rebuild_rows (StrataTimelineView *self)
 {
   const StrataChannel *channels = NULL;
   guint n_channels = 0;
+  gboolean collapsing = g_hash_table_size (self->collapsed) > 0;
 
   g_array_set_size (self->rows, 0);
   if (self->trace != NULL)
@@ -445,7 +446,8 @@ rebuild_rows (StrataTimelineView *self)
       if (ch >= n_channels || _strata_timeline_view_is_pinned (self, ch) ||
           g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
         continue;
-      if (channels[ch].kind == STRATA_CHANNEL_THREAD && channels[ch].parent < n_channels &&
+      /* (The channel is read only when a process is collapsed.) */
+      if (collapsing && channels[ch].kind == STRATA_CHANNEL_THREAD && channels[ch].parent < n_channels &&
           g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (channels[ch].parent)))
         continue;
       g_array_append_val (self->rows, ch);
@@ -539,8 +541,20 @@ invalidate_overview (StrataTimelineView *self)
   g_clear_pointer (&self->overview_node, gsk_render_node_unref);
 }
 
+/* What a live showing changed of the channels the view's painters were
+ * given last: the channels after those are new, and @ids changed in place
+ * (@moved: one of them in its place among the rows). */
+typedef struct
+{
+  const guint32 *ids;
+  guint          n_ids;
+  gboolean       moved;
+} ChannelDelta;
+
 /* @continued: @trace is the finished one of the live trace shown, the
- * same recording: what the user did with it stays. */
+ * same recording: what the user did with it stays. @delta: what changed
+ * of a live trace's channels since its last showing (NULL: it is all
+ * given again). */
 static void
 install (StrataTimelineView  *self,
          StrataTrace         *trace,
@@ -549,7 +563,8 @@ install (StrataTimelineView  *self,
          gint64               start,
          gint64               end,
          gboolean             live,
-         gboolean             continued)
+         gboolean             continued,
+         const ChannelDelta  *delta)
 {
   gboolean same = trace != NULL && (trace == self->trace || continued);
   /* A growing trace shown again keeps its painters: given the channels
@@ -601,9 +616,20 @@ install (StrataTimelineView  *self,
               self->painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
               self->overview_painter = strata_painter_new (strata_trace_get_strings (trace), self->tree);
             }
-          strata_painter_set_channels (self->painter, channels, n_channels);
+          /* Kept painters are given what changed, so a showing reads the
+           * channels new or changed since the last, not all of them. */
+          if (keep_painters && delta != NULL && !delta->moved)
+            {
+              strata_painter_grow_channels (self->painter, channels, n_channels, delta->ids, delta->n_ids);
+              strata_painter_grow_channels (self->overview_painter, channels, n_channels, delta->ids,
+                                            delta->n_ids);
+            }
+          else
+            {
+              strata_painter_set_channels (self->painter, channels, n_channels);
+              strata_painter_set_channels (self->overview_painter, channels, n_channels);
+            }
           strata_painter_set_extent (self->painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
-          strata_painter_set_channels (self->overview_painter, channels, n_channels);
           strata_painter_set_extent (self->overview_painter, strata_session_get_start (self->session), strata_session_get_end (self->session));
         }
       else
@@ -614,13 +640,15 @@ install (StrataTimelineView  *self,
       strata_painter_set_style (self->painter, &self->style);
       self->base_rows = strata_painter_default_rows (self->painter);
 
-      /* The overview: every CPU in a thin row, the whole trace. */
+      /* The overview: every CPU in a thin row, the whole trace. The
+       * default rows start with them. */
       for (guint i = 0; i < self->base_rows->len; i++)
         {
           guint32 ch = g_array_index (self->base_rows, guint32, i);
 
-          if (ch < n_channels && channels[ch].kind == STRATA_CHANNEL_CPU)
-            g_array_append_val (cpus, ch);
+          if (ch >= n_channels || channels[ch].kind != STRATA_CHANNEL_CPU)
+            break;
+          g_array_append_val (cpus, ch);
         }
       strata_painter_set_rows (self->overview_painter, (const guint32 *)(gpointer) cpus->data, cpus->len);
       ov = self->style;
@@ -674,8 +702,8 @@ strata_timeline_view_set_trace (StrataTimelineView *self,
     channels = strata_trace_get_channels (trace, &n);
   install (self, trace, channels, n,
            trace != NULL ? strata_trace_get_start (trace) : 0,
-           trace != NULL ? strata_trace_get_end (trace) : 0, FALSE, FALSE);
-  g_clear_pointer (&self->live_channels, g_array_unref);
+           trace != NULL ? strata_trace_get_end (trace) : 0, FALSE, FALSE, NULL);
+  self->live_channels = NULL;
 }
 
 /**
@@ -706,8 +734,8 @@ strata_timeline_view_finish_live (StrataTimelineView *self,
     }
   channels = strata_trace_get_channels (trace, &n);
   install (self, trace, channels, n, strata_trace_get_start (trace), strata_trace_get_end (trace),
-           FALSE, trace != self->trace);
-  g_clear_pointer (&self->live_channels, g_array_unref);
+           FALSE, trace != self->trace, NULL);
+  self->live_channels = NULL;
 }
 
 /**
@@ -722,9 +750,12 @@ strata_timeline_view_finish_live (StrataTimelineView *self,
  *
  * Shows what a load has built so far; the zoom tree is queried as it
  * grows. The view keeps one table of the trace's channels, to which a
- * showing appends the new ones and in which it copies the changed ones:
+ * showing appends the new ones and in which it copies the changed ones,
+ * and its painters are given only those (strata_painter_grow_channels()):
  * what a showing costs grows with what changed, not with all the threads
- * a recording ever made. The trace reads that same table
+ * a recording ever made. The table is a spilled array (in a file past a
+ * few MiB), so what the app holds in memory does not grow with them
+ * either. The trace reads that same table
  * (strata_trace_set_live()), so the tooltips, the panel, range statistics
  * and search answer from the part loaded: they read the trace on this
  * thread, which is the one that gives it its channels.
@@ -739,30 +770,50 @@ strata_timeline_view_set_live (StrataTimelineView        *self,
                                gint64                     start,
                                gint64                     horizon)
 {
-  GArray *table;
+  g_autoptr(GArray) changed = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_changes);
+  StrataSpilledArray *table;
+  ChannelDelta delta = { 0 };
+  guint n_before;
 
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
   g_return_if_fail (STRATA_IS_TRACE (trace));
   g_return_if_fail (fresh != NULL || n_fresh == 0);
   g_return_if_fail (changes != NULL || n_changes == 0);
 
-  /* Another trace (or none shown live): its table starts empty. */
+  /* Another trace (or none shown live): its table starts empty, and is
+   * the trace's from the start. */
   if (self->live_channels == NULL || !self->live || self->trace != trace)
     {
-      g_clear_pointer (&self->live_channels, g_array_unref);
-      self->live_channels = g_array_new (FALSE, FALSE, sizeof (StrataChannel));
+      self->live_channels = strata_spilled_array_new (sizeof (StrataChannel));
+      strata_trace_set_live (trace, self->live_channels, start, MAX (horizon, start + 1));
     }
   table = self->live_channels;
-  g_array_append_vals (table, fresh, n_fresh);
+  n_before = table->len;
+  strata_spilled_array_set_size (table, n_before + n_fresh);
+  if (n_fresh > 0)
+    memcpy (&strata_spilled_array_index (table, StrataChannel, n_before), fresh,
+            (gsize) n_fresh * sizeof (StrataChannel));
   for (guint i = 0; i < n_changes; i++)
     {
-      g_return_if_fail (changes[i].id < table->len);
-      g_array_index (table, StrataChannel, changes[i].id) = changes[i].channel;
-    }
+      StrataChannel *was;
+      const StrataChannel *now = &changes[i].channel;
 
-  strata_trace_set_live (trace, g_array_ref (table), start, MAX (horizon, start + 1));
+      g_return_if_fail (changes[i].id < table->len);
+      was = &strata_spilled_array_index (table, StrataChannel, changes[i].id);
+      /* A channel whose place among the rows changed (a thread's process
+       * found late) has the painters order every row again. */
+      if (was->kind != now->kind || was->instance != now->instance || was->id != now->id ||
+          was->generation != now->generation || was->parent != now->parent)
+        delta.moved = TRUE;
+      *was = *now;
+      g_array_append_val (changed, changes[i].id);
+    }
+  delta.ids = (const guint32 *)(gpointer) changed->data;
+  delta.n_ids = changed->len;
+
+  strata_trace_set_live (trace, table, start, MAX (horizon, start + 1));
   install (self, trace, (const StrataChannel *)(gpointer) table->data, table->len, start,
-           MAX (horizon, start + 1), TRUE, FALSE);
+           MAX (horizon, start + 1), TRUE, FALSE, &delta);
 }
 
 /**
@@ -1794,7 +1845,7 @@ strata_timeline_view_finalize (GObject *object)
   g_clear_pointer (&self->pinned, g_array_unref);
   g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->collapsed, g_hash_table_unref);
-  g_clear_pointer (&self->live_channels, g_array_unref);
+  self->live_channels = NULL;
   g_clear_object (&self->session);
 
   G_OBJECT_CLASS (strata_timeline_view_parent_class)->finalize (object);

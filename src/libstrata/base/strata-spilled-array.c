@@ -296,3 +296,18 @@ strata_spilled_array_let_go (StrataSpilledArray *self,
   if (end > 0)
     (void) madvise (self->data, end, MADV_DONTNEED);
 }
+
+/**
+ * strata_spilled_array_get_heap_bytes:
+ *
+ * Returns: what the array holds in the heap: its block while it is small
+ *   (up to a few MiB) or has no spill file, else nothing (its pages are
+ *   the file's)
+ */
+gsize
+strata_spilled_array_get_heap_bytes (const StrataSpilledArray *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->fd < 0 && self->data != NULL ? self->bytes : 0;
+}

@@ -46,6 +46,7 @@ gpointer            strata_spilled_array_append   (StrataSpilledArray *self,
                                                    gconstpointer       elem);
 void                strata_spilled_array_let_go   (StrataSpilledArray *self,
                                                    guint               before);
+gsize               strata_spilled_array_get_heap_bytes (const StrataSpilledArray *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StrataSpilledArray, strata_spilled_array_free)
 

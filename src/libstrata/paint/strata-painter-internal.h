@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "strata-painter.h"
+#include "strata-spilled-array.h"
 #include "strata-zoom-tree.h"
 
 G_BEGIN_DECLS
@@ -148,23 +149,34 @@ struct _StrataPainter
   GArray              *rows;       /* guint32 channel */
   GArray              *indents;    /* guint8 per row: 1 for a thread under its process */
   GPtrArray           *instances;  /* char *: buffer instance names, [0] = "" (top) */
-  GArray              *names;      /* guint32 per channel: the name a row shows */
+  /* Per channel, in spilled arrays (in a file past a few MiB, not in
+   * the heap: a followed recording's painters are given every channel it
+   * ever made), and brought up to date for the channels new or changed
+   * since the last time (strata_painter_grow_channels()), so a showing
+   * reads only those. */
+  StrataSpilledArray  *names;      /* guint32 per channel: the channel whose name its row
+                                    * shows (itself, or a process's thread) */
   GHashTable          *cpu_names;  /* instance << 16 | cpu -> pool id */
 
-  /* The default rows' answers and scratch, kept from one call to the
-   * next: a growing trace's painter is given its channels again at each
-   * showing, and a thread found with something stays so as the trace
-   * grows (its start kept, its end later), so only the others are asked
-   * about again (strata_painter_default_rows()). */
-  GByteArray          *shown;       /* per channel: 1 once found with something */
+  /* The default rows' answers and order, kept from one call to the next
+   * (strata-painter-default-rows.c): a thread found with something stays
+   * so as the trace grows (its start kept, its end later), so only the
+   * others are asked about again, and the rows' order is kept, a new row
+   * put in its place, rather than all channels sorted at each showing. */
+  StrataSpilledArray  *shown;       /* guint8 per channel: 1 once found with something */
+  guint                n_asked;     /* channels [0, n_asked) shown or in unanswered */
+  GArray              *unanswered;  /* guint32: threads found with nothing yet */
+  GArray              *newly_shown; /* guint32: threads found with something by the last asking */
   gint64               shown_start; /* the extent the answers are for */
   gint64               shown_end;
-  GArray              *rows_scratch; /* guint32: head and next per channel, then the kinds' lists */
+  StrataSpilledArray  *placed;      /* guint32: the default rows, in their order */
+  guint                n_placed;    /* channels [0, n_placed) placed (or not to be) */
+  gboolean             placed_valid;
 
   /* Scratch kept from one frame to the next. */
   GArray              *query;      /* guint32 */
   StrataZoomResult    *result;     /* the frame's query */
-  GArray              *row_of;     /* gint32 per channel: its visible row, or -1 */
+  StrataSpilledArray  *row_of;     /* gint32 per channel: its visible row, or -1 */
   LaneColumns          lanes[N_LANES];
   guint                n_columns;
   Layer                layers[N_LAYERS];

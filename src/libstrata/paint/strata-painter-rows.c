@@ -1,9 +1,9 @@
 /* strata-painter-rows.c
  *
- * Which rows the painter draws and in what order: the trace's channels,
- * CPUs first then processes and their threads by instance and id, the
- * default leaving out threads with nothing in them, or the rows a caller
- * chose (the timeline's pinned, hidden and folded rows).
+ * Which rows the painter draws: the trace's channels and their names,
+ * and the rows a caller chose (the timeline's pinned, hidden and folded
+ * rows). The default rows and their order are
+ * strata-painter-default-rows.c's.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -27,6 +27,58 @@ strata_painter_cpu_key (guint16 instance,
   return GUINT_TO_POINTER (((guint) instance << 16) | ((guint) cpu & 0xffff));
 }
 
+/* One step of naming a process after its threads, in id order: a thread
+ * names its process when nothing has yet, or when it is its main thread.
+ * Names are kept as the channel named (self->names), so a thread named
+ * again renames its process's row with it, at no cost. */
+static inline void
+name_process_after (StrataPainter *self,
+                    guint32        thread)
+{
+  const StrataChannel *channels = self->channels;
+  const StrataChannel *t = &channels[thread];
+  guint32 *names = (guint32 *)(gpointer) self->names->data;
+
+  if (t->kind != STRATA_CHANNEL_THREAD || t->parent >= self->n_channels)
+    return;
+  if (channels[t->parent].name == STRATA_STRING_NONE &&
+      (channels[names[t->parent]].name == STRATA_STRING_NONE || t->id == channels[t->parent].id))
+    names[t->parent] = thread;
+}
+
+/* The names of channels [@from, n_channels): their own, then a process
+ * named after its main thread (or its first thread with a name), as
+ * they come in id order. */
+static void
+name_channels (StrataPainter *self,
+               guint          from)
+{
+  const StrataChannel *channels = self->channels;
+  guint32 *names;
+
+  strata_spilled_array_set_size (self->names, self->n_channels);
+  names = (guint32 *)(gpointer) self->names->data;
+  for (guint i = from; i < self->n_channels; i++)
+    {
+      names[i] = i;
+      if (channels[i].kind == STRATA_CHANNEL_CPU)
+        g_hash_table_insert (self->cpu_names, strata_painter_cpu_key (channels[i].instance, channels[i].id),
+                             GUINT_TO_POINTER (channels[i].name));
+    }
+  for (guint i = from; i < self->n_channels; i++)
+    name_process_after (self, i);
+}
+
+/* Row slots of channels [@from, n_channels): none visible. */
+static void
+clear_row_of (StrataPainter *self,
+              guint          from)
+{
+  strata_spilled_array_set_size (self->row_of, self->n_channels);
+  for (guint i = from; i < self->n_channels; i++)
+    strata_spilled_array_index (self->row_of, gint32, i) = -1;
+}
+
 /**
  * strata_painter_set_channels:
  * @channels: (array length=n_channels): the trace's channels; not copied,
@@ -47,34 +99,94 @@ strata_painter_set_channels (StrataPainter       *self,
   self->channels = channels;
   self->n_channels = n_channels;
 
-  g_array_set_size (self->names, n_channels);
   g_hash_table_remove_all (self->cpu_names);
+  name_channels (self, 0);
+  clear_row_of (self, 0);
+  /* The channels may have moved: the rows are ordered again. */
+  self->placed_valid = FALSE;
+}
 
-  for (guint i = 0; i < n_channels; i++)
+/**
+ * strata_painter_grow_channels:
+ * @channels: (array length=n_channels): the channels given last
+ *   (strata_painter_set_channels()), grown and changed in place (they may
+ *   have moved in memory)
+ * @changed: (array length=n_changed): those below the number given last
+ *   that changed since, none of them in its place among the rows: its
+ *   kind, instance, id, generation and parent as they were
+ *
+ * As strata_painter_set_channels(), in the time of what changed: the
+ * channels new since the last call are named and placed, and the rest
+ * are not read but for the changed ones. A thread named again renames
+ * its process's row if that is named after it; one named for the first
+ * time (it had no name) names its process's row as a new thread would,
+ * if no thread or its main thread names it yet (where the first named
+ * of its threads in id order does otherwise: set the channels again for
+ * that).
+ */
+void
+strata_painter_grow_channels (StrataPainter       *self,
+                              const StrataChannel *channels,
+                              guint                n_channels,
+                              const guint32       *changed,
+                              guint                n_changed)
+{
+  guint from;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (channels != NULL || n_channels == 0);
+  g_return_if_fail (changed != NULL || n_changed == 0);
+
+  if (n_channels < self->n_channels)
     {
-      g_array_index (self->names, guint32, i) = channels[i].name;
-      if (channels[i].kind == STRATA_CHANNEL_CPU)
-        g_hash_table_insert (self->cpu_names, strata_painter_cpu_key (channels[i].instance, channels[i].id),
-                             GUINT_TO_POINTER (channels[i].name));
+      strata_painter_set_channels (self, channels, n_channels);
+      return;
     }
+  from = self->n_channels;
+  self->channels = channels;
+  self->n_channels = n_channels;
+  name_channels (self, from);
+  clear_row_of (self, from);
 
-  for (guint i = 0; i < n_channels; i++)
+  for (guint i = 0; i < n_changed; i++)
     {
-      const StrataChannel *t = &channels[i];
-      guint32 *name;
+      guint32 c = changed[i];
+      const StrataChannel *ch;
 
-      if (t->kind != STRATA_CHANNEL_THREAD || t->parent >= n_channels)
+      if (c >= from)
         continue;
-
-      name = &g_array_index (self->names, guint32, t->parent);
-      if (channels[t->parent].name == STRATA_STRING_NONE &&
-          (*name == STRATA_STRING_NONE || t->id == channels[t->parent].id))
-        *name = t->name;
+      ch = &channels[c];
+      if (ch->kind == STRATA_CHANNEL_CPU)
+        g_hash_table_insert (self->cpu_names, strata_painter_cpu_key (ch->instance, ch->id),
+                             GUINT_TO_POINTER (ch->name));
+      else if (ch->kind == STRATA_CHANNEL_PROCESS && ch->name != STRATA_STRING_NONE)
+        strata_spilled_array_index (self->names, guint32, c) = c;
+      else
+        name_process_after (self, c);
     }
+}
 
-  g_array_set_size (self->row_of, n_channels);
-  for (guint i = 0; i < n_channels; i++)
-    g_array_index (self->row_of, gint32, i) = -1;
+/* The name @channel's row shows (a pool id). */
+guint32
+strata_painter_get_row_name (StrataPainter *self,
+                             guint32        channel)
+{
+  g_return_val_if_fail (self != NULL, STRATA_STRING_NONE);
+  g_return_val_if_fail (channel < self->n_channels, STRATA_STRING_NONE);
+
+  return self->channels[strata_spilled_array_index (self->names, guint32, channel)].name;
+}
+
+/* What the painter's tables of a value per channel (names, row slots,
+ * answers, the default rows' order) hold in the heap: each at most a few
+ * MiB, past that in its spill file. */
+gsize
+strata_painter_get_spilled_heap (StrataPainter *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return strata_spilled_array_get_heap_bytes (self->names) + strata_spilled_array_get_heap_bytes (self->row_of) +
+         strata_spilled_array_get_heap_bytes (self->shown) + strata_spilled_array_get_heap_bytes (self->placed);
 }
 
 /* The trace's span: time zero of the ruler, and what the default rows
@@ -158,259 +270,6 @@ strata_painter_get_rows (StrataPainter *self,
   if (n_rows != NULL)
     *n_rows = self->rows->len;
   return (const guint32 *)(gpointer) self->rows->data;
-}
-
-static int
-by_instance_and_id (gconstpointer pa,
-                    gconstpointer pb,
-                    gpointer      user_data)
-{
-  const StrataChannel *channels = user_data;
-  const StrataChannel *a = &channels[*(const guint32 *) pa];
-  const StrataChannel *b = &channels[*(const guint32 *) pb];
-
-  if (a->instance != b->instance)
-    return a->instance < b->instance ? -1 : 1;
-  if (a->id != b->id)
-    return a->id < b->id ? -1 : 1;
-  if (a->generation != b->generation)
-    return a->generation < b->generation ? -1 : 1;
-  return 0;
-}
-
-/* Threads asked about at once by threads_with_something(): a query of
- * the coarsest level holds every item of its rows across the trace, a few
- * thousand a row, so asking for every thread at once, in a trace with
- * thousands of busy ones, held hundreds of megabytes for a yes or no each
- * (and copied them twice). */
-#define SHOWN_BATCH 64
-
-/* Whether @item lies in [@from, @to), as strata_zoom_tree_query() keeps
- * items (an instant at its start). */
-static inline gboolean
-item_in (const StrataZoomItem *item,
-         gint64                from,
-         gint64                to)
-{
-  if (item->start == item->end)
-    return item->start >= from && item->start < to;
-  return item->start < to && item->end > from;
-}
-
-/* The first stretch of the trace threads_with_something() looks at, as a
- * part of the whole; each next stretch is twice the one before. */
-#define SHOWN_FIRST_PART 1024
-
-/* The threads whose rows would show something other than "unknown": the
- * coarsest level over the whole trace, a batch of threads at a time, its
- * items looked at where the query left them. A thread is asked about
- * only until something is found for it, and the trace is looked at in
- * stretches from its start, each twice the one before: on a trace whose
- * threads are all busy, the first stretch or two answer for all of them.
- * One query over the whole trace read every item the index holds (where
- * the coarsest level is computed from the raw store, every block of it):
- * on the dense 20M trace, with the event list's count of every activity,
- * it made the whole index resident (308 MB of file pages) in the 24 s the
- * main thread took to show the trace the app had just loaded. The
- * stretches together cover [start, end] once, and an item a stretch's
- * query brings is one the single query finds (the level's items are cut
- * at its own columns, not at the query's edges; one past the stretch
- * counts as long as it lies in the trace), so the answer is the same. */
-static const guint8 *
-threads_with_something (StrataPainter *self)
-{
-  g_autoptr(GArray) query = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) left = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(StrataZoomResult) result = NULL;
-  StrataZoomGeometry g;
-  guint8 *shown;
-  guint known = self->shown->len > 0 ? self->shown->len - 1 : 0;
-  gint64 from = self->start, to = self->end + 1;
-  gint64 part, at;
-
-  /* What was found for the same trace from the same start holds for a
-   * later end: only the threads new since, or found with nothing yet,
-   * are asked about (a followed recording's showing asked about each of
-   * its 67 000 threads). */
-  if (self->shown_start != self->start || self->end < self->shown_end || known > self->n_channels)
-    known = 0;
-  g_byte_array_set_size (self->shown, self->n_channels + 1);
-  shown = self->shown->data;
-  memset (shown + known, 0, self->n_channels + 1 - known);
-  self->shown_start = self->start;
-  self->shown_end = self->end;
-
-  for (guint32 i = 0; i < self->n_channels; i++)
-    if (self->channels[i].kind == STRATA_CHANNEL_THREAD && !shown[i])
-      g_array_append_val (query, i);
-
-  if (!strata_zoom_tree_get_geometry (self->tree, &g) || self->end <= self->start)
-    {
-      /* Not answers to keep. */
-      memset (shown, 1, self->n_channels);
-      g_byte_array_set_size (self->shown, 0);
-      return shown;
-    }
-
-  result = strata_zoom_result_new ();
-  part = MAX ((to - from) / SHOWN_FIRST_PART, 1);
-  for (at = from; at < to && query->len > 0; at += part, part = part > (to - from) / 2 ? to - from : 2 * part)
-    {
-      gint64 until = to - at > part ? at + part : to;
-
-      for (guint first = 0; first < query->len; first += SHOWN_BATCH)
-        {
-          const StrataZoomSpan *spans;
-          guint n_spans;
-
-          strata_zoom_tree_query_spans (self->tree, 0, at, until, &g_array_index (query, guint32, first),
-                                        MIN (SHOWN_BATCH, query->len - first), result, NULL);
-          spans = strata_zoom_result_get_spans (result, &n_spans);
-          for (guint i = 0; i < n_spans; i++)
-            for (guint k = 0; k < spans[i].n_items; k++)
-              {
-                const StrataZoomItem *item = &spans[i].items[k];
-
-                if (item->channel < self->n_channels && !shown[item->channel] &&
-                    item_in (item, from, to) &&
-                    !(item->kind == STRATA_ACTIVITY_STATE && item->state == STRATA_TASK_STATE_UNKNOWN))
-                  shown[item->channel] = 1;
-              }
-        }
-
-      /* The next stretch asks only about the threads still unanswered. */
-      g_array_set_size (left, 0);
-      for (guint i = 0; i < query->len; i++)
-        if (!shown[g_array_index (query, guint32, i)])
-          g_array_append_val (left, g_array_index (query, guint32, i));
-      g_array_set_size (query, 0);
-      g_array_append_vals (query, left->data, left->len);
-    }
-
-  return shown;
-}
-
-/**
- * strata_painter_default_rows:
- *
- * The rows a timeline starts with: the CPUs, then each process followed
- * by its threads, then the threads whose process is not known, each group
- * by id. Threads with nothing known of them but that they exist are left
- * out, and so are processes left with no thread.
- *
- * Returns: (transfer full) (element-type guint32): channel ids
- */
-GArray *
-strata_painter_default_rows (StrataPainter *self)
-{
-  GArray *rows = g_array_new (FALSE, FALSE, sizeof (guint32));
-  const guint8 *shown;
-  guint32 *head, *next, *lists;
-  guint n_cpus = 0, n_processes = 0, n_threads = 0;
-  guint at_cpu, at_process, at_thread;
-  struct { guint32 *data; guint len; } cpus, processes, threads;
-
-  g_return_val_if_fail (self != NULL, rows);
-
-  if (self->n_channels == 0)
-    return rows;
-
-  /* Each process's shown threads as a list (head, next), then the
-   * channels of each kind: in the painter's scratch, kept from one call
-   * to the next (O(channels), made again at each showing of a growing
-   * trace otherwise). */
-  g_array_set_size (self->rows_scratch, 3 * (gsize) self->n_channels);
-  head = (guint32 *)(gpointer) self->rows_scratch->data;
-  next = head + self->n_channels;
-  lists = next + self->n_channels;
-
-  for (guint32 i = 0; i < self->n_channels; i++)
-    {
-      switch (self->channels[i].kind)
-        {
-        case STRATA_CHANNEL_CPU:
-          n_cpus++;
-          break;
-        case STRATA_CHANNEL_PROCESS:
-          n_processes++;
-          break;
-        case STRATA_CHANNEL_THREAD:
-        default:
-          n_threads++;
-          break;
-        }
-    }
-  cpus.data = lists, cpus.len = n_cpus;
-  processes.data = lists + n_cpus, processes.len = n_processes;
-  threads.data = lists + n_cpus + n_processes, threads.len = n_threads;
-  at_cpu = at_process = at_thread = 0;
-  for (guint32 i = 0; i < self->n_channels; i++)
-    {
-      switch (self->channels[i].kind)
-        {
-        case STRATA_CHANNEL_CPU:
-          cpus.data[at_cpu++] = i;
-          break;
-        case STRATA_CHANNEL_PROCESS:
-          processes.data[at_process++] = i;
-          break;
-        case STRATA_CHANNEL_THREAD:
-        default:
-          threads.data[at_thread++] = i;
-          break;
-        }
-    }
-
-  g_qsort_with_data (cpus.data, (gint) cpus.len, sizeof (guint32), by_instance_and_id, (gpointer) self->channels);
-  g_qsort_with_data (processes.data, (gint) processes.len, sizeof (guint32), by_instance_and_id,
-                     (gpointer) self->channels);
-  g_qsort_with_data (threads.data, (gint) threads.len, sizeof (guint32), by_instance_and_id,
-                     (gpointer) self->channels);
-
-  shown = threads_with_something (self);
-
-  for (guint i = 0; i < self->n_channels; i++)
-    head[i] = STRATA_CHANNEL_NONE;
-  for (guint t = threads.len; t-- > 0; )
-    {
-      guint32 tc = threads.data[t];
-      guint32 parent = self->channels[tc].parent;
-
-      if (shown[tc] && parent < self->n_channels &&
-          self->channels[parent].kind == STRATA_CHANNEL_PROCESS)
-        {
-          next[tc] = head[parent];
-          head[parent] = tc;
-        }
-    }
-
-  g_array_append_vals (rows, cpus.data, cpus.len);
-
-  for (guint p = 0; p < processes.len; p++)
-    {
-      guint32 pc = processes.data[p];
-
-      if (head[pc] == STRATA_CHANNEL_NONE)
-        continue;
-      /* A process of one thread is that thread's row alone: a heading
-       * over a single row says nothing the row does not. */
-      if (next[head[pc]] != STRATA_CHANNEL_NONE)
-        g_array_append_val (rows, pc);
-      for (guint32 tc = head[pc]; tc != STRATA_CHANNEL_NONE; tc = next[tc])
-        g_array_append_val (rows, tc);
-    }
-
-  for (guint t = 0; t < threads.len; t++)
-    {
-      guint32 tc = threads.data[t];
-      guint32 parent = self->channels[tc].parent;
-
-      if (shown[tc] &&
-          (parent >= self->n_channels || self->channels[parent].kind != STRATA_CHANNEL_PROCESS))
-        g_array_append_val (rows, tc);
-    }
-
-  return rows;
 }
 
 /* Columns --------------------------------------------------------------- */

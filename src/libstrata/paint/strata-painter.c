@@ -70,14 +70,16 @@ strata_painter_new (StrataStringPool *strings,
   self->rows = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->indents = g_array_new (FALSE, FALSE, sizeof (guint8));
   self->instances = g_ptr_array_new_with_free_func (g_free);
-  self->names = g_array_new (FALSE, TRUE, sizeof (guint32));
+  self->names = strata_spilled_array_new (sizeof (guint32));
   self->cpu_names = g_hash_table_new (NULL, NULL);
-  self->shown = g_byte_array_new ();
-  self->rows_scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->shown = strata_spilled_array_new (sizeof (guint8));
+  self->unanswered = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->newly_shown = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->placed = strata_spilled_array_new (sizeof (guint32));
   self->classes_scheme = -1;
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
-  self->row_of = g_array_new (FALSE, FALSE, sizeof (gint32));
+  self->row_of = strata_spilled_array_new (sizeof (gint32));
   for (guint i = 0; i < N_LAYERS; i++)
     {
       self->layers[i].done = g_array_new (FALSE, FALSE, sizeof (StrataPaintRect));
@@ -139,13 +141,15 @@ strata_painter_free (StrataPainter *self)
   g_array_unref (self->rows);
   g_array_unref (self->indents);
   g_ptr_array_unref (self->instances);
-  g_array_unref (self->names);
+  strata_spilled_array_free (self->names);
   g_hash_table_unref (self->cpu_names);
-  g_byte_array_unref (self->shown);
-  g_array_unref (self->rows_scratch);
+  strata_spilled_array_free (self->shown);
+  g_array_unref (self->unanswered);
+  g_array_unref (self->newly_shown);
+  strata_spilled_array_free (self->placed);
   g_array_unref (self->query);
   strata_zoom_result_free (self->result);
-  g_array_unref (self->row_of);
+  strata_spilled_array_free (self->row_of);
   g_hash_table_unref (self->members);
   strata_string_pool_unref (self->strings);
   g_clear_object (&self->trace);
@@ -420,7 +424,7 @@ paint_row_names (StrataPainter     *self,
     {
       const StrataPaintRow *row = &g_array_index (list->rows, StrataPaintRow, i);
       const StrataChannel *channel = &self->channels[row->channel];
-      guint32 name = g_array_index (self->names, guint32, row->channel);
+      guint32 name = strata_painter_get_row_name (self, row->channel);
       float mid = row->y + row->h / 2;
       float x = 8 + 14 * row->indent;
       float id_room = 56;

@@ -154,6 +154,11 @@ void               strata_painter_free              (StrataPainter             *
 void               strata_painter_set_channels      (StrataPainter             *self,
                                                      const StrataChannel       *channels,
                                                      guint                      n_channels);
+void               strata_painter_grow_channels     (StrataPainter             *self,
+                                                     const StrataChannel       *channels,
+                                                     guint                      n_channels,
+                                                     const guint32             *changed,
+                                                     guint                      n_changed);
 void               strata_painter_set_extent        (StrataPainter             *self,
                                                      gint64                     start,
                                                      gint64                     end);

@@ -87,7 +87,7 @@ struct _StrataTrace
    * (strata_trace_set_live()): the getters answer with it, as the
    * pass's own tables are filled at its end. */
   gint               passing;
-  GArray            *live_channels;  /* StrataChannel */
+  StrataSpilledArray *live_channels; /* StrataChannel */
   gint64             live_start;
   gint64             live_end;
 };
@@ -116,7 +116,7 @@ strata_trace_finalize (GObject *object)
   g_mutex_clear (&self->stats_lock);
   g_clear_pointer (&self->index_path, g_free);
   g_clear_pointer (&self->read_spans, g_array_unref);
-  g_clear_pointer (&self->live_channels, g_array_unref);
+  g_clear_pointer (&self->live_channels, strata_spilled_array_free);
 
   G_OBJECT_CLASS (strata_trace_parent_class)->finalize (object);
 }
@@ -1044,9 +1044,13 @@ strata_trace_get_index_damage (StrataTrace *self)
 
 /**
  * strata_trace_set_live:
- * @channels: (transfer full) (element-type StrataChannel): the channels
- *   of a progress report (StrataTraceProgress) as that thread keeps them:
- *   it may give the same array again, grown and changed in place
+ * @channels: (transfer full): the channels (StrataChannel) of a progress
+ *   report (StrataTraceProgress) as that thread keeps them: it may give
+ *   the same array again, grown and changed in place, and keeps using it
+ *   (the trace owns it, so it lives as long as the trace reads it). A
+ *   spilled array: past a few MiB it is in a file, not in the heap, so a
+ *   recording followed for an hour does not grow the app's memory by its
+ *   every channel.
  * @start: its first event
  * @horizon: how far its activities are complete
  *
@@ -1061,16 +1065,19 @@ strata_trace_get_index_damage (StrataTrace *self)
  * Once the pass has ended this changes nothing.
  */
 void
-strata_trace_set_live (StrataTrace *self,
-                       GArray      *channels,
-                       gint64       start,
-                       gint64       horizon)
+strata_trace_set_live (StrataTrace        *self,
+                       StrataSpilledArray *channels,
+                       gint64              start,
+                       gint64              horizon)
 {
   g_return_if_fail (STRATA_IS_TRACE (self));
   g_return_if_fail (channels != NULL);
 
-  g_clear_pointer (&self->live_channels, g_array_unref);
-  self->live_channels = channels;
+  if (self->live_channels != channels)
+    {
+      g_clear_pointer (&self->live_channels, strata_spilled_array_free);
+      self->live_channels = channels;
+    }
   self->live_start = start;
   self->live_end = MAX (horizon, start);
 }

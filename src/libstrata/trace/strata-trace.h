@@ -14,6 +14,7 @@
 
 #include "strata-activity.h"
 #include "strata-source.h"
+#include "strata-spilled-array.h"
 #include "strata-string-pool.h"
 #include "strata-trace-stats.h"
 #include "strata-zoom-tree.h"
@@ -88,9 +89,9 @@ const char             *strata_trace_get_index_path      (StrataTrace    *self);
 const char             *strata_trace_get_index_damage    (StrataTrace    *self);
 
 gboolean                strata_trace_is_loading          (StrataTrace    *self);
-void                    strata_trace_set_live            (StrataTrace    *self,
-                                                          GArray         *channels,
-                                                          gint64          start,
-                                                          gint64          horizon);
+void                    strata_trace_set_live            (StrataTrace        *self,
+                                                          StrataSpilledArray *channels,
+                                                          gint64              start,
+                                                          gint64              horizon);
 
 G_END_DECLS
