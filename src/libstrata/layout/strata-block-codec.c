@@ -216,16 +216,20 @@ strata_block_encode (const void *elems,
   g_byte_array_set_size (out, (guint) (end - out->data));
 }
 
+/* A number's value and where the next one begins (NULL: malformed or
+ * cut short), returned by value: the decoder's position stays in a
+ * register. (A reader passed by address to the slow path kept it in
+ * memory, a store and a load on the chain of every number.) */
 typedef struct
 {
   const guint8 *p;
-  const guint8 *end;
-  gboolean      bad;
-} Reader;
+  guint64       v;
+} Varint;
 
-static guint64
-get_varint_slow (Reader *r,
-                 guint   max_bits)
+static Varint
+varint_slow (const guint8 *p,
+             const guint8 *end,
+             guint         max_bits)
 {
   guint64 v = 0;
 
@@ -233,9 +237,9 @@ get_varint_slow (Reader *r,
     {
       guint8 b;
 
-      if (r->p >= r->end)
+      if (p >= end)
         break;
-      b = *r->p++;
+      b = *p++;
       if (shift == 63 && b > 1)
         break;
       v |= (guint64) (b & 0x7f) << shift;
@@ -243,52 +247,60 @@ get_varint_slow (Reader *r,
         {
           if (max_bits < 64 && (v >> max_bits) != 0)
             break;
-          return v;
+          return (Varint) { p, v };
         }
     }
-  r->bad = TRUE;
-  r->p = r->end;
-  return 0;
+  return (Varint) { NULL, 0 };
 }
 
-/* Most numbers fit in one byte: that case first; then, with ten bytes
- * left, without looking at the end at each byte. */
-static inline guint64
-get_varint (Reader *r,
-            guint   max_bits)
+/* A number of more than one byte: with ten bytes left, without looking
+ * at the end at each byte. */
+static inline Varint
+varint_more (const guint8 *p,
+             const guint8 *end,
+             guint         max_bits)
 {
-  if (G_LIKELY (r->p < r->end && *r->p < 0x80))
-    return *r->p++;
-  if (G_LIKELY (r->end - r->p >= 10))
+  if (G_LIKELY (end - p >= 10))
     {
-      const guint8 *p = r->p;
+      const guint8 *q = p;
       guint64 v = 0;
 
-      for (guint shift = 0; shift < 63; shift += 7, p++)
+      for (guint shift = 0; shift < 63; shift += 7, q++)
         {
-          v |= (guint64) (*p & 0x7f) << shift;
-          if ((*p & 0x80) == 0)
+          v |= (guint64) (*q & 0x7f) << shift;
+          if ((*q & 0x80) == 0)
             {
               if (max_bits < 64 && (v >> max_bits) != 0)
                 break;
-              r->p = p + 1;
-              return v;
+              return (Varint) { q + 1, v };
             }
         }
     }
-  return get_varint_slow (r, max_bits);
+  return varint_slow (p, end, max_bits);
 }
 
-static inline guint8
-get_byte (Reader *r)
-{
-  if (r->p >= r->end)
-    {
-      r->bad = TRUE;
-      return 0;
-    }
-  return *r->p++;
-}
+/* Most numbers fit in one byte: that case first. */
+#define GET_VARINT(dst, max_bits)                                  \
+  G_STMT_START {                                                   \
+    if (G_LIKELY (p < end && *p < 0x80))                           \
+      (dst) = *p++;                                                \
+    else                                                           \
+      {                                                            \
+        Varint x_ = varint_more (p, end, (max_bits));              \
+                                                                   \
+        if (G_UNLIKELY (x_.p == NULL))                             \
+          return FALSE;                                            \
+        p = x_.p;                                                  \
+        (dst) = x_.v;                                              \
+      }                                                            \
+  } G_STMT_END
+
+#define GET_BYTE(dst)                                              \
+  G_STMT_START {                                                   \
+    if (G_UNLIKELY (p >= end))                                     \
+      return FALSE;                                                \
+    (dst) = *p++;                                                  \
+  } G_STMT_END
 
 /**
  * strata_block_decode:
@@ -298,14 +310,14 @@ get_byte (Reader *r)
  */
 gboolean
 strata_block_decode (const guint8 *bytes,
-                           gsize         size,
-                           guint         n,
-                           guint32       elem_size,
-                           void         *out)
+                     gsize         size,
+                     guint         n,
+                     guint32       elem_size,
+                     void         *out)
 {
-  Reader r = { bytes, bytes + size, FALSE };
+  const guint8 *p = bytes, *end = bytes + size;
   guint8 *o = out;
-  guint64 prev64 = 0;
+  guint64 prev64 = 0, v;
   guint32 prev32 = 0;
 
   /* Every field of every element is written below. */
@@ -315,28 +327,46 @@ strata_block_decode (const guint8 *bytes,
 #define FIELD(i, type, member) (*(type *) (gpointer) (o + (gsize) (i) * elem_size + G_STRUCT_OFFSET (Common, member)))
 
   for (guint i = 0; i < n; i++)
-    FIELD (i, guint64, end) = unzigzag64 (get_varint (&r, 64));   /* the duration, for now */
+    {
+      GET_VARINT (v, 64);
+      FIELD (i, guint64, end) = unzigzag64 (v);   /* the duration, for now */
+    }
   for (guint i = 0; i < n; i++)
     {
-      guint64 start = prev64 + unzigzag64 (get_varint (&r, 64));
+      guint64 start;
 
+      GET_VARINT (v, 64);
+      start = prev64 + unzigzag64 (v);
       FIELD (i, guint64, start) = start;
       prev64 = FIELD (i, guint64, end) = start + FIELD (i, guint64, end);
     }
   for (guint i = 0; i < n; i++)
-    prev32 = FIELD (i, guint32, channel) = prev32 + unzigzag32 ((guint32) get_varint (&r, 32));
+    {
+      GET_VARINT (v, 32);
+      prev32 = FIELD (i, guint32, channel) = prev32 + unzigzag32 ((guint32) v);
+    }
   prev32 = 0;
   for (guint i = 0; i < n; i++)
-    prev32 = FIELD (i, guint32, label) = prev32 + unzigzag32 ((guint32) get_varint (&r, 32));
+    {
+      GET_VARINT (v, 32);
+      prev32 = FIELD (i, guint32, label) = prev32 + unzigzag32 ((guint32) v);
+    }
   prev32 = 0;
   for (guint i = 0; i < n; i++)
-    prev32 = FIELD (i, guint32, arg) = prev32 + unzigzag32 ((guint32) get_varint (&r, 32));
+    {
+      GET_VARINT (v, 32);
+      prev32 = FIELD (i, guint32, arg) = prev32 + unzigzag32 ((guint32) v);
+    }
   for (guint i = 0; i < n; i++)
-    FIELD (i, guint8, kind) = get_byte (&r);
+    GET_BYTE (FIELD (i, guint8, kind));
   for (guint i = 0; i < n; i++)
-    FIELD (i, guint8, state) = get_byte (&r);
+    GET_BYTE (FIELD (i, guint8, state));
+  prev32 = 0;
   for (guint i = 0; i < n; i++)
-    FIELD (i, guint16, flags) = (guint16) ((i > 0 ? FIELD (i - 1, guint16, flags) : 0) ^ get_varint (&r, 16));
+    {
+      GET_VARINT (v, 16);
+      prev32 = FIELD (i, guint16, flags) = (guint16) (prev32 ^ v);
+    }
 
 #undef FIELD
 
@@ -346,25 +376,31 @@ strata_block_decode (const guint8 *bytes,
         {
           Item *item = (Item *) (gpointer) (o + (gsize) i * elem_size);
 
-          item->count = (guint32) get_varint (&r, 32);
+          GET_VARINT (v, 32);
+          item->count = (guint32) v;
         }
       for (guint i = 0; i < n; i++)
         {
           Item *item = (Item *) (gpointer) (o + (gsize) i * elem_size);
 
-          item->reserved = (guint32) get_varint (&r, 32);
+          GET_VARINT (v, 32);
+          item->reserved = (guint32) v;
         }
       for (guint i = 0; i < n; i++)
         {
           Item *item = (Item *) (gpointer) (o + (gsize) i * elem_size);
           guint64 dur = (guint64) item->end - (guint64) item->start;
 
-          item->busy = (gint64) (dur - unzigzag64 (get_varint (&r, 64)));
+          GET_VARINT (v, 64);
+          item->busy = (gint64) (dur - unzigzag64 (v));
         }
     }
 
-  return !r.bad && r.p == r.end;
+  return p == end;
 }
+
+#undef GET_VARINT
+#undef GET_BYTE
 
 /* Each thread packs with a zstd context of its own, made on its first
  * block and kept until the thread ends: ZSTD_compress() made and freed
