@@ -234,6 +234,28 @@ assert_as_fresh (Growth             *g,
   strata_painter_free (fresh);
 }
 
+/* What the timeline does at a report of the recording up to @end: the
+ * painter given all the channels the first time, then only what is new
+ * and changed; its default rows. */
+static GArray *
+show (Growth             *g,
+      StrataPainter      *kept,
+      StrataSpilledArray *table,
+      gint64              since,
+      gint64              end,
+      GArray             *changed,
+      gboolean            first)
+{
+  report (g, table, since, end, changed);
+  if (first)
+    strata_painter_set_channels (kept, (const StrataChannel *)(gpointer) table->data, table->len);
+  else
+    strata_painter_grow_channels (kept, (const StrataChannel *)(gpointer) table->data, table->len,
+                                  (const guint32 *)(gpointer) changed->data, changed->len);
+  strata_painter_set_extent (kept, 1000, end);
+  return strata_painter_default_rows (kept);
+}
+
 /* At each report the kept painter's default rows and names are a fresh
  * painter's: the rows' order kept and grown (new CPUs, threads found with
  * something late, processes getting their heading with their second
@@ -254,14 +276,7 @@ test_kept_equals_fresh (void)
       g_autoptr(GArray) rows = NULL;
       gint64 end = MIN (t, g->end);
 
-      report (g, table, since, end, changed);
-      if (n_reports == 0)
-        strata_painter_set_channels (kept, (const StrataChannel *)(gpointer) table->data, table->len);
-      else
-        strata_painter_grow_channels (kept, (const StrataChannel *)(gpointer) table->data, table->len,
-                                      (const guint32 *)(gpointer) changed->data, changed->len);
-      strata_painter_set_extent (kept, 1000, end);
-      rows = strata_painter_default_rows (kept);
+      rows = show (g, kept, table, since, end, changed, n_reports == 0);
       assert_as_fresh (g, kept, rows, table, end);
       most_rows = MAX (most_rows, rows->len);
       since = end;
@@ -301,14 +316,7 @@ test_bounded (void)
       gint64 end = MIN (t, g->end);
       guint at;
 
-      report (g, table, since, end, changed);
-      if (n_reports == 0)
-        strata_painter_set_channels (kept, (const StrataChannel *)(gpointer) table->data, table->len);
-      else
-        strata_painter_grow_channels (kept, (const StrataChannel *)(gpointer) table->data, table->len,
-                                      (const guint32 *)(gpointer) changed->data, changed->len);
-      strata_painter_set_extent (kept, 1000, end);
-      rows = strata_painter_default_rows (kept);
+      rows = show (g, kept, table, since, end, changed, n_reports == 0);
       strata_painter_set_rows (kept, (const guint32 *)(gpointer) rows->data, rows->len);
       g_clear_pointer (&rows, g_array_unref);
       since = end;
