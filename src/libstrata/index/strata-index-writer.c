@@ -53,6 +53,9 @@ typedef struct
   GArray              *sums;     /* guint64 */
 } Writer;
 
+/* The index file's stdio buffer. */
+#define WRITE_BUFFER ((gsize) 1 << 20)
+
 static void
 put (Writer     *w,
      const void *data,
@@ -996,6 +999,7 @@ strata_index_write_full (StrataTrace                *trace,
 {
   StrataZoomTree *tree = strata_trace_get_zoom_tree (trace);
   g_autofree char *dir = NULL, *base = NULL, *tmp = NULL;
+  g_autofree char *file_buffer = NULL;
   g_autoptr(GVariant) meta = NULL;
   g_autoptr(GByteArray) strings = NULL;
   g_autoptr(GArray) levels = NULL;
@@ -1034,7 +1038,10 @@ strata_index_write_full (StrataTrace                *trace,
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: cannot write", tmp);
       return FALSE;
     }
-  setvbuf (w.file, NULL, _IOFBF, 1 << 20);
+  /* A buffer of our own: glibc takes setvbuf()'s size only with one, and
+   * wrote the index 4 KiB a write() (24 000 writes for 100 MB). */
+  file_buffer = g_malloc (WRITE_BUFFER);
+  setvbuf (w.file, file_buffer, _IOFBF, WRITE_BUFFER);
   w.block = g_byte_array_new ();
   w.records = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
   w.packed = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);
