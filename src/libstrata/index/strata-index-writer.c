@@ -179,7 +179,7 @@ put_spilled_and_packed (Writer                      *w,
         StrataRawStoreSpilled one = spilled[b];
 
         if (copy && strata_block_packer_get_record (packer, one.ticket, &rec) &&
-            rec.n == one.n && strata_block_packer_read_bytes (packer, &rec, w->packed))
+            rec.n == one.n && strata_raw_store_read_block_bytes (raw, &rec, w->packed))
           {
             rec.offset = w->offset;
             put (w, w->packed, rec.size);
@@ -743,6 +743,7 @@ write_raw_store (Writer            *w,
    * million short-lived threads' lanes of a few activities each were a
    * quarter padding. */
   w->alignment = STRATA_INDEX_LANE_ALIGN;
+  strata_raw_store_open_windows (raw);
   for (guint32 c = 0; c < n_channels && w->error == 0; c++)
     {
       guint32 present;
@@ -781,6 +782,7 @@ write_raw_store (Writer            *w,
       staged_add (w, &entries, &entry);
     }
 
+  strata_raw_store_close_windows (raw);
   w->alignment = 0;
   if (w->error == 0)
     {
