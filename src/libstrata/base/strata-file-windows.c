@@ -8,7 +8,8 @@
  * was read again at each jump between the streams (1.2 GB of 4 KiB
  * reads for a file of 50 MB on churn 2M). A window per stream, the least
  * recently used one given to a read that none holds, reads each stretch
- * once, a window at a time.
+ * once, a window at a time (less where a stream uses little of what it
+ * reads).
  *
  * Reads of bytes past @end (not written for good) or of more than half a
  * window go to the file as they are.
@@ -25,6 +26,13 @@
 /* Where a window starts: a page boundary, so a stream that steps a little
  * back stays in it. */
 #define WINDOW_ALIGN ((guint64) 4096)
+
+/* What a window that starts a stream reads: a stream that goes on right
+ * after a window's end (less than a quarter of it farther) reads twice as
+ * much as that window the next time, up to the window; one that skips
+ * more reads this again (a long-lived thread's blocks, one here and there
+ * over the whole file, read a stretch of 256 KiB each). */
+#define FIRST_FILL ((gsize) 16 << 10)
 
 typedef struct
 {
@@ -106,7 +114,7 @@ strata_file_windows_read (StrataFileWindows *self,
                           gpointer           out,
                           gsize              size)
 {
-  Window *w = NULL;
+  Window *w = NULL, *next = NULL, *lru = NULL;
   guint64 start;
 
   if (size == 0)
@@ -130,16 +138,37 @@ strata_file_windows_read (StrataFileWindows *self,
           w = c;
           break;
         }
-      if (w == NULL || c->used < w->used)
-        w = c;
+      /* The stream that @offset goes on (it ends past the window, not a
+       * window's length farther), else the least recently used. */
+      if (c->len > 0 && offset >= c->offset && offset + size > c->offset + c->len &&
+          offset - c->offset < 2 * (guint64) c->len)
+        {
+          if (next == NULL || c->offset > next->offset)
+            next = c;
+        }
+      else if (lru == NULL || c->used < lru->used)
+        lru = c;
     }
-  if (!(w->len > 0 && offset >= w->offset && offset + size <= w->offset + w->len))
+  if (w == NULL)
     {
+      gsize fill = FIRST_FILL;
+
+      /* The stream's window stays (a stream goes forward only by and
+       * large: the channels closed in about the order they began). */
+      if (next != NULL)
+        {
+          guint64 end = next->offset + next->len;
+
+          fill = offset - MIN (offset, end) < next->len / 4 ? 2 * next->len : FIRST_FILL;
+        }
+      w = lru != NULL ? lru : next;
       start = offset - offset % WINDOW_ALIGN;
+      fill = CLAMP (fill, FIRST_FILL, self->window);
+      fill = MAX (fill, (gsize) (offset + size - start));
       if (w->bytes == NULL)
         w->bytes = g_malloc (self->window);
       w->offset = start;
-      w->len = (gsize) MIN ((guint64) self->window, self->end - start);
+      w->len = (gsize) MIN ((guint64) fill, self->end - start);
       self->n_reads++;
       if (!self->read (self->data, start, w->bytes, w->len))
         {
