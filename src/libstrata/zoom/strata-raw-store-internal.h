@@ -142,7 +142,7 @@ typedef struct
  * seal is still staged has SEAL_STAGED and its place in the stage as its
  * appended. A seal of more than a quarter of the stage is written alone. */
 #define SEAL_STAGED ((guint64) 1 << 63)
-#define SEAL_STAGE  ((gsize) 1 << 20)
+#define SEAL_STAGE  ((gsize) 64 << 10)
 
 typedef struct
 {
