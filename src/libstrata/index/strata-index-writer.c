@@ -53,7 +53,9 @@ typedef struct
   GArray              *sums;     /* guint64 */
 } Writer;
 
-/* The index file's stdio buffer. */
+/* The index file's stdio buffer, our own: glibc takes setvbuf()'s size
+ * only with one, and wrote the index 4 KiB a write() (24 000 writes for
+ * 100 MB). */
 #define WRITE_BUFFER ((gsize) 1 << 20)
 
 static void
@@ -1040,10 +1042,7 @@ strata_index_write_full (StrataTrace                *trace,
       g_set_error (error, STRATA_ERROR, STRATA_ERROR_IO, "%s: cannot write", tmp);
       return FALSE;
     }
-  /* A buffer of our own: glibc takes setvbuf()'s size only with one, and
-   * wrote the index 4 KiB a write() (24 000 writes for 100 MB). */
-  file_buffer = g_malloc (WRITE_BUFFER);
-  setvbuf (w.file, file_buffer, _IOFBF, WRITE_BUFFER);
+  setvbuf (w.file, file_buffer = g_malloc (WRITE_BUFFER), _IOFBF, WRITE_BUFFER);
   w.block = g_byte_array_new ();
   w.records = g_array_new (FALSE, FALSE, sizeof (StrataIndexBlock));
   w.packed = g_malloc (STRATA_BLOCK_PACKER_MAX_PACKED);

@@ -333,4 +333,13 @@ typedef struct
   gsize           n;
 } LentRange;
 
+/* strata-raw-store-windows.c */
+gboolean strata_raw_store_spill_read_at (StrataRawStore *self,
+                                         guint64         offset,
+                                         gpointer        out,
+                                         gsize           size);
+/* strata-raw-store.c: the staged seals written (FALSE: their channels
+ * opened again). */
+gboolean strata_raw_store_flush_seals   (StrataRawStore *self);
+
 G_END_DECLS

@@ -360,19 +360,6 @@ mapped_lane (StrataRawStore *self,
   return g_atomic_pointer_get (&self->mapped[i]);
 }
 
-/* @size bytes the store put in its packer's file at @offset (a seal, a
- * page), through the windows while the index writer copies the file. */
-static gboolean
-spill_read_at (StrataRawStore *self,
-               guint64         offset,
-               gpointer        out,
-               gsize           size)
-{
-  if (self->windows != NULL)
-    return strata_file_windows_read (self->windows, offset, out, size);
-  return strata_block_packer_read_at (self->packer, offset, out, size);
-}
-
 /* @size bytes from @from on of the seal at @appended (a sealed channel's),
  * from the stage while it is there. */
 static gboolean
@@ -391,7 +378,7 @@ seal_read_at (StrataRawStore *self,
       memcpy (out, self->seal_stage + at, size);
       return TRUE;
     }
-  return spill_read_at (self, appended + from, out, size);
+  return strata_raw_store_spill_read_at (self, appended + from, out, size);
 }
 
 /* The seal of sealed channel @channel read back into @u. A seal that
@@ -496,9 +483,9 @@ read_page (StrataRawStore *self,
       u->page_size += size;
       g_mutex_unlock (&self->lent_lock);
     }
-  if (!spill_read_at (self, page->offset, &h, sizeof h) || h.magic != PAGE_MAGIC ||
+  if (!strata_raw_store_spill_read_at (self, page->offset, &h, sizeof h) || h.magic != PAGE_MAGIC ||
       h.n_spilled != self->page_blocks || h.n_fences != self->page_fences ||
-      !spill_read_at (self, page->offset + sizeof h, u->page[k], size) ||
+      !strata_raw_store_spill_read_at (self, page->offset + sizeof h, u->page[k], size) ||
       strata_index_checksum (u->page[k], size) != h.checksum)
     g_error ("raw store: a page of a lane's records at %" G_GUINT64_FORMAT " cannot be read back", page->offset);
   u->page_at[k] = page->offset;
@@ -1095,8 +1082,8 @@ reopen_channel (StrataRawStore *self,
 /* The staged seals written, in one piece, and their channels told where.
  * If they cannot be, their channels are opened again (as a seal that
  * could not be written leaves its channel): FALSE then. */
-static gboolean
-flush_seals (StrataRawStore *self)
+gboolean
+strata_raw_store_flush_seals (StrataRawStore *self)
 {
   guint64 offset = G_MAXUINT64;
 
@@ -1184,7 +1171,7 @@ strata_raw_store_close_channel (StrataRawStore *self,
     }
   else
     {
-      if (self->seal_staged + seal->len > SEAL_STAGE && !flush_seals (self))
+      if (self->seal_staged + seal->len > SEAL_STAGE && !strata_raw_store_flush_seals (self))
         return;
       if (self->seal_stage == NULL)
         {
@@ -1799,69 +1786,6 @@ StrataBlockPacker *
 strata_raw_store_get_packer (StrataRawStore *self)
 {
   return self->packer;
-}
-
-/* The index writer goes through the lanes in the order of the channels,
- * the packer's file holds the seals and the blocks in the order the
- * channels closed, two streams interleaved, and a long-lived thread's
- * blocks over all of it: while it copies them, the file is read through a
- * few windows of it (strata-file-windows.c), one per stream, each read
- * once, instead of through the packer's one read-ahead buffer, which was
- * read again at each jump. */
-#define WINDOWS      16
-#define WINDOW_BYTES ((gsize) 256 << 10)
-
-static gboolean
-packer_read_at (gpointer data,
-                guint64  offset,
-                gpointer out,
-                gsize    size)
-{
-  return strata_block_packer_read_at (data, offset, out, size);
-}
-
-/* For the index writer, before it copies the spilled lanes: every block
- * written, the file read through windows until
- * strata_raw_store_close_windows(). */
-void
-strata_raw_store_open_windows (StrataRawStore *self)
-{
-  StrataBlockPackerStats stats;
-
-  g_return_if_fail (self != NULL && self->windows == NULL);
-
-  if (self->packer == NULL)
-    return;
-  flush_seals (self);
-  strata_block_packer_flush (self->packer);
-  strata_block_packer_get_stats (self->packer, &stats);
-  self->windows = strata_file_windows_new (WINDOWS, WINDOW_BYTES, stats.file_size, packer_read_at, self->packer);
-}
-
-void
-strata_raw_store_close_windows (StrataRawStore *self)
-{
-  g_return_if_fail (self != NULL);
-
-  if (self->windows != NULL)
-    g_debug ("raw store: its file copied in %" G_GUINT64_FORMAT " reads",
-             strata_file_windows_get_n_reads (self->windows));
-  g_clear_pointer (&self->windows, strata_file_windows_free);
-}
-
-/* For the index writer: strata_block_packer_read_bytes() of a spilled
- * block, through the windows when they are open. */
-gboolean
-strata_raw_store_read_block_bytes (StrataRawStore         *self,
-                                   const StrataIndexBlock *rec,
-                                   guint8                 *out)
-{
-  if (self->windows == NULL)
-    return strata_block_packer_read_bytes (self->packer, rec, out);
-  if (rec->size > STRATA_BLOCK_PACKER_MAX_PACKED ||
-      !strata_file_windows_read (self->windows, rec->offset, out, rec->size))
-    return FALSE;
-  return strata_index_checksum (out, rec->size) == rec->checksum;
 }
 
 /* The packer the store hands its spilled blocks to, instead of one of its
