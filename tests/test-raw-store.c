@@ -648,6 +648,20 @@ test_spill_short_lanes_budget (void)
   g_assert_cmpuint (strata_raw_store_get_size (sealed), ==, strata_raw_store_get_size (want));
   assert_stores_equal_on (want, sealed, n_channels, last, rand, 2000);
   g_assert_cmpuint (assert_lanes_equal (want, sealed, n_channels, 1), >, 10);
+
+  /* The last seals were still staged, read from the stage; as the index
+   * writer reads them (the stage written, the file read through
+   * windows), and after, they answer the same. */
+  {
+    guint64 n_sealed = strata_raw_store_get_n_sealed (sealed);
+
+    strata_raw_store_open_windows (sealed);
+    g_assert_cmpuint (strata_raw_store_get_n_sealed (sealed), ==, n_sealed);
+    assert_stores_equal_on (want, sealed, n_channels, last, rand, 2000);
+    g_assert_cmpuint (assert_lanes_equal (want, sealed, n_channels, 1), >, 10);
+    strata_raw_store_close_windows (sealed);
+    assert_stores_equal_on (want, sealed, n_channels, last, rand, 500);
+  }
 }
 
 /* Many short channels, each using a few of its 17 lanes, taken in any

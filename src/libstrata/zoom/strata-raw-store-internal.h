@@ -15,6 +15,7 @@
 #include <glib.h>
 
 #include "strata-block-packer.h"
+#include "strata-file-windows.h"
 #include "strata-packed-array.h"
 #include "strata-raw-store-private.h"
 #include "strata-raw-store.h"
@@ -135,6 +136,13 @@ typedef struct
 #define LANES   ((1u << N_LANES) - 1)
 #define SEALED  (1u << 31)
 #define SEAL_MAGIC 0x4c414553u  /* "SEAL" */
+
+/* The seals go to the spill file a stage at a time, not each in a write
+ * of its own (a hundred bytes, a million threads): a sealed channel whose
+ * seal is still staged has SEAL_STAGED and its place in the stage as its
+ * appended. A seal of more than a quarter of the stage is written alone. */
+#define SEAL_STAGED ((guint64) 1 << 63)
+#define SEAL_STAGE  ((gsize) 64 << 10)
 
 typedef struct
 {
@@ -290,6 +298,13 @@ struct _StrataRawStore
   guint                spill_keep;
   StrataBlockPacker   *packer;
   gboolean             own_packer;
+  /* The packer's file read through windows, while the index writer
+   * copies it (strata_raw_store_open_windows()); NULL otherwise. */
+  StrataFileWindows   *windows;
+  guint8              *seal_stage;      /* SEAL_STAGE bytes, made at the first seal */
+  gsize                seal_staged;     /* bytes of it used */
+  GArray              *staged_channels; /* guint32: those sealed into it */
+  GByteArray          *seal_scratch;    /* one seal, built */
   gboolean             spill_failed;
   guint64              n_spilled;
   guint64              n_unspilled;
@@ -317,5 +332,14 @@ typedef struct
   StrataActivity *acts;
   gsize           n;
 } LentRange;
+
+/* strata-raw-store-windows.c */
+gboolean strata_raw_store_spill_read_at (StrataRawStore *self,
+                                         guint64         offset,
+                                         gpointer        out,
+                                         gsize           size);
+/* strata-raw-store.c: the staged seals written (FALSE: their channels
+ * opened again). */
+gboolean strata_raw_store_flush_seals   (StrataRawStore *self);
 
 G_END_DECLS

@@ -49,6 +49,11 @@ StrataBlockPacker *strata_raw_store_get_packer (StrataRawStore       *self);
 void            strata_raw_store_set_packer     (StrataRawStore             *self,
                                                  StrataBlockPacker          *packer);
 guint64         strata_raw_store_get_unspilled  (StrataRawStore             *self);
+void            strata_raw_store_open_windows   (StrataRawStore             *self);
+void            strata_raw_store_close_windows  (StrataRawStore             *self);
+gboolean        strata_raw_store_read_block_bytes (StrataRawStore           *self,
+                                                   const StrataIndexBlock   *rec,
+                                                   guint8                   *out);
 /* The most bytes a spilled block (a packed block of activities) takes. */
 #define STRATA_RAW_STORE_MAX_PACKED (STRATA_RAW_STORE_BLOCK * (11 * 10 + 2))
 StrataRawStore *strata_raw_store_new_mapped     (StrataIndexMap             *map,

@@ -140,6 +140,8 @@ resident_parts (StrataRawStore *self,
       strata_block_packer_get_stats (self->packer, &stats);
       p.packer = stats.queued + stats.records;
     }
+  if (self->seal_stage != NULL)
+    p.records += SEAL_STAGE;
   if (parts != NULL)
     *parts = p;
   return p.channels + p.tails + p.records + p.pages + p.copies + p.packer;
@@ -226,6 +228,10 @@ strata_raw_store_free (StrataRawStore *self)
                self->n_unspilled, self->n_sealed, self->n_pages, g_atomic_int_get (&self->n_page_reads), self->unsealed->len,
                g_atomic_int_get (&self->n_block_reads), g_atomic_int_get (&self->n_block_copied));
     }
+  g_clear_pointer (&self->windows, strata_file_windows_free);
+  g_free (self->seal_stage);
+  g_clear_pointer (&self->staged_channels, g_array_unref);
+  g_clear_pointer (&self->seal_scratch, g_byte_array_unref);
   if (self->own_packer)
     g_clear_pointer (&self->packer, strata_block_packer_free);
   strata_spilled_array_free (self->channels);
@@ -354,6 +360,27 @@ mapped_lane (StrataRawStore *self,
   return g_atomic_pointer_get (&self->mapped[i]);
 }
 
+/* @size bytes from @from on of the seal at @appended (a sealed channel's),
+ * from the stage while it is there. */
+static gboolean
+seal_read_at (StrataRawStore *self,
+              guint64         appended,
+              gsize           from,
+              gpointer        out,
+              gsize           size)
+{
+  if (appended & SEAL_STAGED)
+    {
+      guint64 at = (appended & ~SEAL_STAGED) + from;
+
+      if (at > self->seal_staged || size > self->seal_staged - at)
+        return FALSE;
+      memcpy (out, self->seal_stage + at, size);
+      return TRUE;
+    }
+  return strata_raw_store_spill_read_at (self, appended + from, out, size);
+}
+
 /* The seal of sealed channel @channel read back into @u. A seal that
  * cannot be read back is fatal, as a spilled block is (unspill_block()):
  * the store would answer without that thread's activities. */
@@ -369,7 +396,7 @@ unseal_into (StrataRawStore *self,
 
   u->channel = G_MAXUINT32;
   g_clear_pointer (&u->bytes, g_free);
-  if (!strata_block_packer_read_at (self->packer, ch->appended, &h, sizeof h) || h.magic != SEAL_MAGIC ||
+  if (!seal_read_at (self, ch->appended, 0, &h, sizeof h) || h.magic != SEAL_MAGIC ||
       h.n_lanes != (guint) __builtin_popcount (ch->present & LANES) || h.size > G_MAXUINT32 ||
       h.size < (guint64) h.n_lanes * sizeof (SealLane))
     g_error ("raw store: the records of exited channel %u cannot be read back", channel);
@@ -378,7 +405,7 @@ unseal_into (StrataRawStore *self,
   g_mutex_lock (&self->lent_lock);
   u->size = h.size;
   g_mutex_unlock (&self->lent_lock);
-  if (!strata_block_packer_read_at (self->packer, ch->appended + sizeof h, u->bytes, h.size) ||
+  if (!seal_read_at (self, ch->appended, sizeof h, u->bytes, h.size) ||
       strata_index_checksum (u->bytes, h.size) != h.checksum)
     g_error ("raw store: the records of exited channel %u cannot be read back", channel);
 
@@ -456,9 +483,9 @@ read_page (StrataRawStore *self,
       u->page_size += size;
       g_mutex_unlock (&self->lent_lock);
     }
-  if (!strata_block_packer_read_at (self->packer, page->offset, &h, sizeof h) || h.magic != PAGE_MAGIC ||
+  if (!strata_raw_store_spill_read_at (self, page->offset, &h, sizeof h) || h.magic != PAGE_MAGIC ||
       h.n_spilled != self->page_blocks || h.n_fences != self->page_fences ||
-      !strata_block_packer_read_at (self->packer, page->offset + sizeof h, u->page[k], size) ||
+      !strata_raw_store_spill_read_at (self, page->offset + sizeof h, u->page[k], size) ||
       strata_index_checksum (u->page[k], size) != h.checksum)
     g_error ("raw store: a page of a lane's records at %" G_GUINT64_FORMAT " cannot be read back", page->offset);
   u->page_at[k] = page->offset;
@@ -1052,6 +1079,36 @@ reopen_channel (StrataRawStore *self,
   self->n_sealed--;
 }
 
+/* The staged seals written, in one piece, and their channels told where.
+ * If they cannot be, their channels are opened again (as a seal that
+ * could not be written leaves its channel): FALSE then. */
+gboolean
+strata_raw_store_flush_seals (StrataRawStore *self)
+{
+  guint64 offset = G_MAXUINT64;
+
+  if (self->seal_staged == 0)
+    return TRUE;
+  offset = strata_block_packer_put_bytes (self->packer, self->seal_stage, self->seal_staged);
+  for (guint i = 0; i < self->staged_channels->len; i++)
+    {
+      guint32 c = g_array_index (self->staged_channels, guint32, i);
+      Channel *ch = &strata_spilled_array_index (self->channels, Channel, c);
+
+      /* (Not one opened again since, nor one sealed again later in the
+       * stage and already told.) */
+      if (!(ch->present & SEALED) || !(ch->appended & SEAL_STAGED))
+        continue;
+      if (offset != G_MAXUINT64)
+        ch->appended = offset + (ch->appended & ~SEAL_STAGED);
+      else
+        reopen_channel (self, c);
+    }
+  g_array_set_size (self->staged_channels, 0);
+  self->seal_staged = 0;
+  return offset != G_MAXUINT64;
+}
+
 /**
  * strata_raw_store_close_channel:
  *
@@ -1065,7 +1122,7 @@ void
 strata_raw_store_close_channel (StrataRawStore *self,
                                 guint32         channel)
 {
-  g_autoptr(GByteArray) seal = NULL;
+  GByteArray *seal;
   SealHeader h = { SEAL_MAGIC, 0, 0, 0 };
   Channel *ch;
   guint n;
@@ -1086,7 +1143,9 @@ strata_raw_store_close_channel (StrataRawStore *self,
       return;
   ch->resident = 0;
 
-  seal = g_byte_array_new ();
+  if (self->seal_scratch == NULL)
+    self->seal_scratch = g_byte_array_new ();
+  seal = self->seal_scratch;
   g_byte_array_set_size (seal, sizeof h);
   for (guint k = 0; k < n; k++)
     {
@@ -1105,8 +1164,27 @@ strata_raw_store_close_channel (StrataRawStore *self,
   h.size = seal->len - sizeof h;
   h.checksum = strata_index_checksum (seal->data + sizeof h, h.size);
   memcpy (seal->data, &h, sizeof h);
-  if ((offset = strata_block_packer_put_bytes (self->packer, seal->data, seal->len)) == G_MAXUINT64)
-    return;
+  if (seal->len > SEAL_STAGE / 4)
+    {
+      if ((offset = strata_block_packer_put_bytes (self->packer, seal->data, seal->len)) == G_MAXUINT64)
+        return;
+    }
+  else
+    {
+      if (self->seal_staged + seal->len > SEAL_STAGE && !strata_raw_store_flush_seals (self))
+        return;
+      if (self->seal_stage == NULL)
+        {
+          self->seal_stage = g_malloc (SEAL_STAGE);
+          self->staged_channels = g_array_new (FALSE, FALSE, sizeof (guint32));
+        }
+      offset = SEAL_STAGED | self->seal_staged;
+      memcpy (self->seal_stage + self->seal_staged, seal->data, seal->len);
+      self->seal_staged += seal->len;
+      g_array_append_val (self->staged_channels, channel);
+    }
+  if (seal->len > SEAL_STAGE)
+    g_clear_pointer (&self->seal_scratch, g_byte_array_unref);
 
   first = G_MAXINT64;
   for (guint k = 0; k < n; k++)
