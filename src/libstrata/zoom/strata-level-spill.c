@@ -3,7 +3,8 @@
  * The chunk a level is still aggregating is bounded: its lanes' items
  * live in the level's pool, and a coarse level's chunk can stay open for
  * the whole trace, so past a budget of pool bytes the items made so far
- * move to a spill file of the level's own (strata_zoom_tree_level_spill()) and are read
+ * move to a spill file of the level's own (strata_zoom_tree_level_spill()), each
+ * lane's delta-encoded (strata-spill-record.h), and are read
  * back, lane by lane, into the stored chunk when it ends; queries never
  * see a chunk before. Such a chunk also sees every thread that exits in
  * it, each leaving a closed lane and its runs: past CLOSED_PAGE_LANES of
@@ -31,6 +32,7 @@
 #include "strata-radix-sort.h"
 #include "strata-raw-store-private.h"
 #include "strata-spill-file.h"
+#include "strata-spill-record.h"
 #include "strata-zoom-chunk.h"
 #include "strata-zoom-tree.h"
 #include "strata-zoom-tree-internal.h"
@@ -297,28 +299,37 @@ strata_zoom_tree_level_spill (Level      *level,
       ClosedLane *closed = k >= n_touched ? &g_array_index (level->closed, ClosedLane, k - n_touched) : NULL;
       const Segment *first_seg = closed != NULL ? closed->first_seg : touched[k]->first_seg;
       PoolRun run = { offset, counts[o].members, counts[o].n, k, level->spill_starts->len, counts[o].starts };
+      StrataSpillRecordState state;
+      guint64 size = 0;
 
+      strata_spill_record_begin (&state);
       for (const Segment *seg = first_seg; seg != NULL; seg = seg->next)
         {
-          const guint8 *bytes = (const guint8 *) seg->items;
-          gsize size = seg->n * sizeof (StrataZoomItem);
+          const StrataZoomItem *items = seg->items;
+          guint left = seg->n;
 
-          while (size > 0)
+          while (left > 0)
             {
-              gsize part = MIN (size, SPILL_IO - level->spill_io->len);
+              guint len = level->spill_io->len;
+              guint part = MIN (left, (SPILL_IO - len) / STRATA_SPILL_RECORD_MAX_ITEM);
+              gsize took;
 
-              g_array_append_vals (level->spill_io, bytes, part);
-              bytes += part;
-              size -= part;
-              if (level->spill_io->len == SPILL_IO)
+              if (part == 0)
                 {
                   if (!spill_write (level, written))
                     goto failed;
-                  written += SPILL_IO;
+                  written += len;
+                  continue;
                 }
+              g_array_set_size (level->spill_io, len + part * STRATA_SPILL_RECORD_MAX_ITEM);
+              took = strata_spill_record_encode (&state, items, part, (guint8 *) level->spill_io->data + len);
+              g_array_set_size (level->spill_io, len + took);
+              size += took;
+              items += part;
+              left -= part;
             }
         }
-      offset += (guint64) run.n * sizeof (StrataZoomItem);
+      offset += size;
       if (run.n > 0)
         g_array_append_val (level->runs, run);
     }
@@ -377,40 +388,75 @@ failed:
   level->spill_failed = TRUE;
 }
 
-/* Hands @n items from the level's spill file, at @offset, to @stream or
- * @out (advanced). FALSE if they cannot be read. */
+/* Items decoded at a time when a run goes to a stream. */
+#define DECODE_BATCH 128
+
+/* Hands the @n items that the run at @bytes encodes, within @size bytes,
+ * to @stream or @out (advanced). FALSE if they are not there. */
 static gboolean
-spill_copy (Level              *level,
-            guint64             offset,
-            guint               n,
-            ItemStream         *stream,
-            StrataZoomItem    **out)
+run_decode (const guint8    *bytes,
+            gsize            size,
+            guint            n,
+            ItemStream      *stream,
+            StrataZoomItem **out)
 {
-  const guint per = SPILL_IO / sizeof (StrataZoomItem);
+  StrataSpillRecordState state;
+  const guint8 *p = bytes, *end = bytes + size;
 
-  g_array_set_size (level->spill_io, MIN (n, per) * sizeof (StrataZoomItem));
-  while (n > 0)
+  strata_spill_record_begin (&state);
+  if (stream->stream == NULL)
     {
-      guint part = MIN (n, per);
-      gsize size = part * sizeof (StrataZoomItem);
-
-      if (stream->stream == NULL)
-        {
-          if (!spill_read (level, (guint8 *) *out, size, offset))
-            return FALSE;
-          *out += part;
-        }
-      else
-        {
-          if (!spill_read (level, (guint8 *) level->spill_io->data, size, offset))
-            return FALSE;
-          strata_zoom_tree_item_stream_add (stream, (const StrataZoomItem *)(gpointer) level->spill_io->data, part);
-        }
-      offset += size;
-      n -= part;
+      if (!strata_spill_record_decode (&state, &p, end, *out, n))
+        return FALSE;
+      *out += n;
     }
-  g_array_set_size (level->spill_io, 0);
+  else
+    while (n > 0)
+      {
+        StrataZoomItem items[DECODE_BATCH];
+        guint part = MIN (n, DECODE_BATCH);
+
+        if (!strata_spill_record_decode (&state, &p, end, items, part))
+          return FALSE;
+        strata_zoom_tree_item_stream_add (stream, items, part);
+        n -= part;
+      }
   return TRUE;
+}
+
+/* Where spill @s of the open chunk ends (pages may follow it there). */
+static guint64
+spill_end_of (Level *level,
+              guint  s)
+{
+  return s + 1 < level->spill_starts->len ? g_array_index (level->spill_starts, guint64, s + 1) : level->spill_end;
+}
+
+/* The most bytes @run can take: its items' most, or the rest of its
+ * spill. */
+static gsize
+run_most (Level          *level,
+          const PagedRun *run)
+{
+  guint64 most = (guint64) run->n * STRATA_SPILL_RECORD_MAX_ITEM;
+  guint64 end = spill_end_of (level, run->spill);
+
+  return (gsize) MIN (most, end > run->offset ? end - run->offset : 0);
+}
+
+/* Hands @run's items from the level's spill file to @stream or @out
+ * (advanced), read by themselves. FALSE if they cannot be read. */
+static gboolean
+spill_copy (Level           *level,
+            const PagedRun  *run,
+            ItemStream      *stream,
+            StrataZoomItem **out)
+{
+  gsize size = run_most (level, run);
+  g_autofree guint8 *bytes = g_malloc (MAX (size, 1));
+
+  return spill_read (level, bytes, size, run->offset) &&
+         run_decode (bytes, size, run->n, stream, out);
 }
 
 void
@@ -449,17 +495,18 @@ strata_zoom_tree_spill_reader_copy (SpillReader        *r,
                                     StrataZoomItem    **out)
 {
   Level *level = r->level;
-  gsize size = (gsize) run->n * sizeof (StrataZoomItem);
   guint s = run->spill;
-  const StrataZoomItem *items;
+  gsize size;
 
-  if (size > r->window || s >= r->n)
-    return spill_copy (level, run->offset, run->n, stream, out);
+  if (s >= r->n)
+    return spill_copy (level, run, stream, out);
+  size = run_most (level, run);
+  if (size > r->window)
+    return spill_copy (level, run, stream, out);
 
   if (r->at[s] == G_MAXUINT64 || run->offset < r->at[s] || run->offset + size > r->at[s] + r->len[s])
     {
-      guint64 end = s + 1 < r->n ? g_array_index (level->spill_starts, guint64, s + 1) : level->spill_end;
-      gsize len = (gsize) MIN ((guint64) r->window, end - run->offset);
+      gsize len = (gsize) MIN ((guint64) r->window, spill_end_of (level, s) - run->offset);
 
       if (len < size || !spill_read (level, r->bytes + (gsize) s * r->window, len, run->offset))
         {
@@ -470,15 +517,7 @@ strata_zoom_tree_spill_reader_copy (SpillReader        *r,
       r->len[s] = len;
     }
 
-  items = (const StrataZoomItem *)(gconstpointer) (r->bytes + (gsize) s * r->window + (run->offset - r->at[s]));
-  if (stream->stream != NULL)
-    strata_zoom_tree_item_stream_add (stream, items, run->n);
-  else
-    {
-      memcpy (*out, items, size);
-      *out += run->n;
-    }
-  return TRUE;
+  return run_decode (r->bytes + (gsize) s * r->window + (run->offset - r->at[s]), size, run->n, stream, out);
 }
 
 /* Closed lanes out of memory (CLOSED_PAGE_LANES) ----------------------- */

@@ -8,24 +8,6 @@
 #include "strata-raw-store-private.h"
 #include "strata-zoom-chunk.h"
 
-
-/* Lanes in the order the raw store answers: depths 0..15, then instants. */
-guint
-strata_zoom_lane_of (const StrataActivity *activity)
-{
-  return strata_activity_is_instant (activity) ? 16 : MIN (strata_activity_get_depth (activity), 15);
-}
-
-/* The lane an item was aggregated in: a chunk holds a channel's lanes one
- * after the other, in this order, each in start order. */
-guint
-strata_zoom_item_lane (const StrataZoomItem *item)
-{
-  StrataActivity a = { .kind = item->kind, .state = item->state, .flags = item->flags };
-
-  return strata_zoom_lane_of (&a);
-}
-
 static int
 by_lane_then_start (gconstpointer pa,
                     gconstpointer pb)

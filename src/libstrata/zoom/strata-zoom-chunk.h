@@ -41,7 +41,25 @@ void  strata_zoom_compute_window    (StrataRawStore           *store,
                                       gint64                    from,
                                       gint64                    to,
                                       GArray                   *out);
-guint strata_zoom_lane_of            (const StrataActivity     *activity);
-guint strata_zoom_item_lane          (const StrataZoomItem     *item);
+
+/* Lanes in the order the raw store answers: depths 0..15, then instants.
+ * Inline: a chunk's keys take each of its items' lane, 15M of them for
+ * the dense shape's level 0 at 20M events, and the call was 3% of
+ * closing it. */
+static inline guint
+strata_zoom_lane_of (const StrataActivity *activity)
+{
+  return strata_activity_is_instant (activity) ? 16 : MIN (strata_activity_get_depth (activity), 15);
+}
+
+/* The lane an item was aggregated in: a chunk holds a channel's lanes one
+ * after the other, in this order, each in start order. */
+static inline guint
+strata_zoom_item_lane (const StrataZoomItem *item)
+{
+  StrataActivity a = { .kind = item->kind, .state = item->state, .flags = item->flags };
+
+  return strata_zoom_lane_of (&a);
+}
 
 G_END_DECLS

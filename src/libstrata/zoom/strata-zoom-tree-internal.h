@@ -127,7 +127,10 @@ struct _Segment
 };
 
 /* Items a lane made in its open chunk, moved to its level's spill file
- * (strata_zoom_tree_level_spill()): n items at offset, what they count for the chunk's
+ * (strata_zoom_tree_level_spill()): n items at offset, encoded as
+ * strata-spill-record.h says (their bytes are not kept: a run's record
+ * goes to pages that are written and merged by the million, and 24 bytes
+ * a record instead of 16 cost more than the encoding saved), what they count for the chunk's
  * decision, and the lane's next run (index + 1, 0: none). */
 typedef struct
 {
@@ -497,8 +500,11 @@ typedef struct
  * within one spill the runs come in file order, and a window per spill,
  * read at the first run that falls outside it, serves the runs after it.
  * The windows share the tree's spill_windows bytes (SPILL_WINDOWS, or
- * STRATA_ZOOM_SPILL_WINDOWS in the environment), each between 64 items
- * and SPILL_IO; a run bigger than its window is read by itself. */
+ * STRATA_ZOOM_SPILL_WINDOWS in the environment), each between the bytes
+ * of 64 items unencoded and SPILL_IO. A run is read again at its start
+ * unless the window holds its most bytes (STRATA_SPILL_RECORD_MAX_ITEM an
+ * item) or the rest of its spill, and by itself if it can be bigger than
+ * a window. */
 typedef struct
 {
   Level   *level;
