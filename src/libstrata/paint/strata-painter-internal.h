@@ -208,6 +208,10 @@ struct _StrataPainter
   /* Scratch kept from one frame to the next. */
   GArray              *query;      /* guint32 */
   StrataZoomResult    *result;     /* the frame's query */
+  StrataZoomResult    *partial;    /* or, when it draws some rows again, its query of
+                                    * the others: a result keeps the blocks of its last
+                                    * query only, so the next frame of all rows finds
+                                    * those of the last one in result */
   StrataSpilledArray  *row_of;     /* gint32 per channel: its visible row, or -1 */
   LaneColumns          lanes[N_LANES];
   guint                n_columns;

@@ -8,9 +8,9 @@
  * and a split of a frame's time between its query, folding the items and
  * emitting the columns; how many rows the last frame drew again from
  * the one before (strata-painter-kept-rows.c), and forgetting them, so
- * a frame is painted as a new view's is. And what its tests of a growing trace compare
- * and measure: the name a row shows, and the heap its per-channel
- * tables in spilled arrays hold.
+ * a frame is painted as a new view's is. And what its tests of a
+ * growing trace compare and measure: the name a row shows, and the heap
+ * its per-channel tables in spilled arrays hold.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

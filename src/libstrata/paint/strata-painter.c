@@ -8,7 +8,9 @@
  * CPU's tasks, a thread's states), the nested lane (interrupts inside a
  * task, drawn as a band at the bottom of a CPU row) and the instants
  * (wakeups, events, deaths, drawn as ticks at the top). Then the row's
- * background, its name, the grid, the ruler and the legend. The rows
+ * background, its name, the grid, the ruler and the legend. A row the
+ * last frame drew for the same view in time is drawn again from it,
+ * moved, without a query (strata-painter-kept-rows.c). The rows
  * come from strata-painter-rows.c, the colours from strata-palette.c,
  * the ruler's steps from strata-ruler.c, and what is drawn goes into a
  * display list (strata-display-list.c).
@@ -79,6 +81,7 @@ strata_painter_new (StrataStringPool *strings,
   self->classes_scheme = -1;
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
+  self->partial = strata_zoom_result_new ();
   self->row_of = strata_spilled_array_new (sizeof (gint32));
   for (guint i = 0; i < N_LAYERS; i++)
     {
@@ -150,6 +153,7 @@ strata_painter_free (StrataPainter *self)
   strata_spilled_array_free (self->placed);
   g_array_unref (self->query);
   strata_zoom_result_free (self->result);
+  strata_zoom_result_free (self->partial);
   strata_spilled_array_free (self->row_of);
   g_hash_table_unref (self->members);
   strata_painter_kept_clear (self);
@@ -854,6 +858,7 @@ strata_painter_paint (StrataPainter             *self,
       g_autofree const KeptRow **kept = g_new0 (const KeptRow *, n_rows);
       g_autofree guint *row_spans = g_new0 (guint, 2 * n_rows);
       const StrataZoomSpan *spans;
+      StrataZoomResult *result = self->result;
       guint n_spans;
 
       /* A channel shown twice is drawn in its last row. */
@@ -861,7 +866,8 @@ strata_painter_paint (StrataPainter             *self,
         row_of[g_array_index (list->rows, StrataPaintRow, i).channel] = i;
 
       /* The rows the last frame drew as they are now are drawn again
-       * (strata-painter-kept-rows.c); the others are asked for. */
+       * (strata-painter-kept-rows.c); the others are asked for, into a
+       * result of their own if some are drawn again (see partial). */
       g_array_set_size (self->query, 0);
       for (guint i = 0; i < n_rows; i++)
         {
@@ -872,6 +878,8 @@ strata_painter_paint (StrataPainter             *self,
           kept[i] = strata_painter_kept_find (self, list, row);
           if (kept[i] == NULL)
             g_array_append_val (self->query, row->channel);
+          else
+            result = self->partial;
         }
       query_members (self, list, row_of);
 
@@ -884,7 +892,7 @@ strata_painter_paint (StrataPainter             *self,
       if (self->query->len > 0)
         strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
                                       (const guint32 *)(gpointer) self->query->data, self->query->len,
-                                      self->result, &list->stats);
+                                      result, &list->stats);
       if (self->timed)
         self->query_ns = thread_cpu_ns () - self->query_ns;
 
@@ -897,7 +905,7 @@ strata_painter_paint (StrataPainter             *self,
       spans = NULL;
       n_spans = 0;
       if (self->query->len > 0)
-        spans = strata_zoom_result_get_spans (self->result, &n_spans);
+        spans = strata_zoom_result_get_spans (result, &n_spans);
       list->n_items = 0;
       for (guint i = 0; i < n_spans; )
         {
