@@ -187,24 +187,33 @@ strata_painter_kept_draw (StrataPainter        *self,
 {
   float dy = row->y - kept->y;
   guint r0 = list->rects->len, t0 = list->texts->len;
-  StrataPaintRect *rects;
-  StrataPaintText *texts;
 
-  g_array_append_vals (list->rects, &g_array_index (self->kept_rects, StrataPaintRect, kept->rect0), kept->n_rects);
-  g_array_append_vals (list->texts, &g_array_index (self->kept_texts, StrataPaintText, kept->text0), kept->n_texts);
-  rects = &g_array_index (list->rects, StrataPaintRect, r0);
-  texts = &g_array_index (list->texts, StrataPaintText, t0);
-  if (dy != 0)
+  /* (An array with nothing in it may have no data at all.) */
+  if (kept->n_rects > 0)
     {
-      for (guint i = 0; i < kept->n_rects; i++)
+      StrataPaintRect *rects;
+
+      g_array_append_vals (list->rects, &g_array_index (self->kept_rects, StrataPaintRect, kept->rect0),
+                           kept->n_rects);
+      rects = &g_array_index (list->rects, StrataPaintRect, r0);
+      for (guint i = 0; dy != 0 && i < kept->n_rects; i++)
         rects[i].y += dy;
-      for (guint i = 0; i < kept->n_texts; i++)
-        texts[i].y += dy;
     }
-  /* Labels are the pool's strings: found again, in case it moved them. */
-  for (guint i = 0; i < kept->n_texts; i++)
-    if (texts[i].string != STRATA_STRING_NONE)
-      texts[i].text = strata_string_pool_get (self->strings, texts[i].string);
+  if (kept->n_texts > 0)
+    {
+      StrataPaintText *texts;
+
+      g_array_append_vals (list->texts, &g_array_index (self->kept_texts, StrataPaintText, kept->text0),
+                           kept->n_texts);
+      texts = &g_array_index (list->texts, StrataPaintText, t0);
+      for (guint i = 0; i < kept->n_texts; i++)
+        {
+          texts[i].y += dy;
+          /* Labels are the pool's strings: found again, in case it
+           * moved them. */
+          texts[i].text = strata_string_pool_get (self->strings, texts[i].string);
+        }
+    }
   list->n_items += kept->n_items;
   list->n_folded += kept->n_folded;
   self->n_drawn_again++;
