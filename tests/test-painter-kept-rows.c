@@ -303,6 +303,43 @@ test_merged_rows_kept_none (void)
     }
 }
 
+/* Frames into two lists in turn: the rows kept are in the arrays of the
+ * list painted last, so a frame into the other list paints anew, and
+ * both lists are right. */
+static void
+test_two_lists (void)
+{
+  g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-small.dat");
+  g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
+  g_autoptr(StrataDisplayList) x = strata_display_list_new ();
+  g_autoptr(StrataDisplayList) y = strata_display_list_new ();
+  g_autoptr(StrataDisplayList) anew = strata_display_list_new ();
+  StrataPaintViewport vp = { 0 };
+  guint drawn = 0;
+
+  vp.from = strata_trace_get_start (trace);
+  vp.to = strata_trace_get_end (trace);
+  vp.width = 900;
+  vp.height = 200;
+  for (guint i = 0; i < 8; i++)
+    {
+      StrataDisplayList *list = i % 3 == 2 ? y : x;
+
+      vp.scroll_y = (i % 4) * 20;
+      strata_painter_paint (painter, &vp, list);
+      drawn += strata_painter_get_n_drawn_again (painter);
+      if (i % 3 == 2 || i % 3 == 0)
+        g_assert_cmpuint (strata_painter_get_n_drawn_again (painter), ==, 0);
+      {
+        g_autoptr(StrataPainter) fresh = strata_painter_new_for_trace (trace);
+
+        strata_painter_paint (fresh, &vp, anew);
+        assert_same_lists (list, anew);
+      }
+    }
+  g_assert_cmpuint (drawn, >, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -312,6 +349,7 @@ main (int    argc,
   g_test_add_func ("/strata/painter-kept-rows/fixtures-equal-anew", test_fixtures);
   g_test_add_func ("/strata/painter-kept-rows/generated-equal-anew", test_generated);
   g_test_add_func ("/strata/painter-kept-rows/merged-rows-kept-none", test_merged_rows_kept_none);
+  g_test_add_func ("/strata/painter-kept-rows/two-lists", test_two_lists);
 
   return g_test_run ();
 }

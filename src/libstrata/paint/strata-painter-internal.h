@@ -249,6 +249,11 @@ struct _StrataPainter
   gboolean             kept_valid;      /* the last frame was of this frame's view */
   GArray              *keeping;         /* KeptRow: this frame's rows */
   KeptView             keeping_view;    /* this frame's view */
+  const StrataDisplayList *keeping_list; /* and the list it went into, with */
+  const GArray        *keeping_rects;   /* its arrays as it left them */
+  const GArray        *keeping_texts;
+  guint                keeping_n_rects;
+  guint                keeping_n_texts;
   gboolean             keeping_on;      /* this frame's rows may be kept */
   guint                n_drawn_again;   /* this frame's rows drawn from kept ones */
 };
@@ -410,6 +415,9 @@ void
 strata_painter_kept_begin (StrataPainter             *self,
                            const StrataPaintViewport *viewport,
                            StrataDisplayList         *list);
+void
+strata_painter_kept_end (StrataPainter           *self,
+                         const StrataDisplayList *list);
 const KeptRow *
 strata_painter_kept_find (StrataPainter           *self,
                           const StrataDisplayList *list,

@@ -131,7 +131,11 @@ strata_painter_kept_begin (StrataPainter             *self,
   g_array_set_size (self->kept, 0);
 
   self->keeping_on = strata_zoom_tree_is_finished (self->tree) && g_hash_table_size (self->members) == 0;
-  if (self->keeping_on && self->keeping->len > 0 && kept_view_equal (&view, &self->keeping_view))
+  /* The rows kept are in the arrays of the list the last frame went
+   * into, as it left them: only that list's are taken. */
+  if (self->keeping_on && self->keeping->len > 0 && kept_view_equal (&view, &self->keeping_view) &&
+      list == self->keeping_list && list->rects == self->keeping_rects && list->texts == self->keeping_texts &&
+      list->rects->len == self->keeping_n_rects && list->texts->len == self->keeping_n_texts)
     {
       /* The last frame's arrays become the kept ones; the list gets the
        * ones kept before, to be cleared. */
@@ -151,6 +155,18 @@ strata_painter_kept_begin (StrataPainter             *self,
     }
   g_array_set_size (self->keeping, 0);
   self->keeping_view = view;
+}
+
+/* The frame into @list is done: which arrays its rows are in. */
+void
+strata_painter_kept_end (StrataPainter           *self,
+                         const StrataDisplayList *list)
+{
+  self->keeping_list = list;
+  self->keeping_rects = list->rects;
+  self->keeping_texts = list->texts;
+  self->keeping_n_rects = list->rects->len;
+  self->keeping_n_texts = list->texts->len;
 }
 
 /* Whether @row is whole in the area at a whole pixel: moved by whole

@@ -952,4 +952,5 @@ strata_painter_paint (StrataPainter             *self,
   paint_row_names (self, list);
   paint_ruler (self, list);
   paint_legend (self, list);
+  strata_painter_kept_end (self, list);
 }
