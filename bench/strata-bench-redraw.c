@@ -9,7 +9,10 @@
  * each a quarter of the last), the CPU time of the widget's snapshot:
  * the first frame of a new view, a redraw after the pointer moved, and
  * that redraw with the kept frame forgotten first (the cost of each
- * redraw before). Medians of --frames redraws per level. Then, for a
+ * redraw before, and of a new view's paint), and the rows scrolled down
+ * by three (the view kept in time: the painter draws the rows the last
+ * frame drew again, and paints the three new ones). Medians of --frames
+ * redraws per level. Then, for a
  * frame painted anew once more, where its time went: the zoom tree's query, the
  * rows' folds of its items into pixel columns, the columns' emission as
  * rectangles, and the rest (rows' backgrounds, text, the ruler, and the
@@ -60,6 +63,8 @@ main (int    argc,
   g_autoptr(StrataTrace) trace = NULL;
   g_autoptr(GArray) all_hover = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) all_before = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) all_scrolled = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GtkAdjustment *vadjustment;
   g_autoptr(GString) split = g_string_new (NULL);
   GtkWidget *window, *view;
   StrataPainter *painter;
@@ -95,6 +100,8 @@ main (int    argc,
   gtk_window_set_default_size (GTK_WINDOW (window), 1920, 1080);
   view = strata_timeline_view_new ();
   gtk_window_set_child (GTK_WINDOW (window), view);
+  vadjustment = gtk_adjustment_new (0, 0, 0, 0, 0, 0);
+  gtk_scrollable_set_vadjustment (GTK_SCROLLABLE (view), vadjustment);
   strata_timeline_view_set_trace (STRATA_TIMELINE_VIEW (view), trace);
   gtk_window_present (GTK_WINDOW (window));
   while (gtk_widget_get_width (view) < 1000 || !gtk_widget_get_mapped (view))
@@ -106,14 +113,15 @@ main (int    argc,
   rand = g_rand_new_with_seed (seed);
   printf ("# strata-bench-redraw %s: %dx%d, %d redraws per level, CPU ms of the widget's snapshot (medians)\n\n",
           argv[1], gtk_widget_get_width (view), gtk_widget_get_height (view), frames);
-  printf ("| level | span | new view | redraw, frame kept | redraw, painted anew (before) | before / now |\n");
-  printf ("|---|---|---|---|---|---|\n");
+  printf ("| level | span | new view | redraw, frame kept | redraw, painted anew (before) | before / now | scrolled 3 rows |\n");
+  printf ("|---|---|---|---|---|---|---|\n");
 
   for (guint level = 0; level < N_LEVELS; level++)
     {
       g_autoptr(GArray) t_new = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) t_hover = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) t_before = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) t_scrolled = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) t_query = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) t_fold = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autoptr(GArray) t_emit = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -128,7 +136,7 @@ main (int    argc,
         {
           gint64 from = start + (gint64) (g_rand_double (rand) * MAX (end - start - span, 0));
           const StrataDisplayList *list;
-          gint64 dn, dh, db, dq, df, de, dr, ni, nd, no;
+          gint64 dn, dh, db, dq, df, de, dr, ds, ni, nd, no;
 
           strata_timeline_view_set_range (STRATA_TIMELINE_VIEW (view), from, from + span);
           dn = strata_bench_snapshot_ns (view);
@@ -152,6 +160,12 @@ main (int    argc,
           ni = list->n_items;
           nd = list->stats.n_decoded;
           no = list->stats.n_on_demand;
+          /* Three rows further down, then back up (not timed), so the
+           * next view starts at the top as before. */
+          gtk_adjustment_set_value (vadjustment, 3 * strata_painter_get_style (painter)->row_height);
+          ds = strata_bench_snapshot_ns (view);
+          gtk_adjustment_set_value (vadjustment, 0);
+          strata_bench_snapshot_ns (view);
           if (f < 0)
             continue;   /* the first one warms the caches */
           g_array_append_val (t_new, dn);
@@ -159,6 +173,8 @@ main (int    argc,
           g_array_append_val (t_before, db);
           g_array_append_val (all_hover, dh);
           g_array_append_val (all_before, db);
+          g_array_append_val (t_scrolled, ds);
+          g_array_append_val (all_scrolled, ds);
           g_array_append_val (t_query, dq);
           g_array_append_val (t_fold, df);
           g_array_append_val (t_emit, de);
@@ -169,15 +185,15 @@ main (int    argc,
         }
       now_ms = median_ms (t_hover);
       before_ms = median_ms (t_before);
-      printf ("| %u | %.3f ms | %.3f | %.3f | %.3f | %.0fx |\n", level, span / 1e6, median_ms (t_new), now_ms,
-              before_ms, now_ms > 0 ? before_ms / now_ms : 0);
+      printf ("| %u | %.3f ms | %.3f | %.3f | %.3f | %.0fx | %.3f |\n", level, span / 1e6, median_ms (t_new), now_ms,
+              before_ms, now_ms > 0 ? before_ms / now_ms : 0, median_ms (t_scrolled));
       g_string_append_printf (split, "| %u | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.0f | %.0f |\n", level,
                               before_ms, median_ms (t_query), median_ms (t_fold), median_ms (t_emit),
                               median_ms (t_rest), median_ms (n_items) * 1e6, median_ms (n_decoded) * 1e6,
                               median_ms (n_on_demand) * 1e6);
     }
-  printf ("\nall levels: redraw with the frame kept %.3f ms, painted anew %.3f ms\n", median_ms (all_hover),
-          median_ms (all_before));
+  printf ("\nall levels: redraw with the frame kept %.3f ms, painted anew %.3f ms, scrolled 3 rows %.3f ms\n",
+          median_ms (all_hover), median_ms (all_before), median_ms (all_scrolled));
   printf ("\nPainted anew, where the time went (CPU ms, medians of each part on its own, from a frame\n"
           "timed apart: frame is the untimed one's):\n\n");
   printf ("| level | frame | query | fold | emit | rest | items | blocks decoded | spans on demand |\n");

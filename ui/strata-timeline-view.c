@@ -21,6 +21,7 @@
 
 #include <glib/gi18n.h>
 
+#include "strata-painter-private.h"
 #include "strata-timeline-view-internal.h"
 
 enum {
@@ -981,12 +982,15 @@ strata_timeline_view_get_n_paints (StrataTimelineView *self)
 }
 
 /* For the redraw benchmark: the next frame is painted anew, as every
- * redraw was before the frame was kept. */
+ * redraw was before the frame was kept, and as a new view is (no row
+ * drawn again from the last frame). */
 void
 strata_timeline_view_forget_frame (StrataTimelineView *self)
 {
   g_return_if_fail (STRATA_IS_TIMELINE_VIEW (self));
   content_changed (self);
+  if (self->painter != NULL)
+    strata_painter_forget_rows (self->painter);
 }
 
 /* For the tests and the hit test before the first frame. */

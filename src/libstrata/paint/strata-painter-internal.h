@@ -136,6 +136,38 @@ typedef struct
   guint   n_done;
 } Layer;
 
+/* What the rows of a frame were drawn for, besides their heights
+ * (strata-painter-kept-rows.c). */
+typedef struct
+{
+  gint64               from;
+  gint64               to;
+  guint                width;
+  gint64               start;
+  gint64               end;
+  const StrataChannel *channels;
+  guint                n_channels;
+  float                row_height;
+  float                name_width;
+  float                ruler_height;
+  gint                 scheme;
+  gboolean             reference_fold;
+} KeptView;
+
+/* One row of the last frame: its rectangles and labels in kept_rects
+ * and kept_texts, drawn with its top at y. */
+typedef struct
+{
+  guint32 channel;
+  float   y;
+  guint   rect0;
+  guint   n_rects;
+  guint   text0;
+  guint   n_texts;
+  guint   n_items;
+  guint   n_folded;
+} KeptRow;
+
 struct _StrataPainter
 {
   StrataStringPool    *strings;
@@ -176,6 +208,10 @@ struct _StrataPainter
   /* Scratch kept from one frame to the next. */
   GArray              *query;      /* guint32 */
   StrataZoomResult    *result;     /* the frame's query */
+  StrataZoomResult    *partial;    /* or, when it draws some rows again, its query of
+                                    * the others: a result keeps the blocks of its last
+                                    * query only, so the next frame of all rows finds
+                                    * those of the last one in result */
   StrataSpilledArray  *row_of;     /* gint32 per channel: its visible row, or -1 */
   LaneColumns          lanes[N_LANES];
   guint                n_columns;
@@ -203,6 +239,23 @@ struct _StrataPainter
   gint64               fold_ns;         /* in the last frame, the rows' folds */
   gint64               emit_ns;         /* and their lanes' emission */
   gint64               query_ns;        /* and its query of the zoom tree */
+
+  /* The last frame's rows, drawn again where the view has not moved
+   * (strata-painter-kept-rows.c). */
+  GArray              *kept_rects;      /* StrataPaintRect: the last frame's list's */
+  GArray              *kept_texts;      /* StrataPaintText: the same */
+  GArray              *kept;            /* KeptRow: the last frame's rows in them */
+  GHashTable          *kept_of;         /* channel -> its index in kept + 1 */
+  gboolean             kept_valid;      /* the last frame was of this frame's view */
+  GArray              *keeping;         /* KeptRow: this frame's rows */
+  KeptView             keeping_view;    /* this frame's view */
+  const StrataDisplayList *keeping_list; /* and the list it went into, with */
+  const GArray        *keeping_rects;   /* its arrays as it left them */
+  const GArray        *keeping_texts;
+  guint                keeping_n_rects;
+  guint                keeping_n_texts;
+  gboolean             keeping_on;      /* this frame's rows may be kept */
+  guint                n_drawn_again;   /* this frame's rows drawn from kept ones */
 };
 
 /* Geometry of one row's lanes, in frame coordinates. */
@@ -352,6 +405,36 @@ strata_painter_paint_items (StrataPainter        *self,
                             const StrataZoomItem *items,
                             guint                 first,
                             guint                 end);
+
+/* strata-painter-kept-rows.c */
+void
+strata_painter_kept_init (StrataPainter *self);
+void
+strata_painter_kept_clear (StrataPainter *self);
+void
+strata_painter_kept_begin (StrataPainter             *self,
+                           const StrataPaintViewport *viewport,
+                           StrataDisplayList         *list);
+void
+strata_painter_kept_end (StrataPainter           *self,
+                         const StrataDisplayList *list);
+const KeptRow *
+strata_painter_kept_find (StrataPainter           *self,
+                          const StrataDisplayList *list,
+                          const StrataPaintRow    *row);
+void
+strata_painter_kept_draw (StrataPainter        *self,
+                          StrataDisplayList    *list,
+                          const StrataPaintRow *row,
+                          const KeptRow        *kept);
+void
+strata_painter_kept_note (StrataPainter           *self,
+                          const StrataDisplayList *list,
+                          const StrataPaintRow    *row,
+                          guint                    rect0,
+                          guint                    text0,
+                          guint                    n_items,
+                          guint                    n_folded);
 
 /* strata-column-fold.c */
 void

@@ -6,9 +6,11 @@
  * kept as the oracle of the faster fold and of its cutting each span's
  * lanes to the view, which must give the same display list bit for bit),
  * and a split of a frame's time between its query, folding the items and
- * emitting the columns. And what its tests of a growing trace compare
- * and measure: the name a row shows, and the heap its per-channel
- * tables in spilled arrays hold.
+ * emitting the columns; how many rows the last frame drew again from
+ * the one before (strata-painter-kept-rows.c), and forgetting them, so
+ * a frame is painted as a new view's is. And what its tests of a
+ * growing trace compare and measure: the name a row shows, and the heap
+ * its per-channel tables in spilled arrays hold.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -28,6 +30,8 @@ void     strata_painter_get_times          (StrataPainter *self,
                                             gint64        *fold_ns,
                                             gint64        *emit_ns);
 gint64   strata_painter_get_query_ns       (StrataPainter *self);
+void     strata_painter_forget_rows        (StrataPainter *self);
+guint    strata_painter_get_n_drawn_again  (StrataPainter *self);
 guint32  strata_painter_get_row_name       (StrataPainter *self,
                                             guint32        channel);
 gsize    strata_painter_get_spilled_heap   (StrataPainter *self);

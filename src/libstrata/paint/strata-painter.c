@@ -8,7 +8,9 @@
  * CPU's tasks, a thread's states), the nested lane (interrupts inside a
  * task, drawn as a band at the bottom of a CPU row) and the instants
  * (wakeups, events, deaths, drawn as ticks at the top). Then the row's
- * background, its name, the grid, the ruler and the legend. The rows
+ * background, its name, the grid, the ruler and the legend. A row the
+ * last frame drew for the same view in time is drawn again from it,
+ * moved, without a query (strata-painter-kept-rows.c). The rows
  * come from strata-painter-rows.c, the colours from strata-palette.c,
  * the ruler's steps from strata-ruler.c, and what is drawn goes into a
  * display list (strata-display-list.c).
@@ -79,12 +81,14 @@ strata_painter_new (StrataStringPool *strings,
   self->classes_scheme = -1;
   self->query = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->result = strata_zoom_result_new ();
+  self->partial = strata_zoom_result_new ();
   self->row_of = strata_spilled_array_new (sizeof (gint32));
   for (guint i = 0; i < N_LAYERS; i++)
     {
       self->layers[i].done = g_array_new (FALSE, FALSE, sizeof (StrataPaintRect));
     }
   self->members = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  strata_painter_kept_init (self);
 
   return self;
 }
@@ -149,8 +153,10 @@ strata_painter_free (StrataPainter *self)
   strata_spilled_array_free (self->placed);
   g_array_unref (self->query);
   strata_zoom_result_free (self->result);
+  strata_zoom_result_free (self->partial);
   strata_spilled_array_free (self->row_of);
   g_hash_table_unref (self->members);
+  strata_painter_kept_clear (self);
   strata_string_pool_unref (self->strings);
   g_clear_object (&self->trace);
   g_free (self);
@@ -772,6 +778,111 @@ paint_merged_rows (StrataPainter        *self,
     }
 }
 
+/* The rows' items: one query of the zoom tree for the rows not drawn
+ * again from the last frame, folded and emitted row by row, in the
+ * rows' order. */
+static void
+paint_rows (StrataPainter             *self,
+            const StrataPaintViewport *viewport,
+            StrataDisplayList         *list,
+            const StrataZoomGeometry  *geometry)
+{
+  gint32 *row_of = (gint32 *)(gpointer) self->row_of->data;
+  guint n_rows = list->rows->len;
+  g_autofree const KeptRow **kept = g_new0 (const KeptRow *, n_rows);
+  g_autofree guint *row_spans = g_new0 (guint, 2 * n_rows);
+  const StrataZoomSpan *spans;
+  StrataZoomResult *result = self->result;
+  guint n_spans;
+
+  /* A channel shown twice is drawn in its last row. */
+  for (guint i = 0; i < n_rows; i++)
+    row_of[g_array_index (list->rows, StrataPaintRow, i).channel] = i;
+
+  /* The rows the last frame drew as they are now are drawn again
+   * (strata-painter-kept-rows.c); the others are asked for, into a
+   * result of their own if some are drawn again (see partial). */
+  g_array_set_size (self->query, 0);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const StrataPaintRow *row = &g_array_index (list->rows, StrataPaintRow, i);
+
+      if (row_of[row->channel] != (gint32) i)
+        continue;
+      kept[i] = strata_painter_kept_find (self, list, row);
+      if (kept[i] == NULL)
+        g_array_append_val (self->query, row->channel);
+      else
+        result = self->partial;
+    }
+  query_members (self, list, row_of);
+
+  /* The finest level whose pixel is at least the screen's: at most
+   * about two items per screen pixel and row, whatever the trace's
+   * size, and still one query of at most two chunks. */
+  list->level = strata_zoom_geometry_level_for_frame (geometry, list->to - list->from, viewport->width);
+  if (self->timed)
+    self->query_ns = thread_cpu_ns ();
+  if (self->query->len > 0)
+    strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
+                                  (const guint32 *)(gpointer) self->query->data, self->query->len,
+                                  result, &list->stats);
+  if (self->timed)
+    self->query_ns = thread_cpu_ns () - self->query_ns;
+
+  ensure_columns (self, viewport->width);
+
+  /* The spans come channel by channel, each channel's in time order
+   * (in the order asked, or the channels' when two chunks answer):
+   * each row's are found first, so the rows are drawn in their own
+   * order whichever it is and whichever are drawn again. */
+  spans = NULL;
+  n_spans = 0;
+  if (self->query->len > 0)
+    spans = strata_zoom_result_get_spans (result, &n_spans);
+  list->n_items = 0;
+  for (guint i = 0; i < n_spans; )
+    {
+      guint32 ch = spans[i].channel;
+      guint j = i;
+
+      for (; j < n_spans && spans[j].channel == ch; j++)
+        list->n_items += spans[j].n_items;
+      if (ch < self->n_channels && row_of[ch] >= 0)
+        {
+          row_spans[2 * row_of[ch]] = i;
+          row_spans[2 * row_of[ch] + 1] = j;
+        }
+      i = j;
+    }
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const StrataPaintRow *row = &g_array_index (list->rows, StrataPaintRow, i);
+      guint first = row_spans[2 * i], end = row_spans[2 * i + 1];
+      guint rect0 = list->rects->len, text0 = list->texts->len, folded0 = list->n_folded;
+      guint n_items = 0;
+
+      if (row_of[row->channel] != (gint32) i)
+        continue;
+      if (kept[i] != NULL)
+        {
+          strata_painter_kept_draw (self, list, row, kept[i]);
+          continue;
+        }
+      for (guint k = first; k < end; k++)
+        n_items += spans[k].n_items;
+      if (end > first)
+        paint_row (self, list, row, &spans[first], end - first);
+      strata_painter_kept_note (self, list, row, rect0, text0, n_items, list->n_folded - folded0);
+    }
+  paint_merged_rows (self, list, spans, n_spans);
+
+  for (guint i = 0; i < n_rows; i++)
+    row_of[g_array_index (list->rows, StrataPaintRow, i).channel] = -1;
+  for (guint i = 0; i < self->query->len; i++)
+    row_of[g_array_index (self->query, guint32, i)] = -1;
+}
+
 /**
  * strata_painter_paint:
  * @viewport: what to draw: the time range, the size of the timeline area
@@ -795,6 +906,7 @@ strata_painter_paint (StrataPainter             *self,
   g_return_if_fail (self != NULL && viewport != NULL && list != NULL);
 
   s = &strata_painter_schemes[self->style.scheme];
+  strata_painter_kept_begin (self, viewport, list);
   strata_display_list_clear (list);
   self->fold_ns = self->emit_ns = self->query_ns = 0;
 
@@ -845,58 +957,10 @@ strata_painter_paint (StrataPainter             *self,
 
   if (list->ns_per_pixel > 0 && list->rows->len > 0 &&
       strata_zoom_tree_get_geometry (self->tree, &g))
-    {
-      gint32 *row_of = (gint32 *)(gpointer) self->row_of->data;
-      const StrataZoomSpan *spans;
-      guint n_spans;
-
-      g_array_set_size (self->query, 0);
-      for (guint i = 0; i < list->rows->len; i++)
-        {
-          guint32 ch = g_array_index (list->rows, StrataPaintRow, i).channel;
-
-          if (row_of[ch] < 0)
-            g_array_append_val (self->query, ch);
-          row_of[ch] = i;
-        }
-      query_members (self, list, row_of);
-
-      /* The finest level whose pixel is at least the screen's: at most
-       * about two items per screen pixel and row, whatever the trace's
-       * size, and still one query of at most two chunks. */
-      list->level = strata_zoom_geometry_level_for_frame (&g, list->to - list->from, viewport->width);
-      if (self->timed)
-        self->query_ns = thread_cpu_ns ();
-      strata_zoom_tree_query_spans (self->tree, list->level, list->from, list->to,
-                                    (const guint32 *)(gpointer) self->query->data, self->query->len,
-                                    self->result, &list->stats);
-      if (self->timed)
-        self->query_ns = thread_cpu_ns () - self->query_ns;
-
-      ensure_columns (self, viewport->width);
-
-      /* The spans come channel by channel, each channel's in time order. */
-      spans = strata_zoom_result_get_spans (self->result, &n_spans);
-      list->n_items = 0;
-      for (guint i = 0; i < n_spans; )
-        {
-          guint32 ch = spans[i].channel;
-          guint j = i;
-
-          for (; j < n_spans && spans[j].channel == ch; j++)
-            list->n_items += spans[j].n_items;
-          if (ch < self->n_channels && row_of[ch] >= 0)
-            paint_row (self, list, &g_array_index (list->rows, StrataPaintRow, row_of[ch]),
-                       &spans[i], j - i);
-          i = j;
-        }
-      paint_merged_rows (self, list, spans, n_spans);
-
-      for (guint i = 0; i < self->query->len; i++)
-        row_of[g_array_index (self->query, guint32, i)] = -1;
-    }
+    paint_rows (self, viewport, list, &g);
 
   paint_row_names (self, list);
   paint_ruler (self, list);
   paint_legend (self, list);
+  strata_painter_kept_end (self, list);
 }
