@@ -417,8 +417,22 @@ place (StrataPainter *self,
     insert_at (self, at, where.head);
 }
 
+/* The rows from all the channels, sorted, into self->placed. */
+static void
+place_sorted (StrataPainter *self,
+              const guint8  *shown)
+{
+  g_autoptr(GArray) sorted = sorted_rows (self, shown);
+
+  strata_spilled_array_set_size (self->placed, 0);
+  strata_spilled_array_set_size (self->placed, sorted->len);
+  if (sorted->len > 0)
+    memcpy (self->placed->data, sorted->data, (gsize) sorted->len * sizeof (guint32));
+}
+
 /**
- * strata_painter_default_rows:
+ * strata_painter_update_default_rows:
+ * @n_rows: (out) (optional): how many
  *
  * The rows a timeline starts with: the CPUs, then each process followed
  * by its threads, then the threads whose process is not known, each group
@@ -432,26 +446,21 @@ place (StrataPainter *self,
  * order it kept: what a call reads of the channels is then what is new,
  * and a few rows' worth for each new row's place.
  *
- * Returns: (transfer full) (element-type guint32): channel ids
+ * Returns: (array length=n_rows): channel ids, where the painter keeps
+ *   them (a spilled array): valid until the next call
  */
-GArray *
-strata_painter_default_rows (StrataPainter *self)
+const guint32 *
+strata_painter_update_default_rows (StrataPainter *self,
+                                    guint         *n_rows)
 {
-  GArray *rows;
-
-  g_return_val_if_fail (self != NULL, g_array_new (FALSE, FALSE, sizeof (guint32)));
+  g_return_val_if_fail (self != NULL, NULL);
 
   if (!threads_with_something (self))
-    return sorted_rows (self, NULL);
-
-  if (!self->placed_valid || self->n_placed > self->n_channels)
+    /* Kept to be read, not to be grown: ordered again next time. */
+    place_sorted (self, NULL);
+  else if (!self->placed_valid || self->n_placed > self->n_channels)
     {
-      g_autoptr(GArray) sorted = sorted_rows (self, self->shown->data);
-
-      strata_spilled_array_set_size (self->placed, 0);
-      strata_spilled_array_set_size (self->placed, sorted->len);
-      if (sorted->len > 0)
-        memcpy (self->placed->data, sorted->data, (gsize) sorted->len * sizeof (guint32));
+      place_sorted (self, self->shown->data);
       self->placed_valid = TRUE;
     }
   else
@@ -469,9 +478,49 @@ strata_painter_default_rows (StrataPainter *self)
           place (self, tc);
         }
     }
-  self->n_placed = self->n_channels;
+  if (self->placed_valid)
+    self->n_placed = self->n_channels;
 
-  rows = g_array_sized_new (FALSE, FALSE, sizeof (guint32), self->placed->len);
-  g_array_append_vals (rows, self->placed->data, self->placed->len);
+  return strata_painter_get_default_rows (self, n_rows);
+}
+
+/**
+ * strata_painter_get_default_rows:
+ * @n_rows: (out) (optional): how many
+ *
+ * Returns: (array length=n_rows): the default rows as
+ *   strata_painter_update_default_rows() last made them (none before),
+ *   valid until it is called again
+ */
+const guint32 *
+strata_painter_get_default_rows (StrataPainter *self,
+                                 guint         *n_rows)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (n_rows != NULL)
+    *n_rows = self->placed->len;
+  return (const guint32 *)(gpointer) self->placed->data;
+}
+
+/**
+ * strata_painter_default_rows:
+ *
+ * strata_painter_update_default_rows(), copied.
+ *
+ * Returns: (transfer full) (element-type guint32): channel ids
+ */
+GArray *
+strata_painter_default_rows (StrataPainter *self)
+{
+  const guint32 *placed;
+  GArray *rows;
+  guint n;
+
+  g_return_val_if_fail (self != NULL, g_array_new (FALSE, FALSE, sizeof (guint32)));
+
+  placed = strata_painter_update_default_rows (self, &n);
+  rows = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
+  g_array_append_vals (rows, placed, n);
   return rows;
 }
