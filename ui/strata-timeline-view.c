@@ -21,6 +21,7 @@
 
 #include <glib/gi18n.h>
 
+#include "strata-painter-private.h"
 #include "strata-timeline-view-internal.h"
 
 enum {
@@ -1055,6 +1056,25 @@ strata_timeline_view_get_channels (StrataTimelineView *self,
 {
   *n_channels = self->n_channels;
   return self->channels;
+}
+
+/* What the view's tables of a value per channel or row (its live table,
+ * the rows the user chose, its painters') hold in the heap: each at most
+ * a few MiB, past that in its spill file. */
+gsize
+strata_timeline_view_get_spilled_heap (StrataTimelineView *self)
+{
+  gsize bytes = 0;
+
+  if (self->live_channels != NULL)
+    bytes += strata_spilled_array_get_heap_bytes (self->live_channels);
+  if (self->chosen_rows != NULL)
+    bytes += strata_spilled_array_get_heap_bytes (self->chosen_rows);
+  if (self->painter != NULL)
+    bytes += strata_painter_get_spilled_heap (self->painter);
+  if (self->overview_painter != NULL)
+    bytes += strata_painter_get_spilled_heap (self->overview_painter);
+  return bytes;
 }
 
 void
