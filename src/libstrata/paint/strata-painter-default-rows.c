@@ -371,20 +371,6 @@ lower_bound (StrataPainter *self,
   return lo;
 }
 
-static void
-insert_at (StrataPainter *self,
-           guint          at,
-           guint32        channel)
-{
-  guint len = self->placed->len;
-  guint32 *rows;
-
-  strata_spilled_array_set_size (self->placed, len + 1);
-  rows = (guint32 *)(gpointer) self->placed->data;
-  memmove (rows + at + 1, rows + at, (gsize) (len - at) * sizeof (guint32));
-  rows[at] = channel;
-}
-
 static inline gboolean
 is_thread_of (StrataPainter *self,
               guint32        channel,
@@ -394,27 +380,99 @@ is_thread_of (StrataPainter *self,
          self->channels[channel].kind != STRATA_CHANNEL_PROCESS && self->channels[channel].parent == process;
 }
 
-/* A CPU, or a thread found with something, put in its place; a thread's
- * process gets its heading row once it heads two. */
-static void
-place (StrataPainter *self,
-       guint32        channel)
+static int
+by_place (gconstpointer pa,
+          gconstpointer pb,
+          gpointer      user_data)
 {
-  const guint32 *rows;
-  RowPlace where = place_of (self, channel);
-  guint at;
+  StrataPainter *self = user_data;
+  RowPlace a = place_of (self, *(const guint32 *) pa);
+  RowPlace b = place_of (self, *(const guint32 *) pb);
 
-  insert_at (self, lower_bound (self, channel), channel);
-  if (where.thread == STRATA_CHANNEL_NONE)
-    return;
+  return compare_places (self, &a, &b);
+}
 
-  at = lower_bound (self, where.head);
-  rows = (const guint32 *)(gpointer) self->placed->data;
-  if (at < self->placed->len && rows[at] == where.head)
+/* Whether @process has its heading among the placed rows, and how many of
+ * its threads are there (counted up to 2). */
+static gboolean
+process_placed (StrataPainter *self,
+                guint32        process,
+                guint         *n_threads)
+{
+  const guint32 *rows = (const guint32 *)(gpointer) self->placed->data;
+  guint at = lower_bound (self, process);
+  gboolean heading = at < self->placed->len && rows[at] == process;
+
+  if (heading)
+    at++;
+  for (*n_threads = 0; *n_threads < 2 && at < self->placed->len && is_thread_of (self, rows[at], process); at++)
+    (*n_threads)++;
+  return heading;
+}
+
+/* The CPUs and threads of @batch (none of them placed yet) put in their
+ * places, with the heading of each process that now heads two threads or
+ * more: sorted among themselves, then merged into the placed rows from
+ * the end, in one pass over the rows after the first new one. Putting
+ * each in its place on its own moved the rows after it each time: k new
+ * rows cost k times the rows. */
+static void
+place_batch (StrataPainter *self,
+             GArray        *batch)
+{
+  guint n_new, len = self->placed->len;
+  const guint32 *add;
+  guint32 *rows;
+  gint64 i, j, w;
+
+  if (batch->len == 0)
     return;
-  if (at + 1 < self->placed->len && is_thread_of (self, rows[at], where.head) &&
-      is_thread_of (self, rows[at + 1], where.head))
-    insert_at (self, at, where.head);
+  g_array_sort_with_data (batch, by_place, self);
+
+  /* A process's threads are together in the order: each run of new
+   * threads of one process gives it its heading if it has none and now
+   * has two threads or more. */
+  n_new = batch->len;
+  for (guint k = 0; k < n_new; )
+    {
+      RowPlace where = place_of (self, g_array_index (batch, guint32, k));
+      guint m = 1, n_threads;
+
+      if (where.thread == STRATA_CHANNEL_NONE)
+        {
+          k++;
+          continue;
+        }
+      while (k + m < n_new && is_thread_of (self, g_array_index (batch, guint32, k + m), where.head))
+        m++;
+      if (!process_placed (self, where.head, &n_threads) && n_threads + m >= 2)
+        g_array_append_val (batch, where.head);
+      k += m;
+    }
+  if (batch->len > n_new)
+    g_array_sort_with_data (batch, by_place, self);
+
+  strata_spilled_array_set_size (self->placed, len + batch->len);
+  rows = (guint32 *)(gpointer) self->placed->data;
+  add = (const guint32 *)(gpointer) batch->data;
+  i = (gint64) len - 1;
+  j = (gint64) batch->len - 1;
+  w = (gint64) (len + batch->len) - 1;
+  while (j >= 0)
+    {
+      if (i >= 0)
+        {
+          RowPlace a = place_of (self, rows[i]);
+          RowPlace b = place_of (self, add[j]);
+
+          if (compare_places (self, &a, &b) > 0)
+            {
+              rows[w--] = rows[i--];
+              continue;
+            }
+        }
+      rows[w--] = add[j--];
+    }
 }
 
 /* The rows from all the channels, sorted, into self->placed. */
@@ -466,17 +524,19 @@ strata_painter_update_default_rows (StrataPainter *self,
   else
     {
       const guint8 *shown = self->shown->data;
+      g_autoptr(GArray) batch = g_array_new (FALSE, FALSE, sizeof (guint32));
 
       for (guint32 i = self->n_placed; i < self->n_channels; i++)
         if (self->channels[i].kind == STRATA_CHANNEL_CPU)
-          place (self, i);
+          g_array_append_val (batch, i);
       for (guint i = 0; i < self->newly_shown->len; i++)
         {
           guint32 tc = g_array_index (self->newly_shown, guint32, i);
 
           g_assert (shown[tc]);
-          place (self, tc);
+          g_array_append_val (batch, tc);
         }
+      place_batch (self, batch);
     }
   if (self->placed_valid)
     self->n_placed = self->n_channels;
