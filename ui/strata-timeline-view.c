@@ -59,7 +59,7 @@ strata_timeline_view_x_for_time (StrataTimelineView *self,
   return self->style.name_width + (t - strata_session_get_from (self->session)) / ns_per_pixel (self);
 }
 
-/* Which row index of self->rows is at widget @y, or -1. */
+/* Which row index of the rows shown is at widget @y, or -1. */
 int
 _strata_timeline_view_row_index_at (StrataTimelineView *self,
                                     double              y)
@@ -75,7 +75,7 @@ _strata_timeline_view_row_index_at (StrataTimelineView *self,
   return i >= 0 && (guint) i < n_rows ? i : -1;
 }
 
-/* Which row index of self->rows shows @channel: its own row, or the row
+/* Which row index of the rows shown shows @channel: its own row, or the row
  * of the collapsed process it is drawn in; -1 for none. */
 static int
 row_index_of (StrataTimelineView *self,
@@ -298,12 +298,12 @@ strata_timeline_view_set_session (StrataTimelineView *self,
 static void
 update_adjustments (StrataTimelineView *self)
 {
-  guint n_rows;
+  double page = rows_area_height (self);
   double content;
+  guint n_rows;
 
   shown_rows (self, &n_rows);
   content = (double) n_rows * self->style.row_height;
-  double page = rows_area_height (self);
 
   self->syncing_adjustments = TRUE;
   if (self->vadjustment != NULL)
