@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <malloc.h>
+#include <math.h>
 #include <string.h>
 
 #include "strata-test-support.h"
@@ -123,8 +124,12 @@ by_start (gconstpointer pa,
   return a->start < b->start ? -1 : a->start > b->start;
 }
 
+/* @all_shown: every thread has something from its start, and a process
+ * known (each thread a row, under its process's heading when it has
+ * two or more threads). */
 static Growth *
-growth_new (guint n_processes)
+growth_new (guint    n_processes,
+            gboolean all_shown)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) late = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -152,16 +157,16 @@ growth_new (guint n_processes)
       for (guint j = 0; j < n_threads; j++)
         {
           g_autofree char *name = g_strdup_printf ("worker-%u-%u", k % 50, j);
-          guint32 parent = k % 17 == 0 ? STRATA_CHANNEL_NONE : process;
+          guint32 parent = k % 17 == 0 && !all_shown ? STRATA_CHANNEL_NONE : process;
           guint32 thread;
 
           /* The main thread comes last now and then: it names its process
            * however many threads were named before. */
           thread = add_channel (g, STRATA_CHANNEL_THREAD, pid + (gint32) ((j + (k % 4 == 0)) % n_threads), parent,
                                 k % 23 == 0 && j == 0 ? NULL : name, t);
-          if (k % 11 == 0 && j == 1)
+          if (k % 11 == 0 && j == 1 && !all_shown)
             continue;   /* nothing but that it exists */
-          if (k % 13 == 0 && j == n_threads - 1)
+          if (k % 13 == 0 && j == n_threads - 1 && !all_shown)
             g_array_append_val (late, thread);
           else
             add_running (g, thread, t + j);
@@ -218,7 +223,8 @@ report (Growth             *g,
 static void
 assert_as_fresh (Growth             *g,
                  StrataPainter      *kept,
-                 GArray             *kept_rows,
+                 const guint32      *kept_rows,
+                 guint               n_kept_rows,
                  StrataSpilledArray *table,
                  gint64              end)
 {
@@ -228,7 +234,7 @@ assert_as_fresh (Growth             *g,
   strata_painter_set_channels (fresh, (const StrataChannel *)(gpointer) table->data, table->len);
   strata_painter_set_extent (fresh, 1000, end);
   want = strata_painter_default_rows (fresh);
-  g_assert_cmpmem (kept_rows->data, kept_rows->len * sizeof (guint32), want->data, want->len * sizeof (guint32));
+  g_assert_cmpmem (kept_rows, n_kept_rows * sizeof (guint32), want->data, want->len * sizeof (guint32));
   for (guint32 c = 0; c < table->len; c++)
     g_assert_cmpuint (strata_painter_get_row_name (kept, c), ==, strata_painter_get_row_name (fresh, c));
   strata_painter_free (fresh);
@@ -236,15 +242,16 @@ assert_as_fresh (Growth             *g,
 
 /* What the timeline does at a report of the recording up to @end: the
  * painter given all the channels the first time, then only what is new
- * and changed; its default rows. */
-static GArray *
+ * and changed; its default rows, where it keeps them. */
+static const guint32 *
 show (Growth             *g,
       StrataPainter      *kept,
       StrataSpilledArray *table,
       gint64              since,
       gint64              end,
       GArray             *changed,
-      gboolean            first)
+      gboolean            first,
+      guint              *n_rows)
 {
   report (g, table, since, end, changed);
   if (first)
@@ -253,7 +260,7 @@ show (Growth             *g,
     strata_painter_grow_channels (kept, (const StrataChannel *)(gpointer) table->data, table->len,
                                   (const guint32 *)(gpointer) changed->data, changed->len);
   strata_painter_set_extent (kept, 1000, end);
-  return strata_painter_default_rows (kept);
+  return strata_painter_update_default_rows (kept, n_rows);
 }
 
 /* At each report the kept painter's default rows and names are a fresh
@@ -264,7 +271,7 @@ show (Growth             *g,
 static void
 test_kept_equals_fresh (void)
 {
-  g_autoptr(Growth) g = growth_new (1500);
+  g_autoptr(Growth) g = growth_new (1500, FALSE);
   g_autoptr(StrataSpilledArray) table = strata_spilled_array_new (sizeof (StrataChannel));
   g_autoptr(GArray) changed = g_array_new (FALSE, FALSE, sizeof (guint32));
   StrataPainter *kept = strata_painter_new (g->pool, g->tree);
@@ -273,12 +280,13 @@ test_kept_equals_fresh (void)
 
   for (gint64 t = 1000; ; t += 37 * STEP_NS)
     {
-      g_autoptr(GArray) rows = NULL;
+      const guint32 *rows;
+      guint n_rows;
       gint64 end = MIN (t, g->end);
 
-      rows = show (g, kept, table, since, end, changed, n_reports == 0);
-      assert_as_fresh (g, kept, rows, table, end);
-      most_rows = MAX (most_rows, rows->len);
+      rows = show (g, kept, table, since, end, changed, n_reports == 0, &n_rows);
+      assert_as_fresh (g, kept, rows, n_rows, table, end);
+      most_rows = MAX (most_rows, n_rows);
       since = end;
       n_reports++;
       if (end == g->end)
@@ -293,14 +301,15 @@ test_kept_equals_fresh (void)
 /* What the kept painters hold in the heap, outside their spilled arrays
  * (each in the heap up to a few MiB, then in its file), after 8 000 and
  * then 32 000 channels made: the names, row slots, answers and order of
- * every channel are in those, and the rows handed to the painter (as the
- * timeline gives its rows) are 5 bytes a row. Sorting every channel's row
- * again at each report, with scratch of 12 bytes a channel and GArrays of
- * 9 more, held about 26. */
+ * every channel are in those, and so are the rows handed to the painter
+ * (as the timeline gives the rows the user chose). Sorting every
+ * channel's row again at each report, with scratch of 12 bytes a channel
+ * and GArrays of 9 more, held about 26, and the rows and their indents
+ * in GArrays 5 more a row. */
 static void
 test_bounded (void)
 {
-  g_autoptr(Growth) g = growth_new (16000);
+  g_autoptr(Growth) g = growth_new (16000, FALSE);
   g_autoptr(StrataSpilledArray) table = strata_spilled_array_new (sizeof (StrataChannel));
   g_autoptr(GArray) changed = g_array_new (FALSE, FALSE, sizeof (guint32));
   StrataPainter *kept = strata_painter_new (g->pool, g->tree);
@@ -312,13 +321,13 @@ test_bounded (void)
 
   for (gint64 t = 1000; ; t += 400 * STEP_NS)
     {
-      g_autoptr(GArray) rows = NULL;
+      const guint32 *rows;
+      guint n_rows;
       gint64 end = MIN (t, g->end);
       guint at;
 
-      rows = show (g, kept, table, since, end, changed, n_reports == 0);
-      strata_painter_set_rows (kept, (const guint32 *)(gpointer) rows->data, rows->len);
-      g_clear_pointer (&rows, g_array_unref);
+      rows = show (g, kept, table, since, end, changed, n_reports == 0, &n_rows);
+      strata_painter_set_rows (kept, rows, n_rows);
       since = end;
       n_reports++;
 
@@ -341,6 +350,177 @@ test_bounded (void)
   strata_painter_free (kept);
 }
 
+/* The indents of @rows as the painter worked them out for all rows when
+ * it was given them: a thread under the run of its process's threads
+ * that its process's row heads. */
+static guint8
+brute_indent (const StrataChannel *channels,
+              guint                n_channels,
+              const guint32       *rows,
+              guint                i)
+{
+  const StrataChannel *ch = rows[i] < n_channels ? &channels[rows[i]] : NULL;
+  guint8 indent = 0;
+
+  if (ch != NULL && ch->kind == STRATA_CHANNEL_THREAD && ch->parent < n_channels)
+    for (guint j = i; j-- > 0; )
+      {
+        const StrataChannel *above = rows[j] < n_channels ? &channels[rows[j]] : NULL;
+
+        if (rows[j] == ch->parent)
+          indent = 1;
+        if (above == NULL || above->kind != STRATA_CHANNEL_THREAD || above->parent != ch->parent)
+          break;
+      }
+  return indent;
+}
+
+/* Frames down all of @painter's rows, a viewport and a half at a time:
+ * each row drawn is the row at its place, with the indent of the brute
+ * force over all the rows. Returns how many rows were drawn. */
+static guint
+assert_frames_indent (StrataPainter       *painter,
+                      const StrataChannel *channels,
+                      guint                n_channels,
+                      gint64               end)
+{
+  g_autoptr(StrataDisplayList) list = strata_display_list_new ();
+  const StrataPaintStyle *style = strata_painter_get_style (painter);
+  const guint32 *rows;
+  guint n_rows, n_drawn = 0, n_indented = 0;
+  StrataPaintViewport vp = { 0 };
+
+  rows = strata_painter_get_rows (painter, &n_rows);
+  vp.from = 1000;
+  vp.to = end;
+  vp.width = 400;
+  vp.height = 37 * style->row_height + 7;
+  for (double scroll = -30; scroll < (double) n_rows * style->row_height; scroll += vp.height * 1.5 + 3.25)
+    {
+      vp.scroll_y = (float) scroll;
+      strata_painter_paint (painter, &vp, list);
+      for (guint k = 0; k < list->rows->len; k++)
+        {
+          const StrataPaintRow *row = &g_array_index (list->rows, StrataPaintRow, k);
+          guint i = (guint) lroundf ((row->y - list->area_y + vp.scroll_y) / style->row_height);
+
+          g_assert_cmpuint (i, <, n_rows);
+          g_assert_cmpuint (row->channel, ==, rows[i]);
+          g_assert_cmpuint (row->indent, ==, brute_indent (channels, n_channels, rows, i));
+          /* The first row drawn is the first that fits, whatever the scroll. */
+          if (k == 0)
+            g_assert_true (i == 0 || (float) i * style->row_height - vp.scroll_y < style->row_height);
+          n_indented += row->indent;
+          n_drawn++;
+        }
+    }
+  g_assert_cmpuint (n_indented, >, 0);
+  return n_drawn;
+}
+
+/* The indent of each row a frame draws, worked out for those rows only,
+ * is the brute force's over all rows: for the default rows read in place
+ * and for rows chosen (some processes' headings gone, some threads moved
+ * to the top, an unknown channel among them). */
+static void
+test_indents (void)
+{
+  g_autoptr(Growth) g = growth_new (1500, FALSE);
+  g_autoptr(GArray) chosen = g_array_new (FALSE, FALSE, sizeof (guint32));
+  const StrataChannel *channels = (const StrataChannel *)(gpointer) g->channels->data;
+  StrataPainter *painter = strata_painter_new (g->pool, g->tree);
+  const guint32 *rows;
+  guint n_rows;
+
+  strata_painter_set_channels (painter, channels, g->channels->len);
+  strata_painter_set_extent (painter, 1000, g->end);
+  rows = strata_painter_update_default_rows (painter, &n_rows);
+  strata_painter_show_default_rows (painter);
+  g_assert_true (strata_painter_get_rows (painter, NULL) == rows);
+  g_assert_cmpuint (assert_frames_indent (painter, channels, g->channels->len, g->end), >, n_rows / 2);
+
+  for (guint i = 0; i < n_rows; i++)
+    {
+      guint32 ch = rows[i];
+
+      if (channels[ch].kind == STRATA_CHANNEL_PROCESS && i % 3 == 0)
+        continue;
+      if (i % 41 == 0)
+        {
+          g_array_prepend_val (chosen, ch);
+          continue;
+        }
+      g_array_append_val (chosen, ch);
+      if (i % 97 == 0)
+        {
+          guint32 none = g->channels->len + 5;
+
+          g_array_append_val (chosen, none);
+        }
+    }
+  strata_painter_set_rows (painter, (const guint32 *)(gpointer) chosen->data, chosen->len);
+  assert_frames_indent (painter, channels, g->channels->len, g->end);
+  strata_painter_free (painter);
+}
+
+/* As the timeline follows a recording whose threads are all shown: the
+ * kept painter shows its default rows where it keeps them (no copy, no
+ * indents kept) and paints a frame at the bottom of the rows at each
+ * report. What it holds in the heap outside its spilled arrays, from
+ * 8 000 to 32 000 rows (a row each thread, a heading each process of two
+ * or more), must be flat: a fraction of a byte a row. Before, the rows
+ * were copied into GArrays for the view (4 B a row, twice) and the
+ * painter (4 B and an indent of 1). */
+static void
+test_rows_bounded (void)
+{
+  g_autoptr(Growth) g = growth_new (16000, TRUE);
+  g_autoptr(StrataSpilledArray) table = strata_spilled_array_new (sizeof (StrataChannel));
+  g_autoptr(GArray) changed = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(StrataDisplayList) list = strata_display_list_new ();
+  StrataPainter *kept = strata_painter_new (g->pool, g->tree);
+  gsize heap_at[2] = { 0, 0 };
+  guint n_at[2] = { 0, 0 };
+  gint64 since = 0;
+  guint n_reports = 0;
+  double per_row;
+
+  for (gint64 t = 1000; ; t += 400 * STEP_NS)
+    {
+      StrataPaintViewport vp = { 0 };
+      guint n_rows, at;
+      gint64 end = MIN (t, g->end);
+
+      show (g, kept, table, since, end, changed, n_reports == 0, &n_rows);
+      strata_painter_show_default_rows (kept);
+      vp.from = MAX (1000, end - 100 * STEP_NS);
+      vp.to = end;
+      vp.width = 800;
+      vp.height = 600;
+      vp.scroll_y = MAX (0.f, (float) n_rows * strata_painter_get_style (kept)->row_height - vp.height);
+      strata_painter_paint (kept, &vp, list);
+      g_assert_cmpuint (list->rows->len, >, 0);
+      since = end;
+      n_reports++;
+
+      at = n_at[0] == 0 ? 0 : 1;
+      if ((at == 0 && n_rows >= 8000) || (at == 1 && n_rows >= 32000))
+        {
+          n_at[at] = n_rows;
+          heap_at[at] = heap_in_use () - strata_painter_get_spilled_heap (kept) -
+                        strata_spilled_array_get_heap_bytes (table);
+          if (at == 1)
+            break;
+        }
+      g_assert_cmpint (end, <, g->end);
+    }
+
+  per_row = ((double) heap_at[1] - (double) heap_at[0]) / (n_at[1] - n_at[0]);
+  g_test_message ("heap outside the spilled arrays: %.2f bytes a row (%u -> %u rows)", per_row, n_at[0], n_at[1]);
+  g_assert_cmpfloat (per_row, <, 1.0);
+  strata_painter_free (kept);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -349,6 +529,8 @@ main (int   argc,
 
   g_test_add_func ("/strata/painter/growth/kept-equals-fresh", test_kept_equals_fresh);
   g_test_add_func ("/strata/painter/growth/bounded", test_bounded);
+  g_test_add_func ("/strata/painter/growth/indents", test_indents);
+  g_test_add_func ("/strata/painter/growth/rows-bounded", test_rows_bounded);
 
   return g_test_run ();
 }

@@ -211,7 +211,8 @@ strata_timeline_view_handle_drag_end (StrataTimelineView *self,
 
       if (i >= 0)
         {
-          guint32 ch = g_array_index (self->rows, guint32, i);
+          guint n_rows;
+          guint32 ch = shown_rows (self, &n_rows)[i];
           const StrataChannel *channels;
           guint n;
 
@@ -300,7 +301,7 @@ on_context_pressed (GtkGestureClick    *gesture,
 
   if (i < 0 || self->trace == NULL)
     return;
-  ch = g_array_index (self->rows, guint32, i);
+  ch = shown_rows (self, &n)[i];
   channels = self->channels, n = self->n_channels;
   self->menu_channel = ch;
 

@@ -85,8 +85,10 @@ struct _StrataTimelineView
   guint                    vscroll_policy : 1;
   gboolean                 syncing_adjustments;
 
-  GArray                  *base_rows;   /* guint32: the painter's default rows */
-  GArray                  *rows;        /* guint32: what is shown */
+  /* The rows shown are the painter's (shown_rows()): its default rows
+   * (base_rows()) read where it keeps them, or, once the user pinned,
+   * hid or folded some, those made from them here and handed to it. */
+  StrataSpilledArray      *chosen_rows; /* guint32 */
   GArray                  *pinned;      /* guint32 */
   GHashTable              *hidden;      /* channel set */
   GHashTable              *collapsed;   /* process channel set */
@@ -148,6 +150,24 @@ time_at (StrataTimelineView *self,
          double              x)
 {
   return strata_session_get_from (self->session) + (gint64) llround ((x - self->style.name_width) * ns_per_pixel (self));
+}
+
+/* The rows shown, top to bottom: valid until they change. */
+static inline const guint32 *
+shown_rows (StrataTimelineView *self,
+            guint              *n_rows)
+{
+  *n_rows = 0;
+  return self->painter != NULL ? strata_painter_get_rows (self->painter, n_rows) : NULL;
+}
+
+/* The painter's default rows, as the last showing made them. */
+static inline const guint32 *
+base_rows (StrataTimelineView *self,
+           guint              *n_rows)
+{
+  *n_rows = 0;
+  return self->painter != NULL ? strata_painter_get_default_rows (self->painter, n_rows) : NULL;
 }
 
 static inline double

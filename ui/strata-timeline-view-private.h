@@ -66,5 +66,6 @@ double    strata_timeline_view_x_for_time        (StrataTimelineView *self,
                                                   gint64              t);
 double    strata_timeline_view_y_for_row         (StrataTimelineView *self,
                                                   guint32             channel);
+gsize     strata_timeline_view_get_spilled_heap  (StrataTimelineView *self);
 
 G_END_DECLS

@@ -59,28 +59,33 @@ strata_timeline_view_x_for_time (StrataTimelineView *self,
   return self->style.name_width + (t - strata_session_get_from (self->session)) / ns_per_pixel (self);
 }
 
-/* Which row index of self->rows is at widget @y, or -1. */
+/* Which row index of the rows shown is at widget @y, or -1. */
 int
 _strata_timeline_view_row_index_at (StrataTimelineView *self,
                                     double              y)
 {
   double top = rows_top (self);
+  guint n_rows;
   int i;
 
   if (y < top || y >= top + rows_area_height (self))
     return -1;
   i = (int) floor ((y - top + scroll_y (self)) / self->style.row_height);
-  return i >= 0 && (guint) i < self->rows->len ? i : -1;
+  shown_rows (self, &n_rows);
+  return i >= 0 && (guint) i < n_rows ? i : -1;
 }
 
-/* Which row index of self->rows shows @channel: its own row, or the row
+/* Which row index of the rows shown shows @channel: its own row, or the row
  * of the collapsed process it is drawn in; -1 for none. */
 static int
 row_index_of (StrataTimelineView *self,
               guint32             channel)
 {
-  for (guint i = 0; i < self->rows->len; i++)
-    if (g_array_index (self->rows, guint32, i) == channel)
+  guint n_rows;
+  const guint32 *rows = shown_rows (self, &n_rows);
+
+  for (guint i = 0; i < n_rows; i++)
+    if (rows[i] == channel)
       return i;
   if (self->painter != NULL && channel < self->n_channels &&
       self->channels[channel].kind == STRATA_CHANNEL_THREAD)
@@ -293,8 +298,12 @@ strata_timeline_view_set_session (StrataTimelineView *self,
 static void
 update_adjustments (StrataTimelineView *self)
 {
-  double content = (double) self->rows->len * self->style.row_height;
   double page = rows_area_height (self);
+  double content;
+  guint n_rows;
+
+  shown_rows (self, &n_rows);
+  content = (double) n_rows * self->style.row_height;
 
   self->syncing_adjustments = TRUE;
   if (self->vadjustment != NULL)
@@ -390,10 +399,12 @@ collapsed_members (StrataTimelineView *self,
                    guint32             process)
 {
   GArray *members = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint n_base;
+  const guint32 *base = base_rows (self, &n_base);
 
-  for (guint i = 0; self->base_rows != NULL && i < self->base_rows->len; i++)
+  for (guint i = 0; i < n_base; i++)
     {
-      guint32 ch = g_array_index (self->base_rows, guint32, i);
+      guint32 ch = base[i];
 
       if (ch < self->n_channels && self->channels[ch].kind == STRATA_CHANNEL_THREAD &&
           self->channels[ch].parent == process &&
@@ -406,10 +417,17 @@ collapsed_members (StrataTimelineView *self,
 static void
 set_merged_rows (StrataTimelineView *self)
 {
+  const guint32 *rows;
+  guint n_rows;
+
   strata_painter_clear_row_members (self->painter);
-  for (guint i = 0; i < self->rows->len; i++)
+  /* (The rows are read only when a process is collapsed.) */
+  if (g_hash_table_size (self->collapsed) == 0)
+    return;
+  rows = shown_rows (self, &n_rows);
+  for (guint i = 0; i < n_rows; i++)
     {
-      guint32 ch = g_array_index (self->rows, guint32, i);
+      guint32 ch = rows[i];
       g_autoptr(GArray) members = NULL;
 
       if (ch >= self->n_channels || self->channels[ch].kind != STRATA_CHANNEL_PROCESS ||
@@ -421,44 +439,60 @@ set_merged_rows (StrataTimelineView *self)
     }
 }
 
+/* The rows shown: the painter's default rows as they are, unless the user
+ * pinned, hid or folded some. Those are then made here from the default
+ * rows and handed to the painter (a copy of every row, but for a view the
+ * user changed, not at each showing of a followed recording). */
 static void
 rebuild_rows (StrataTimelineView *self)
 {
   const StrataChannel *channels = NULL;
   guint n_channels = 0;
   gboolean collapsing = g_hash_table_size (self->collapsed) > 0;
+  const guint32 *base;
+  guint n_base;
 
-  g_array_set_size (self->rows, 0);
   if (self->trace != NULL)
     channels = self->channels, n_channels = self->n_channels;
 
-  for (guint i = 0; i < self->pinned->len; i++)
+  if (self->painter != NULL && self->pinned->len == 0 && g_hash_table_size (self->hidden) == 0 && !collapsing)
     {
-      guint32 ch = g_array_index (self->pinned, guint32, i);
-
-      if (!g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
-        g_array_append_val (self->rows, ch);
+      g_clear_pointer (&self->chosen_rows, strata_spilled_array_free);
+      strata_painter_show_default_rows (self->painter);
     }
-
-  for (guint i = 0; self->base_rows != NULL && i < self->base_rows->len; i++)
+  else if (self->painter != NULL)
     {
-      guint32 ch = g_array_index (self->base_rows, guint32, i);
+      if (self->chosen_rows == NULL)
+        self->chosen_rows = strata_spilled_array_new (sizeof (guint32));
+      strata_spilled_array_set_size (self->chosen_rows, 0);
+      for (guint i = 0; i < self->pinned->len; i++)
+        {
+          guint32 ch = g_array_index (self->pinned, guint32, i);
 
-      if (ch >= n_channels || _strata_timeline_view_is_pinned (self, ch) ||
-          g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
-        continue;
-      /* (The channel is read only when a process is collapsed.) */
-      if (collapsing && channels[ch].kind == STRATA_CHANNEL_THREAD && channels[ch].parent < n_channels &&
-          g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (channels[ch].parent)))
-        continue;
-      g_array_append_val (self->rows, ch);
+          if (!g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
+            strata_spilled_array_append (self->chosen_rows, &ch);
+        }
+
+      base = base_rows (self, &n_base);
+      for (guint i = 0; i < n_base; i++)
+        {
+          guint32 ch = base[i];
+
+          if (ch >= n_channels || _strata_timeline_view_is_pinned (self, ch) ||
+              g_hash_table_contains (self->hidden, GUINT_TO_POINTER (ch)))
+            continue;
+          /* (The channel is read only when a process is collapsed.) */
+          if (collapsing && channels[ch].kind == STRATA_CHANNEL_THREAD && channels[ch].parent < n_channels &&
+              g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (channels[ch].parent)))
+            continue;
+          strata_spilled_array_append (self->chosen_rows, &ch);
+        }
+      strata_painter_set_rows (self->painter, (const guint32 *)(gpointer) self->chosen_rows->data,
+                               self->chosen_rows->len);
     }
 
   if (self->painter != NULL)
-    {
-      strata_painter_set_rows (self->painter, (const guint32 *)(gpointer) self->rows->data, self->rows->len);
-      set_merged_rows (self);
-    }
+    set_merged_rows (self);
   content_changed (self);
   update_adjustments (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -468,11 +502,15 @@ const guint32 *
 strata_timeline_view_get_rows (StrataTimelineView *self,
                                guint              *n_rows)
 {
+  guint n;
+  const guint32 *rows;
+
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), NULL);
 
+  rows = shown_rows (self, &n);
   if (n_rows != NULL)
-    *n_rows = self->rows->len;
-  return (const guint32 *)(gpointer) self->rows->data;
+    *n_rows = n;
+  return rows;
 }
 
 void
@@ -572,13 +610,14 @@ install (StrataTimelineView  *self,
    * again, they keep their arrays and what they found of the threads. */
   gboolean keep_painters = live && same && self->live && self->painter != NULL &&
                            self->overview_painter != NULL;
+  const guint32 *base;
+  guint n_base;
 
   if (!keep_painters)
     {
       g_clear_pointer (&self->painter, strata_painter_free);
       g_clear_pointer (&self->overview_painter, strata_painter_free);
     }
-  g_clear_pointer (&self->base_rows, g_array_unref);
   invalidate_overview (self);
   if (!same)
     {
@@ -639,13 +678,13 @@ install (StrataTimelineView  *self,
           self->overview_painter = strata_painter_new_for_trace (trace);
         }
       strata_painter_set_style (self->painter, &self->style);
-      self->base_rows = strata_painter_default_rows (self->painter);
+      base = strata_painter_update_default_rows (self->painter, &n_base);
 
       /* The overview: every CPU in a thin row, the whole trace. The
        * default rows start with them. */
-      for (guint i = 0; i < self->base_rows->len; i++)
+      for (guint i = 0; i < n_base; i++)
         {
-          guint32 ch = g_array_index (self->base_rows, guint32, i);
+          guint32 ch = base[i];
 
           if (ch >= n_channels || channels[ch].kind != STRATA_CHANNEL_CPU)
             break;
@@ -669,9 +708,9 @@ install (StrataTimelineView  *self,
   update_adjustments (self);
   /* New rows (a growing trace's threads, or the finished trace's) may
    * match the search: found without a jump to them. */
-  if (same && self->base_rows != NULL)
-    strata_session_update_search (self->session, (const guint32 *)(gpointer) self->base_rows->data,
-                                  self->base_rows->len);
+  base = base_rows (self, &n_base);
+  if (same && self->painter != NULL)
+    strata_session_update_search (self->session, base, n_base);
   /* Told once the view is whole: the panel answers again from it. */
   if (continued)
     strata_session_continue_trace (self->session, trace);
@@ -1020,6 +1059,25 @@ strata_timeline_view_get_channels (StrataTimelineView *self,
 {
   *n_channels = self->n_channels;
   return self->channels;
+}
+
+/* What the view's tables of a value per channel or row (its live table,
+ * the rows the user chose, its painters') hold in the heap: each at most
+ * a few MiB, past that in its spill file. */
+gsize
+strata_timeline_view_get_spilled_heap (StrataTimelineView *self)
+{
+  gsize bytes = 0;
+
+  if (self->live_channels != NULL)
+    bytes += strata_spilled_array_get_heap_bytes (self->live_channels);
+  if (self->chosen_rows != NULL)
+    bytes += strata_spilled_array_get_heap_bytes (self->chosen_rows);
+  if (self->painter != NULL)
+    bytes += strata_painter_get_spilled_heap (self->painter);
+  if (self->overview_painter != NULL)
+    bytes += strata_painter_get_spilled_heap (self->overview_painter);
+  return bytes;
 }
 
 void
@@ -1499,7 +1557,7 @@ strata_timeline_view_hit (StrataTimelineView *self,
   const StrataChannel *channels;
   const guint32 *members;
   StrataZoomGeometry g;
-  guint n_channels, n_members = 0;
+  guint n_channels, n_members = 0, n_rows;
   guint32 ch;
   double npp, row_y, best_score = G_MAXDOUBLE;
   gboolean nested_strip;
@@ -1513,7 +1571,7 @@ strata_timeline_view_hit (StrataTimelineView *self,
   if (i < 0)
     return FALSE;
 
-  ch = g_array_index (self->rows, guint32, i);
+  ch = shown_rows (self, &n_rows)[i];
   channels = self->channels, n_channels = self->n_channels;
   if (ch >= n_channels)
     return FALSE;
@@ -1600,6 +1658,7 @@ strata_timeline_view_describe_at (StrataTimelineView *self,
                                   double              y)
 {
   StrataZoomItem item;
+  guint n_rows;
   int i;
 
   if (self->trace == NULL)
@@ -1607,7 +1666,7 @@ strata_timeline_view_describe_at (StrataTimelineView *self,
   if (x < self->style.name_width)
     {
       i = _strata_timeline_view_row_index_at (self, y);
-      return i >= 0 ? strata_item_info_new_for_row (self->trace, g_array_index (self->rows, guint32, i)) : NULL;
+      return i >= 0 ? strata_item_info_new_for_row (self->trace, shown_rows (self, &n_rows)[i]) : NULL;
     }
   if (!strata_timeline_view_hit (self, x, y, &item))
     return NULL;
@@ -1706,17 +1765,18 @@ guint
 strata_timeline_view_set_search (StrataTimelineView *self,
                                  const char         *text)
 {
-  guint n;
+  const guint32 *base;
+  guint n, n_base;
 
   g_return_val_if_fail (STRATA_IS_TIMELINE_VIEW (self), 0);
 
   gtk_widget_queue_draw (GTK_WIDGET (self));
   /* In row order, so stepping goes down the timeline; rows not shown
    * (hidden, or in a collapsed process) match too and are shown. */
-  if (self->trace == NULL || self->base_rows == NULL)
+  if (self->trace == NULL || self->painter == NULL)
     return strata_session_set_search (self->session, NULL, NULL, 0);
-  n = strata_session_set_search (self->session, text, (const guint32 *)(gpointer) self->base_rows->data,
-                                 self->base_rows->len);
+  base = base_rows (self, &n_base);
+  n = strata_session_set_search (self->session, text, base, n_base);
   if (n > 0)
     strata_timeline_view_search_step (self, 1);
   return n;
@@ -1810,8 +1870,11 @@ strata_timeline_view_measure (GtkWidget      *widget,
   else
     {
       *minimum = OVERVIEW_HEIGHT + self->style.ruler_height + self->style.legend_height + self->style.row_height;
+      guint n_rows;
+
+      shown_rows (self, &n_rows);
       *natural = OVERVIEW_HEIGHT + self->style.ruler_height + self->style.legend_height +
-                 MAX (self->rows->len, 8) * self->style.row_height;
+                 MAX (n_rows, 8) * self->style.row_height;
     }
 }
 
@@ -1845,7 +1908,7 @@ strata_timeline_view_finalize (GObject *object)
   drop_nodes (self);
   g_clear_pointer (&self->render, strata_timeline_render_free);
   g_clear_object (&self->layout);
-  g_clear_pointer (&self->rows, g_array_unref);
+  g_clear_pointer (&self->chosen_rows, strata_spilled_array_free);
   g_clear_pointer (&self->pinned, g_array_unref);
   g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->collapsed, g_hash_table_unref);
@@ -1977,7 +2040,6 @@ strata_timeline_view_init (StrataTimelineView *self)
   self->list = strata_display_list_new ();
   self->content_serial = 1;   /* the zeroed list_key is of no frame */
   self->overview_list = strata_display_list_new ();
-  self->rows = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->pinned = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->hidden = g_hash_table_new (NULL, NULL);
   self->collapsed = g_hash_table_new (NULL, NULL);

@@ -371,20 +371,6 @@ lower_bound (StrataPainter *self,
   return lo;
 }
 
-static void
-insert_at (StrataPainter *self,
-           guint          at,
-           guint32        channel)
-{
-  guint len = self->placed->len;
-  guint32 *rows;
-
-  strata_spilled_array_set_size (self->placed, len + 1);
-  rows = (guint32 *)(gpointer) self->placed->data;
-  memmove (rows + at + 1, rows + at, (gsize) (len - at) * sizeof (guint32));
-  rows[at] = channel;
-}
-
 static inline gboolean
 is_thread_of (StrataPainter *self,
               guint32        channel,
@@ -394,31 +380,117 @@ is_thread_of (StrataPainter *self,
          self->channels[channel].kind != STRATA_CHANNEL_PROCESS && self->channels[channel].parent == process;
 }
 
-/* A CPU, or a thread found with something, put in its place; a thread's
- * process gets its heading row once it heads two. */
-static void
-place (StrataPainter *self,
-       guint32        channel)
+static int
+by_place (gconstpointer pa,
+          gconstpointer pb,
+          gpointer      user_data)
 {
-  const guint32 *rows;
-  RowPlace where = place_of (self, channel);
-  guint at;
+  StrataPainter *self = user_data;
+  RowPlace a = place_of (self, *(const guint32 *) pa);
+  RowPlace b = place_of (self, *(const guint32 *) pb);
 
-  insert_at (self, lower_bound (self, channel), channel);
-  if (where.thread == STRATA_CHANNEL_NONE)
-    return;
+  return compare_places (self, &a, &b);
+}
 
-  at = lower_bound (self, where.head);
-  rows = (const guint32 *)(gpointer) self->placed->data;
-  if (at < self->placed->len && rows[at] == where.head)
+/* Whether @process has its heading among the placed rows, and how many of
+ * its threads are there (counted up to 2). */
+static gboolean
+process_placed (StrataPainter *self,
+                guint32        process,
+                guint         *n_threads)
+{
+  const guint32 *rows = (const guint32 *)(gpointer) self->placed->data;
+  guint at = lower_bound (self, process);
+  gboolean heading = at < self->placed->len && rows[at] == process;
+
+  if (heading)
+    at++;
+  for (*n_threads = 0; *n_threads < 2 && at < self->placed->len && is_thread_of (self, rows[at], process); at++)
+    (*n_threads)++;
+  return heading;
+}
+
+/* The CPUs and threads of @batch (none of them placed yet) put in their
+ * places, with the heading of each process that now heads two threads or
+ * more: sorted among themselves, then merged into the placed rows from
+ * the end, in one pass over the rows after the first new one. Putting
+ * each in its place on its own moved the rows after it each time: k new
+ * rows cost k times the rows. */
+static void
+place_batch (StrataPainter *self,
+             GArray        *batch)
+{
+  guint n_new, len = self->placed->len;
+  const guint32 *add;
+  guint32 *rows;
+  gint64 i, j, w;
+
+  if (batch->len == 0)
     return;
-  if (at + 1 < self->placed->len && is_thread_of (self, rows[at], where.head) &&
-      is_thread_of (self, rows[at + 1], where.head))
-    insert_at (self, at, where.head);
+  g_array_sort_with_data (batch, by_place, self);
+
+  /* A process's threads are together in the order: each run of new
+   * threads of one process gives it its heading if it has none and now
+   * has two threads or more. */
+  n_new = batch->len;
+  for (guint k = 0; k < n_new; )
+    {
+      RowPlace where = place_of (self, g_array_index (batch, guint32, k));
+      guint m = 1, n_threads;
+
+      if (where.thread == STRATA_CHANNEL_NONE)
+        {
+          k++;
+          continue;
+        }
+      while (k + m < n_new && is_thread_of (self, g_array_index (batch, guint32, k + m), where.head))
+        m++;
+      if (!process_placed (self, where.head, &n_threads) && n_threads + m >= 2)
+        g_array_append_val (batch, where.head);
+      k += m;
+    }
+  if (batch->len > n_new)
+    g_array_sort_with_data (batch, by_place, self);
+
+  strata_spilled_array_set_size (self->placed, len + batch->len);
+  rows = (guint32 *)(gpointer) self->placed->data;
+  add = (const guint32 *)(gpointer) batch->data;
+  i = (gint64) len - 1;
+  j = (gint64) batch->len - 1;
+  w = (gint64) (len + batch->len) - 1;
+  while (j >= 0)
+    {
+      if (i >= 0)
+        {
+          RowPlace a = place_of (self, rows[i]);
+          RowPlace b = place_of (self, add[j]);
+
+          if (compare_places (self, &a, &b) > 0)
+            {
+              rows[w--] = rows[i--];
+              continue;
+            }
+        }
+      rows[w--] = add[j--];
+    }
+}
+
+/* The rows from all the channels, sorted, into self->placed. */
+static void
+place_sorted (StrataPainter *self,
+              const guint8  *shown)
+{
+  g_autoptr(GArray) sorted = sorted_rows (self, shown);
+
+  strata_spilled_array_set_size (self->placed, 0);
+  strata_spilled_array_set_size (self->placed, sorted->len);
+  if (sorted->len > 0)
+    memcpy (self->placed->data, sorted->data, (gsize) sorted->len * sizeof (guint32));
 }
 
 /**
- * strata_painter_default_rows:
+ * strata_painter_update_default_rows:
+ * @n_rows: (out) (optional): how many
  *
  * The rows a timeline starts with: the CPUs, then each process followed
  * by its threads, then the threads whose process is not known, each group
@@ -432,46 +504,83 @@ place (StrataPainter *self,
  * order it kept: what a call reads of the channels is then what is new,
  * and a few rows' worth for each new row's place.
  *
- * Returns: (transfer full) (element-type guint32): channel ids
+ * Returns: (array length=n_rows): channel ids, where the painter keeps
+ *   them (a spilled array): valid until the next call
  */
-GArray *
-strata_painter_default_rows (StrataPainter *self)
+const guint32 *
+strata_painter_update_default_rows (StrataPainter *self,
+                                    guint         *n_rows)
 {
-  GArray *rows;
-
-  g_return_val_if_fail (self != NULL, g_array_new (FALSE, FALSE, sizeof (guint32)));
+  g_return_val_if_fail (self != NULL, NULL);
 
   if (!threads_with_something (self))
-    return sorted_rows (self, NULL);
-
-  if (!self->placed_valid || self->n_placed > self->n_channels)
+    /* Kept to be read, not to be grown: ordered again next time. */
+    place_sorted (self, NULL);
+  else if (!self->placed_valid || self->n_placed > self->n_channels)
     {
-      g_autoptr(GArray) sorted = sorted_rows (self, self->shown->data);
-
-      strata_spilled_array_set_size (self->placed, 0);
-      strata_spilled_array_set_size (self->placed, sorted->len);
-      if (sorted->len > 0)
-        memcpy (self->placed->data, sorted->data, (gsize) sorted->len * sizeof (guint32));
+      place_sorted (self, self->shown->data);
       self->placed_valid = TRUE;
     }
   else
     {
       const guint8 *shown = self->shown->data;
+      g_autoptr(GArray) batch = g_array_new (FALSE, FALSE, sizeof (guint32));
 
       for (guint32 i = self->n_placed; i < self->n_channels; i++)
         if (self->channels[i].kind == STRATA_CHANNEL_CPU)
-          place (self, i);
+          g_array_append_val (batch, i);
       for (guint i = 0; i < self->newly_shown->len; i++)
         {
           guint32 tc = g_array_index (self->newly_shown, guint32, i);
 
           g_assert (shown[tc]);
-          place (self, tc);
+          g_array_append_val (batch, tc);
         }
+      place_batch (self, batch);
     }
-  self->n_placed = self->n_channels;
+  if (self->placed_valid)
+    self->n_placed = self->n_channels;
 
-  rows = g_array_sized_new (FALSE, FALSE, sizeof (guint32), self->placed->len);
-  g_array_append_vals (rows, self->placed->data, self->placed->len);
+  return strata_painter_get_default_rows (self, n_rows);
+}
+
+/**
+ * strata_painter_get_default_rows:
+ * @n_rows: (out) (optional): how many
+ *
+ * Returns: (array length=n_rows): the default rows as
+ *   strata_painter_update_default_rows() last made them (none before),
+ *   valid until it is called again
+ */
+const guint32 *
+strata_painter_get_default_rows (StrataPainter *self,
+                                 guint         *n_rows)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (n_rows != NULL)
+    *n_rows = self->placed->len;
+  return (const guint32 *)(gpointer) self->placed->data;
+}
+
+/**
+ * strata_painter_default_rows:
+ *
+ * strata_painter_update_default_rows(), copied.
+ *
+ * Returns: (transfer full) (element-type guint32): channel ids
+ */
+GArray *
+strata_painter_default_rows (StrataPainter *self)
+{
+  const guint32 *placed;
+  GArray *rows;
+  guint n;
+
+  g_return_val_if_fail (self != NULL, g_array_new (FALSE, FALSE, sizeof (guint32)));
+
+  placed = strata_painter_update_default_rows (self, &n);
+  rows = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
+  g_array_append_vals (rows, placed, n);
   return rows;
 }

@@ -178,8 +178,13 @@ struct _StrataPainter
   gint64               start;
   gint64               end;
   StrataPaintStyle     style;
-  GArray              *rows;       /* guint32 channel */
-  GArray              *indents;    /* guint8 per row: 1 for a thread under its process */
+  /* The rows shown: those a caller chose (strata_painter_set_rows()),
+   * copied into a spilled array, or the default rows themselves (placed,
+   * read in place: strata_painter_show_default_rows()), so a followed
+   * recording's showing copies no row. A thread's indent under its
+   * process is worked out for the rows a frame draws, not kept. */
+  StrataSpilledArray  *rows;       /* guint32 channel */
+  gboolean             rows_default;
   GPtrArray           *instances;  /* char *: buffer instance names, [0] = "" (top) */
   /* Per channel, in spilled arrays (in a file past a few MiB, not in
    * the heap: a followed recording's painters are given every channel it
@@ -355,6 +360,14 @@ strata_painter_add_own_text (StrataDisplayList  *list,
 gpointer
 strata_painter_cpu_key (guint16 instance,
                         gint32  cpu);
+const guint32 *
+strata_painter_peek_rows (StrataPainter *self,
+                          guint         *n_rows);
+guint8
+strata_painter_row_indent (StrataPainter *self,
+                           const guint32 *rows,
+                           guint          i,
+                           gint           above);
 
 /* strata-paint-layers.c */
 void

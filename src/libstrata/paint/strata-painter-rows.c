@@ -177,16 +177,17 @@ strata_painter_get_row_name (StrataPainter *self,
   return self->channels[strata_spilled_array_index (self->names, guint32, channel)].name;
 }
 
-/* What the painter's tables of a value per channel (names, row slots,
- * answers, the default rows' order) hold in the heap: each at most a few
- * MiB, past that in its spill file. */
+/* What the painter's tables of a value per channel or row (names, row
+ * slots, answers, the default rows' order, the rows chosen) hold in the
+ * heap: each at most a few MiB, past that in its spill file. */
 gsize
 strata_painter_get_spilled_heap (StrataPainter *self)
 {
   g_return_val_if_fail (self != NULL, 0);
 
   return strata_spilled_array_get_heap_bytes (self->names) + strata_spilled_array_get_heap_bytes (self->row_of) +
-         strata_spilled_array_get_heap_bytes (self->shown) + strata_spilled_array_get_heap_bytes (self->placed);
+         strata_spilled_array_get_heap_bytes (self->shown) + strata_spilled_array_get_heap_bytes (self->placed) +
+         strata_spilled_array_get_heap_bytes (self->rows);
 }
 
 /* The trace's span: time zero of the ruler, and what the default rows
@@ -226,7 +227,8 @@ strata_painter_get_style (StrataPainter *self)
  * @channels: (array length=n_rows): the channels to show, top to bottom
  *
  * Call it after strata_painter_set_channels(): a thread is indented
- * when its process's row heads it.
+ * when its process's row heads it. The rows are copied (into a spilled
+ * array: in a file past a few MiB).
  */
 void
 strata_painter_set_rows (StrataPainter *self,
@@ -236,40 +238,97 @@ strata_painter_set_rows (StrataPainter *self,
   g_return_if_fail (self != NULL);
   g_return_if_fail (channels != NULL || n_rows == 0);
 
-  g_array_set_size (self->rows, 0);
-  g_array_append_vals (self->rows, channels, n_rows);
+  self->rows_default = FALSE;
+  strata_spilled_array_set_size (self->rows, 0);
+  strata_spilled_array_set_size (self->rows, n_rows);
+  if (n_rows > 0)
+    memcpy (self->rows->data, channels, (gsize) n_rows * sizeof (guint32));
+}
 
-  /* A thread is indented under its process only where the process's row
-   * is there to head it. */
-  g_array_set_size (self->indents, n_rows);
-  for (guint i = 0; i < n_rows; i++)
-    {
-      const StrataChannel *ch = channels[i] < self->n_channels ? &self->channels[channels[i]] : NULL;
-      guint8 indent = 0;
+/**
+ * strata_painter_show_default_rows:
+ *
+ * The rows shown are the default rows as
+ * strata_painter_update_default_rows() last made them, read where the
+ * painter keeps them: nothing is copied, and they are the rows shown
+ * after each later call too, until strata_painter_set_rows(). A followed
+ * recording's showing then costs the rows new since the last, not all.
+ */
+void
+strata_painter_show_default_rows (StrataPainter *self)
+{
+  g_return_if_fail (self != NULL);
 
-      if (ch != NULL && ch->kind == STRATA_CHANNEL_THREAD && ch->parent < self->n_channels)
-        for (guint j = i; j-- > 0; )
-          {
-            const StrataChannel *above = channels[j] < self->n_channels ? &self->channels[channels[j]] : NULL;
+  self->rows_default = TRUE;
+  strata_spilled_array_set_size (self->rows, 0);
+}
 
-            if (channels[j] == ch->parent)
-              indent = 1;
-            if (above == NULL || above->kind != STRATA_CHANNEL_THREAD || above->parent != ch->parent)
-              break;
-          }
-      g_array_index (self->indents, guint8, i) = indent;
-    }
+/* The rows shown, where they are: valid until they change. */
+const guint32 *
+strata_painter_peek_rows (StrataPainter *self,
+                          guint         *n_rows)
+{
+  const StrataSpilledArray *rows = self->rows_default ? self->placed : self->rows;
+
+  *n_rows = rows->len;
+  return (const guint32 *)(gpointer) rows->data;
 }
 
 const guint32 *
 strata_painter_get_rows (StrataPainter *self,
                          guint         *n_rows)
 {
+  const guint32 *rows;
+  guint n;
+
   g_return_val_if_fail (self != NULL, NULL);
 
+  rows = strata_painter_peek_rows (self, &n);
   if (n_rows != NULL)
-    *n_rows = self->rows->len;
-  return (const guint32 *)(gpointer) self->rows->data;
+    *n_rows = n;
+  return rows;
+}
+
+/**
+ * strata_painter_row_indent:
+ * @rows: the rows shown
+ * @i: a row of them
+ * @above: row @i - 1's indent when known (a frame's rows, top to bottom),
+ *   or -1
+ *
+ * A thread is indented under its process only where the process's row
+ * heads it: walking up over its process's other threads' rows, the first
+ * row that is not one is the process's. A frame asks for its rows only,
+ * and for a row under one of the same process's threads the answer is
+ * that row's: a process's threads are walked up once a frame, not once a
+ * row, and no indent is kept for the rows not drawn.
+ *
+ * Returns: 1 for a thread under its process's row, else 0
+ */
+guint8
+strata_painter_row_indent (StrataPainter *self,
+                           const guint32 *rows,
+                           guint          i,
+                           gint           above)
+{
+  const StrataChannel *ch = rows[i] < self->n_channels ? &self->channels[rows[i]] : NULL;
+
+  if (ch == NULL || ch->kind != STRATA_CHANNEL_THREAD || ch->parent >= self->n_channels)
+    return 0;
+  for (guint j = i; j-- > 0; )
+    {
+      const StrataChannel *up = rows[j] < self->n_channels ? &self->channels[rows[j]] : NULL;
+
+      if (rows[j] == ch->parent)
+        return 1;
+      if (up == NULL || up->kind != STRATA_CHANNEL_THREAD || up->parent != ch->parent)
+        return 0;
+      /* Row @i - 1 is a thread of the same process: its answer is this
+       * row's. */
+      if (j == i - 1 && above >= 0)
+        return (guint8) above;
+    }
+  return 0;
 }
 
 /* Columns --------------------------------------------------------------- */

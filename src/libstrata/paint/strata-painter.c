@@ -69,8 +69,7 @@ strata_painter_new (StrataStringPool *strings,
   self->strings = strata_string_pool_ref (strings);
   self->tree = tree;
   strata_paint_style_init (&self->style);
-  self->rows = g_array_new (FALSE, FALSE, sizeof (guint32));
-  self->indents = g_array_new (FALSE, FALSE, sizeof (guint8));
+  self->rows = strata_spilled_array_new (sizeof (guint32));
   self->instances = g_ptr_array_new_with_free_func (g_free);
   self->names = strata_spilled_array_new (sizeof (guint32));
   self->cpu_names = g_hash_table_new (NULL, NULL);
@@ -103,7 +102,6 @@ strata_painter_new (StrataStringPool *strings,
 StrataPainter *
 strata_painter_new_for_trace (StrataTrace *trace)
 {
-  g_autoptr(GArray) rows = NULL;
   StrataZoomTree *tree;
   StrataPainter *self;
   const StrataSourceInfo *info;
@@ -124,8 +122,8 @@ strata_painter_new_for_trace (StrataTrace *trace)
   strata_painter_set_channels (self, channels, n_channels);
   strata_painter_set_extent (self, strata_trace_get_start (trace), strata_trace_get_end (trace));
 
-  rows = strata_painter_default_rows (self);
-  strata_painter_set_rows (self, (const guint32 *)(gpointer) rows->data, rows->len);
+  strata_painter_update_default_rows (self, NULL);
+  strata_painter_show_default_rows (self);
 
   return self;
 }
@@ -142,8 +140,7 @@ strata_painter_free (StrataPainter *self)
     }
   for (guint i = 0; i < N_LANES; i++)
     g_free (self->lanes[i].columns);
-  g_array_unref (self->rows);
-  g_array_unref (self->indents);
+  strata_spilled_array_free (self->rows);
   g_ptr_array_unref (self->instances);
   strata_spilled_array_free (self->names);
   g_hash_table_unref (self->cpu_names);
@@ -902,6 +899,9 @@ strata_painter_paint (StrataPainter             *self,
   const Scheme *s;
   StrataZoomGeometry g;
   guint first_index = 0;
+  const guint32 *rows;
+  guint n_rows, from_row;
+  gint above = -1;
 
   g_return_if_fail (self != NULL && viewport != NULL && list != NULL);
 
@@ -922,10 +922,16 @@ strata_painter_paint (StrataPainter             *self,
 
   strata_painter_add_rect (list, 0, 0, list->frame_width, list->frame_height, s->background);
 
-  /* The rows that fit: [first, last) of the row list. */
-  for (guint i = 0; i < self->rows->len; i++)
+  /* The rows that fit: [first, last) of the row list, looked for from
+   * a row above the first (the scroll's row, less one for the rounding of
+   * the floats), not from the top: a followed recording has tens of
+   * thousands of rows. */
+  rows = strata_painter_peek_rows (self, &n_rows);
+  from_row = viewport->scroll_y > self->style.row_height
+             ? MIN ((guint) (viewport->scroll_y / self->style.row_height) - 1, n_rows) : 0;
+  for (guint i = from_row; i < n_rows; i++)
     {
-      guint32 ch = g_array_index (self->rows, guint32, i);
+      guint32 ch = rows[i];
       float y = (float) i * self->style.row_height - viewport->scroll_y;
       StrataPaintRow row = { 0 };
 
@@ -934,16 +940,20 @@ strata_painter_paint (StrataPainter             *self,
       if (y >= viewport->height)
         break;
       if (ch >= self->n_channels)
-        continue;
+        {
+          above = -1;
+          continue;
+        }
 
       if (list->rows->len == 0)
         first_index = i;
       row.channel = ch;
       row.kind = self->channels[ch].kind;
-      row.indent = g_array_index (self->indents, guint8, i);
+      row.indent = strata_painter_row_indent (self, rows, i, above);
       row.y = list->area_y + y;
       row.h = self->style.row_height;
       g_array_append_val (list->rows, row);
+      above = row.indent;
     }
 
   paint_row_backgrounds (self, list, first_index);

@@ -171,6 +171,11 @@ void               strata_painter_set_rows          (StrataPainter             *
 const guint32     *strata_painter_get_rows          (StrataPainter             *self,
                                                      guint                     *n_rows);
 GArray            *strata_painter_default_rows      (StrataPainter             *self);
+const guint32     *strata_painter_update_default_rows (StrataPainter            *self,
+                                                     guint                     *n_rows);
+const guint32     *strata_painter_get_default_rows  (StrataPainter             *self,
+                                                     guint                     *n_rows);
+void               strata_painter_show_default_rows (StrataPainter             *self);
 void               strata_painter_set_row_members   (StrataPainter             *self,
                                                      guint32                    row,
                                                      const guint32             *members,
