@@ -24,52 +24,17 @@
 
 #include "strata-activity.h"
 #include "strata-block-codec.h"
+#include "strata-varint.h"
 
 /* Encoding. */
-
-static inline guint64
-zigzag64 (guint64 d)
-{
-  return (d << 1) ^ (0 - (d >> 63));
-}
-
-static inline guint64
-unzigzag64 (guint64 z)
-{
-  return (z >> 1) ^ (0 - (z & 1));
-}
-
-static inline guint32
-zigzag32 (guint32 d)
-{
-  return (d << 1) ^ (0u - (d >> 31));
-}
-
-static inline guint32
-unzigzag32 (guint32 z)
-{
-  return (z >> 1) ^ (0u - (z & 1));
-}
 
 /* The most bytes the columns take for one element: a 64-bit varint takes
  * at most 10 bytes, a 32-bit one 5, a 16-bit one 3. */
 #define MAX_ENCODED_ACTIVITY (10 + 10 + 5 + 5 + 5 + 1 + 1 + 3)
 #define MAX_ENCODED_ITEM     (MAX_ENCODED_ACTIVITY + 5 + 5 + 10)
-
-/* Written straight into room reserved for the worst case: appending each
- * number to a GByteArray was a third of what packing a block cost. */
-static inline guint8 *
-put_varint (guint8  *p,
-            guint64  v)
-{
-  while (v >= 0x80)
-    {
-      *p++ = (guint8) (v | 0x80);
-      v >>= 7;
-    }
-  *p++ = (guint8) v;
-  return p;
-}
+/* The varints are written straight into room reserved for that worst
+ * case: appending each number to a GByteArray was a third of what packing
+ * a block cost. */
 
 /* The fields both kinds of element share, at the same offsets. */
 typedef struct
@@ -153,19 +118,19 @@ encode_columns (const guint8 *e,
     {
       Common c = common_at (e, i, elem_size);
 
-      p = put_varint (p, zigzag64 (c.end - c.start));
+      p = strata_varint_put (p, strata_zigzag64 (c.end - c.start));
     }
   for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    p = put_varint (p, zigzag64 (common_at (e, i, elem_size).start - prev.end));
+    p = strata_varint_put (p, strata_zigzag64 (common_at (e, i, elem_size).start - prev.end));
   prev = (Common) { 0 };
   for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    p = put_varint (p, zigzag32 (common_at (e, i, elem_size).channel - prev.channel));
+    p = strata_varint_put (p, strata_zigzag32 (common_at (e, i, elem_size).channel - prev.channel));
   prev = (Common) { 0 };
   for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    p = put_varint (p, zigzag32 (common_at (e, i, elem_size).label - prev.label));
+    p = strata_varint_put (p, strata_zigzag32 (common_at (e, i, elem_size).label - prev.label));
   prev = (Common) { 0 };
   for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    p = put_varint (p, zigzag32 (common_at (e, i, elem_size).arg - prev.arg));
+    p = strata_varint_put (p, strata_zigzag32 (common_at (e, i, elem_size).arg - prev.arg));
   for (guint i = 0; i < n; i++)
     *p++ = common_at (e, i, elem_size).kind;
   for (guint i = 0; i < n; i++)
@@ -173,21 +138,21 @@ encode_columns (const guint8 *e,
   /* The flags as what changed from the element before (often nothing). */
   prev = (Common) { 0 };
   for (guint i = 0; i < n; prev = common_at (e, i, elem_size), i++)
-    p = put_varint (p, (guint16) (common_at (e, i, elem_size).flags ^ prev.flags));
+    p = strata_varint_put (p, (guint16) (common_at (e, i, elem_size).flags ^ prev.flags));
 
   if (elem_size == STRATA_INDEX_ITEM_SIZE)
     {
       for (guint i = 0; i < n; i++)
-        p = put_varint (p, extra_at (e, i, elem_size).count);
+        p = strata_varint_put (p, extra_at (e, i, elem_size).count);
       for (guint i = 0; i < n; i++)
-        p = put_varint (p, extra_at (e, i, elem_size).reserved);
+        p = strata_varint_put (p, extra_at (e, i, elem_size).reserved);
       /* The busy time is the duration less the gaps between members:
        * the gaps are small, often none. */
       for (guint i = 0; i < n; i++)
         {
           Common c = common_at (e, i, elem_size);
 
-          p = put_varint (p, zigzag64 ((c.end - c.start) - extra_at (e, i, elem_size).busy));
+          p = strata_varint_put (p, strata_zigzag64 ((c.end - c.start) - extra_at (e, i, elem_size).busy));
         }
     }
   return p;
@@ -329,33 +294,33 @@ strata_block_decode (const guint8 *bytes,
   for (guint i = 0; i < n; i++)
     {
       GET_VARINT (v, 64);
-      FIELD (i, guint64, end) = unzigzag64 (v);   /* the duration, for now */
+      FIELD (i, guint64, end) = strata_unzigzag64 (v);   /* the duration, for now */
     }
   for (guint i = 0; i < n; i++)
     {
       guint64 start;
 
       GET_VARINT (v, 64);
-      start = prev64 + unzigzag64 (v);
+      start = prev64 + strata_unzigzag64 (v);
       FIELD (i, guint64, start) = start;
       prev64 = FIELD (i, guint64, end) = start + FIELD (i, guint64, end);
     }
   for (guint i = 0; i < n; i++)
     {
       GET_VARINT (v, 32);
-      prev32 = FIELD (i, guint32, channel) = prev32 + unzigzag32 ((guint32) v);
+      prev32 = FIELD (i, guint32, channel) = prev32 + strata_unzigzag32 ((guint32) v);
     }
   prev32 = 0;
   for (guint i = 0; i < n; i++)
     {
       GET_VARINT (v, 32);
-      prev32 = FIELD (i, guint32, label) = prev32 + unzigzag32 ((guint32) v);
+      prev32 = FIELD (i, guint32, label) = prev32 + strata_unzigzag32 ((guint32) v);
     }
   prev32 = 0;
   for (guint i = 0; i < n; i++)
     {
       GET_VARINT (v, 32);
-      prev32 = FIELD (i, guint32, arg) = prev32 + unzigzag32 ((guint32) v);
+      prev32 = FIELD (i, guint32, arg) = prev32 + strata_unzigzag32 ((guint32) v);
     }
   for (guint i = 0; i < n; i++)
     GET_BYTE (FIELD (i, guint8, kind));
@@ -392,7 +357,7 @@ strata_block_decode (const guint8 *bytes,
           guint64 dur = (guint64) item->end - (guint64) item->start;
 
           GET_VARINT (v, 64);
-          item->busy = (gint64) (dur - unzigzag64 (v));
+          item->busy = (gint64) (dur - strata_unzigzag64 (v));
         }
     }
 

@@ -22,43 +22,7 @@
 #include <string.h>
 
 #include "strata-spill-record.h"
-
-static inline guint64
-zigzag64 (guint64 d)
-{
-  return (d << 1) ^ (0 - (d >> 63));
-}
-
-static inline guint64
-unzigzag64 (guint64 z)
-{
-  return (z >> 1) ^ (0 - (z & 1));
-}
-
-static inline guint32
-zigzag32 (guint32 d)
-{
-  return (d << 1) ^ (0u - (d >> 31));
-}
-
-static inline guint32
-unzigzag32 (guint32 z)
-{
-  return (z >> 1) ^ (0u - (z & 1));
-}
-
-static inline guint8 *
-put_varint (guint8  *p,
-            guint64  v)
-{
-  while (v >= 0x80)
-    {
-      *p++ = (guint8) (v | 0x80);
-      v >>= 7;
-    }
-  *p++ = (guint8) v;
-  return p;
-}
+#include "strata-varint.h"
 
 /* Encodes @n items after the ones @state saw into @out, which has room
  * for STRATA_SPILL_RECORD_MAX_ITEM bytes an item. Returns the bytes it
@@ -76,17 +40,17 @@ strata_spill_record_encode (StrataSpillRecordState *state,
       const StrataZoomItem *it = &items[i];
       guint64 length = (guint64) it->end - (guint64) it->start;
 
-      p = put_varint (p, zigzag64 ((guint64) it->start - state->end));
-      p = put_varint (p, zigzag64 (length));
-      p = put_varint (p, zigzag32 (it->channel - state->channel));
-      p = put_varint (p, zigzag32 (it->label - state->label));
-      p = put_varint (p, zigzag32 ((guint32) it->arg - state->arg));
+      p = strata_varint_put (p, strata_zigzag64 ((guint64) it->start - state->end));
+      p = strata_varint_put (p, strata_zigzag64 (length));
+      p = strata_varint_put (p, strata_zigzag32 (it->channel - state->channel));
+      p = strata_varint_put (p, strata_zigzag32 (it->label - state->label));
+      p = strata_varint_put (p, strata_zigzag32 ((guint32) it->arg - state->arg));
       *p++ = it->kind;
       *p++ = it->state;
-      p = put_varint (p, it->flags);
-      p = put_varint (p, it->count);
-      p = put_varint (p, it->reserved);
-      p = put_varint (p, zigzag64 (length - (guint64) it->busy));
+      p = strata_varint_put (p, it->flags);
+      p = strata_varint_put (p, it->count);
+      p = strata_varint_put (p, it->reserved);
+      p = strata_varint_put (p, strata_zigzag64 (length - (guint64) it->busy));
       state->end = (guint64) it->end;
       state->channel = it->channel;
       state->label = it->label;
@@ -152,17 +116,17 @@ strata_spill_record_decode (StrataSpillRecordState *state,
           !get_varint (p, end, 32, &reserved) ||
           !get_varint (p, end, 64, &idle))
         return FALSE;
-      start = unzigzag64 (start) + state->end;
-      length = unzigzag64 (length);
+      start = strata_unzigzag64 (start) + state->end;
+      length = strata_unzigzag64 (length);
       it->start = (gint64) start;
       it->end = (gint64) (start + length);
-      it->channel = unzigzag32 ((guint32) channel) + state->channel;
-      it->label = unzigzag32 ((guint32) label) + state->label;
-      it->arg = (gint32) (unzigzag32 ((guint32) arg) + state->arg);
+      it->channel = strata_unzigzag32 ((guint32) channel) + state->channel;
+      it->label = strata_unzigzag32 ((guint32) label) + state->label;
+      it->arg = (gint32) (strata_unzigzag32 ((guint32) arg) + state->arg);
       it->flags = (guint16) flags;
       it->count = (guint32) count;
       it->reserved = (guint32) reserved;
-      it->busy = (gint64) (length - unzigzag64 (idle));
+      it->busy = (gint64) (length - strata_unzigzag64 (idle));
       state->end = (guint64) it->end;
       state->channel = it->channel;
       state->label = it->label;
