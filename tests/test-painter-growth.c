@@ -12,7 +12,6 @@
 
 #include "config.h"
 
-#include <malloc.h>
 #include <math.h>
 #include <string.h>
 
@@ -22,29 +21,7 @@
 #include "strata-painter-private.h"
 #include "strata-spilled-array.h"
 
-#if defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define WITH_ASAN 1
-# endif
-#endif
-#if !defined(WITH_ASAN) && defined(__SANITIZE_ADDRESS__)
-# define WITH_ASAN 1
-#endif
-#ifdef WITH_ASAN
-# include <sanitizer/allocator_interface.h>
-#endif
-
-/* The heap in use, by malloc's count (the sanitizer's under ASan, which
- * takes malloc over). */
-static gsize
-heap_in_use (void)
-{
-#ifdef WITH_ASAN
-  return __sanitizer_get_current_allocated_bytes ();
-#else
-  return mallinfo2 ().uordblks;
-#endif
-}
+#include "strata-test-heap.h"
 
 /* A recording of processes made all the time, pids wrapping, as the
  * channels of the model come: a process's channel, then its threads (one
@@ -335,7 +312,7 @@ test_bounded (void)
       if ((at == 0 && table->len >= 8000) || (at == 1 && table->len >= 32000))
         {
           n_at[at] = table->len;
-          heap_at[at] = heap_in_use () - strata_painter_get_spilled_heap (kept) -
+          heap_at[at] = strata_test_heap_in_use () - strata_painter_get_spilled_heap (kept) -
                         strata_spilled_array_get_heap_bytes (table);
           if (at == 1)
             break;
@@ -507,7 +484,7 @@ test_rows_bounded (void)
       if ((at == 0 && n_rows >= 8000) || (at == 1 && n_rows >= 32000))
         {
           n_at[at] = n_rows;
-          heap_at[at] = heap_in_use () - strata_painter_get_spilled_heap (kept) -
+          heap_at[at] = strata_test_heap_in_use () - strata_painter_get_spilled_heap (kept) -
                         strata_spilled_array_get_heap_bytes (table);
           if (at == 1)
             break;

@@ -16,7 +16,6 @@
 
 #include "config.h"
 
-#include <malloc.h>
 #include <string.h>
 
 #include "strata-test-support.h"
@@ -25,31 +24,9 @@
 #include "strata-trace-private.h"
 #include "strata-timeline-view-private.h"
 
-#if defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define WITH_ASAN 1
-# endif
-#endif
-#if !defined(WITH_ASAN) && defined(__SANITIZE_ADDRESS__)
-# define WITH_ASAN 1
-#endif
-#ifdef WITH_ASAN
-# include <sanitizer/allocator_interface.h>
-#endif
+#include "strata-test-heap.h"
 
 #define STEP_NS 1000
-
-/* The heap in use, by malloc's count (the sanitizer's under ASan, which
- * takes malloc over). */
-static gsize
-heap_in_use (void)
-{
-#ifdef WITH_ASAN
-  return __sanitizer_get_current_allocated_bytes ();
-#else
-  return mallinfo2 ().uordblks;
-#endif
-}
 
 /* A recording of @n_processes processes, one after the other, of one to
  * three threads each (pids wrapping, so new rows land in the middle of
@@ -187,7 +164,7 @@ test_rows_bounded (void)
       if ((at == 0 && n_rows >= 8000) || (at == 1 && n_rows >= 32000))
         {
           n_at[at] = n_rows;
-          heap_at[at] = heap_in_use () - strata_timeline_view_get_spilled_heap (STRATA_TIMELINE_VIEW (view));
+          heap_at[at] = strata_test_heap_in_use () - strata_timeline_view_get_spilled_heap (STRATA_TIMELINE_VIEW (view));
           if (at == 1)
             break;
         }
