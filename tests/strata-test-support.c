@@ -611,3 +611,39 @@ strata_test_v6_cpus (const guint8 *data,
 
   return n;
 }
+
+void
+strata_test_assert_same_display_lists (const StrataDisplayList *a,
+                                       const StrataDisplayList *b)
+{
+  g_assert_cmpuint (a->rects->len, ==, b->rects->len);
+  for (guint i = 0; i < a->rects->len; i++)
+    {
+      const StrataPaintRect *x = &g_array_index (a->rects, StrataPaintRect, i);
+      const StrataPaintRect *y = &g_array_index (b->rects, StrataPaintRect, i);
+
+      if (memcmp (x, y, sizeof *x) != 0)
+        g_error ("rectangle %u: %g,%g %gx%g %08x against %g,%g %gx%g %08x", i,
+                 x->x, x->y, x->w, x->h, x->rgba, y->x, y->y, y->w, y->h, y->rgba);
+    }
+
+  g_assert_cmpuint (a->texts->len, ==, b->texts->len);
+  for (guint i = 0; i < a->texts->len; i++)
+    {
+      const StrataPaintText *x = &g_array_index (a->texts, StrataPaintText, i);
+      const StrataPaintText *y = &g_array_index (b->texts, StrataPaintText, i);
+
+      g_assert_cmpfloat (x->x, ==, y->x);
+      g_assert_cmpfloat (x->y, ==, y->y);
+      g_assert_cmpfloat (x->max_width, ==, y->max_width);
+      g_assert_cmphex (x->rgba, ==, y->rgba);
+      g_assert_cmpuint (x->string, ==, y->string);
+      g_assert_cmpstr (x->text, ==, y->text);
+      g_assert_cmpuint (x->role, ==, y->role);
+      g_assert_cmpuint (x->align, ==, y->align);
+    }
+
+  g_assert_cmpuint (a->n_items, ==, b->n_items);
+  g_assert_cmpuint (a->n_folded, ==, b->n_folded);
+  g_assert_cmpuint (a->level, ==, b->level);
+}

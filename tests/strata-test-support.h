@@ -65,4 +65,10 @@ guint       strata_test_v6_cpus            (const guint8         *data,
                                             guint64              *sizes,
                                             guint                 max);
 
+/* Fails the test unless @a and @b hold the same rectangles (to the bit)
+ * and labels in the same order, and the same counts of items and folded
+ * items at the same level. */
+void strata_test_assert_same_display_lists (const StrataDisplayList *a,
+                                            const StrataDisplayList *b);
+
 G_END_DECLS

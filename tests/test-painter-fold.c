@@ -39,36 +39,7 @@ static void
 assert_same_lists (const StrataDisplayList *fast,
                    const StrataDisplayList *ref)
 {
-  g_assert_cmpuint (fast->rects->len, ==, ref->rects->len);
-  for (guint i = 0; i < fast->rects->len; i++)
-    {
-      const StrataPaintRect *a = &g_array_index (fast->rects, StrataPaintRect, i);
-      const StrataPaintRect *b = &g_array_index (ref->rects, StrataPaintRect, i);
-
-      if (memcmp (a, b, sizeof *a) != 0)
-        g_error ("rectangle %u: %g,%g %gx%g %08x against %g,%g %gx%g %08x", i,
-                 a->x, a->y, a->w, a->h, a->rgba, b->x, b->y, b->w, b->h, b->rgba);
-    }
-
-  g_assert_cmpuint (fast->texts->len, ==, ref->texts->len);
-  for (guint i = 0; i < fast->texts->len; i++)
-    {
-      const StrataPaintText *a = &g_array_index (fast->texts, StrataPaintText, i);
-      const StrataPaintText *b = &g_array_index (ref->texts, StrataPaintText, i);
-
-      g_assert_cmpfloat (a->x, ==, b->x);
-      g_assert_cmpfloat (a->y, ==, b->y);
-      g_assert_cmpfloat (a->max_width, ==, b->max_width);
-      g_assert_cmphex (a->rgba, ==, b->rgba);
-      g_assert_cmpuint (a->string, ==, b->string);
-      g_assert_cmpstr (a->text, ==, b->text);
-      g_assert_cmpuint (a->role, ==, b->role);
-      g_assert_cmpuint (a->align, ==, b->align);
-    }
-
-  g_assert_cmpuint (fast->n_items, ==, ref->n_items);
-  g_assert_cmpuint (fast->n_folded, ==, ref->n_folded);
-  g_assert_cmpuint (fast->level, ==, ref->level);
+  strata_test_assert_same_display_lists (fast, ref);
 }
 
 /* One viewport painted both ways. Returns the items folded. */
