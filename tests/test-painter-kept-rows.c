@@ -244,7 +244,6 @@ test_merged_rows_kept_none (void)
 {
   g_autoptr(StrataTrace) trace = strata_test_load_with_tree ("sched-tgid.txt");
   g_autoptr(StrataPainter) painter = strata_painter_new_for_trace (trace);
-  g_autoptr(GArray) rows = strata_painter_default_rows (painter);
   g_autoptr(StrataDisplayList) list = strata_display_list_new ();
   const StrataChannel *channels;
   guint n_channels;
@@ -252,6 +251,7 @@ test_merged_rows_kept_none (void)
   g_autoptr(GArray) members = g_array_new (FALSE, FALSE, sizeof (guint32));
   StrataPaintViewport vp = { 0 };
 
+  g_array_unref (strata_painter_default_rows (painter));
   channels = strata_trace_get_channels (trace, &n_channels);
   for (guint32 c = 0; c < n_channels && process == STRATA_CHANNEL_NONE; c++)
     if (channels[c].kind == STRATA_CHANNEL_PROCESS)
