@@ -71,4 +71,14 @@ guint       strata_test_v6_cpus            (const guint8         *data,
 void strata_test_assert_same_display_lists (const StrataDisplayList *a,
                                             const StrataDisplayList *b);
 
+/* A painter over @tree for the activities @acts it was built from: every
+ * channel a row, of the kind its activities give it; @channels (of
+ * StrataChannel) is filled and must outlive it. */
+StrataPainter *strata_test_painter_for_stream (StrataZoomTree   *tree,
+                                               StrataStringPool *pool,
+                                               const GArray     *acts,
+                                               GArray           *channels,
+                                               gint64           *start,
+                                               gint64           *end);
+
 G_END_DECLS

@@ -236,58 +236,6 @@ assert_lanes_in_order (StrataZoomTree *tree,
     }
 }
 
-/* A painter over @tree for the activities @acts it was built from: every
- * channel a row, of the kind its activities give it. @channels must
- * outlive it. */
-static StrataPainter *
-painter_for_stream (StrataZoomTree   *tree,
-                    StrataStringPool *pool,
-                    const GArray     *acts,
-                    GArray           *channels,
-                    gint64           *start,
-                    gint64           *end)
-{
-  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
-  StrataPainter *painter;
-
-  *start = G_MAXINT64;
-  *end = G_MININT64;
-  for (guint i = 0; i < acts->len; i++)
-    {
-      const StrataActivity *a = &g_array_index (acts, StrataActivity, i);
-      StrataChannel *ch;
-
-      if (a->channel >= channels->len)
-        g_array_set_size (channels, a->channel + 1);
-      ch = &g_array_index (channels, StrataChannel, a->channel);
-      if (a->kind == STRATA_ACTIVITY_TASK || a->kind == STRATA_ACTIVITY_IDLE ||
-          a->kind == STRATA_ACTIVITY_IRQ || a->kind == STRATA_ACTIVITY_SOFTIRQ ||
-          a->kind == STRATA_ACTIVITY_UNKNOWN)
-        ch->kind = STRATA_CHANNEL_CPU;
-      else if (ch->kind != STRATA_CHANNEL_CPU)
-        ch->kind = STRATA_CHANNEL_THREAD;
-      *start = MIN (*start, a->start);
-      *end = MAX (*end, a->end);
-    }
-  for (guint32 c = 0; c < channels->len; c++)
-    {
-      StrataChannel *ch = &g_array_index (channels, StrataChannel, c);
-      g_autofree char *name = g_strdup_printf ("channel %u", c);
-
-      ch->id = c;
-      ch->name = strata_string_pool_intern (pool, name);
-      ch->parent = STRATA_CHANNEL_NONE;
-      ch->tgid = -1;
-      ch->end = G_MAXINT64;
-      g_array_append_val (rows, c);
-    }
-
-  painter = strata_painter_new (pool, tree);
-  strata_painter_set_channels (painter, (const StrataChannel *)(gpointer) channels->data, channels->len);
-  strata_painter_set_extent (painter, *start, *end);
-  strata_painter_set_rows (painter, (const guint32 *)(gpointer) rows->data, rows->len);
-  return painter;
-}
 
 /* Generated streams: dense CPUs, many threads, bursts; every channel a
  * row, with the kinds the stream gives them. */
@@ -315,7 +263,7 @@ test_generated (void)
       g_assert_no_error (error);
       strata_test_stream_build (tree, (const StrataActivity *)(gpointer) acts->data, acts->len);
 
-      painter = painter_for_stream (tree, pool, acts, channels, &start, &end);
+      painter = strata_test_painter_for_stream (tree, pool, acts, channels, &start, &end);
       g_assert_cmpuint (paint_views (painter, start, end, channels->len, 100 + k), >, 1000);
     }
 }
@@ -349,7 +297,7 @@ test_spilled (void)
       strata_zoom_tree_set_chunk_spill (tree, 0, 16 * 1024);
       strata_test_stream_build (tree, (const StrataActivity *)(gpointer) acts->data, acts->len);
 
-      painter = painter_for_stream (tree, pool, acts, channels, &start, &end);
+      painter = strata_test_painter_for_stream (tree, pool, acts, channels, &start, &end);
       assert_lanes_in_order (tree, start, end, 41 + k, &origins);
       g_assert_cmpuint (paint_views (painter, start, end, channels->len, 51 + k), >, 1000);
     }

@@ -193,7 +193,7 @@ test_generated (void)
       g_autoptr(StrataPainter) painter = NULL;
       g_autoptr(GError) error = NULL;
       StrataZoomParams params;
-      gint64 start = G_MAXINT64, end = G_MININT64;
+      gint64 start, end;
 
       strata_zoom_params_init (&params);
       tree = strata_zoom_tree_new (&params, &error);
@@ -201,38 +201,9 @@ test_generated (void)
       strata_test_stream_build (tree, (const StrataActivity *)(gpointer) acts->data, acts->len);
       g_assert_true (strata_zoom_tree_is_finished (tree));
 
-      for (guint i = 0; i < acts->len; i++)
-        {
-          const StrataActivity *a = &g_array_index (acts, StrataActivity, i);
-          StrataChannel *ch;
-
-          if (a->channel >= channels->len)
-            g_array_set_size (channels, a->channel + 1);
-          ch = &g_array_index (channels, StrataChannel, a->channel);
-          if (a->kind == STRATA_ACTIVITY_TASK || a->kind == STRATA_ACTIVITY_IDLE ||
-              a->kind == STRATA_ACTIVITY_IRQ || a->kind == STRATA_ACTIVITY_SOFTIRQ)
-            ch->kind = STRATA_CHANNEL_CPU;
-          else if (ch->kind != STRATA_CHANNEL_CPU)
-            ch->kind = STRATA_CHANNEL_THREAD;
-          start = MIN (start, a->start);
-          end = MAX (end, a->end);
-        }
+      painter = strata_test_painter_for_stream (tree, pool, acts, channels, &start, &end);
       for (guint32 c = 0; c < channels->len; c++)
-        {
-          StrataChannel *ch = &g_array_index (channels, StrataChannel, c);
-          g_autofree char *name = g_strdup_printf ("channel %u", c);
-
-          ch->id = c;
-          ch->name = strata_string_pool_intern (pool, name);
-          ch->parent = STRATA_CHANNEL_NONE;
-          ch->tgid = -1;
-          ch->end = G_MAXINT64;
-          g_array_append_val (rows, c);
-        }
-
-      painter = strata_painter_new (pool, tree);
-      strata_painter_set_channels (painter, (const StrataChannel *)(gpointer) channels->data, channels->len);
-      strata_painter_set_extent (painter, start, end);
+        g_array_append_val (rows, c);
       walk_levels (painter, (const guint32 *)(gpointer) rows->data, rows->len, start, end);
     }
 }
