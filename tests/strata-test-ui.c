@@ -352,7 +352,8 @@ strata_test_ui_check_against_painter (StrataTimelineView     *view,
   strata_timeline_view_get_range (view, &vp.from, &vp.to);
   vp.width = width - style->name_width;
   vp.height = height - STRATA_TIMELINE_OVERVIEW_HEIGHT - style->ruler_height - style->legend_height;
-  vp.scroll_y = gtk_adjustment_get_value (vadj);
+  /* The view draws its rows at whole pixels. */
+  vp.scroll_y = round (gtk_adjustment_get_value (vadj));
   g_object_unref (vadj);
   strata_painter_paint (painter, &vp, list);
 

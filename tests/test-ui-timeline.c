@@ -14,6 +14,7 @@
 
 #include <math.h>
 
+#include "strata-painter-private.h"
 #include "strata-test-repeat.h"
 #include "strata-test-support.h"
 #include "strata-test-ui.h"
@@ -409,6 +410,51 @@ test_hover_redraw_reuses_frame (void)
   g_assert_cmpuint (strata_test_ui_check_against_painter (view, after, "hover-dark"), >, 100);
   strata_timeline_view_set_dark (view, FALSE);
   strata_timeline_view_fit (view);
+}
+
+/* A touchpad scrolls the rows by fractions of a pixel; they are drawn at
+ * whole pixels, the same as the nearest whole scroll draws them, and
+ * such a frame draws the rows it drew before again. */
+static void
+test_fractional_scroll_draws_whole_pixels (void)
+{
+  StrataPainter *painter = strata_timeline_view_get_painter (view);
+  const StrataPaintStyle *style = strata_painter_get_style (painter);
+  g_autoptr(StrataTestPixels) whole = NULL;
+  g_autoptr(StrataTestPixels) fractional = NULL;
+  GtkAdjustment *vadj = NULL;
+  double v;
+  int y_first, y_last;
+
+  strata_timeline_view_clear_selection (view);
+  strata_timeline_view_set_search (view, NULL);
+  strata_timeline_view_fit (view);
+  strata_timeline_view_handle_motion (view, 2, 2);
+  g_object_get (view, "vadjustment", &vadj, NULL);
+
+  /* Two rows down, whole, then the same less 0.4 of a pixel. */
+  v = 2 * style->row_height;
+  g_assert_cmpfloat (gtk_adjustment_get_upper (vadj) - gtk_adjustment_get_page_size (vadj), >=, v);
+  gtk_adjustment_set_value (vadj, v);
+  whole = render_pixels ();
+  gtk_adjustment_set_value (vadj, v - 0.4);
+  fractional = render_pixels ();
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadj), ==, v - 0.4);
+  g_assert_cmpuint (count_differences (whole, fractional, &y_first, &y_last), ==, 0);
+  g_assert_cmpuint (strata_test_ui_check_against_painter (view, fractional, "fractional-scroll"), >, 100);
+
+  /* From 0 to 1.6 pixels: moved by two whole pixels, its rows drawn again. */
+  gtk_adjustment_set_value (vadj, 0);
+  g_clear_pointer (&whole, strata_test_ui_pixels_free);
+  whole = render_pixels ();
+  gtk_adjustment_set_value (vadj, 1.6);
+  g_clear_pointer (&fractional, strata_test_ui_pixels_free);
+  fractional = render_pixels ();
+  g_assert_cmpuint (strata_painter_get_n_drawn_again (painter), >, 0);
+  g_assert_cmpuint (strata_test_ui_check_against_painter (view, fractional, "fractional-scroll-kept"), >, 100);
+
+  gtk_adjustment_set_value (vadj, 0);
+  g_object_unref (vadj);
 }
 
 /* Independent of the zoom tree and the painter: a long running interval
@@ -996,6 +1042,7 @@ main (int    argc,
   g_test_add_func ("/strata/ui/timeline/double-click-zooms-to-activity", test_double_click_zooms_to_activity);
   g_test_add_func ("/strata/ui/timeline/snapshot-matches-painter", test_snapshot_matches_painter);
   g_test_add_func ("/strata/ui/timeline/hover-redraw-reuses-frame", test_hover_redraw_reuses_frame);
+  g_test_add_func ("/strata/ui/timeline/fractional-scroll-draws-whole-pixels", test_fractional_scroll_draws_whole_pixels);
   g_test_add_func ("/strata/ui/timeline/running-interval-at-its-pixels", test_running_interval_at_its_pixels);
   g_test_add_func ("/strata/ui/timeline/collapsed-process-shows-its-threads", test_collapsed_process_shows_its_threads);
   g_test_add_func ("/strata/ui/timeline/live-growth", test_live_growth);

@@ -170,10 +170,13 @@ base_rows (StrataTimelineView *self,
   return self->painter != NULL ? strata_painter_get_default_rows (self->painter, n_rows) : NULL;
 }
 
+/* The rows are drawn at whole pixels, however finely a touchpad scrolls
+ * the adjustment: a row's edges stay sharp, and a frame after a scroll
+ * can draw the rows it already drew again instead of asking for them. */
 static inline double
 scroll_y (StrataTimelineView *self)
 {
-  return self->vadjustment != NULL ? gtk_adjustment_get_value (self->vadjustment) : 0;
+  return self->vadjustment != NULL ? round (gtk_adjustment_get_value (self->vadjustment)) : 0;
 }
 
 int       _strata_timeline_view_row_index_at      (StrataTimelineView *self,
