@@ -80,6 +80,11 @@ typedef struct
 #define WAKE_EVENTS        (READY_EVENTS / 2)
 #define WAKE_CHUNKS        (READY_CHUNKS / 2)
 #define MAX_MERGE_RUNS     64
+/* How far ahead of the sample being read the mapped file is asked into
+ * the cache: the hardware's prefetcher stops at each 4 KiB page, and a
+ * sample's first load missed there (perf annotate: a third of
+ * strata_perf_handle_sample's samples on one load of the record). */
+#define PREFETCH_AHEAD     1024
 
 static int
 sort_key_cmp (gconstpointer a,
@@ -608,6 +613,8 @@ take_sample (StrataPerfSource *self,
     return NULL;
   *offset = self->pos;
   self->pos += size;
+  /* Never faults: past the map's end or on a page given back, nothing. */
+  __builtin_prefetch (h + PREFETCH_AHEAD);
   return h;
 }
 
