@@ -338,6 +338,9 @@ gboolean strata_raw_store_spill_read_at (StrataRawStore *self,
                                          guint64         offset,
                                          gpointer        out,
                                          gsize           size);
+guint    strata_raw_store_read_spilled_block (StrataRawStore *self,
+                                              guint64         ticket,
+                                              StrataActivity *out);
 /* strata-raw-store.c: the staged seals written (FALSE: their channels
  * opened again). */
 gboolean strata_raw_store_flush_seals   (StrataRawStore *self);
