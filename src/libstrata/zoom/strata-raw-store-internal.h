@@ -301,6 +301,7 @@ struct _StrataRawStore
   /* The packer's file read through windows, while the index writer
    * copies it (strata_raw_store_open_windows()); NULL otherwise. */
   StrataFileWindows   *windows;
+  GThread             *windows_thread;  /* the one that opened them */
   guint8              *seal_stage;      /* SEAL_STAGE bytes, made at the first seal */
   gsize                seal_staged;     /* bytes of it used */
   GArray              *staged_channels; /* guint32: those sealed into it */

@@ -16,6 +16,17 @@
 #include "strata-raw-store-internal.h"
 #include "strata-raw-store-private.h"
 
+/* The windows, to the thread that opened them (the finish's, the index
+ * writer's): it closes them too, so they never go while it reads. Another
+ * thread (a view reading lanes while a trace loads) reads past them. */
+static StrataFileWindows *
+windows_of (StrataRawStore *self)
+{
+  if (g_atomic_pointer_get (&self->windows_thread) != g_thread_self ())
+    return NULL;
+  return self->windows;
+}
+
 /* @size bytes the store put in its packer's file at @offset (a seal, a
  * page), through the windows while the index writer copies the file. */
 gboolean
@@ -24,8 +35,10 @@ strata_raw_store_spill_read_at (StrataRawStore *self,
                gpointer        out,
                gsize           size)
 {
-  if (self->windows != NULL)
-    return strata_file_windows_read (self->windows, offset, out, size);
+  StrataFileWindows *windows = windows_of (self);
+
+  if (windows != NULL)
+    return strata_file_windows_read (windows, offset, out, size);
   return strata_block_packer_read_at (self->packer, offset, out, size);
 }
 
@@ -88,6 +101,7 @@ strata_raw_store_open_windows (StrataRawStore *self,
                                            self->packer);
   if (first_fill > 0)
     strata_file_windows_set_first_fill (self->windows, first_fill);
+  g_atomic_pointer_set (&self->windows_thread, g_thread_self ());
 }
 
 void
@@ -98,6 +112,7 @@ strata_raw_store_close_windows (StrataRawStore *self)
   if (self->windows != NULL)
     g_debug ("raw store: its file read through windows in %" G_GUINT64_FORMAT " reads",
              strata_file_windows_get_n_reads (self->windows));
+  g_atomic_pointer_set (&self->windows_thread, NULL);
   g_clear_pointer (&self->windows, strata_file_windows_free);
 }
 
@@ -108,14 +123,15 @@ strata_raw_store_read_block_bytes (StrataRawStore         *self,
                                    const StrataIndexBlock *rec,
                                    guint8                 *out)
 {
-  if (self->windows == NULL)
+  StrataFileWindows *windows = windows_of (self);
+
+  if (windows == NULL)
     return strata_block_packer_read_bytes (self->packer, rec, out);
   if (rec->size > STRATA_BLOCK_PACKER_MAX_PACKED ||
-      !strata_file_windows_read (self->windows, rec->offset, out, rec->size))
+      !strata_file_windows_read (windows, rec->offset, out, rec->size))
     return FALSE;
   return strata_index_checksum (out, rec->size) == rec->checksum;
 }
-
 
 static gboolean
 window_bytes (const StrataIndexBlock *rec,
@@ -132,7 +148,7 @@ strata_raw_store_read_spilled_block (StrataRawStore *self,
                                      guint64         ticket,
                                      StrataActivity *out)
 {
-  if (self->windows == NULL)
+  if (windows_of (self) == NULL)
     return strata_block_packer_read (self->packer, ticket, out);
   return strata_block_packer_read_with (self->packer, ticket, out, window_bytes, self);
 }
