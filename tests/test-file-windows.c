@@ -3,7 +3,8 @@
  * The windows of a file (base/strata-file-windows.c) answer every read
  * as the file does, whatever the order (streams interleaved, jumps back,
  * reads across a window's end, past the written end, larger than a
- * window), and read a stretch read in order once.
+ * window), and read a stretch read in order once; started at a page, a
+ * reader that skips reads a page a read.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -27,6 +28,7 @@ typedef struct
 {
   int     fd;
   guint64 n_reads;
+  guint64 n_bytes;
 } File;
 
 static gboolean
@@ -38,6 +40,7 @@ file_read (gpointer data,
   File *f = data;
 
   f->n_reads++;
+  f->n_bytes += size;
   return strata_file_read_all (f->fd, out, size, offset);
 }
 
@@ -46,7 +49,7 @@ make_file (guint8 **bytes)
 {
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
   g_autofree char *path = g_build_filename (g_get_tmp_dir (), "strata-file-windows-XXXXXX", NULL);
-  File f = { g_mkstemp (path), 0 };
+  File f = { g_mkstemp (path), 0, 0 };
 
   g_assert_cmpint (f.fd, >=, 0);
   g_unlink (path);
@@ -140,6 +143,44 @@ test_streams_read_once (void)
   close (f.fd);
 }
 
+/* With a first fill of a page, a reader that skips (1 KiB, then 15 KiB
+ * on: a busy lane's blocks among the others', as the tree's finish reads
+ * them) reads a page for each read, not a window, and gets the file's
+ * bytes; a stream read right on still grows its window and reads each
+ * stretch once. */
+static void
+test_first_fill_page (void)
+{
+  g_autofree guint8 *bytes = NULL;
+  guint8 out[1024];
+  File f = make_file (&bytes);
+  StrataFileWindows *windows = strata_file_windows_new (4, WINDOW, FILE_BYTES, file_read, &f);
+  guint64 n = 0, at;
+
+  strata_file_windows_set_first_fill (windows, 4096);
+  for (at = 100; at + sizeof out <= FILE_BYTES; at += 16 << 10, n++)
+    {
+      g_assert_true (strata_file_windows_read (windows, at, out, sizeof out));
+      g_assert_cmpmem (out, sizeof out, bytes + at, sizeof out);
+    }
+  /* A page, two where the read crosses a page's end. */
+  g_assert_cmpuint (f.n_reads, ==, n);
+  g_assert_cmpuint (f.n_bytes, <=, n * 2 * 4096);
+
+  f.n_reads = f.n_bytes = 0;
+  for (at = 0; at + sizeof out <= FILE_BYTES; at += sizeof out)
+    {
+      g_assert_true (strata_file_windows_read (windows, at, out, sizeof out));
+      g_assert_cmpmem (out, sizeof out, bytes + at, sizeof out);
+    }
+  /* The window doubles from a page to its size: a few reads to grow,
+   * then a window a read, each byte read about once. */
+  g_assert_cmpuint (f.n_reads, <=, FILE_BYTES / (WINDOW - 4096) + 8);
+  g_assert_cmpuint (f.n_bytes, <=, FILE_BYTES + 4 * WINDOW);
+  strata_file_windows_free (windows);
+  close (f.fd);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -148,6 +189,7 @@ main (int   argc,
 
   g_test_add_func ("/strata/file-windows/reads-equal-file", test_reads_equal_file);
   g_test_add_func ("/strata/file-windows/streams-read-once", test_streams_read_once);
+  g_test_add_func ("/strata/file-windows/first-fill-page", test_first_fill_page);
 
   return g_test_run ();
 }

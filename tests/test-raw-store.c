@@ -655,7 +655,7 @@ test_spill_short_lanes_budget (void)
   {
     guint64 n_sealed = strata_raw_store_get_n_sealed (sealed);
 
-    strata_raw_store_open_windows (sealed);
+    strata_raw_store_open_windows (sealed, 0);
     g_assert_cmpuint (strata_raw_store_get_n_sealed (sealed), ==, n_sealed);
     assert_stores_equal_on (want, sealed, n_channels, last, rand, 2000);
     g_assert_cmpuint (assert_lanes_equal (want, sealed, n_channels, 1), >, 10);

@@ -27,7 +27,7 @@
  * back stays in it. */
 #define WINDOW_ALIGN ((guint64) 4096)
 
-/* What a window that starts a stream reads: a stream that goes on right
+/* What a window that starts a stream reads, unless set: a stream that goes on right
  * after a window's end (less than a quarter of it farther) reads twice as
  * much as that window the next time, up to the window; one that skips
  * more reads this again (a long-lived thread's blocks, one here and there
@@ -51,6 +51,7 @@ struct _StrataFileWindows
   guint64                end;
   guint64                clock;
   guint64                n_reads;
+  gsize                  first_fill;
   StrataFileWindowsRead  read;
   gpointer               data;
 };
@@ -77,6 +78,7 @@ strata_file_windows_new (guint                 n_windows,
   self->n_windows = n_windows;
   self->window = window;
   self->end = end;
+  self->first_fill = FIRST_FILL;
   self->read = read;
   self->data = data;
   return self;
@@ -92,6 +94,23 @@ strata_file_windows_free (StrataFileWindows *self)
   g_free (self->windows);
   g_mutex_clear (&self->lock);
   g_free (self);
+}
+
+/**
+ * strata_file_windows_set_first_fill:
+ * @first_fill: what a window that starts a stream reads (16 KiB unless
+ *   set), at least a page
+ *
+ * A reader whose streams mostly skip, a block here and there, reads less
+ * with a small first fill: only a stream read right on grows its window.
+ */
+void
+strata_file_windows_set_first_fill (StrataFileWindows *self,
+                                    gsize              first_fill)
+{
+  g_return_if_fail (self != NULL);
+
+  self->first_fill = CLAMP (first_fill, (gsize) WINDOW_ALIGN, self->window);
 }
 
 /* The reads of the file made, windows filled and reads past them. */
@@ -151,7 +170,7 @@ strata_file_windows_read (StrataFileWindows *self,
     }
   if (w == NULL)
     {
-      gsize fill = FIRST_FILL;
+      gsize fill = self->first_fill;
 
       /* The stream's window stays (a stream goes forward only by and
        * large: the channels closed in about the order they began). */
@@ -159,11 +178,11 @@ strata_file_windows_read (StrataFileWindows *self,
         {
           guint64 end = next->offset + next->len;
 
-          fill = offset - MIN (offset, end) < next->len / 4 ? 2 * next->len : FIRST_FILL;
+          fill = offset - MIN (offset, end) < next->len / 4 ? 2 * next->len : self->first_fill;
         }
       w = lru != NULL ? lru : next;
       start = offset - offset % WINDOW_ALIGN;
-      fill = CLAMP (fill, FIRST_FILL, self->window);
+      fill = CLAMP (fill, self->first_fill, self->window);
       fill = MAX (fill, (gsize) (offset + size - start));
       if (w->bytes == NULL)
         w->bytes = g_malloc (self->window);

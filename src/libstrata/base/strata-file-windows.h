@@ -27,6 +27,8 @@ StrataFileWindows *strata_file_windows_new   (guint                  n_windows,
                                               StrataFileWindowsRead  read,
                                               gpointer               data);
 void               strata_file_windows_free  (StrataFileWindows     *self);
+void               strata_file_windows_set_first_fill (StrataFileWindows *self,
+                                                       gsize              first_fill);
 gboolean           strata_file_windows_read  (StrataFileWindows     *self,
                                               guint64                offset,
                                               gpointer               out,

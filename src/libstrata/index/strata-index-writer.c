@@ -745,7 +745,7 @@ write_raw_store (Writer            *w,
    * million short-lived threads' lanes of a few activities each were a
    * quarter padding. */
   w->alignment = STRATA_INDEX_LANE_ALIGN;
-  strata_raw_store_open_windows (raw);
+  strata_raw_store_open_windows (raw, 0);
   for (guint32 c = 0; c < n_channels && w->error == 0; c++)
     {
       guint32 present;

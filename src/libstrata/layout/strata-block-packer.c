@@ -1040,6 +1040,18 @@ strata_block_packer_read_at (StrataBlockPacker *self,
   return read_through (self, out, size, offset);
 }
 
+/* Like strata_block_packer_read_at(), without the read-ahead: for a
+ * reader that keeps its own windows of the file (strata-file-windows.c)
+ * and reads a page where the file is read here and there. */
+gboolean
+strata_block_packer_read_at_direct (StrataBlockPacker *self,
+                                    guint64            offset,
+                                    gpointer           out,
+                                    gsize              size)
+{
+  return strata_file_read_all (self->fd, out, size, offset);
+}
+
 /* Block @ticket's packed bytes back from the file into @out (at least
  * STRATA_BLOCK_PACKER_MAX_PACKED bytes), as its record says. */
 gboolean
@@ -1052,11 +1064,21 @@ strata_block_packer_read_bytes (StrataBlockPacker      *self,
   return strata_index_checksum (out, rec->size) == rec->checksum;
 }
 
+static gboolean
+read_bytes_of (const StrataIndexBlock *rec,
+               guint8                 *out,
+               gpointer                data)
+{
+  return strata_block_packer_read_bytes (data, rec, out);
+}
+
 static guint
-read_block (StrataBlockPacker *self,
-            guint64            ticket,
-            void              *out,
-            gboolean           cached)
+read_block (StrataBlockPacker      *self,
+            guint64                 ticket,
+            void                   *out,
+            gboolean                cached,
+            StrataBlockBytesReader  read_bytes,
+            gpointer                data)
 {
   guint8 bytes[STRATA_BLOCK_PACKER_MAX_PACKED];
   StrataIndexBlock rec;
@@ -1113,7 +1135,12 @@ read_block (StrataBlockPacker *self,
 
   if (cached && strata_block_cache_get (self->cache, 0, ticket, out, (gsize) rec.n * elem_size))
     return rec.n;
-  if (!strata_block_packer_read_bytes (self, &rec, bytes))
+  if (read_bytes == NULL)
+    {
+      read_bytes = read_bytes_of;
+      data = self;
+    }
+  if (!read_bytes (&rec, bytes, data))
     return 0;
   dctx = strata_block_cache_take_dctx (self->cache);
   ok = strata_block_unpack (bytes, rec.size, rec.codec, rec.n, elem_size, dctx, out);
@@ -1139,7 +1166,27 @@ strata_block_packer_read (StrataBlockPacker *self,
                           guint64            ticket,
                           void              *out)
 {
-  return read_block (self, ticket, out, TRUE);
+  return read_block (self, ticket, out, TRUE, NULL, NULL);
+}
+
+/**
+ * strata_block_packer_read_with:
+ * @read_bytes: how the block's packed bytes are read from the file
+ *
+ * Like strata_block_packer_read(), for a reader that has the file's bytes
+ * nearer than the packer's read-ahead (the raw store's windows, while the
+ * tree's finish or the index writer walks its lanes): a block not in the
+ * cache and not queued has its bytes read by @read_bytes, which checks
+ * them against the record as strata_block_packer_read_bytes() does.
+ */
+guint
+strata_block_packer_read_with (StrataBlockPacker      *self,
+                               guint64                 ticket,
+                               void                   *out,
+                               StrataBlockBytesReader  read_bytes,
+                               gpointer                data)
+{
+  return read_block (self, ticket, out, TRUE, read_bytes, data);
 }
 
 /**
@@ -1154,7 +1201,7 @@ strata_block_packer_read_direct (StrataBlockPacker *self,
                                  guint64            ticket,
                                  void              *out)
 {
-  return read_block (self, ticket, out, FALSE);
+  return read_block (self, ticket, out, FALSE, NULL, NULL);
 }
 
 /**

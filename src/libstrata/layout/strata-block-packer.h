@@ -45,6 +45,17 @@ guint64            strata_block_packer_submit       (StrataBlockPacker  *self,
 guint              strata_block_packer_read         (StrataBlockPacker  *self,
                                                      guint64             ticket,
                                                      void               *out);
+/* Block @rec's packed bytes into @out (at least
+ * STRATA_BLOCK_PACKER_MAX_PACKED bytes), checked against its checksum. */
+typedef gboolean (*StrataBlockBytesReader) (const StrataIndexBlock *rec,
+                                            guint8                 *out,
+                                            gpointer                data);
+
+guint              strata_block_packer_read_with    (StrataBlockPacker  *self,
+                                                     guint64             ticket,
+                                                     void               *out,
+                                                     StrataBlockBytesReader read_bytes,
+                                                     gpointer            data);
 guint              strata_block_packer_read_direct  (StrataBlockPacker  *self,
                                                      guint64             ticket,
                                                      void               *out);
@@ -76,6 +87,10 @@ gboolean           strata_block_packer_read_at      (StrataBlockPacker  *self,
                                                      guint64             offset,
                                                      gpointer            out,
                                                      gsize               size);
+gboolean           strata_block_packer_read_at_direct (StrataBlockPacker *self,
+                                                       guint64            offset,
+                                                       gpointer           out,
+                                                       gsize              size);
 void               strata_block_packer_flush        (StrataBlockPacker  *self);
 int                strata_block_packer_get_zstd_level (StrataBlockPacker *self);
 gboolean           strata_block_packer_has_failed   (StrataBlockPacker  *self);

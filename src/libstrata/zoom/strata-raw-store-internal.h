@@ -301,6 +301,7 @@ struct _StrataRawStore
   /* The packer's file read through windows, while the index writer
    * copies it (strata_raw_store_open_windows()); NULL otherwise. */
   StrataFileWindows   *windows;
+  GThread             *windows_thread;  /* the one that opened them */
   guint8              *seal_stage;      /* SEAL_STAGE bytes, made at the first seal */
   gsize                seal_staged;     /* bytes of it used */
   GArray              *staged_channels; /* guint32: those sealed into it */
@@ -338,6 +339,9 @@ gboolean strata_raw_store_spill_read_at (StrataRawStore *self,
                                          guint64         offset,
                                          gpointer        out,
                                          gsize           size);
+guint    strata_raw_store_read_spilled_block (StrataRawStore *self,
+                                              guint64         ticket,
+                                              StrataActivity *out);
 /* strata-raw-store.c: the staged seals written (FALSE: their channels
  * opened again). */
 gboolean strata_raw_store_flush_seals   (StrataRawStore *self);

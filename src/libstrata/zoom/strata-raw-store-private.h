@@ -49,7 +49,8 @@ StrataBlockPacker *strata_raw_store_get_packer (StrataRawStore       *self);
 void            strata_raw_store_set_packer     (StrataRawStore             *self,
                                                  StrataBlockPacker          *packer);
 guint64         strata_raw_store_get_unspilled  (StrataRawStore             *self);
-void            strata_raw_store_open_windows   (StrataRawStore             *self);
+void            strata_raw_store_open_windows   (StrataRawStore             *self,
+                                                 gsize                       first_fill);
 void            strata_raw_store_close_windows  (StrataRawStore             *self);
 gboolean        strata_raw_store_read_block_bytes (StrataRawStore           *self,
                                                    const StrataIndexBlock   *rec,

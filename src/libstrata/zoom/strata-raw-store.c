@@ -586,7 +586,7 @@ read_spilled (StrataRawStore              *self,
 
   g_atomic_int_inc (&self->n_block_reads);
   if (self->block_copies == 0 || g_thread_self () == self->builder)
-    return strata_block_packer_read (self->packer, rec->ticket, out);
+    return strata_raw_store_read_spilled_block (self, rec->ticket, out);
   if (v->copies == NULL)
     v->copies = thread_copies (self);
   u = v->copies;
@@ -604,7 +604,7 @@ read_spilled (StrataRawStore              *self,
       return copy->n;
     }
 
-  n = strata_block_packer_read (self->packer, rec->ticket, out);
+  n = strata_raw_store_read_spilled_block (self, rec->ticket, out);
   if (n == 0 || n != rec->n)
     return n;
   if (copy->acts == NULL)

@@ -726,10 +726,17 @@ strata_zoom_tree_finish (StrataZoomTree *self)
   g_rw_lock_writer_lock (&self->lock);
   for (guint r = self->hint_root; r < root; r++)
     level_drop (self, &self->levels[r]);
+  /* The chunks computed here walk a few lanes of the raw store's file
+   * over the whole trace, a block of 1 KiB here and there (a CPU's on the
+   * dense shape, 8 lanes for each level computed), through its windows,
+   * read a page at a time where a lane skips (opened and closed under
+   * the lock: no query reads the store meanwhile). */
+  strata_raw_store_open_windows (self->raw, 4096);
   for (guint r = 0; r < self->n_ranks; r++)
     compute_deferred_chunks (self, r);
   for (guint r = root; r < self->n_ranks; r++)
     compute_first_chunk (self, r);
+  strata_raw_store_close_windows (self->raw);
   g_rw_lock_writer_unlock (&self->lock);
 
   /* Every spilled chunk in the file: what the tree holds from now on is
