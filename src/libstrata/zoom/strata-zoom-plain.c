@@ -97,7 +97,7 @@ strata_zoom_tree_level_begin_proof (StrataZoomTree *self,
   Level *level = &self->levels[rank];
 
   level->proving = FALSE;
-  if (!level->counting || self->params.min_reduction < 2 || g_getenv ("STRATA_NO_PROOF") != NULL)
+  if (!level->counting || self->params.min_reduction < 2 || self->parameters.prove_plain == 0)
     return FALSE;
   if (level->n_proven + level->n_proofs_failed == 0)
     level->proof_credit = PROOF_CREDIT;

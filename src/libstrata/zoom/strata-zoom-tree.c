@@ -987,6 +987,8 @@ strata_zoom_tree_get_pool_memory (StrataZoomTree       *self,
       memory->n_runs_pages += level->n_runs_pages;
       memory->n_switched += level->n_switched;
       memory->n_switch_deferred += level->n_switch_deferred;
+      memory->n_proven += level->n_proven;
+      memory->n_proofs_failed += level->n_proofs_failed;
     }
 }
 
