@@ -27,8 +27,12 @@
  * doubtful are too few for the chunk to pay whole (its members are at
  * least its starts S, its items at least S less the doubtful U: whole
  * pays only when U * R >= S * (R - 1)); the same chunk as counting it
- * would store. After a failed proof the level counts its plain chunks for
- * a while (1, 2, 4 .. 64 of them) before it tries again.
+ * would store (over every channel with a start in it, listed as the proof
+ * went, where the doubtful are too many). Deciding a chunk so costs tens
+ * of microseconds a channel where counting it cost its pieces: after a
+ * failed proof the level counts its plain chunks for a while (1, 2, 4 ..
+ * 64 of them) before it tries again, proves only narrow chunks, and stops
+ * when its failures have cost more than a credit its proofs earn.
  *
  * What it reads per piece is the previous start of the piece's lane,
  * shared by every level (a gint64 by lane id) and the pieces of the
@@ -36,7 +40,10 @@
  *
  * The durations d are of the pieces, clipped to their buffer (an
  * activity's start piece is no longer than the activity in any chunk that
- * holds its start), so a proof can only fail where counting would not.
+ * holds its start), and a lane's previous start not seen is taken as the
+ * chunk's start: a doubt too many is possible, a doubt too few is not.
+ * Lanes hold activities one after the other (a nesting depth, or
+ * instants), as the levels' walk already assumes (consume()).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
