@@ -73,7 +73,7 @@
  * (tens of microseconds each, where counting costs a few tenths of one a
  * piece): this many at first, and a channel more for every PROOF_EARNS
  * starts of the chunks it proved plain. */
-#define PROOF_CREDIT    1024
+#define PROOF_CREDIT    256
 #define PROOF_EARNS     64
 
 /* A level proves no chunk longer than this fraction of the trace so far:
