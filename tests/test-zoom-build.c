@@ -2979,7 +2979,7 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);
   g_test_add_func ("/strata/zoom-build/pools/bounded", test_pools_bounded);
   g_test_add_func ("/strata/zoom-build/pools/count-switch", test_pools_count_switch);
-  g_test_add_func ("/strata/zoom-build/prove-plain", test_prove_plain);
+  g_test_add_func ("/strata/zoom-build/pools/prove-plain", test_prove_plain);
   g_test_add_func ("/strata/zoom-build/pools/runs-bounded", test_pools_runs_bounded);
   g_test_add_func ("/strata/zoom-build/pools/index-bytes", test_pools_index_bytes);
   g_test_add_func ("/strata/zoom-build/pools/live", test_pools_live);
