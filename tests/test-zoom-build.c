@@ -2628,6 +2628,58 @@ test_pools_count_switch (void)
   check_queries (counted, all, acts->len, 20);
 }
 
+/* Plain chunks proven so (strata-zoom-plain.c): on every generated
+ * stream, with the levels in the builder's thread or their own, the tree
+ * whose levels prove the chunks that follow a plain one is the tree whose
+ * levels count them, with the oracles' answers; on the dense stream some
+ * chunks are proven (and at finer levels than the ones that store), and
+ * some proofs fail and are decided at the end. */
+static void
+test_prove_plain (void)
+{
+  guint64 proven = 0, failed = 0;
+
+  for (guint kind = STRATA_TEST_STREAM_DENSE; kind <= STRATA_TEST_STREAM_MIXED; kind++)
+    for (guint pipelined = 0; pipelined < 2; pipelined++)
+      {
+        g_autoptr(GArray) acts = strata_test_stream_collect (kind, 60000, 31 + kind);
+        const StrataActivity *all = (const StrataActivity *)(gpointer) acts->data;
+        g_autoptr(StrataZoomTree) proving = NULL;
+        g_autoptr(StrataZoomTree) counting = NULL;
+        StrataParameters parameters;
+        StrataZoomParams params;
+        StrataZoomPoolMemory with, without;
+        Checked checked;
+
+        params_for_tests (&params, STRATA_BUFFER_ADAPTIVE | (2 << 8));
+        params.pipelined = pipelined;
+        strata_parameters_init (&parameters);
+        params.parameters = &parameters;
+        proving = strata_zoom_tree_new (&params, NULL);
+        parameters.prove_plain = 0;
+        counting = strata_zoom_tree_new (&params, NULL);
+        strata_test_stream_build (proving, all, acts->len);
+        strata_test_stream_build (counting, all, acts->len);
+
+        get_pools (proving, &with);
+        get_pools (counting, &without);
+        g_test_message ("stream %u%s: %" G_GUINT64_FORMAT " chunks proven plain, %" G_GUINT64_FORMAT " proofs failed",
+                        kind, pipelined ? " (levels in their thread)" : "", with.n_proven, with.n_proofs_failed);
+        g_assert_cmpuint (without.n_proven + without.n_proofs_failed, ==, 0);
+        if (kind == STRATA_TEST_STREAM_DENSE)
+          g_assert_cmpuint (with.n_proven, >, 0);
+        proven += with.n_proven;
+        failed += with.n_proofs_failed;
+
+        assert_trees_equal (counting, proving);
+        check_tree (proving, all, acts->len, &checked);
+        g_assert_cmpuint (checked.chunks, >, 0);
+        check_queries (proving, all, acts->len, 10);
+      }
+  g_assert_cmpuint (proven, >, 0);
+  g_assert_cmpuint (failed, >, 0);
+}
+
 /* While a stream many times the budget is built, no level's pool uses
  * more than the budget (one segment is smaller), by the tree's own count
  * sampled along the way, where the same tree without a budget has a pool
@@ -2927,6 +2979,7 @@ main (int    argc,
   g_test_add_func ("/strata/zoom-build/pools/oracle", test_pools_oracle);
   g_test_add_func ("/strata/zoom-build/pools/bounded", test_pools_bounded);
   g_test_add_func ("/strata/zoom-build/pools/count-switch", test_pools_count_switch);
+  g_test_add_func ("/strata/zoom-build/pools/prove-plain", test_prove_plain);
   g_test_add_func ("/strata/zoom-build/pools/runs-bounded", test_pools_runs_bounded);
   g_test_add_func ("/strata/zoom-build/pools/index-bytes", test_pools_index_bytes);
   g_test_add_func ("/strata/zoom-build/pools/live", test_pools_live);

@@ -27,6 +27,7 @@ strata_parameters_init (StrataParameters *self)
   self->pool_budget = STRATA_PARAMETER_DEFAULT;
   self->closed_page_lanes = STRATA_PARAMETER_DEFAULT;
   self->count_switch = -1;
+  self->prove_plain = -1;
   self->spill_windows = STRATA_PARAMETER_DEFAULT;
   self->chunk_spill_from = STRATA_PARAMETER_DEFAULT;
   self->span_cut = STRATA_PARAMETER_DEFAULT;
@@ -75,6 +76,8 @@ strata_parameters_init_from_environment (StrataParameters *self)
   read_number ("STRATA_ZOOM_CLOSED_PAGE", G_MAXUINT, &self->closed_page_lanes);
   if ((env = g_getenv ("STRATA_ZOOM_COUNT_SWITCH")) != NULL)
     self->count_switch = g_strcmp0 (env, "0") != 0;
+  if ((env = g_getenv ("STRATA_ZOOM_PROVE_PLAIN")) != NULL)
+    self->prove_plain = g_strcmp0 (env, "0") != 0;
   read_number ("STRATA_ZOOM_SPILL_WINDOWS", G_MAXUINT64 - 1, &self->spill_windows);
   read_number ("STRATA_ZOOM_CHUNK_SPILL_FROM", G_MAXUINT64 - 1, &self->chunk_spill_from);
   if ((env = g_getenv ("STRATA_ZOOM_SPAN_CUT")) != NULL)

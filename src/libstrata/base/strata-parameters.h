@@ -16,6 +16,7 @@
  *   STRATA_ZOOM_POOL_BUDGET=BYTES    a level's pool before its open chunk spills
  *   STRATA_ZOOM_CLOSED_PAGE=N        closed lanes of a chunk per page (0: none)
  *   STRATA_ZOOM_COUNT_SWITCH=0|1     lanes that do not pay counted from a spill on
+ *   STRATA_ZOOM_PROVE_PLAIN=0|1      plain chunks proven so instead of counted
  *   STRATA_ZOOM_SPILL_WINDOWS=BYTES  what a level's spill is read back through
  *   STRATA_ZOOM_CHUNK_SPILL_FROM=BYTES  chunks' items kept in memory (0: none)
  *   STRATA_ZOOM_SPAN_CUT=N           spans longer than N items answered in part
@@ -50,6 +51,7 @@ typedef struct
   guint64  pool_budget;        /* bytes */
   guint64  closed_page_lanes;
   int      count_switch;       /* 0: a lane that does not pay is aggregated to its chunk's end */
+  int      prove_plain;        /* 0: a level whose last chunk was plain counts the next one */
   guint64  spill_windows;      /* bytes */
   guint64  chunk_spill_from;   /* bytes */
   guint64  span_cut;           /* items */

@@ -179,6 +179,9 @@ adaptive_begin (StrataZoomTree *self,
   /* Where the level's last chunk did not pay, it is likely this one will
    * not either: count it only (level_finish_count()). */
   level->counting = level->chunk_active && level->last_plain;
+  /* Or, cheaper, prove it plain (strata-zoom-plain.c). */
+  if (level->counting)
+    strata_zoom_tree_level_begin_proof (self, rank);
   return TRUE;
 }
 
@@ -321,8 +324,8 @@ consume (StrataZoomTree *self,
   const StrataActivity *pieces = (const StrataActivity *)(gpointer) buffer->pieces->data;
   const guint32 *ids = (const guint32 *)(gpointer) buffer->lanes->data;
   const guint16 through = STRATA_ACTIVITY_FLAG_CONTINUES_BEFORE | STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
-  Level *active[MAX_RANKS], *fresh[MAX_RANKS];
-  guint n_active = 0, n_fresh = 0, n = buffer->pieces->len;
+  Level *active[MAX_RANKS], *fresh[MAX_RANKS], *proving[MAX_RANKS];
+  guint n_active = 0, n_fresh = 0, n_proving = 0, n = buffer->pieces->len;
 
   if (self->params.buffer_criterion != STRATA_BUFFER_ADAPTIVE)
     {
@@ -330,12 +333,16 @@ consume (StrataZoomTree *self,
         strata_zoom_tree_level_consume (self, r, buffer);
       return;
     }
+  if (self->proof_origin == 0)
+    self->proof_origin = buffer->b + 1;
 
   for (guint r = 0; r < self->n_ranks; r++)
     {
       gboolean begins = adaptive_begin (self, r, buffer);
 
-      if ((gint) r < buffer->stack_top && self->levels[r].chunk_active)
+      if ((gint) r < buffer->stack_top && self->levels[r].chunk_active && self->levels[r].proving)
+        proving[n_proving++] = &self->levels[r];
+      else if ((gint) r < buffer->stack_top && self->levels[r].chunk_active)
         {
           active[n_active++] = &self->levels[r];
           if (begins)
@@ -343,6 +350,11 @@ consume (StrataZoomTree *self,
           self->levels[r].consumed_e = buffer->e;
         }
     }
+
+  /* The levels proving their chunk plain see the starts only, and none
+   * of their lanes. */
+  if (n_proving > 0)
+    strata_zoom_tree_prove_buffer (self, buffer, proving, n_proving);
 
   /* The takes prefetched in an earlier walk were made, or not needed. */
   for (guint k = 0; k < n_active; k++)

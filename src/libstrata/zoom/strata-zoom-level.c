@@ -91,6 +91,8 @@ level_finish_count (StrataZoomTree *self,
   level->spill_end = 0;
 
   n_starting = spans->len;
+  level->last_starting = n_starting;
+  level->last_members = all_members;
   if (!failed)
     strata_zoom_tree_keep_paying_spans (self, spans, span_pays, all_members);
 
@@ -234,6 +236,11 @@ strata_zoom_tree_level_finish_chunk (StrataZoomTree *self,
   if (level->chunk < 0)
     return;
 
+  if (level->proving)
+    {
+      strata_zoom_tree_level_finish_proof (self, level);
+      return;
+    }
   if (level->counting)
     {
       level_finish_count (self, level);
@@ -655,11 +662,13 @@ compute_deferred_chunks (StrataZoomTree *self,
   for (guint i = 0; i < level->deferred->len; i++)
     {
       Deferred *d = &g_array_index (level->deferred, Deferred, i);
-      /* Without its channels (its count was lost), it is decided here. */
-      Chunk *chunk = strata_zoom_tree_compute_stored_chunk (self, rank, d->index, d->channels, d->channels == NULL);
+      /* Without its channels (its count was lost), it is decided here;
+       * so is one whose proof of plainness failed. */
+      Chunk *chunk = d->doubtful ? strata_zoom_tree_compute_doubtful_chunk (self, rank, d)
+                                 : strata_zoom_tree_compute_stored_chunk (self, rank, d->index, d->channels, d->channels == NULL);
 
       /* Counted as worth storing, so it is. */
-      g_assert (chunk != NULL || d->channels == NULL);
+      g_assert (chunk != NULL || d->channels == NULL || d->doubtful);
       if (chunk != NULL)
         g_ptr_array_add (level->chunks, chunk);
       g_clear_pointer (&d->channels, g_array_unref);
@@ -720,6 +729,10 @@ strata_zoom_tree_finish (StrataZoomTree *self)
                  r, self->levels[r].pool_peak, self->levels[r].n_pool_spills,
                  self->levels[r].pool_spilled, self->levels[r].n_runs_pages,
                  self->levels[r].n_switched, self->levels[r].n_switch_deferred);
+      if (self->levels[r].n_proven + self->levels[r].n_proofs_failed > 0)
+        g_debug ("zoom tree: rank %u: %" G_GUINT64_FORMAT " chunks proven plain, %" G_GUINT64_FORMAT
+                 " proofs failed (decided at the end)",
+                 r, self->levels[r].n_proven, self->levels[r].n_proofs_failed);
     }
 
   root = strata_zoom_tree_root_rank (self);

@@ -258,6 +258,11 @@ typedef struct
   gint64  index;
   GArray *channels;   /* guint32, the channels it stores; NULL when its
                        * closed lanes could not be read back: decided then */
+  /* A chunk whose proof of plainness failed (strata-zoom-plain.c):
+   * @channels are those that may pay (NULL: any), decided at the end;
+   * whole_excluded, the proof showed it is not worth storing whole. */
+  guint8  doubtful;
+  guint8  whole_excluded;
 } Deferred;
 
 typedef struct
@@ -323,6 +328,21 @@ typedef struct
   guint64    n_switched;     /* in all */
   guint64    n_switch_deferred; /* chunks computed at the end for it */
   gboolean   last_plain;     /* the previous chunk was not worth storing */
+  /* The chunk proven plain instead of counted (strata-zoom-plain.c): */
+  gboolean   proving;
+  gint64     proof_start;    /* the chunk's start */
+  guint64    proof_starts;   /* activities starting in it */
+  guint64    proof_doubts;   /* of which may join the one before in their lane */
+  GArray    *proof_channels; /* guint32, the channels of the doubtful ones */
+  GArray    *proof_starting; /* guint32, the channels with a start in it */
+  gboolean   proof_any;      /* too many of either to list: any channel */
+  guint      proof_fails;    /* proofs failed in a row */
+  guint      proof_wait;     /* chunks counted before the next proof */
+  guint      last_starting;  /* channels with a start in its last counted or proven chunk */
+  guint64    last_members;   /* their members there (a proven chunk's: its starts) */
+  gint64     proof_credit;   /* channels its failed proofs may still read from the raw store */
+  guint64    n_proven;       /* chunks proven plain, in all */
+  guint64    n_proofs_failed;
   GArray    *deferred;       /* Deferred */
   gint64     first_chunk;    /* computed from the raw store at the end */
   gint64     memo_index;     /* the latest decision */
@@ -418,6 +438,9 @@ struct _StrataZoomTree
                                      * ids of lanes closed long ago let go of
                                      * (a million threads, 2-3 ids each) */
   GArray              *slot_refs;   /* guint32 by slot */
+  gint64               proof_origin; /* + 1: the first buffer's start the levels saw, 0: none */
+  StrataSpilledArray  *last_start;  /* gint64 by lane id: the last activity start a
+                                     * proof saw (strata-zoom-plain.c), 0: none */
   GArray              *free_slots;  /* guint32 */
   gint64               horizon;
   gint64               cut;
@@ -599,6 +622,25 @@ strata_zoom_tree_compute_stored_chunk (StrataZoomTree *self,
                                        gint64          index,
                                        GArray         *channels,
                                        gboolean        count_starts);
+
+/* strata-zoom-plain.c */
+gboolean
+strata_zoom_tree_level_begin_proof (StrataZoomTree *self,
+                                    guint           rank);
+void
+strata_zoom_tree_prove_buffer (StrataZoomTree *self,
+                               const Buffer   *buffer,
+                               Level * const  *proving,
+                               guint           n_proving);
+void
+strata_zoom_tree_level_finish_proof (StrataZoomTree *self,
+                                     Level          *level);
+Chunk *
+strata_zoom_tree_compute_doubtful_chunk (StrataZoomTree *self,
+                                         guint           rank,
+                                         const Deferred *d);
+void
+strata_zoom_tree_plain_clear (StrataZoomTree *self);
 
 /* strata-zoom-lanes.c */
 Lane *

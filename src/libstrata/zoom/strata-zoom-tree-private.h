@@ -89,6 +89,8 @@ typedef struct
   guint64 n_runs_pages;   /* pages of every lane's runs written (a level's budget in them) */
   guint64 n_switched;     /* lanes counted from a spill on, their items not kept */
   guint64 n_switch_deferred; /* chunks that stored one of them: computed at the end */
+  guint64 n_proven;       /* chunks proven plain, not counted (strata-zoom-plain.c) */
+  guint64 n_proofs_failed; /* chunks whose proof failed: decided at the end */
 } StrataZoomPoolMemory;
 
 void     strata_zoom_tree_get_pool_memory  (StrataZoomTree        *self,

@@ -365,6 +365,7 @@ strata_zoom_tree_free (StrataZoomTree *self)
   g_clear_pointer (&self->lane_ids, g_ptr_array_unref);
   g_clear_pointer (&self->ids_open, g_array_unref);
   g_clear_pointer (&self->slot_of, strata_spilled_array_free);
+  strata_zoom_tree_plain_clear (self);
   g_clear_pointer (&self->slot_refs, g_array_unref);
   g_clear_pointer (&self->free_slots, g_array_unref);
   g_clear_pointer (&self->closing, g_array_unref);
@@ -529,6 +530,7 @@ strata_zoom_tree_release_build_state (StrataZoomTree *self)
   self->closing_head = 0;
   strata_spilled_array_free (self->slot_of);
   self->slot_of = strata_spilled_array_new (sizeof (guint32));
+  strata_zoom_tree_plain_clear (self);
   g_array_unref (self->slot_refs);
   self->slot_refs = g_array_new (FALSE, TRUE, sizeof (guint32));
   g_array_set_size (self->free_slots, 0);
@@ -985,6 +987,8 @@ strata_zoom_tree_get_pool_memory (StrataZoomTree       *self,
       memory->n_runs_pages += level->n_runs_pages;
       memory->n_switched += level->n_switched;
       memory->n_switch_deferred += level->n_switch_deferred;
+      memory->n_proven += level->n_proven;
+      memory->n_proofs_failed += level->n_proofs_failed;
     }
 }
 
