@@ -189,6 +189,9 @@ report_frames (StrataTimelineView *timeline,
       ns = strata_bench_snapshot_ns (GTK_WIDGET (timeline));
       g_array_append_val (live, f->live_ns);
       g_array_append_val (done, ns);
+      if (g_getenv ("STRATA_BENCH_FRAMES_LOG") != NULL)
+        g_printerr ("frame %u view %u from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " live_ms %.3f finished_ms %.3f\n",
+                    i, f->view, f->from, f->to, f->live_ns / 1e6, ns / 1e6);
     }
   /* Each view's medians too: where a live frame costs. */
   for (guint v = 0; v < 16; v++)
