@@ -536,6 +536,27 @@ open_of_channel (StrataZoomTree *self,
   return open;
 }
 
+/* Room for the items a query copies out of @chunk (spilled or mapped),
+ * or cuts from a long span of it: at most its spans' items. */
+static void
+reserve_for_chunk (StrataZoomTree   *self,
+                   StrataZoomResult *result,
+                   Chunk            *chunk,
+                   const guint32    *channels,
+                   guint             n_channels)
+{
+  gsize want = result->scratch->len;
+
+  for (guint c = 0; c < n_channels; c++)
+    {
+      const ChannelSpan *cs = strata_zoom_tree_find_span (chunk, channels != NULL ? channels[c] : c);
+
+      if (cs != NULL && (cs->n_items > self->span_cut_from || chunk->packed != NULL || chunk->spilled != NULL))
+        want += cs->n_items;
+    }
+  result_reserve (result, want);
+}
+
 /**
  * strata_zoom_tree_query_spans:
  * @level: a level of the current geometry
@@ -621,21 +642,8 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
           stats->n_precomputed += chunk != NULL;
         }
 
-      /* The items copied out of a spilled or mapped chunk, or cut from a
-       * long span: at most its spans' items. */
       if (chunk != NULL)
-        {
-          gsize want = result->scratch->len;
-
-          for (guint c = 0; c < n_channels; c++)
-            {
-              const ChannelSpan *cs = strata_zoom_tree_find_span (chunk, channels != NULL ? channels[c] : c);
-
-              if (cs != NULL && (cs->n_items > self->span_cut_from || chunk->packed != NULL || chunk->spilled != NULL))
-                want += cs->n_items;
-            }
-          result_reserve (result, want);
-        }
+        reserve_for_chunk (self, result, chunk, channels, n_channels);
 
       for (guint c = 0; c < n_channels; c++)
         {
