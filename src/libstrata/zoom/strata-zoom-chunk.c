@@ -439,7 +439,8 @@ settled_window_lane (StrataRawStore       *store,
               else
                 lo = mid + 1;
             }
-          g_array_append_vals (out, &kept->items[lo], kept->n_items - lo);
+          if (lo < kept->n_items)
+            g_array_append_vals (out, &kept->items[lo], kept->n_items - lo);
           strata_zoom_settled_found (settled);
           k = kept->k_next;
         }
