@@ -13,12 +13,17 @@
  * to time).
  *
  * With --frames, it also times the frames of the growing trace (issue 23's
- * frame cost while following): every 100 ms of the load, the timeline's
- * snapshot as GTK takes it for a frame, in the main thread's CPU time,
- * while the worker goes on growing the tree; once loaded, the same views
- * of the finished trace, each the first frame of a new view as the live
- * ones are (every live update is a new view). It prints both medians and
- * their ratio.
+ * frame cost while following): every tick of the load (--frame-period,
+ * 50 ms), the timeline's snapshot as GTK takes it for a frame, in the main
+ * thread's CPU time, while the worker goes on growing the tree, of
+ * --views views that follow the present: the one the window shows (the
+ * whole trace so far) and the same view ending at the present 4, 16, 64 ...
+ * times narrower (a user following at a closer zoom); then the window's
+ * own view again. Once loaded, the same views of the finished trace, each
+ * painted anew as the live ones are (every live update is a new view). It
+ * prints both medians, over every view timed, and their ratio; a 2M-event
+ * trace loads in a second or two on an idle machine, and the ratio of a
+ * handful of frames a run was mostly noise.
  *
  * With --memory, it samples its own memory every 250 ms of the load (and
  * once loaded): the resident set by kind (/proc/self/smaps_rollup's
@@ -48,9 +53,42 @@ typedef struct
 {
   gint64 from, to;
   gint64 live_ns;
+  guint  view;   /* 0: the one shown; v: 4^v times narrower */
 } LiveFrame;
 
 static guint n_frames;
+
+/* Times @n_views views following the present, narrower and narrower
+ * (the first the one shown), and shows the view that was shown again. */
+static void
+time_live_views (StrataTimelineView *timeline,
+                 guint               n_views,
+                 GArray             *frames)
+{
+  gint64 shown_from, shown_to;
+
+  strata_timeline_view_get_range (timeline, &shown_from, &shown_to);
+  for (guint v = 0; v < n_views; v++)
+    {
+      gint64 span = (shown_to - shown_from) >> (2 * v);
+      LiveFrame f;
+
+      if (v > 0)
+        {
+          if (span < 1000)
+            break;
+          /* Ending at the present, the view goes on following it. */
+          strata_timeline_view_set_range (timeline, shown_to - span, shown_to);
+        }
+      strata_timeline_view_forget_frame (timeline);
+      strata_timeline_view_get_range (timeline, &f.from, &f.to);
+      f.view = v;
+      f.live_ns = strata_bench_snapshot_ns (GTK_WIDGET (timeline));
+      g_array_append_val (frames, f);
+    }
+  if (n_views > 1)
+    strata_timeline_view_set_range (timeline, shown_from, shown_to);
+}
 
 /* --memory: the largest RSS sampled, and malloc_info() at it; overall
  * and while the growing trace was shown. */
@@ -151,10 +189,31 @@ report_frames (StrataTimelineView *timeline,
       ns = strata_bench_snapshot_ns (GTK_WIDGET (timeline));
       g_array_append_val (live, f->live_ns);
       g_array_append_val (done, ns);
+      if (g_getenv ("STRATA_BENCH_FRAMES_LOG") != NULL)
+        g_printerr ("frame %u view %u from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " live_ms %.3f finished_ms %.3f\n",
+                    i, f->view, f->from, f->to, f->live_ns / 1e6, ns / 1e6);
+    }
+  /* Each view's medians too: where a live frame costs. */
+  for (guint v = 0; v < 16; v++)
+    {
+      g_autoptr(GArray) lv = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) dv = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+      for (guint i = 0; i < frames->len; i++)
+        if (g_array_index (frames, LiveFrame, i).view == v)
+          {
+            g_array_append_val (lv, g_array_index (live, gint64, i));
+            g_array_append_val (dv, g_array_index (done, gint64, i));
+          }
+      if (lv->len > 0)
+        printf ("view%u_timed %u live_ms %.3f finished_ms %.3f\n", v, lv->len, median_ms (lv), median_ms (dv));
     }
   live_ms = median_ms (live);
   done_ms = median_ms (done);
   printf ("frames_timed %u\n", frames->len);
+  if (frames->len < 30)
+    g_printerr ("strata-bench-load: only %u frames timed; the medians are noise (--frame-period, --views)\n",
+                frames->len);
   printf ("frame_live_ms %.3f\n", live_ms);
   printf ("frame_finished_ms %.3f\n", done_ms);
   printf ("frame_live_over_finished %.2f\n", done_ms > 0 ? live_ms / done_ms : 0.0);
@@ -177,8 +236,11 @@ main (int    argc,
   gint64 next_sample = 0;
   g_autoptr(GArray) frames = g_array_new (FALSE, FALSE, sizeof (LiveFrame));
   gint64 next_frame = 0;
+  gint frame_period_ms = 50, n_views = 4;
   GOptionEntry entries[] = {
     { "frames", 0, 0, G_OPTION_ARG_NONE, &time_frames, "Time the growing trace's frames against the finished trace's", NULL },
+    { "frame-period", 0, 0, G_OPTION_ARG_INT, &frame_period_ms, "With --frames, time the live views every MS of the load (default 50)", "MS" },
+    { "views", 0, 0, G_OPTION_ARG_INT, &n_views, "With --frames, views timed a tick: the one shown, then 4, 16 ... times narrower at the present (default 4)", "N" },
     { "memory", 0, 0, G_OPTION_ARG_NONE, &memory, "Sample the process's memory every 250 ms (on stderr)", NULL },
     { "indexed", 0, 0, G_OPTION_ARG_NONE, &indexed_ok, "Accept a trace already indexed (times the open from its index)", NULL },
     { "width", 'w', 0, G_OPTION_ARG_INT, &width, "Window width (default 1920)", "W" },
@@ -198,6 +260,11 @@ main (int    argc,
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 2)
     {
       g_printerr ("strata-bench-load: %s\n", error != NULL ? error->message : "give one trace");
+      return 2;
+    }
+  if (frame_period_ms < 1 || n_views < 1 || n_views > 16)
+    {
+      g_printerr ("strata-bench-load: --frame-period must be at least 1 and --views 1 to 16\n");
       return 2;
     }
   if (!gtk_init_check ())
@@ -245,12 +312,8 @@ main (int    argc,
       if (time_frames && strata_timeline_view_is_live (timeline) &&
           g_get_monotonic_time () >= next_frame)
         {
-          LiveFrame f;
-
-          strata_timeline_view_get_range (timeline, &f.from, &f.to);
-          f.live_ns = strata_bench_snapshot_ns (GTK_WIDGET (timeline));
-          g_array_append_val (frames, f);
-          next_frame = g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND;
+          time_live_views (timeline, n_views, frames);
+          next_frame = g_get_monotonic_time () + frame_period_ms * G_TIME_SPAN_MILLISECOND;
         }
       if (memory && g_get_monotonic_time () >= next_sample)
         {

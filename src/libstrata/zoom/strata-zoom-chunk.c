@@ -5,6 +5,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "strata-raw-store-private.h"
 #include "strata-zoom-chunk.h"
 
@@ -374,5 +376,167 @@ strata_zoom_compute_window (StrataRawStore           *store,
       strata_aggregate_run_flush (&run, out);
     }
 
+  strata_aggregate_run_clear (&run);
+}
+
+/* Lane @l of strata_zoom_compute_window_settled(): the items @settled
+ * kept of the lane in this chunk, from the first that reaches the window,
+ * if the aggregation the window needs starts afresh among their
+ * activities; then the lane aggregated on from where they end (else
+ * from where the window's aggregation starts afresh, as without them),
+ * its open activities last. What the walk finds settled (items made of
+ * completed activities only, up to a point where the aggregation starts
+ * afresh) is kept for the next query. */
+static void
+settled_window_lane (StrataRawStore       *store,
+                     StrataZoomSettled    *settled,
+                     const StrataActivity *open,
+                     guint                 n_open,
+                     gint64                s,
+                     gint64                e,
+                     gint64                pixel,
+                     gint64                w0,
+                     gint64                w1,
+                     guint32               channel,
+                     guint                 l,
+                     StrataAggregateRun   *run,
+                     GArray               *out)
+{
+  guint from = 0, first = 0, end = 0, k = 0, settled_to;
+  const StrataActivity *o = next_open (open, n_open, &from, channel, l, s, e, w1);
+  const StrataActivity *p = NULL;
+  StrataZoomSettledLane *kept = NULL;
+  gboolean has_lane, opened = FALSE;
+  StrataRawLane lane;
+
+  has_lane = strata_raw_store_open_lane (store, channel, l, w0, w0, &lane, &first, &end) &&
+             (p = strata_raw_lane_get (&lane, first)) != NULL && p->start < w1;
+  if (!has_lane && o == NULL)
+    return;
+
+  if (has_lane)
+    {
+      const StrataActivity *at;
+
+      k = reset_point (&lane, first, s, e, pixel);
+      kept = strata_zoom_settled_lookup (settled, channel, l, s, e - s);
+      /* The kept items cover the activities before k_next; the lane is
+       * read on from there if that activity is the one they ended at. */
+      if (kept != NULL && kept->k_first <= k && k <= kept->k_next &&
+          (at = strata_raw_lane_get (&lane, kept->k_next)) != NULL &&
+          memcmp (at, &kept->next, sizeof *at) == 0)
+        {
+          guint lo = 0, hi = kept->n_items;
+
+          /* Those ending before the window are not in view (a lane's
+           * items follow each other). */
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (kept->items[mid].end >= w0)
+                hi = mid;
+              else
+                lo = mid + 1;
+            }
+          if (lo < kept->n_items)
+            g_array_append_vals (out, &kept->items[lo], kept->n_items - lo);
+          strata_zoom_settled_found (settled);
+          k = kept->k_next;
+        }
+      else if ((at = strata_raw_lane_get (&lane, k)) != NULL)
+        kept = strata_zoom_settled_restart (settled, channel, l, s, e - s, k, at);
+      else
+        kept = NULL;
+    }
+
+  settled_to = out->len;
+  for (; has_lane && (p = strata_raw_lane_get (&lane, k)) != NULL && p->start < w1; k++)
+    {
+      StrataActivity raw = *p, a = *p;
+      gboolean was_open;
+      guint len;
+
+      if (!strata_activity_overlaps (&a, s, e))
+        continue;
+      /* In start order, a completed one first at a tie. */
+      for (; o != NULL && o->start < a.start; o = next_open (open, n_open, &from, channel, l, s, e, w1))
+        {
+          StrataActivity b = *o;
+
+          strata_activity_clip (&b, s, e);
+          strata_aggregate_run_offer (run, &b, out);
+          opened = TRUE;
+        }
+      strata_activity_clip (&a, s, e);
+      len = out->len;
+      was_open = run->open;
+      strata_aggregate_run_offer (run, &a, out);
+      /* @a begins a run of its own (none was open, or it closed the one
+       * that was: its item came first), as it would in a run started
+       * afresh at @a: the items before are settled, none of them made of
+       * an open activity, and those from @a on depend on nothing before
+       * it. */
+      if ((!was_open || out->len > len) && kept != NULL && !opened && k > kept->k_next)
+        {
+          guint to = len + (was_open ? 1 : 0);
+
+          strata_zoom_settled_extend (settled, kept, &g_array_index (out, StrataZoomItem, settled_to),
+                                      to - settled_to, k, &raw);
+          settled_to = to;
+        }
+    }
+  for (; o != NULL; o = next_open (open, n_open, &from, channel, l, s, e, w1))
+    {
+      StrataActivity b = *o;
+
+      strata_activity_clip (&b, s, e);
+      strata_aggregate_run_offer (run, &b, out);
+    }
+  strata_aggregate_run_flush (run, out);
+}
+
+/**
+ * strata_zoom_compute_window_settled:
+ * @settled: (nullable): the settled items one reader keeps between its
+ *   queries of a growing tree
+ *
+ * strata_zoom_compute_window(), taking what @settled holds of the
+ * channel's lanes in this chunk instead of aggregating it again, and
+ * keeping there what it finds settled. The items that overlap [@from,
+ * @to) are the same.
+ */
+void
+strata_zoom_compute_window_settled (StrataRawStore           *store,
+                                    const StrataActivity     *open,
+                                    guint                     n_open,
+                                    const StrataZoomGeometry *geometry,
+                                    guint                     level,
+                                    gint64                    index,
+                                    guint32                   channel,
+                                    gint64                    from,
+                                    gint64                    to,
+                                    StrataZoomSettled        *settled,
+                                    GArray                   *out)
+{
+  gint64 s = strata_zoom_geometry_chunk_start (geometry, level, index);
+  gint64 e = s + strata_zoom_geometry_chunk_duration (geometry, level);
+  gint64 pixel = strata_zoom_geometry_pixel (geometry, level);
+  gint64 w0 = MAX (s, from - pixel), w1 = MIN (e, to + pixel);
+  StrataAggregateRun run;
+
+  g_return_if_fail (store != NULL && geometry != NULL && out != NULL);
+
+  if (settled == NULL)
+    {
+      strata_zoom_compute_window (store, open, n_open, geometry, level, index, channel, from, to, out);
+      return;
+    }
+  if (w1 <= w0)
+    return;
+
+  strata_aggregate_run_init (&run, pixel);
+  for (guint l = 0; l < STRATA_RAW_STORE_N_LANES; l++)
+    settled_window_lane (store, settled, open, n_open, s, e, pixel, w0, w1, channel, l, &run, out);
   strata_aggregate_run_clear (&run);
 }

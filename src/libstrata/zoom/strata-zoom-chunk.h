@@ -14,6 +14,7 @@
 #include "strata-aggregator.h"
 #include "strata-raw-store.h"
 #include "strata-zoom-geometry.h"
+#include "strata-zoom-settled.h"
 
 G_BEGIN_DECLS
 
@@ -41,6 +42,18 @@ void  strata_zoom_compute_window    (StrataRawStore           *store,
                                       gint64                    from,
                                       gint64                    to,
                                       GArray                   *out);
+
+void  strata_zoom_compute_window_settled (StrataRawStore           *store,
+                                         const StrataActivity     *open,
+                                         guint                     n_open,
+                                         const StrataZoomGeometry *geometry,
+                                         guint                     level,
+                                         gint64                    index,
+                                         guint32                   channel,
+                                         gint64                    from,
+                                         gint64                    to,
+                                         StrataZoomSettled        *settled,
+                                         GArray                   *out);
 
 /* Lanes in the order the raw store answers: depths 0..15, then instants.
  * Inline: a chunk's keys take each of its items' lane, 15M of them for

@@ -65,6 +65,9 @@ struct _StrataZoomResult
   guint64     n_queries;
   guint       n_decoded;   /* by the query under way */
   gsize       reserved;    /* scratch items grown to and advised */
+  /* The settled items of the chunks it computed on demand while the
+   * tree grew: the next frame aggregates only what came after them. */
+  StrataZoomSettled *settled;
 };
 
 /* Room for @n items in @result's scratch (the copies of a chunk's spans
@@ -217,6 +220,7 @@ strata_zoom_result_new (void)
   self->offsets = g_array_new (FALSE, FALSE, sizeof (guint));
   self->scratch = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
   self->blocks = g_hash_table_new_full (result_block_hash, result_block_equal, g_free, NULL);
+  self->settled = strata_zoom_settled_new ();
 
   return self;
 }
@@ -230,6 +234,7 @@ strata_zoom_result_free (StrataZoomResult *self)
   g_array_unref (self->offsets);
   g_array_unref (self->scratch);
   g_hash_table_unref (self->blocks);
+  strata_zoom_settled_free (self->settled);
   g_free (self);
 }
 
@@ -531,6 +536,27 @@ open_of_channel (StrataZoomTree *self,
   return open;
 }
 
+/* Room for the items a query copies out of @chunk (spilled or mapped),
+ * or cuts from a long span of it: at most its spans' items. */
+static void
+reserve_for_chunk (StrataZoomTree   *self,
+                   StrataZoomResult *result,
+                   Chunk            *chunk,
+                   const guint32    *channels,
+                   guint             n_channels)
+{
+  gsize want = result->scratch->len;
+
+  for (guint c = 0; c < n_channels; c++)
+    {
+      const ChannelSpan *cs = strata_zoom_tree_find_span (chunk, channels != NULL ? channels[c] : c);
+
+      if (cs != NULL && (cs->n_items > self->span_cut_from || chunk->packed != NULL || chunk->spilled != NULL))
+        want += cs->n_items;
+    }
+  result_reserve (result, want);
+}
+
 /**
  * strata_zoom_tree_query_spans:
  * @level: a level of the current geometry
@@ -565,6 +591,7 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
                               StrataZoomResult     *result,
                               StrataZoomQueryStats *stats)
 {
+  StrataZoomSettled *settled = NULL;
   StrataZoomGeometry g;
   gint64 first = 0, last = 0;
   guint root;
@@ -587,6 +614,11 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
 
   strata_zoom_tree_read_lock (self);
 
+  /* A finished tree's on-demand chunks are the sparse ones, a few
+   * activities each: only a growing one's are worth keeping. */
+  strata_zoom_settled_begin (result->settled, self->serial);
+  if (!self->finished)
+    settled = result->settled;
   strata_zoom_tree_current_geometry (self, &g, &root);
   from = MAX (from, 0);
   to = MIN (to, TIME_LIMIT);
@@ -610,21 +642,8 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
           stats->n_precomputed += chunk != NULL;
         }
 
-      /* The items copied out of a spilled or mapped chunk, or cut from a
-       * long span: at most its spans' items. */
       if (chunk != NULL)
-        {
-          gsize want = result->scratch->len;
-
-          for (guint c = 0; c < n_channels; c++)
-            {
-              const ChannelSpan *cs = strata_zoom_tree_find_span (chunk, channels != NULL ? channels[c] : c);
-
-              if (cs != NULL && (cs->n_items > self->span_cut_from || chunk->packed != NULL || chunk->spilled != NULL))
-                want += cs->n_items;
-            }
-          result_reserve (result, want);
-        }
+        reserve_for_chunk (self, result, chunk, channels, n_channels);
 
       for (guint c = 0; c < n_channels; c++)
         {
@@ -667,8 +686,8 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
 
               open = open_of_channel (self, channel, &n_open);
               offset = result->scratch->len;
-              strata_zoom_compute_window (self->raw, open, n_open, &g, level, index, channel,
-                                          from, to, result->scratch);
+              strata_zoom_compute_window_settled (self->raw, open, n_open, &g, level, index, channel,
+                                                  from, to, settled, result->scratch);
               span.n_items = result->scratch->len - offset;
               if (stats != NULL)
                 stats->n_on_demand++;
@@ -686,6 +705,7 @@ strata_zoom_tree_query_spans (StrataZoomTree       *self,
 
 out:
   g_rw_lock_reader_unlock (&self->lock);
+  strata_zoom_settled_end (result->settled);
 
   /* What this query did not read goes: the blocks kept are at most one
    * answer's. */
