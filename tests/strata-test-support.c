@@ -446,6 +446,86 @@ by_start (gconstpointer pa,
   return a->start < b->start ? -1 : a->start > b->start;
 }
 
+static int
+by_end (gconstpointer pa,
+        gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+  return a->end < b->end ? -1 : a->end > b->end;
+}
+
+static int
+by_channel (gconstpointer pa,
+            gconstpointer pb)
+{
+  const StrataActivity *a = pa, *b = pb;
+  return a->channel < b->channel ? -1 : a->channel > b->channel;
+}
+
+void
+strata_test_sort_by_end (GArray *acts)
+{
+  g_array_sort (acts, by_end);
+}
+
+void
+strata_test_open_at (const StrataActivity *all,
+                     gsize                 n,
+                     gint64                h,
+                     GArray               *open)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      StrataActivity a = all[i];
+
+      if (a.end > h && a.start < h && !strata_activity_is_instant (&a))
+        {
+          a.end = h;
+          a.flags = (a.flags & ~(STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST)) |
+                    STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
+          g_array_append_val (open, a);
+        }
+    }
+  g_array_sort (open, by_channel);
+}
+
+const StrataActivity *
+strata_test_channel_open (GArray  *open,
+                          guint32  channel,
+                          guint   *n_open)
+{
+  const StrataActivity *first = NULL;
+
+  *n_open = 0;
+  for (guint i = 0; i < open->len; i++)
+    if (g_array_index (open, StrataActivity, i).channel == channel)
+      {
+        if (first == NULL)
+          first = &g_array_index (open, StrataActivity, i);
+        (*n_open)++;
+      }
+  return first;
+}
+
+GArray *
+strata_test_items_in_window (GArray *items,
+                             gint64  from,
+                             gint64  to)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
+      StrataActivity a = { .start = item->start, .end = item->end, .kind = item->kind,
+                           .state = item->state, .flags = item->flags };
+
+      if (strata_activity_overlaps (&a, from, to))
+        g_array_append_vals (out, item, 1);
+    }
+  return out;
+}
+
 /* The reference for a chunk's items: filter, split by lane, sort, clip,
  * merge, written as plainly as possible and apart from the library's
  * aggregator. */

@@ -59,6 +59,25 @@ GArray     *strata_test_brute_force_chunk  (const StrataActivity *all,
                                             gint64                s,
                                             gint64                e,
                                             gint64                pixel);
+/* A tree growing up to @h, as the tests of its open chunks make it: the
+ * activities of @all ending after @h that have begun by then, cut at @h
+ * and flagged as the model flags what is going on, appended to @open by
+ * channel (as the tree keeps them). */
+void        strata_test_open_at            (const StrataActivity *all,
+                                            gsize                 n,
+                                            gint64                h,
+                                            GArray               *open);
+/* The first of @open's activities of @channel, and how many there are. */
+const StrataActivity *
+            strata_test_channel_open       (GArray               *open,
+                                            guint32               channel,
+                                            guint                *n_open);
+/* The items of @items that overlap [@from, @to), in their order. */
+GArray     *strata_test_items_in_window    (GArray               *items,
+                                            gint64                from,
+                                            gint64                to);
+/* Sorts @acts in the order they complete, as the tree publishes them. */
+void        strata_test_sort_by_end        (GArray               *acts);
 guint       strata_test_v6_cpus            (const guint8         *data,
                                             gsize                 len,
                                             guint64              *offsets,

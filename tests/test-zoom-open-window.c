@@ -27,53 +27,6 @@ static const char *fixtures[] = {
   "sched-small.dat", "sched-tgid.dat", "lossy.txt", "instances.dat",
 };
 
-static int
-by_end (gconstpointer pa,
-        gconstpointer pb)
-{
-  const StrataActivity *a = pa, *b = pb;
-
-  return a->end < b->end ? -1 : a->end > b->end;
-}
-
-static int
-by_channel (gconstpointer pa,
-            gconstpointer pb)
-{
-  const StrataActivity *a = pa, *b = pb;
-
-  return a->channel < b->channel ? -1 : a->channel > b->channel;
-}
-
-static gboolean
-item_overlaps (const StrataZoomItem *item,
-               gint64                from,
-               gint64                to)
-{
-  StrataActivity a = { .start = item->start, .end = item->end, .kind = item->kind,
-                       .state = item->state, .flags = item->flags };
-
-  return strata_activity_overlaps (&a, from, to);
-}
-
-/* The items of @items that overlap [@from, @to), in their order. */
-static GArray *
-in_window (GArray *items,
-           gint64  from,
-           gint64  to)
-{
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
-
-  for (guint i = 0; i < items->len; i++)
-    {
-      const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
-
-      if (item_overlaps (item, from, to))
-        g_array_append_vals (out, item, 1);
-    }
-  return out;
-}
-
 static void
 check_checkpoint (const StrataActivity *all,
                   gsize                 n,
@@ -92,26 +45,14 @@ check_checkpoint (const StrataActivity *all,
   StrataZoomGeometry g;
 
   /* Completed by @h: in the store, in the order they complete. Going on
-   * across it: open, flagged as the model flags them, by channel as the
-   * tree keeps them. */
+   * across it: open. */
   for (gsize i = 0; i < n; i++)
-    {
-      StrataActivity a = all[i];
-
-      if (a.end <= h)
-        g_array_append_val (completed, a);
-      else if (a.start < h && !strata_activity_is_instant (&a))
-        {
-          a.end = h;
-          a.flags = (a.flags & ~(STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST)) |
-                    STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
-          g_array_append_val (open, a);
-        }
-    }
-  g_array_sort (completed, by_end);
+    if (all[i].end <= h)
+      g_array_append_val (completed, all[i]);
+  strata_test_sort_by_end (completed);
   for (guint i = 0; i < completed->len; i++)
     strata_raw_store_add (&g_array_index (completed, StrataActivity, i), store);
-  g_array_sort (open, by_channel);
+  strata_test_open_at (all, n, h, open);
   g_array_append_vals (known, completed->data, completed->len);
   g_array_append_vals (known, open->data, open->len);
 
@@ -131,23 +72,15 @@ check_checkpoint (const StrataActivity *all,
       gint64 d = strata_zoom_geometry_chunk_duration (&g, level);
       gint64 from = s + (gint64) (g_rand_double (rand) * d);
       gint64 to = from + 1 + (gint64) (g_rand_double (rand) * (s + d - from));
-      const StrataActivity *channel_open = NULL;
-      guint n_open = 0;
+      guint n_open;
+      const StrataActivity *channel_open = strata_test_channel_open (open, channel, &n_open);
       g_autoptr(GArray) full = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
       g_autoptr(GArray) window = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
       g_autoptr(GArray) want = strata_test_brute_force_chunk ((const StrataActivity *) known->data, known->len,
                                                                channel, s, s + d,
                                                                strata_zoom_geometry_pixel (&g, level));
-      g_autoptr(GArray) want_window = in_window (want, from, to);
+      g_autoptr(GArray) want_window = strata_test_items_in_window (want, from, to);
       g_autoptr(GArray) got_window = NULL;
-
-      for (guint i = 0; i < open->len; i++)
-        if (g_array_index (open, StrataActivity, i).channel == channel)
-          {
-            if (channel_open == NULL)
-              channel_open = &g_array_index (open, StrataActivity, i);
-            n_open++;
-          }
 
       strata_zoom_compute_chunk_full (store, channel_open, n_open, &g, level, index, channel, full);
       g_assert_cmpuint (full->len, ==, want->len);
@@ -155,7 +88,7 @@ check_checkpoint (const StrataActivity *all,
                        want->data, want->len * sizeof (StrataZoomItem));
 
       strata_zoom_compute_window (store, channel_open, n_open, &g, level, index, channel, from, to, window);
-      got_window = in_window (window, from, to);
+      got_window = strata_test_items_in_window (window, from, to);
       g_assert_cmpuint (got_window->len, ==, want_window->len);
       g_assert_cmpmem (got_window->data, got_window->len * sizeof (StrataZoomItem),
                        want_window->data, want_window->len * sizeof (StrataZoomItem));

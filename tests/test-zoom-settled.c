@@ -43,43 +43,6 @@ typedef struct
   gint64  from, to;
 } View;
 
-static int
-by_end (gconstpointer pa,
-        gconstpointer pb)
-{
-  const StrataActivity *a = pa, *b = pb;
-
-  return a->end < b->end ? -1 : a->end > b->end;
-}
-
-static int
-by_channel (gconstpointer pa,
-            gconstpointer pb)
-{
-  const StrataActivity *a = pa, *b = pb;
-
-  return a->channel < b->channel ? -1 : a->channel > b->channel;
-}
-
-static GArray *
-in_window (GArray *items,
-           gint64  from,
-           gint64  to)
-{
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
-
-  for (guint i = 0; i < items->len; i++)
-    {
-      const StrataZoomItem *item = &g_array_index (items, StrataZoomItem, i);
-      StrataActivity a = { .start = item->start, .end = item->end, .kind = item->kind,
-                           .state = item->state, .flags = item->flags };
-
-      if (strata_activity_overlaps (&a, from, to))
-        g_array_append_vals (out, item, 1);
-    }
-  return out;
-}
-
 static void
 assert_same_items (GArray *got,
                    GArray *want)
@@ -118,7 +81,7 @@ check_fixture (const char *name,
   g_assert_cmpint (end, >, start);
   /* In the order they complete, as the tree publishes them. */
   g_array_append_vals (sorted, all, n);
-  g_array_sort (sorted, by_end);
+  strata_test_sort_by_end (sorted);
 
   /* The finished trace's geometry all along, so the views keep their
    * chunks from step to step; each view the same at every step. */
@@ -147,21 +110,7 @@ check_fixture (const char *name,
       for (; added < n && g_array_index (sorted, StrataActivity, added).end <= h; added++)
         strata_raw_store_add (&g_array_index (sorted, StrataActivity, added), store);
       g_array_append_vals (known, sorted->data, added);
-      /* Going on across h: open, flagged as the model flags them, by
-       * channel as the tree keeps them. */
-      for (gsize i = added; i < n; i++)
-        {
-          StrataActivity a = g_array_index (sorted, StrataActivity, i);
-
-          if (a.start < h && !strata_activity_is_instant (&a))
-            {
-              a.end = h;
-              a.flags = (a.flags & ~(STRATA_ACTIVITY_FLAG_END_UNSEEN | STRATA_ACTIVITY_FLAG_LOST)) |
-                        STRATA_ACTIVITY_FLAG_CONTINUES_AFTER;
-              g_array_append_val (open, a);
-            }
-        }
-      g_array_sort (open, by_channel);
+      strata_test_open_at ((const StrataActivity *) sorted->data + added, n - added, h, open);
       g_array_append_vals (known, open->data, open->len);
 
       strata_zoom_settled_begin (settled, 1);
@@ -172,8 +121,8 @@ check_fixture (const char *name,
           gint64 index = strata_zoom_geometry_chunk_index (&g, view->level, MIN (h, end) - 1);
           gint64 s = strata_zoom_geometry_chunk_start (&g, view->level, index);
           gint64 from = view->from, to = view->to;
-          const StrataActivity *channel_open = NULL;
-          guint n_open = 0;
+          guint n_open;
+          const StrataActivity *channel_open = strata_test_channel_open (open, view->channel, &n_open);
           g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
           g_autoptr(GArray) afresh = g_array_new (FALSE, FALSE, sizeof (StrataZoomItem));
           g_autoptr(GArray) want = NULL, got_window = NULL, afresh_window = NULL, want_window = NULL;
@@ -189,14 +138,6 @@ check_fixture (const char *name,
               to = MIN (to, s + d);
             }
 
-          for (guint i = 0; i < open->len; i++)
-            if (g_array_index (open, StrataActivity, i).channel == view->channel)
-              {
-                if (channel_open == NULL)
-                  channel_open = &g_array_index (open, StrataActivity, i);
-                n_open++;
-              }
-
           strata_zoom_compute_window_settled (store, channel_open, n_open, &g, view->level, index,
                                               view->channel, from, to, settled, got);
           strata_zoom_compute_window (store, channel_open, n_open, &g, view->level, index,
@@ -204,9 +145,9 @@ check_fixture (const char *name,
           want = strata_test_brute_force_chunk ((const StrataActivity *) known->data, known->len,
                                                 view->channel, s, s + d,
                                                 strata_zoom_geometry_pixel (&g, view->level));
-          got_window = in_window (got, from, to);
-          afresh_window = in_window (afresh, from, to);
-          want_window = in_window (want, from, to);
+          got_window = strata_test_items_in_window (got, from, to);
+          afresh_window = strata_test_items_in_window (afresh, from, to);
+          want_window = strata_test_items_in_window (want, from, to);
           assert_same_items (got_window, want_window);
           assert_same_items (afresh_window, want_window);
           *n_checked += got_window->len;
