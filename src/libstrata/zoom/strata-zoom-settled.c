@@ -13,7 +13,7 @@
 /* About 8 MiB of items by default: a live frame of a 1080-pixel window
  * shows some forty rows, each a lane or two of at most a few thousand
  * items in the growing chunk. */
-#define DEFAULT_MAX_ITEMS (8u << 20) / sizeof (StrataZoomItem)
+#define DEFAULT_MAX_ITEMS ((8u << 20) / sizeof (StrataZoomItem))
 /* A lane that the last queries did not use goes even under the cap: a
  * window's views (the timeline's and the zoomed-in ones a user goes
  * through) alternate among a few, and the chunk a followed view reads
